@@ -1,0 +1,1 @@
+//! Proc-macro front end of the model-authoring issue: empty until that issue lands.

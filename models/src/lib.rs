@@ -1,0 +1,1 @@
+//! Mechanisms of the sources as models (filled by the models issue).

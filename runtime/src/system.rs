@@ -1,0 +1,123 @@
+//! The kernel contract: what a generated (or hand-written) model provides to the integrators.
+//!
+//! Conventions, shared by every kernel:
+//! - `t` is time, `q` the generalized coordinates (length `n`), `v = q̇` the velocities
+//!   (length `n`). Inputs are plain slices so callers can pass any contiguous storage.
+//! - Vector outputs are `&mut [f64]` of exactly the documented length; matrix outputs are
+//!   nalgebra views ([`MatOut`]) of exactly the documented shape, so a caller can write straight
+//!   into a block of a larger matrix (the KKT matrix, say). Kernels never allocate.
+//! - A kernel overwrites every entry of its output: structurally zero entries are set to `0.0`
+//!   (never computed), the others are computed. The structural patterns of Φ_q and L are exported
+//!   through [`ConstrainedSystem::phi_q_sparsity`] and [`ConstrainedSystem::l_sparsity`].
+//! - Holonomic constraints Φ(t, q) = 0 have `m` rows; nonholonomic constraints
+//!   A(t, q) v + b(t, q) = 0 have `k` rows. The full constraint Jacobian used in the
+//!   acceleration solve is G = [Φ_q; A] with `m + k` rows, and the acceleration right side
+//!   γ has `m + k` entries (holonomic rows first), so that G v̇ = γ.
+//! - Sign convention (all five sources): M v̇ + Gᵀ λ = Q.
+//!
+//! Dimension mismatches are programming errors and panic with a message (nalgebra's convention
+//! for misuse); numerical failures are the integrators' business and are values.
+
+use nalgebra::DMatrixViewMut;
+
+/// A mutable dense matrix output: any column-major nalgebra view (a whole `DMatrix` through
+/// `as_view_mut()`, or a block of one through `view_mut((r, c), (nr, nc))`).
+pub type MatOut<'a> = DMatrixViewMut<'a, f64>;
+
+/// Dimensions of a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dims {
+    /// Number of generalized coordinates (and of velocities).
+    pub n: usize,
+    /// Number of holonomic constraints Φ(t, q) = 0.
+    pub m: usize,
+    /// Number of nonholonomic constraints A(t, q) v + b(t, q) = 0.
+    pub k: usize,
+}
+
+impl Dims {
+    /// Rows of the full constraint Jacobian G = [Φ_q; A] and of γ.
+    pub fn constraint_rows(&self) -> usize {
+        self.m + self.k
+    }
+}
+
+/// The structural nonzero pattern of a matrix kernel output, row-major ordered `(row, col)` pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sparsity {
+    /// Number of rows of the matrix.
+    pub rows: usize,
+    /// Number of columns of the matrix.
+    pub cols: usize,
+    /// The entries that may be nonzero, sorted by row then column.
+    pub nonzeros: &'static [(usize, usize)],
+}
+
+/// Every output of the fused kernel [`ConstrainedSystem::dynamics_into`].
+pub struct DynamicsOut<'a> {
+    /// Mass matrix M(t, q), `n × n`.
+    pub mass: MatOut<'a>,
+    /// Generalized applied force Q(t, q, v), length `n`.
+    pub force: &'a mut [f64],
+    /// Constraint Jacobian G = [Φ_q; A], `(m + k) × n`.
+    pub jacobian: MatOut<'a>,
+    /// Acceleration right side γ(t, q, v), length `m + k`.
+    pub gamma: &'a mut [f64],
+}
+
+/// A parameter name that the model does not have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("model `{model}` has no runtime parameter `{name}` (runtime parameters: {known})")]
+pub struct ParameterError {
+    /// The model's name.
+    pub model: &'static str,
+    /// The name that was asked for.
+    pub name: String,
+    /// The model's runtime parameter names, comma separated.
+    pub known: String,
+}
+
+/// A constrained multibody model: M(t,q) v̇ + Gᵀ λ = Q(t,q,v), Φ(t,q) = 0, A(t,q) v + b(t,q) = 0.
+///
+/// Implemented by generated code; hand-written implementations are fine for tests.
+pub trait ConstrainedSystem {
+    /// The model's name (the struct name for generated models).
+    fn name(&self) -> &'static str;
+    /// Dimensions n, m, k.
+    fn dims(&self) -> Dims;
+    /// Names of the generalized coordinates, in order (velocities are named after them).
+    fn coordinate_names(&self) -> &'static [&'static str];
+    /// Names of the runtime parameters, in order.
+    fn parameter_names(&self) -> &'static [&'static str];
+    /// The current value of a runtime parameter.
+    fn parameter(&self, name: &str) -> Option<f64>;
+    /// Change a runtime parameter.
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), ParameterError>;
+
+    /// Holonomic constraints Φ(t, q), length `m`.
+    fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Holonomic constraint Jacobian Φ_q(t, q), `m × n`.
+    fn phi_q_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
+    /// Partial time derivative Φ_t(t, q), length `m`.
+    fn phi_t_into(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Nonholonomic matrix A(t, q), `k × n`.
+    fn nh_matrix_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
+    /// Nonholonomic offset b(t, q), length `k`.
+    fn nh_offset_into(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Acceleration right side γ(t, q, v) with G v̇ = γ, length `m + k` (holonomic rows first):
+    /// γ_Φ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt and γ_A = −(A v)_q v − A_t v − b_q v − b_t.
+    fn gamma_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// L(t, q, v) = ∂(Φ_q v)/∂q, `m × n` (used by S-full post-stabilization).
+    fn l_into(&self, t: f64, q: &[f64], v: &[f64], out: MatOut<'_>);
+    /// Mass matrix M(t, q), `n × n`, symmetric.
+    fn mass_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
+    /// Generalized applied force Q(t, q, v), length `n`.
+    fn force_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// M, Q, G = [Φ_q; A] and γ together, sharing temporaries: what every integrator stage needs.
+    fn dynamics_into(&self, t: f64, q: &[f64], v: &[f64], out: DynamicsOut<'_>);
+
+    /// Structural nonzeros of Φ_q.
+    fn phi_q_sparsity(&self) -> Sparsity;
+    /// Structural nonzeros of L.
+    fn l_sparsity(&self) -> Sparsity;
+}

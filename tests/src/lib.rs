@@ -1,0 +1,1 @@
+//! Cross-crate verification: generated kernels compiled and compared, oracle tests, benchmarks.
