@@ -1,1 +1,26 @@
-//! Symbolic pipeline.
+//! The symbolic pipeline: from a constrained multibody model to Rust kernels.
+//!
+//! Data flow: a [`Model`](model::Model) (symbols and expressions in one [`Pool`]) →
+//! [`kernels::derive`] (Φ_q, Φ_t, γ, L, A, b, M, Q) → [`cse`] (one schedule over all outputs of a
+//! kernel) → [`emit`] (Rust tokens, normalised by prettyplease). No file IO happens here; the
+//! proc-macro and `cargo xtask` are the front ends.
+#![warn(missing_docs)]
+
+mod construct;
+pub mod diff;
+pub mod display;
+pub mod error;
+pub mod eval;
+pub mod kernels;
+pub mod model;
+pub mod number;
+pub mod parse;
+pub mod pool;
+mod validate;
+
+pub use error::ModelError;
+pub use eval::Env;
+pub use kernels::{ExprMatrix, Kernels};
+pub use model::{Model, ModelBuilder};
+pub use number::Number;
+pub use pool::{CmpOp, ExprId, Func, Node, Pool, SymId, Symbol, SymbolKind};

@@ -1,0 +1,390 @@
+//! Canonicalising constructors: the only way nodes enter a [`Pool`].
+//!
+//! Rules applied on construction (SymPy/SymEngine-style automatic simplification):
+//! - constants fold, exactly while rational;
+//! - sums and products flatten and sort their operands by id;
+//! - like terms collect (`2x + 3x → 5x`), like factors collect (`x·x → x²`, `x·x⁻¹ → 1`);
+//! - identities with 0 and 1 vanish; a number times a sum distributes (`2(x+y) → 2x+2y`);
+//! - `(x^a)^n → x^(a·n)` and `(x·y)^n → xⁿ·yⁿ` for integer `n` only (always valid);
+//! - functions of exact special values fold (`sin 0`, `cos 0`, `exp 0`, `ln 1`), functions of
+//!   floats fold to floats; `sin(−x) → −sin x`, `cos(−x) → cos x`;
+//! - comparisons, selections, min and max of constants fold; `select(c, a, a) → a`.
+//!
+//! A fold whose result would not be finite (`0⁻¹`, `ln 0`) is not performed: the node stays.
+
+use crate::number::Number;
+use crate::pool::{CmpOp, ExprId, Func, Node, Pool};
+use rustc_hash::FxHashMap;
+
+impl Pool {
+    /// A numeric constant. Panics on a non-finite value; use [`Pool::try_float`] for user input.
+    pub fn num(&mut self, n: Number) -> ExprId {
+        self.intern(Node::Num(n))
+    }
+
+    /// An integer constant.
+    pub fn int(&mut self, i: i64) -> ExprId {
+        self.num(Number::int(i))
+    }
+
+    /// The rational `p/q` (q ≠ 0).
+    pub fn rational(&mut self, p: i64, q: i64) -> ExprId {
+        let n = Number::rational(p, q).expect("rational with zero denominator");
+        self.num(n)
+    }
+
+    /// A float constant; `None` when it is not finite.
+    pub fn try_float(&mut self, x: f64) -> Option<ExprId> {
+        Number::from_f64(x).map(|n| self.num(n))
+    }
+
+    /// `0`.
+    pub fn zero(&mut self) -> ExprId {
+        self.num(Number::ZERO)
+    }
+
+    /// `1`.
+    pub fn one(&mut self) -> ExprId {
+        self.num(Number::ONE)
+    }
+
+    /// `a + b`.
+    pub fn add2(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        self.add(&[a, b])
+    }
+
+    /// `a − b`.
+    pub fn sub(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        let nb = self.neg(b);
+        self.add(&[a, nb])
+    }
+
+    /// `−a`.
+    pub fn neg(&mut self, a: ExprId) -> ExprId {
+        let m1 = self.num(Number::MINUS_ONE);
+        self.mul(&[m1, a])
+    }
+
+    /// `a · b`.
+    pub fn mul2(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        self.mul(&[a, b])
+    }
+
+    /// `a / b`.
+    pub fn div(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        let m1 = self.num(Number::MINUS_ONE);
+        let inv = self.pow(b, m1);
+        self.mul(&[a, inv])
+    }
+
+    /// `a^i` for an integer exponent.
+    pub fn powi(&mut self, a: ExprId, i: i64) -> ExprId {
+        let e = self.int(i);
+        self.pow(a, e)
+    }
+
+    /// `√a`, canonically `a^(1/2)`.
+    pub fn sqrt(&mut self, a: ExprId) -> ExprId {
+        let half = self.num(Number::HALF);
+        self.pow(a, half)
+    }
+
+    /// The canonical sum of `terms`.
+    pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
+        let mut constant = Number::ZERO;
+        let mut coeffs: Vec<(ExprId, Number)> = Vec::new();
+        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        let mut flat = Vec::with_capacity(terms.len());
+        for &t in terms {
+            match self.node(t) {
+                Node::Add(xs) => flat.extend(xs.iter().copied()),
+                _ => flat.push(t),
+            }
+        }
+        for t in flat {
+            if let Some(n) = self.as_number(t) {
+                match constant.add(n) {
+                    Some(sum) => constant = sum,
+                    None => coeffs.push((t, Number::ONE)),
+                }
+                continue;
+            }
+            let (coeff, rest) = self.split_coefficient(t);
+            match slot.get(&rest) {
+                Some(&i) => match coeffs[i].1.add(coeff) {
+                    Some(sum) => coeffs[i].1 = sum,
+                    None => coeffs.push((t, Number::ONE)),
+                },
+                None => {
+                    slot.insert(rest, coeffs.len());
+                    coeffs.push((rest, coeff));
+                }
+            }
+        }
+        let mut out: Vec<ExprId> = Vec::with_capacity(coeffs.len() + 1);
+        for (rest, coeff) in coeffs {
+            if !coeff.is_zero() {
+                out.push(self.scale(coeff, rest));
+            }
+        }
+        if !constant.is_zero() {
+            out.push(self.num(constant));
+        }
+        self.finish_nary(out, Number::ZERO, Node::Add)
+    }
+
+    /// The canonical product of `factors`.
+    pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
+        let mut coeff = Number::ONE;
+        let mut bases: Vec<(ExprId, Vec<ExprId>)> = Vec::new();
+        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        let one = self.one();
+        let mut stack: Vec<ExprId> = factors.iter().rev().copied().collect();
+        while let Some(f) = stack.pop() {
+            match self.node(f).clone() {
+                Node::Mul(xs) => stack.extend(xs.iter().rev().copied()),
+                Node::Num(n) => match coeff.mul(n) {
+                    Some(p) => coeff = p,
+                    None => push_base(&mut bases, &mut slot, f, one),
+                },
+                Node::Pow(b, e) => push_base(&mut bases, &mut slot, b, e),
+                _ => push_base(&mut bases, &mut slot, f, one),
+            }
+        }
+        if coeff.is_zero() {
+            return self.zero();
+        }
+        let mut out: Vec<ExprId> = Vec::with_capacity(bases.len() + 1);
+        let mut expanded = false;
+        for (base, exps) in bases {
+            let exp = if exps.len() == 1 { exps[0] } else { self.add(&exps) };
+            let p = self.pow(base, exp);
+            match self.node(p).clone() {
+                Node::Num(n) => match coeff.mul(n) {
+                    Some(c) => coeff = c,
+                    None => out.push(p),
+                },
+                Node::Mul(xs) => {
+                    expanded = true;
+                    out.extend(xs.iter().copied());
+                }
+                _ => out.push(p),
+            }
+        }
+        if expanded {
+            // `(x·y)^n` expanded into factors that may collect with others: once more. The
+            // expanded factors are powers of non-products, so this recursion does not expand.
+            let c = self.num(coeff);
+            out.push(c);
+            return self.mul(&out);
+        }
+        if coeff.is_zero() {
+            return self.zero();
+        }
+        if out.len() == 1 && !coeff.is_one() {
+            if let Node::Add(terms) = self.node(out[0]).clone() {
+                let scaled: Vec<ExprId> = terms.iter().map(|&t| self.scale(coeff, t)).collect();
+                return self.add(&scaled);
+            }
+        }
+        if !coeff.is_one() {
+            out.push(self.num(coeff));
+        }
+        self.finish_nary(out, Number::ONE, Node::Mul)
+    }
+
+    /// `base ^ exp`, canonical.
+    pub fn pow(&mut self, base: ExprId, exp: ExprId) -> ExprId {
+        let (bn, en) = (self.as_number(base), self.as_number(exp));
+        if en == Some(Number::ZERO) || bn == Some(Number::ONE) {
+            return self.one();
+        }
+        if en == Some(Number::ONE) {
+            return base;
+        }
+        if let (Some(b), Some(e)) = (bn, en) {
+            if b.is_zero() && e.is_negative() {
+                return self.intern(Node::Pow(base, exp));
+            }
+            if let Some(r) = b.pow(e) {
+                return self.num(r);
+            }
+        }
+        if bn == Some(Number::ZERO) && en.is_some_and(|e| !e.is_negative()) {
+            return self.zero();
+        }
+        if let Some(i) = en.and_then(Number::as_integer) {
+            match self.node(base).clone() {
+                Node::Pow(b, e) => {
+                    let ie = self.int(i);
+                    let ne = self.mul2(e, ie);
+                    return self.pow(b, ne);
+                }
+                Node::Mul(xs) => {
+                    let powered: Vec<ExprId> = xs.iter().map(|&x| self.powi(x, i)).collect();
+                    return self.mul(&powered);
+                }
+                _ => {}
+            }
+        }
+        self.intern(Node::Pow(base, exp))
+    }
+
+    /// A unary function application, canonical.
+    pub fn func(&mut self, f: Func, a: ExprId) -> ExprId {
+        if let Some(n) = self.as_number(a) {
+            if let Some(folded) = fold_func(f, n) {
+                return self.num(folded);
+            }
+        }
+        let (coeff, rest) = self.split_coefficient(a);
+        if coeff.is_negative() {
+            let pos = self.scale(coeff.neg(), rest);
+            match f {
+                Func::Sin | Func::Tan => {
+                    let inner = self.func(f, pos);
+                    return self.neg(inner);
+                }
+                Func::Cos | Func::Abs => return self.func(f, pos),
+                Func::Exp | Func::Ln => {}
+            }
+        }
+        self.intern(Node::Func(f, a))
+    }
+
+    /// `atan2(y, x)`.
+    pub fn atan2(&mut self, y: ExprId, x: ExprId) -> ExprId {
+        if let (Some(a), Some(b)) = (self.as_number(y), self.as_number(x)) {
+            if let Some(n) = Number::from_f64(a.to_f64().atan2(b.to_f64())) {
+                return self.num(n);
+            }
+        }
+        self.intern(Node::Atan2(y, x))
+    }
+
+    /// `min(a, b)`.
+    pub fn min(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        self.min_max(a, b, true)
+    }
+
+    /// `max(a, b)`.
+    pub fn max(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        self.min_max(a, b, false)
+    }
+
+    fn min_max(&mut self, a: ExprId, b: ExprId, is_min: bool) -> ExprId {
+        if a == b {
+            return a;
+        }
+        if let (Some(x), Some(y)) = (self.as_number(a), self.as_number(b)) {
+            let smaller = if x <= y { a } else { b };
+            let larger = if x <= y { b } else { a };
+            return if is_min { smaller } else { larger };
+        }
+        let (lo, hi) = (a.min(b), a.max(b));
+        self.intern(if is_min { Node::Min(lo, hi) } else { Node::Max(lo, hi) })
+    }
+
+    /// 1 when `a op b` holds, 0 otherwise.
+    pub fn cmp(&mut self, op: CmpOp, a: ExprId, b: ExprId) -> ExprId {
+        if let (Some(x), Some(y)) = (self.as_number(a), self.as_number(b)) {
+            let (x, y) = (x.to_f64(), y.to_f64());
+            let holds = match op {
+                CmpOp::Lt => x < y,
+                CmpOp::Le => x <= y,
+                CmpOp::Gt => x > y,
+                CmpOp::Ge => x >= y,
+            };
+            return self.int(i64::from(holds));
+        }
+        self.intern(Node::Cmp(op, a, b))
+    }
+
+    /// `if cond != 0 { then } else { otherwise }`.
+    pub fn select(&mut self, cond: ExprId, then: ExprId, otherwise: ExprId) -> ExprId {
+        if then == otherwise {
+            return then;
+        }
+        if let Some(c) = self.as_number(cond) {
+            return if c.is_zero() { otherwise } else { then };
+        }
+        self.intern(Node::Select(cond, then, otherwise))
+    }
+
+    /// Split a term into its numeric coefficient and the rest (`3xy → (3, xy)`).
+    pub fn split_coefficient(&mut self, t: ExprId) -> (Number, ExprId) {
+        let Node::Mul(xs) = self.node(t) else {
+            return (Number::ONE, t);
+        };
+        let Some(pos) = xs.iter().position(|&x| matches!(self.node(x), Node::Num(_))) else {
+            return (Number::ONE, t);
+        };
+        let coeff = self.as_number(xs[pos]).expect("checked above");
+        let rest: Vec<ExprId> = xs.iter().enumerate().filter(|&(i, _)| i != pos).map(|(_, &x)| x).collect();
+        let rest = if rest.len() == 1 { rest[0] } else { self.intern(Node::Mul(rest.into())) };
+        (coeff, rest)
+    }
+
+    /// `coeff · rest` where `rest` is already free of a numeric coefficient.
+    fn scale(&mut self, coeff: Number, rest: ExprId) -> ExprId {
+        if coeff.is_one() {
+            return rest;
+        }
+        let c = self.num(coeff);
+        let mut xs: Vec<ExprId> = match self.node(rest) {
+            Node::Mul(xs) => xs.to_vec(),
+            _ => vec![rest],
+        };
+        if let Some(i) = xs.iter().position(|&x| matches!(self.node(x), Node::Num(_))) {
+            // `rest` carried an unfoldable numeric factor: let `mul` sort it out.
+            xs[i] = self.mul2(xs[i], c);
+            return self.mul(&xs);
+        }
+        xs.push(c);
+        xs.sort_unstable();
+        self.intern(Node::Mul(xs.into()))
+    }
+
+    fn finish_nary(&mut self, mut xs: Vec<ExprId>, identity: Number, make: fn(Box<[ExprId]>) -> Node) -> ExprId {
+        match xs.len() {
+            0 => self.num(identity),
+            1 => xs[0],
+            _ => {
+                xs.sort_unstable();
+                self.intern(make(xs.into()))
+            }
+        }
+    }
+}
+
+/// Record `base^exp` among the factors of a product, grouping equal bases.
+fn push_base(bases: &mut Vec<(ExprId, Vec<ExprId>)>, slot: &mut FxHashMap<ExprId, usize>, base: ExprId, exp: ExprId) {
+    let i = *slot.entry(base).or_insert_with(|| {
+        bases.push((base, Vec::new()));
+        bases.len() - 1
+    });
+    bases[i].1.push(exp);
+}
+
+fn fold_func(f: Func, n: Number) -> Option<Number> {
+    let exact = match (f, n) {
+        (Func::Sin | Func::Tan, Number::ZERO) => Some(Number::ZERO),
+        (Func::Cos | Func::Exp, Number::ZERO) => Some(Number::ONE),
+        (Func::Ln, Number::ONE) => Some(Number::ZERO),
+        (Func::Abs, _) => Some(if n.is_negative() { n.neg() } else { n }),
+        _ => None,
+    };
+    if exact.is_some() {
+        return exact;
+    }
+    let Number::Float(_) = n else { return None };
+    let x = n.to_f64();
+    Number::from_f64(match f {
+        Func::Sin => x.sin(),
+        Func::Cos => x.cos(),
+        Func::Tan => x.tan(),
+        Func::Exp => x.exp(),
+        Func::Ln => x.ln(),
+        Func::Abs => x.abs(),
+    })
+}

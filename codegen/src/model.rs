@@ -1,0 +1,215 @@
+//! Model descriptions: coordinates, parameters, constraints, mass matrix and forces in one pool.
+//!
+//! A [`ModelBuilder`] collects the pieces (built with the pool's constructors, or read from
+//! s-expressions with [`ModelBuilder::parse`]); [`ModelBuilder::build`] validates them into a
+//! [`Model`]: shapes, symmetry of M, no velocities where only positions may appear, linearity of
+//! nonholonomic constraints in v, no undeclared symbols. Validation errors name the offending
+//! expression and its place.
+
+use crate::error::ModelError;
+use crate::pool::{ExprId, Pool, SymbolKind};
+
+/// A generalized coordinate and its velocity.
+#[derive(Clone, Debug)]
+pub struct Coordinate {
+    /// Name of the coordinate (the velocity is named `<name>_dot`).
+    pub name: String,
+    /// The coordinate symbol q_i.
+    pub q: ExprId,
+    /// The velocity symbol v_i = q̇_i.
+    pub v: ExprId,
+}
+
+/// A model parameter: a runtime field of the model struct.
+#[derive(Clone, Debug)]
+pub struct Parameter {
+    /// Name (the struct field).
+    pub name: String,
+    /// The parameter symbol.
+    pub sym: ExprId,
+}
+
+/// A validated model. Matrices are row-major `Vec<ExprId>`.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Name of the model (the struct name in generated code).
+    pub name: String,
+    /// The expression arena holding every expression below.
+    pub pool: Pool,
+    /// The time symbol `t`.
+    pub time: ExprId,
+    /// Coordinates q with velocities v, in order.
+    pub coordinates: Vec<Coordinate>,
+    /// Runtime parameters, in order.
+    pub parameters: Vec<Parameter>,
+    /// Holonomic constraints Φ(t, q), `m` rows.
+    pub holonomic: Vec<ExprId>,
+    /// Nonholonomic constraints, each an expression A_i(t,q)·v + b_i(t,q), `k` rows.
+    pub nonholonomic: Vec<ExprId>,
+    /// Mass matrix M(t, q), `n × n` row-major.
+    pub mass: Vec<ExprId>,
+    /// Applied generalized forces Q(t, q, v), `n` entries.
+    pub force: Vec<ExprId>,
+}
+
+impl Model {
+    /// Number of coordinates.
+    pub fn n(&self) -> usize {
+        self.coordinates.len()
+    }
+
+    /// The coordinate symbols q.
+    pub fn q(&self) -> Vec<ExprId> {
+        self.coordinates.iter().map(|c| c.q).collect()
+    }
+
+    /// The velocity symbols v.
+    pub fn v(&self) -> Vec<ExprId> {
+        self.coordinates.iter().map(|c| c.v).collect()
+    }
+}
+
+/// Collects a model's pieces; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct ModelBuilder {
+    model: Model,
+    names: Vec<String>,
+    mass_rows: Option<Vec<Vec<ExprId>>>,
+    errors: Vec<ModelError>,
+}
+
+impl ModelBuilder {
+    /// A new, empty model; `t` is declared.
+    pub fn new(name: &str) -> ModelBuilder {
+        let mut pool = Pool::new();
+        let time = pool.symbol("t", SymbolKind::Time);
+        let model = Model {
+            name: name.to_string(),
+            pool,
+            time,
+            coordinates: Vec::new(),
+            parameters: Vec::new(),
+            holonomic: Vec::new(),
+            nonholonomic: Vec::new(),
+            mass: Vec::new(),
+            force: Vec::new(),
+        };
+        ModelBuilder { model, names: vec!["t".into()], mass_rows: None, errors: Vec::new() }
+    }
+
+    /// The pool, for building expressions.
+    pub fn pool(&mut self) -> &mut Pool {
+        &mut self.model.pool
+    }
+
+    /// The time symbol.
+    pub fn time(&self) -> ExprId {
+        self.model.time
+    }
+
+    /// Declare a coordinate; returns `(q, v)`. The velocity is named `<name>_dot`.
+    pub fn coordinate(&mut self, name: &str) -> (ExprId, ExprId) {
+        let i = self.model.coordinates.len();
+        self.claim(name);
+        let velocity_name = format!("{name}_dot");
+        self.claim(&velocity_name);
+        let q = self.model.pool.symbol(name, SymbolKind::Coordinate(i));
+        let v = self.model.pool.symbol(&velocity_name, SymbolKind::Velocity(i));
+        self.model.coordinates.push(Coordinate { name: name.to_string(), q, v });
+        (q, v)
+    }
+
+    /// Declare a runtime parameter.
+    pub fn parameter(&mut self, name: &str) -> ExprId {
+        let i = self.model.parameters.len();
+        self.claim(name);
+        let sym = self.model.pool.symbol(name, SymbolKind::Parameter(i));
+        self.model.parameters.push(Parameter { name: name.to_string(), sym });
+        sym
+    }
+
+    /// A float constant from user input; records an error (and returns 0) when not finite.
+    pub fn constant(&mut self, value: f64, location: &str) -> ExprId {
+        match self.model.pool.try_float(value) {
+            Some(e) => e,
+            None => {
+                self.errors.push(ModelError::NonFiniteConstant { location: location.into(), value });
+                self.model.pool.zero()
+            }
+        }
+    }
+
+    /// Read an s-expression over the declared symbols; errors are recorded with `location` and
+    /// reported by [`ModelBuilder::build`] (a placeholder 0 is returned meanwhile).
+    pub fn parse(&mut self, text: &str, location: &str) -> ExprId {
+        match self.model.pool.parse(text) {
+            Ok(e) => e,
+            Err(source) => {
+                self.errors.push(ModelError::Parse { location: location.into(), text: text.into(), source });
+                self.model.pool.zero()
+            }
+        }
+    }
+
+    /// Add holonomic constraints Φ_i(t, q) = 0.
+    pub fn holonomic(&mut self, rows: &[ExprId]) -> &mut Self {
+        self.model.holonomic.extend_from_slice(rows);
+        self
+    }
+
+    /// Add nonholonomic constraints A_i(t, q)·v + b_i(t, q) = 0, each given as one expression.
+    pub fn nonholonomic(&mut self, rows: &[ExprId]) -> &mut Self {
+        self.model.nonholonomic.extend_from_slice(rows);
+        self
+    }
+
+    /// Set the mass matrix (rows of entries).
+    pub fn mass(&mut self, rows: Vec<Vec<ExprId>>) -> &mut Self {
+        self.mass_rows = Some(rows);
+        self
+    }
+
+    /// Set a diagonal mass matrix.
+    pub fn mass_diagonal(&mut self, diagonal: &[ExprId]) -> &mut Self {
+        let zero = self.model.pool.zero();
+        let n = diagonal.len();
+        let rows = (0..n).map(|i| (0..n).map(|j| if i == j { diagonal[i] } else { zero }).collect()).collect();
+        self.mass(rows)
+    }
+
+    /// Set the applied generalized forces Q(t, q, v).
+    pub fn force(&mut self, entries: &[ExprId]) -> &mut Self {
+        self.model.force = entries.to_vec();
+        self
+    }
+
+    /// Validate and return the model.
+    pub fn build(mut self) -> Result<Model, ModelError> {
+        if let Some(e) = self.errors.into_iter().next() {
+            return Err(e);
+        }
+        let n = self.model.n();
+        let rows = self.mass_rows.take().unwrap_or_default();
+        if rows.len() != n || rows.iter().any(|r| r.len() != n) {
+            let found_cols = rows.iter().map(Vec::len).find(|&c| c != n).unwrap_or(n);
+            return Err(shape("mass matrix", n, n, rows.len(), found_cols));
+        }
+        self.model.mass = rows.into_iter().flatten().collect();
+        if self.model.force.len() != n {
+            return Err(shape("force vector", n, 1, self.model.force.len(), 1));
+        }
+        crate::validate::validate(&mut self.model)?;
+        Ok(self.model)
+    }
+
+    fn claim(&mut self, name: &str) {
+        if self.names.iter().any(|n| n == name) {
+            self.errors.push(ModelError::DuplicateName { name: name.to_string() });
+        }
+        self.names.push(name.to_string());
+    }
+}
+
+fn shape(what: &'static str, er: usize, ec: usize, fr: usize, fc: usize) -> ModelError {
+    ModelError::ShapeMismatch { what, expected_rows: er, expected_cols: ec, found_rows: fr, found_cols: fc }
+}

@@ -1,0 +1,243 @@
+//! The expression arena: one hash-consed, topologically ordered pool of nodes.
+//!
+//! Every expression is an [`ExprId`] into a [`Pool`]. Interning guarantees that structurally
+//! equal nodes share one id, and every child id is smaller than its parent's id, so iterating
+//! ids in increasing order visits children before parents (the order eval, CSE and emission
+//! rely on). Nodes are only created through the canonicalising constructors of
+//! `construct.rs`; [`Pool::intern`] is the raw path and its precondition is that the node is
+//! already canonical.
+
+use crate::number::Number;
+use rustc_hash::FxHashMap;
+
+/// Index of an expression in its [`Pool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(pub u32);
+
+impl ExprId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Index of a symbol in its [`Pool`]'s symbol table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SymId(pub u32);
+
+/// What a symbol stands for in a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    /// Time `t`.
+    Time,
+    /// Generalized coordinate `q[i]`.
+    Coordinate(usize),
+    /// Velocity `v[i] = q̇[i]`.
+    Velocity(usize),
+    /// Runtime parameter number `i` (a field of the model struct).
+    Parameter(usize),
+    /// A symbol with no model meaning (tests, scratch work).
+    Free,
+}
+
+/// A named symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Symbol {
+    /// The name as the user wrote it.
+    pub name: String,
+    /// Its meaning.
+    pub kind: SymbolKind,
+}
+
+/// Unary functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Func {
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Tangent.
+    Tan,
+    /// Exponential.
+    Exp,
+    /// Natural logarithm.
+    Ln,
+    /// Absolute value.
+    Abs,
+}
+
+/// Comparison operators of [`Node::Cmp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// One node of the graph. Children are ids of earlier nodes.
+///
+/// A square root is `Pow(x, 1/2)` (canonical form; the emitter prints `.sqrt()`), a division
+/// `a * b^-1` and a subtraction `a + (-1)·b`, so that like terms and powers collect.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// A numeric constant.
+    Num(Number),
+    /// A symbol.
+    Sym(SymId),
+    /// Sum of two or more terms, flattened, like terms collected, sorted by id.
+    Add(Box<[ExprId]>),
+    /// Product of two or more factors, flattened, powers collected, sorted by id; at most one
+    /// factor is a number (the coefficient, never 1).
+    Mul(Box<[ExprId]>),
+    /// `base ^ exponent`.
+    Pow(ExprId, ExprId),
+    /// A unary function application.
+    Func(Func, ExprId),
+    /// `atan2(y, x)`, the angle of the point (x, y).
+    Atan2(ExprId, ExprId),
+    /// The smaller of two values.
+    Min(ExprId, ExprId),
+    /// The larger of two values.
+    Max(ExprId, ExprId),
+    /// 1 when the comparison holds, 0 otherwise.
+    Cmp(CmpOp, ExprId, ExprId),
+    /// `if cond != 0 { then } else { otherwise }`: (cond, then, otherwise).
+    Select(ExprId, ExprId, ExprId),
+}
+
+/// The arena. See the module documentation for its invariants.
+#[derive(Clone, Debug, Default)]
+pub struct Pool {
+    nodes: Vec<Node>,
+    memo: FxHashMap<Node, ExprId>,
+    symbols: Vec<Symbol>,
+    symbol_by_name: FxHashMap<String, SymId>,
+    pub(crate) diff_memo: FxHashMap<(ExprId, crate::diff::Wrt), ExprId>,
+    pub(crate) directions: Vec<FxHashMap<SymId, ExprId>>,
+}
+
+impl Pool {
+    /// An empty pool.
+    pub fn new() -> Pool {
+        Pool::default()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the pool has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node behind an id.
+    pub fn node(&self, id: ExprId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Intern a node that is already canonical; returns the existing id when present.
+    pub fn intern(&mut self, node: Node) -> ExprId {
+        if let Some(&id) = self.memo.get(&node) {
+            return id;
+        }
+        debug_assert!(children(&node).iter().all(|c| c.index() < self.nodes.len()));
+        let id = ExprId(u32::try_from(self.nodes.len()).expect("expression pool overflow"));
+        self.nodes.push(node.clone());
+        self.memo.insert(node, id);
+        id
+    }
+
+    /// Declare (or look up) a symbol. Redeclaring a name returns the existing symbol, whose kind
+    /// is kept.
+    pub fn symbol(&mut self, name: &str, kind: SymbolKind) -> ExprId {
+        let sym = match self.symbol_by_name.get(name) {
+            Some(&s) => s,
+            None => {
+                let s = SymId(self.symbols.len() as u32);
+                self.symbols.push(Symbol { name: name.to_string(), kind });
+                self.symbol_by_name.insert(name.to_string(), s);
+                s
+            }
+        };
+        self.intern(Node::Sym(sym))
+    }
+
+    /// The symbol with this name, if declared.
+    pub fn lookup_symbol(&self, name: &str) -> Option<SymId> {
+        self.symbol_by_name.get(name).copied()
+    }
+
+    /// Symbol information.
+    pub fn symbol_info(&self, sym: SymId) -> &Symbol {
+        &self.symbols[sym.0 as usize]
+    }
+
+    /// All symbols, in declaration order.
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.symbols
+    }
+
+    /// The symbol behind an expression that is a bare symbol.
+    pub fn as_symbol(&self, id: ExprId) -> Option<SymId> {
+        match self.node(id) {
+            Node::Sym(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The constant behind an expression that is a number.
+    pub fn as_number(&self, id: ExprId) -> Option<Number> {
+        match self.node(id) {
+            Node::Num(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// Every node id reachable from `roots`, in increasing (topological) order.
+    pub fn reachable(&self, roots: &[ExprId]) -> Vec<ExprId> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<ExprId> = roots.to_vec();
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id.index()], true) {
+                continue;
+            }
+            stack.extend(children(self.node(id)));
+        }
+        (0..self.nodes.len() as u32).map(ExprId).filter(|id| seen[id.index()]).collect()
+    }
+
+    /// Whether any symbol satisfying `pred` occurs in `root`.
+    pub fn mentions(&self, root: ExprId, pred: impl Fn(&Symbol) -> bool) -> bool {
+        self.reachable(&[root]).into_iter().any(|id| match self.node(id) {
+            Node::Sym(s) => pred(self.symbol_info(*s)),
+            _ => false,
+        })
+    }
+
+    /// The pool invariants: children precede parents and every node is interned once.
+    pub fn check_invariants(&self) -> bool {
+        self.nodes.iter().enumerate().all(|(i, node)| {
+            children(node).iter().all(|c| c.index() < i) && self.memo.get(node) == Some(&ExprId(i as u32))
+        })
+    }
+}
+
+/// The children of a node, in order.
+pub fn children(node: &Node) -> Vec<ExprId> {
+    match node {
+        Node::Num(_) | Node::Sym(_) => Vec::new(),
+        Node::Add(xs) | Node::Mul(xs) => xs.to_vec(),
+        Node::Pow(a, b) | Node::Atan2(a, b) | Node::Min(a, b) | Node::Max(a, b) | Node::Cmp(_, a, b) => {
+            vec![*a, *b]
+        }
+        Node::Func(_, a) => vec![*a],
+        Node::Select(c, a, b) => vec![*c, *a, *b],
+    }
+}

@@ -1,0 +1,78 @@
+//! Checks a [`Model`] before derivation: declared symbols only, no velocities in Φ or M,
+//! nonholonomic rows linear in v, M symmetric. Each failure names the offending expression.
+
+use crate::error::ModelError;
+use crate::model::Model;
+use crate::pool::{ExprId, Node, Pool, SymbolKind};
+
+/// Validate a model whose shapes are already checked.
+pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
+    let n = model.n();
+    let labelled = labelled_outputs(model);
+    for (location, e) in &labelled {
+        if let Some(name) = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Free)) {
+            let expr = model.pool.to_sexpr(*e);
+            return Err(ModelError::UnknownSymbol { location: location.clone(), name, expr });
+        }
+    }
+    for (location, e) in &labelled {
+        let what = if location.starts_with("holonomic") {
+            "a holonomic constraint"
+        } else if location.starts_with("mass") {
+            "the mass matrix"
+        } else {
+            continue;
+        };
+        if let Some(velocity) = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Velocity(_))) {
+            let expr = model.pool.to_sexpr(*e);
+            return Err(ModelError::VelocityDependence { location: location.clone(), what, expr, velocity });
+        }
+    }
+    check_linear_in_velocity(model)?;
+    for i in 0..n {
+        for j in i + 1..n {
+            let (upper, lower) = (model.mass[i * n + j], model.mass[j * n + i]);
+            if upper != lower {
+                let (upper, lower) = (model.pool.to_sexpr(upper), model.pool.to_sexpr(lower));
+                return Err(ModelError::NotSymmetric { row: i, col: j, upper, lower });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn labelled_outputs(model: &Model) -> Vec<(String, ExprId)> {
+    let n = model.n();
+    let mut out = Vec::new();
+    out.extend(model.holonomic.iter().enumerate().map(|(i, &e)| (format!("holonomic[{i}]"), e)));
+    out.extend(model.nonholonomic.iter().enumerate().map(|(i, &e)| (format!("nonholonomic[{i}]"), e)));
+    out.extend(model.mass.iter().enumerate().map(|(i, &e)| (format!("mass[{}][{}]", i / n, i % n), e)));
+    out.extend(model.force.iter().enumerate().map(|(i, &e)| (format!("force[{i}]"), e)));
+    out
+}
+
+fn check_linear_in_velocity(model: &mut Model) -> Result<(), ModelError> {
+    let velocities = model.v();
+    for (row, &e) in model.nonholonomic.clone().iter().enumerate() {
+        for &v in &velocities {
+            let d = model.pool.diff(e, v);
+            if first_symbol(&model.pool, d, |k| matches!(k, SymbolKind::Velocity(_))).is_some() {
+                return Err(ModelError::NotLinearInVelocity {
+                    location: format!("nonholonomic[{row}]"),
+                    expr: model.pool.to_sexpr(e),
+                    velocity: model.pool.to_sexpr(v),
+                    derivative: model.pool.to_sexpr(d),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The name of the first symbol (in id order) of a kind matching `pred` that occurs in `root`.
+fn first_symbol(pool: &Pool, root: ExprId, pred: impl Fn(&SymbolKind) -> bool) -> Option<String> {
+    pool.reachable(&[root]).into_iter().find_map(|id| match pool.node(id) {
+        Node::Sym(s) if pred(&pool.symbol_info(*s).kind) => Some(pool.symbol_info(*s).name.clone()),
+        _ => None,
+    })
+}
