@@ -7,9 +7,13 @@
 #![warn(missing_docs)]
 
 mod construct;
+pub mod cse;
 pub mod diff;
+pub mod emit;
+mod emit_expr;
 pub mod display;
 pub mod error;
+pub mod fixtures;
 pub mod eval;
 pub mod kernels;
 pub mod model;

@@ -221,6 +221,14 @@ impl Pool {
         })
     }
 
+    /// Whether any symbol satisfying `pred` occurs in any of `roots`.
+    pub fn mentions_any(&self, roots: &[ExprId], pred: impl Fn(&Symbol) -> bool) -> bool {
+        self.reachable(roots).into_iter().any(|id| match self.node(id) {
+            Node::Sym(s) => pred(self.symbol_info(*s)),
+            _ => false,
+        })
+    }
+
     /// The pool invariants: children precede parents and every node is interned once.
     pub fn check_invariants(&self) -> bool {
         self.nodes.iter().enumerate().all(|(i, node)| {

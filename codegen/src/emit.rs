@@ -1,0 +1,280 @@
+//! Rust emission: a model's kernels as an `impl ConstrainedSystem` for its struct.
+//!
+//! Each kernel is scheduled by [`Schedule`] over all of its outputs (the fused
+//! `dynamics_into` over M, Q, G and γ together), then printed: inputs' lengths asserted, the
+//! output zero-filled when it has structural zeros (they are never computed), temporaries bound
+//! with `let` in evaluation order, then one assignment per nonzero entry. The file form is
+//! normalised by prettyplease, so emission is byte-identical across runs.
+
+use crate::cse::Schedule;
+use crate::emit_expr::{ExprEmitter, Prec};
+use crate::kernels::{ExprMatrix, Kernels};
+use crate::model::Model;
+use crate::pool::{ExprId, Node, SymbolKind};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// How to emit.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    /// Path of the runtime crate in the generated code (e.g. `::runtime`).
+    pub runtime_path: syn::Path,
+    /// Also emit the model struct itself (one `pub f64` field per parameter).
+    pub with_struct: bool,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions { runtime_path: syn::parse_quote!(::runtime), with_struct: false }
+    }
+}
+
+/// One output of a kernel.
+struct Output {
+    binding: Ident,
+    shape: Shape,
+    entries: Vec<ExprId>,
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    Vector(usize),
+    Matrix(usize, usize),
+}
+
+/// Which inputs a kernel takes besides `&self`.
+#[derive(Clone, Copy, PartialEq)]
+enum Inputs {
+    TimeQ,
+    TimeQV,
+}
+
+/// The tokens of the model's impl (and struct, if asked).
+pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
+    let name = ident(&model.name);
+    let rt = &options.runtime_path;
+    let fields: Vec<Ident> = model.parameters.iter().map(|p| ident(&p.name)).collect();
+    let (n, m, k) = (ulit(model.n()), ulit(kernels.phi.len()), ulit(kernels.nh_offset.len()));
+    let kernel_fns = kernel_functions(model, kernels, &fields, rt);
+    let accessors = accessors(model, &fields, rt);
+    let phi_q_nz = sparsity(model, &kernels.phi_q);
+    let l_nz = sparsity(model, &kernels.l);
+    let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
+    let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
+    let struct_def = options.with_struct.then(|| {
+        let doc = format!(" Runtime parameters of the `{}` model.", model.name);
+        let field_docs = model.parameters.iter().map(|p| format!(" Parameter `{}`.", p.name));
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #name { #( #[doc = #field_docs] pub #fields: f64, )* }
+        }
+    });
+    quote! {
+        #struct_def
+        impl #name {
+            /// Structural nonzeros of Φ_q, row-major.
+            pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[#phi_q_nz];
+            /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
+            pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
+        }
+        impl #rt::ConstrainedSystem for #name {
+            #accessors
+            fn dims(&self) -> #rt::Dims { #rt::Dims { n: #n, m: #m, k: #k } }
+            fn phi_q_sparsity(&self) -> #rt::Sparsity {
+                #rt::Sparsity { rows: #pr, cols: #pc, nonzeros: Self::PHI_Q_SPARSITY }
+            }
+            fn l_sparsity(&self) -> #rt::Sparsity {
+                #rt::Sparsity { rows: #lr, cols: #lc, nonzeros: Self::L_SPARSITY }
+            }
+            #kernel_fns
+        }
+    }
+}
+
+/// The formatted source of the model's impl (prettyplease), deterministic.
+pub fn emit_source(model: &Model, kernels: &Kernels, options: &EmitOptions) -> String {
+    let tokens = emit_tokens(model, kernels, options);
+    let file: syn::File = syn::parse2(tokens).expect("emitted tokens form a Rust file");
+    prettyplease::unparse(&file)
+}
+
+fn kernel_functions(model: &Model, kernels: &Kernels, fields: &[Ident], rt: &syn::Path) -> TokenStream {
+    let vector = |binding: &str, entries: &[ExprId]| Output {
+        binding: format_ident!("{binding}"),
+        shape: Shape::Vector(entries.len()),
+        entries: entries.to_vec(),
+    };
+    let matrix = |binding: &str, mat: &ExprMatrix| Output {
+        binding: format_ident!("{binding}"),
+        shape: Shape::Matrix(mat.rows, mat.cols),
+        entries: mat.entries.clone(),
+    };
+    let jacobian = kernels.jacobian();
+    let specs: Vec<(&str, Inputs, Vec<Output>)> = vec![
+        ("phi_into", Inputs::TimeQ, vec![vector("out", &kernels.phi)]),
+        ("phi_q_into", Inputs::TimeQ, vec![matrix("out", &kernels.phi_q)]),
+        ("phi_t_into", Inputs::TimeQ, vec![vector("out", &kernels.phi_t)]),
+        ("nh_matrix_into", Inputs::TimeQ, vec![matrix("out", &kernels.nh_matrix)]),
+        ("nh_offset_into", Inputs::TimeQ, vec![vector("out", &kernels.nh_offset)]),
+        ("gamma_into", Inputs::TimeQV, vec![vector("out", &kernels.gamma)]),
+        ("l_into", Inputs::TimeQV, vec![matrix("out", &kernels.l)]),
+        ("mass_into", Inputs::TimeQ, vec![matrix("out", &kernels.mass)]),
+        ("force_into", Inputs::TimeQV, vec![vector("out", &kernels.force)]),
+        (
+            "dynamics_into",
+            Inputs::TimeQV,
+            vec![
+                matrix("mass", &kernels.mass),
+                vector("force", &kernels.force),
+                matrix("jacobian", &jacobian),
+                vector("gamma", &kernels.gamma),
+            ],
+        ),
+    ];
+    specs.into_iter().map(|(name, inputs, outputs)| kernel_fn(model, fields, rt, name, inputs, &outputs)).collect()
+}
+
+fn kernel_fn(
+    model: &Model,
+    fields: &[Ident],
+    rt: &syn::Path,
+    name: &str,
+    inputs: Inputs,
+    outputs: &[Output],
+) -> TokenStream {
+    let pool = &model.pool;
+    let n = ulit(model.n());
+    let roots: Vec<ExprId> = outputs.iter().flat_map(|o| o.entries.iter().copied()).filter(|&e| !is_zero(model, e)).collect();
+    let schedule = Schedule::new(pool, &roots);
+    let temp_names = schedule.temps.iter().enumerate().map(|(i, &id)| (id, format_ident!("x{i}"))).collect();
+    let emitter = ExprEmitter { pool, schedule: &schedule, temp_names, param_fields: fields };
+    let uses_time = pool.mentions_any(&roots, |s| matches!(s.kind, SymbolKind::Time));
+    let t = if uses_time { quote!(t) } else { quote!(_t) };
+    let fn_name = format_ident!("{name}");
+    let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
+    let v_check = (inputs == Inputs::TimeQV).then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
+    let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs);
+    let bindings = schedule.temps.iter().map(|&id| {
+        let name = &emitter.temp_names[&id];
+        let (value, _) = emitter.node(id);
+        quote!(let #name = #value;)
+    });
+    let assignments = outputs.iter().flat_map(|o| {
+        let emitter = &emitter;
+        o.entries.iter().enumerate().filter(|&(_, &e)| !is_zero(model, e)).map(move |(i, &e)| {
+            let value = emitter.at(e, Prec::Sum);
+            let binding = &o.binding;
+            match o.shape {
+                Shape::Vector(_) => {
+                    let i = ulit(i);
+                    quote!(#binding[#i] = #value;)
+                }
+                Shape::Matrix(_, cols) => {
+                    let (r, c) = (ulit(i / cols), ulit(i % cols));
+                    quote!(#binding[(#r, #c)] = #value;)
+                }
+            }
+        })
+    });
+    quote! {
+        fn #fn_name(&self, #t: f64, q: &[f64], #v_param #out_params) {
+            assert_eq!(q.len(), #n, "q must have n = {} entries", #n);
+            #v_check
+            #out_checks
+            #fills
+            #(#bindings)*
+            #(#assignments)*
+        }
+    }
+}
+
+/// Parameters, shape assertions and zero fills for a kernel's outputs.
+fn output_plumbing(model: &Model, rt: &syn::Path, outputs: &[Output]) -> (TokenStream, TokenStream, TokenStream) {
+    let mut checks = TokenStream::new();
+    let mut fills = TokenStream::new();
+    for o in outputs {
+        let b = &o.binding;
+        let msg = format!("{b} has the wrong shape");
+        checks.extend(match o.shape {
+            Shape::Vector(len) => {
+                let len = ulit(len);
+                quote!(assert_eq!(#b.len(), #len, #msg);)
+            }
+            Shape::Matrix(r, c) => {
+                let (r, c) = (ulit(r), ulit(c));
+                quote!(assert_eq!(#b.shape(), (#r, #c), #msg);)
+            }
+        });
+        if o.entries.iter().any(|&e| is_zero(model, e)) {
+            fills.extend(quote!(#b.fill(0.0);));
+        }
+    }
+    // A matrix view is written through `&mut self` methods, so it is `mut` when written at all.
+    let mutability = |o: &Output| (matches!(o.shape, Shape::Matrix(..)) && !o.entries.is_empty()).then(|| quote!(mut));
+    let params = if outputs.len() == 1 {
+        let b = &outputs[0].binding;
+        let m = mutability(&outputs[0]);
+        match outputs[0].shape {
+            Shape::Vector(_) => quote!(#b: &mut [f64]),
+            Shape::Matrix(..) => quote!(#m #b: #rt::MatOut<'_>),
+        }
+    } else {
+        let names = outputs.iter().map(|o| {
+            let b = &o.binding;
+            let m = mutability(o);
+            quote!(#m #b)
+        });
+        let destructure = quote!(let #rt::DynamicsOut { #(#names),* } = out;);
+        checks = quote!(#destructure #checks);
+        quote!(out: #rt::DynamicsOut<'_>)
+    };
+    (params, checks, fills)
+}
+
+fn accessors(model: &Model, fields: &[Ident], rt: &syn::Path) -> TokenStream {
+    let name = &model.name;
+    let coords: Vec<&str> = model.coordinates.iter().map(|c| c.name.as_str()).collect();
+    let params: Vec<&str> = model.parameters.iter().map(|p| p.name.as_str()).collect();
+    let known = params.join(", ");
+    quote! {
+        fn name(&self) -> &'static str { #name }
+        fn coordinate_names(&self) -> &'static [&'static str] { &[#(#coords),*] }
+        fn parameter_names(&self) -> &'static [&'static str] { &[#(#params),*] }
+        fn parameter(&self, name: &str) -> Option<f64> {
+            match name { #(#params => Some(self.#fields),)* _ => None }
+        }
+        fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), #rt::ParameterError> {
+            match name {
+                #(#params => self.#fields = value,)*
+                _ => return Err(#rt::ParameterError { model: #name, name: name.to_string(), known: #known.to_string() }),
+            }
+            Ok(())
+        }
+    }
+}
+
+fn sparsity(model: &Model, mat: &ExprMatrix) -> TokenStream {
+    let pairs = mat.entries.iter().enumerate().filter(|&(_, &e)| !is_zero(model, e)).map(|(i, _)| {
+        let (r, c) = (ulit(i / mat.cols), ulit(i % mat.cols));
+        quote!((#r, #c))
+    });
+    quote!(#(#pairs),*)
+}
+
+fn is_zero(model: &Model, e: ExprId) -> bool {
+    matches!(model.pool.node(e), Node::Num(n) if n.is_zero())
+}
+
+/// An unsuffixed integer literal (`3`, not `3usize`).
+pub(crate) fn ulit(i: usize) -> proc_macro2::Literal {
+    proc_macro2::Literal::usize_unsuffixed(i)
+}
+
+/// A Rust identifier for a user name; keywords become raw identifiers (`r#gen`).
+pub fn ident(name: &str) -> Ident {
+    match syn::parse_str::<Ident>(name) {
+        Ok(id) => id,
+        Err(_) => Ident::new_raw(name, Span::call_site()),
+    }
+}
