@@ -61,13 +61,24 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
     let l_nz = sparsity(model, &kernels.l);
     let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
     let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
+    let n_params = ulit(fields.len());
     let struct_def = options.with_struct.then(|| {
         let doc = format!(" Runtime parameters of the `{}` model.", model.name);
         let field_docs = model.parameters.iter().map(|p| format!(" Parameter `{}`.", p.name));
         quote! {
             #[doc = #doc]
+            // Parameter names follow the mechanics sources (`I1`, `X`), not Rust's case rules.
+            #[allow(non_snake_case)]
             #[derive(Clone, Debug, PartialEq)]
             pub struct #name { #( #[doc = #field_docs] pub #fields: f64, )* }
+            #[allow(non_snake_case)]
+            impl #name {
+                /// The model with its parameters given in declaration order.
+                pub fn from_parameters(values: [f64; #n_params]) -> Self {
+                    let [#(#fields),*] = values;
+                    #name { #(#fields),* }
+                }
+            }
         }
     });
     quote! {

@@ -1,0 +1,279 @@
+//! Shared fixtures of the integration tests: the three constraint models of the oracle contract
+//! (closed N-link chain, Andrews squeezer, rheonomic slider), a seeded random-number generator,
+//! numerical differentiation with derived error bounds, and the one comparison helper every
+//! numerical check goes through.
+//!
+//! Each test binary uses only part of this module, hence the `dead_code` allowance below.
+#![allow(dead_code)] // shared by several test binaries, each using a subset
+
+use codegen::{Env, ExprId, Model, ModelBuilder, Pool};
+
+/// Parameter values of the Andrews squeezer, SEEDS-DIGEST P6 (Hairer–Wanner II §VII.7).
+pub const ANDREWS_PARAMS: [(&str, f64); 11] = [
+    ("rr", 7e-3),
+    ("d", 28e-3),
+    ("ss", 35e-3),
+    ("xb", -0.03635),
+    ("yb", 0.03273),
+    ("e", 2e-2),
+    ("zt", 4e-2),
+    ("xa", -0.06934),
+    ("ya", -0.00227),
+    ("zf", 2e-2),
+    ("u", 4e-2),
+];
+
+/// Consistent initial position q0 of the Andrews squeezer, SEEDS-DIGEST P6.
+pub const ANDREWS_Q0: [f64; 7] = [
+    -0.061_713_890_014_276_45,
+    0.0,
+    0.455_279_819_163_070_37,
+    0.222_668_390_165_885_88,
+    0.487_364_979_543_842_56,
+    -0.222_668_390_165_885_88,
+    1.230_547_444_549_821_2,
+];
+
+/// Identity mass matrix and zero forces: only the constraint kernels are under test.
+fn finish(mut b: ModelBuilder, n: usize) -> Model {
+    let one = b.pool().one();
+    let zero = b.pool().zero();
+    b.mass_diagonal(&vec![one; n]).force(&vec![zero; n]);
+    b.build().unwrap_or_else(|e| panic!("fixture model does not build: {e}"))
+}
+
+/// Closed planar N-link chain with relative angles th1..thN, lengths l1..lN and anchor (X, Y):
+/// a_i = th1 + … + th_i, Φ = [Σ l_i cos a_i − X, Σ l_i sin a_i − Y]. Parameters are ordered
+/// l1..lN, X, Y. Built with the pool constructors (parsing would be quadratic in the text).
+pub fn chain(n: usize) -> Model {
+    let mut b = ModelBuilder::new("Chain");
+    let th: Vec<ExprId> = (1..=n).map(|i| b.coordinate(&format!("th{i}")).0).collect();
+    let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
+    let (x, y) = (b.parameter("X"), b.parameter("Y"));
+    let p = b.pool();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    let mut a = p.zero();
+    for i in 0..n {
+        a = p.add2(a, th[i]);
+        let (c, s) = (p.func(codegen::Func::Cos, a), p.func(codegen::Func::Sin, a));
+        xs.push(p.mul2(l[i], c));
+        ys.push(p.mul2(l[i], s));
+    }
+    let (sx, sy) = (p.add(&xs), p.add(&ys));
+    let phi = [p.sub(sx, x), p.sub(sy, y)];
+    b.holonomic(&phi);
+    finish(b, n)
+}
+
+/// Andrews squeezer: q = (beta, Theta, gamma, Phi, delta, Omega, epsilon), the six loop
+/// constraints g1..g6 of SEEDS-DIGEST P6, parameters in [`ANDREWS_PARAMS`] order. Read from
+/// s-expressions through [`ModelBuilder::parse`].
+pub fn andrews() -> Model {
+    let mut b = ModelBuilder::new("Andrews");
+    for name in ["beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"] {
+        b.coordinate(name);
+    }
+    for (name, _) in ANDREWS_PARAMS {
+        b.parameter(name);
+    }
+    let rows = [
+        "(+ (* rr (cos beta)) (- (* d (cos (+ beta Theta)))) (- (* ss (sin gamma))) (- xb))",
+        "(+ (* rr (sin beta)) (- (* d (sin (+ beta Theta)))) (* ss (cos gamma)) (- yb))",
+        "(+ (* rr (cos beta)) (- (* d (cos (+ beta Theta)))) (- (* e (sin (+ Phi delta)))) (- (* zt (cos delta))) (- xa))",
+        "(+ (* rr (sin beta)) (- (* d (sin (+ beta Theta)))) (* e (cos (+ Phi delta))) (- (* zt (sin delta))) (- ya))",
+        "(+ (* rr (cos beta)) (- (* d (cos (+ beta Theta)))) (- (* zf (cos (+ Omega epsilon)))) (- (* u (sin epsilon))) (- xa))",
+        "(+ (* rr (sin beta)) (- (* d (sin (+ beta Theta)))) (- (* zf (sin (+ Omega epsilon)))) (* u (cos epsilon)) (- ya))",
+    ];
+    let phi: Vec<ExprId> = rows.iter().enumerate().map(|(i, r)| b.parse(r, &format!("g{}", i + 1))).collect();
+    b.holonomic(&phi);
+    finish(b, 7)
+}
+
+/// Rheonomic slider: q = (xl, yl), parameters (r, omega, Lb, ell); yb = r sin(omega t),
+/// xb = sqrt(Lb² − yb²), Φ = [xb·xl + yb·yl, xl² + yl² − ell²].
+pub fn rheonomic() -> Model {
+    let mut b = ModelBuilder::new("Rheonomic");
+    b.coordinate("xl");
+    b.coordinate("yl");
+    for name in ["r", "omega", "Lb", "ell"] {
+        b.parameter(name);
+    }
+    let yb = "(* r (sin (* omega t)))";
+    let xb = format!("(sqrt (- (^ Lb 2) (^ {yb} 2)))");
+    let phi = [
+        b.parse(&format!("(+ (* {xb} xl) (* {yb} yl))"), "phi[0]"),
+        b.parse("(- (+ (^ xl 2) (^ yl 2)) (^ ell 2))", "phi[1]"),
+    ];
+    b.holonomic(&phi);
+    finish(b, 2)
+}
+
+/// A numerical state of a model: time, coordinates, velocities and parameter values (in the
+/// model's parameter order).
+#[derive(Clone, Debug)]
+pub struct State {
+    /// Time.
+    pub t: f64,
+    /// Coordinates.
+    pub q: Vec<f64>,
+    /// Velocities.
+    pub v: Vec<f64>,
+    /// Parameters.
+    pub p: Vec<f64>,
+}
+
+impl State {
+    /// The evaluation environment of this state.
+    pub fn env(&self, model: &Model) -> Env {
+        let mut env = Env::new();
+        env.set(&model.pool, model.time, self.t);
+        for (i, c) in model.coordinates.iter().enumerate() {
+            env.set(&model.pool, c.q, self.q[i]);
+            env.set(&model.pool, c.v, self.v[i]);
+        }
+        for (i, p) in model.parameters.iter().enumerate() {
+            env.set(&model.pool, p.sym, self.p[i]);
+        }
+        env
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so that every run sees the same states.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator with a fixed seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// `n` values uniform in [lo, hi).
+    pub fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.range(lo, hi)).collect()
+    }
+}
+
+/// A random state of `chain(n)`: angles in [−π, π), lengths in [0.5, 2), anchor in [−2, 2)²,
+/// velocities in [−1, 1), time in [0, 1).
+pub fn chain_state(rng: &mut Rng, n: usize) -> State {
+    let mut p = rng.vec(n, 0.5, 2.0);
+    p.extend(rng.vec(2, -2.0, 2.0));
+    State { t: rng.unit(), q: rng.vec(n, -std::f64::consts::PI, std::f64::consts::PI), v: rng.vec(n, -1.0, 1.0), p }
+}
+
+/// A random state of `andrews()`: q0 of the digest perturbed by up to ±0.1 rad, velocities in
+/// [−1, 1) rad/s, the digest's parameters.
+pub fn andrews_state(rng: &mut Rng) -> State {
+    let q = ANDREWS_Q0.iter().map(|&q0| q0 + rng.range(-0.1, 0.1)).collect();
+    let p = ANDREWS_PARAMS.iter().map(|&(_, v)| v).collect();
+    State { t: rng.unit(), q, v: rng.vec(7, -1.0, 1.0), p }
+}
+
+/// A random state of `rheonomic()`: r in [0.2, 0.5), omega in [0.5, 3), Lb in [1, 2) (so
+/// Lb > r and the square root stays away from zero), ell in [0.5, 1.5), q and v in [−1, 1).
+pub fn rheonomic_state(rng: &mut Rng) -> State {
+    let p = vec![rng.range(0.2, 0.5), rng.range(0.5, 3.0), rng.range(1.0, 2.0), rng.range(0.5, 1.5)];
+    State { t: rng.range(0.0, 2.0), q: rng.vec(2, -1.0, 1.0), v: rng.vec(2, -1.0, 1.0), p }
+}
+
+/// Evaluate `roots` with one symbol overridden.
+pub fn eval_with(pool: &Pool, roots: &[ExprId], env: &Env, sym: ExprId, value: f64) -> Vec<f64> {
+    let mut env = env.clone();
+    env.set(pool, sym, value);
+    pool.eval_many(roots, &env)
+}
+
+/// Largest magnitude among the finite values of every node reachable from `roots`: a bound on
+/// the size of the terms whose rounding errors add up in an evaluation (cancellation included).
+pub fn magnitude(pool: &Pool, roots: &[ExprId], env: &Env) -> f64 {
+    let nodes = pool.reachable(roots);
+    pool.eval_many(&nodes, env).into_iter().filter(|x| x.is_finite()).fold(0.0, |m, x| m.max(x.abs()))
+}
+
+/// Relative rounding error of one evaluation of an expression graph, as a multiple of the
+/// largest intermediate magnitude: every node adds at most one rounding of its own size, and
+/// the graphs tested here are a few dozen nodes deep; 64 ulps covers that with margin.
+pub const EVAL_ULPS: f64 = 64.0;
+
+/// A central finite difference with its error bound.
+#[derive(Clone, Copy, Debug)]
+pub struct Fd {
+    /// The estimate of f'(x).
+    pub value: f64,
+    /// The bound on its error.
+    pub tol: f64,
+    /// False when the stencil straddles a kink or jump (see [`central_diff`]).
+    pub smooth: bool,
+}
+
+/// f'(x) by the central difference D(h) = (f(x+h) − f(x−h)) / 2h, with h = ∛ε · scale.
+///
+/// Error of D(h): truncation h²/6 · f'''(ξ) plus round-off noise/h, where `noise` is the
+/// absolute evaluation error of f (EVAL_ULPS · ε · the largest intermediate magnitude). The
+/// step ∛ε balances the two (both ≈ ε^⅔ ≈ 4e-11 relative). The truncation term is estimated by
+/// Richardson from D(2h) (error 4× larger): |D(2h) − D(h)| / 3. The bound is 4 × (that +
+/// 2·noise/h): a factor 4 because both estimates are leading-order only.
+///
+/// Kinks and jumps (abs, min, max, select) are detected from the one-sided differences:
+/// for smooth f, with s(h) = f(x+h) − 2f(x) + f(x−h) (= h·(forward − backward difference)),
+/// s(2h) − 4·s(h) = O(h⁴ f'''') and D(2h) − D(h) = O(h² f'''). A slope jump J at distance δ
+/// inside the stencil makes them J·(3|δ| − 2h) and J·|δ|/4h·(…): no single δ zeroes both, so the
+/// stencil is declared non-smooth when either exceeds 1e-6·(1 + |f'|) (per unit h) above the
+/// round-off. The analytic derivative is then not compared at that point.
+pub fn central_diff(f: impl Fn(f64) -> f64, x: f64, scale: f64, noise: f64) -> Fd {
+    let h = f64::EPSILON.cbrt() * scale;
+    // `x ± h` is rounded; use the step actually taken.
+    let (xp1, xm1, xp2, xm2) = (x + h, x - h, x + 2.0 * h, x - 2.0 * h);
+    let (fp1, fm1, fp2, fm2, f0) = (f(xp1), f(xm1), f(xp2), f(xm2), f(x));
+    let d1 = (fp1 - fm1) / (xp1 - xm1);
+    let d2 = (fp2 - fm2) / (xp2 - xm2);
+    let roundoff = 2.0 * noise / h;
+    let tol = 4.0 * ((d2 - d1).abs() / 3.0 + roundoff);
+    let (s1, s2) = (fp1 - 2.0 * f0 + fm1, fp2 - 2.0 * f0 + fm2);
+    let allowance = 1e-6 * (1.0 + d1.abs());
+    let curvature_ok = (s2 - 4.0 * s1).abs() <= allowance * h + 12.0 * noise;
+    let richardson_ok = (d2 - d1).abs() <= allowance + 2.0 * roundoff;
+    let finite = [fp1, fm1, fp2, fm2, f0].iter().all(|v| v.is_finite());
+    Fd { value: d1, tol, smooth: finite && curvature_ok && richardson_ok }
+}
+
+/// f''(0) of s ↦ f(s) by the 5-point stencil (−f(2h) + 16f(h) − 30f(0) + 16f(−h) − f(−2h)) / 12h².
+///
+/// With `rate` an upper bound on how fast f oscillates (|f⁽ᵏ⁾| ≲ rate^k · `size`, true for the
+/// trigonometric models here with rate = 1 + Σ|v| + |ω|), the error is truncation
+/// h⁴/90 · f⁽⁶⁾ ≲ (h·rate)⁴/90 · rate² · size plus round-off (64/12) · noise / h². With
+/// h·rate = ε^⅙ the two are ≈ 4e-13 and ≈ 2e-10·(noise/ε·size) relative to rate²·size; the
+/// returned tolerance is 4 × their sum.
+pub fn second_diff(f: impl Fn(f64) -> f64, rate: f64, size: f64, noise: f64) -> (f64, f64) {
+    let h = f64::EPSILON.powf(1.0 / 6.0) / rate;
+    let value = (-f(2.0 * h) + 16.0 * f(h) - 30.0 * f(0.0) + 16.0 * f(-h) - f(-2.0 * h)) / (12.0 * h * h);
+    let truncation = (h * rate).powi(4) / 90.0 * rate * rate * size;
+    let roundoff = 64.0 / 12.0 * noise / (h * h);
+    (value, 4.0 * (truncation + roundoff))
+}
+
+/// The one comparison helper: `|got − want| ≤ tol`, else panic with the context, the index,
+/// both values, the difference and the tolerance.
+#[track_caller]
+pub fn assert_close(context: &str, index: &str, got: f64, want: f64, tol: f64) {
+    let delta = (got - want).abs();
+    assert!(
+        delta <= tol && got.is_finite() == want.is_finite(),
+        "{context} [{index}]: got {got:e}, want {want:e}, |delta| = {delta:e} > tol = {tol:e}"
+    );
+}

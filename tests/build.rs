@@ -1,0 +1,24 @@
+//! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
+//! compiled as part of the test build (the bindgen "expectations compile" discipline).
+
+use codegen::{emit, fixtures, kernels, Model};
+use std::path::Path;
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let models: Vec<(&str, fn() -> Model)> = vec![
+        ("cartesian_pendulum", fixtures::cartesian_pendulum),
+        ("closed_chain3", || fixtures::closed_chain(3)),
+        ("closed_chain20", || fixtures::closed_chain(20)),
+        ("andrews", fixtures::andrews),
+        ("rheonomic", fixtures::rheonomic),
+    ];
+    for (file, build) in models {
+        let mut model = build();
+        let kernels = kernels::derive(&mut model);
+        let options = emit::EmitOptions { with_struct: true, ..Default::default() };
+        let source = emit::emit_source(&model, &kernels, &options);
+        std::fs::write(Path::new(&out_dir).join(format!("{file}.rs")), source).expect("write generated kernels");
+    }
+}
