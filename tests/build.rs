@@ -13,6 +13,7 @@ fn main() {
         ("closed_chain20", || fixtures::closed_chain(20)),
         ("andrews", fixtures::andrews),
         ("rheonomic", fixtures::rheonomic),
+        ("node_zoo", fixtures::node_zoo),
     ];
     for (file, build) in models {
         let mut model = build();

@@ -7,6 +7,7 @@ fn main() {
         Some("chain") => fixtures::closed_chain(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(3)),
         Some("andrews") => fixtures::andrews(),
         Some("rheonomic") => fixtures::rheonomic(),
+        Some("zoo") => fixtures::node_zoo(),
         _ => fixtures::cartesian_pendulum(),
     };
     let kernels = kernels::derive(&mut model);

@@ -259,7 +259,8 @@ fn number(n: Number) -> (TokenStream, Prec) {
         Number::Rational(p, 1) => float_literal(p as f64, false),
         Number::Rational(p, q) => {
             let (p, q) = (float_literal(p as f64, false), float_literal(q as f64, false));
-            return if negative { (quote!(-(#p / #q)), Prec::Unary) } else { (quote!((#p / #q)), Prec::Atom) };
+            // `-1.0 / 3.0` is `(-1.0) / 3.0`: the same correctly rounded value as `-(1.0 / 3.0)`.
+            return if negative { (quote!(-#p / #q), Prec::Product) } else { (quote!(#p / #q), Prec::Product) };
         }
         Number::Float(_) => float_literal(magnitude.to_f64(), false),
     };

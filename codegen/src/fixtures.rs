@@ -350,3 +350,49 @@ pub fn cartesian_pendulum() -> Model {
     b.holonomic(&[phi]).mass_diagonal(&[mass, mass]).force(&[zero, weight]);
     b.build().expect("the pendulum fixture is valid")
 }
+
+/// A one-body model that exercises every node kind in Φ, M and Q: a bouncing point on a road
+/// with a step profile (`if t > t_step`), a one-sided tyre force `max(k·(r − y), 0)`, and
+/// `tan`, `exp`, `ln`, `abs`, `atan2`, `min`, `powf` in the applied force.
+pub fn node_zoo() -> Model {
+    let mut b = ModelBuilder::new("NodeZoo");
+    let (x, vx) = b.coordinate("x");
+    let (y, vy) = b.coordinate("y");
+    let (k, r, step, mass) = (b.parameter("k"), b.parameter("r"), b.parameter("t_step"), b.parameter("mass"));
+    let t = b.time();
+    let pool = b.pool();
+    // Prescribed path: y − 0.1·sin(x) − (if t > t_step { 0.05 } else { 0 }) = 0.
+    let later = pool.cmp(crate::pool::CmpOp::Gt, t, step);
+    let (bump, zero) = (pool.rational(1, 20), pool.zero());
+    let road = pool.select(later, bump, zero);
+    let sx = pool.func(Func::Sin, x);
+    let tenth = pool.rational(1, 10);
+    let wave = pool.mul2(tenth, sx);
+    let lift = pool.add2(wave, road);
+    let phi = pool.sub(y, lift);
+    // Tyre force max(k (r − y), 0), drag −|vx|·vx, and a zoo of smooth terms in x.
+    let gap = pool.sub(r, y);
+    let spring = pool.mul2(k, gap);
+    let tyre = pool.max(spring, zero);
+    let avx = pool.func(Func::Abs, vx);
+    let drag0 = pool.mul2(avx, vx);
+    let drag = pool.neg(drag0);
+    let one = pool.one();
+    let x2 = pool.powi(x, 2);
+    let x2p1 = pool.add2(x2, one);
+    let ln = pool.func(Func::Ln, x2p1);
+    let half_x = pool.mul2(tenth, x);
+    let tan = pool.func(Func::Tan, half_x);
+    let exp = pool.func(Func::Exp, half_x);
+    let angle = pool.atan2(vy, x2p1);
+    let capped = pool.min(angle, one);
+    let e = pool.rational(3, 2);
+    let root = pool.pow(x2p1, e);
+    let root_real = pool.pow(x2p1, tenth);
+    let fx = pool.add(&[drag, ln, tan, capped]);
+    let fy0 = pool.add(&[tyre, exp, root]);
+    let fy = pool.sub(fy0, root_real);
+    let _ = vy;
+    b.holonomic(&[phi]).mass_diagonal(&[mass, mass]).force(&[fx, fy]);
+    b.build().expect("the node-zoo fixture is valid")
+}

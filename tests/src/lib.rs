@@ -10,4 +10,5 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/closed_chain20.rs"));
     include!(concat!(env!("OUT_DIR"), "/andrews.rs"));
     include!(concat!(env!("OUT_DIR"), "/rheonomic.rs"));
+    include!(concat!(env!("OUT_DIR"), "/node_zoo.rs"));
 }

@@ -11,7 +11,7 @@
 use codegen::{Env, ExprId, Kernels, Model, fixtures, kernels};
 use nalgebra::DMatrix;
 use runtime::{ConstrainedSystem, DynamicsOut};
-use tests::generated::{Andrews, CartesianPendulum, ClosedChain3, ClosedChain20, Rheonomic};
+use tests::generated::{Andrews, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic};
 
 const TOLERANCE: f64 = 1e-11;
 
@@ -139,4 +139,10 @@ fn andrews() {
 fn rheonomic() {
     // Parameters (r, omega, Lb, ell): xb = sqrt(Lb² − r² sin²ωt) needs Lb > r.
     check_model_with(fixtures::rheonomic(), |p| Rheonomic::from_parameters(p.try_into().unwrap()), 5, |p| p[2] = p[0] + 1.0);
+}
+
+#[test]
+fn node_zoo() {
+    // Parameters (k, r, t_step, mass): a step time inside the sampled t ∈ [0, 2].
+    check_model_with(fixtures::node_zoo(), |p| NodeZoo::from_parameters(p.try_into().unwrap()), 6, |p| p[2] = 1.0);
 }

@@ -1,0 +1,169 @@
+//! Derived kernels against an independent computer-algebra oracle: `tests/oracle/kernels.py`
+//! builds the same models in SymPy or SymEngine, differentiates them there and evaluates Φ, Φ_q,
+//! Φ_t, γ and L at 50+ significant digits, rounded once to f64. For the chain (3 and 10 links),
+//! the Andrews squeezer and the rheonomic slider, at seeded random states, our `Pool::eval_many`
+//! of `kernels::derive` must agree to 1e-12 relative.
+//!
+//! The oracle is not optional: when the interpreter (`<workspace>/.venv/bin/python`, or
+//! `$ORACLE_PYTHON`) or its packages are missing, the tests fail and say how to install them.
+
+mod common;
+
+use codegen::Model;
+use codegen::kernels::derive;
+use common::{Rng, State, assert_close, magnitude};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Command;
+
+const INSTALL: &str = "install the oracle from the workspace root with \
+    `python3 -m venv .venv && .venv/bin/pip install -r tests/oracle/requirements.txt` \
+    (or point ORACLE_PYTHON at an interpreter that has sympy and symengine)";
+
+/// Relative agreement required. The oracle is exact to half an ulp; our f64 evaluation errs by
+/// a few ulps of the largest term of each entry, so 1e-12 leaves three orders of margin while
+/// still catching any wrong term (which would be off by the size of a term).
+const REL: f64 = 1e-12;
+
+/// Which oracle model to run, and how to draw states for it.
+struct Case {
+    model: &'static str,
+    n_links: Option<usize>,
+    build: fn() -> Model,
+    state: fn(&mut Rng) -> State,
+    points: usize,
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("codegen sits in the workspace").to_path_buf()
+}
+
+fn python() -> PathBuf {
+    std::env::var_os("ORACLE_PYTHON").map(PathBuf::from).unwrap_or_else(|| workspace().join(".venv/bin/python"))
+}
+
+/// Run the oracle on `input` and return its parsed output; any failure panics with the
+/// installation hint.
+fn run_oracle(input: &Value, tag: &str) -> Value {
+    let python = python();
+    assert!(python.exists(), "oracle interpreter {} not found: {INSTALL}", python.display());
+    let dir = std::env::temp_dir();
+    let stem = format!("codegen-oracle-{}-{tag}", std::process::id());
+    let (in_path, out_path) = (dir.join(format!("{stem}-in.json")), dir.join(format!("{stem}-out.json")));
+    std::fs::write(&in_path, serde_json::to_vec(input).expect("serialisable")).expect("write oracle input");
+    let script = workspace().join("tests/oracle/kernels.py");
+    let output = Command::new(&python)
+        .arg(&script)
+        .arg(&in_path)
+        .arg(&out_path)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {INSTALL}", python.display()));
+    let _ = std::fs::remove_file(&in_path);
+    assert!(
+        output.status.success(),
+        "oracle {} {} failed ({}):\n{}\n{INSTALL}",
+        python.display(),
+        script.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&out_path).expect("oracle wrote its output");
+    let _ = std::fs::remove_file(&out_path);
+    serde_json::from_str(&text).expect("oracle output is JSON")
+}
+
+/// Compare every kernel of `case` with the oracle's `backend` at `case.points` seeded states.
+///
+/// Tolerance per entry: REL · max(|ref|, scale), where scale = S · rate^k, S the largest
+/// intermediate magnitude of Φ's graph at the state (the size of the terms that cancel in Φ),
+/// rate = 1 + Σ|v| (+ |ω| for the rheonomic model) and k the number of time derivatives the
+/// kernel carries (Φ, Φ_q: 0; Φ_t, L: 1; γ: 2). Entries that cancel to far below their terms
+/// (or are exactly zero) are thus judged against the size of their terms, where our own
+/// round-off lives, instead of failing on absolute noise.
+fn check(case: Case, backend: &str) {
+    let mut model = (case.build)();
+    let k = derive(&mut model);
+    let mut rng = Rng::new(0x6f72_6163_6c65);
+    let mut states: Vec<State> = (0..case.points).map(|_| (case.state)(&mut rng)).collect();
+    // The oracle takes one parameter set per run: every point uses the first state's.
+    let p0 = states[0].p.clone();
+    for s in &mut states {
+        s.p.clone_from(&p0);
+    }
+    let params: serde_json::Map<String, Value> =
+        model.parameters.iter().zip(&p0).map(|(p, &value)| (p.name.clone(), json!(value))).collect();
+    let points: Vec<Value> = states.iter().map(|s| json!({"t": s.t, "q": s.q, "v": s.v})).collect();
+    let mut input = json!({"model": case.model, "backend": backend, "params": params, "points": points});
+    if let Some(n) = case.n_links {
+        input["n_links"] = json!(n);
+    }
+    let tag = format!("{}{}-{backend}", case.model, case.n_links.map_or(String::new(), |n| n.to_string()));
+    let output = run_oracle(&input, &tag);
+    let refs = output["points"].as_array().expect("oracle output has points");
+    assert_eq!(refs.len(), states.len(), "oracle returned a different number of points");
+    let label = case.n_links.map_or(case.model.to_string(), |n| format!("{}({n})", case.model));
+    for (point, (s, r)) in states.iter().zip(refs).enumerate() {
+        let env = s.env(&model);
+        let size = magnitude(&model.pool, &k.phi, &env);
+        let omega = if case.model == "rheonomic" { s.p[1].abs() } else { 0.0 };
+        let rate = 1.0 + s.v.iter().map(|v| v.abs()).sum::<f64>() + omega;
+        let kernels = [
+            ("phi", &k.phi, 0),
+            ("phi_q", &k.phi_q.entries, 0),
+            ("phi_t", &k.phi_t, 1),
+            ("gamma", &k.gamma, 2),
+            ("L", &k.l.entries, 1),
+        ];
+        for (name, entries, time_derivatives) in kernels {
+            let got = model.pool.eval_many(entries, &env);
+            let want = flatten(&r[name]);
+            assert_eq!(got.len(), want.len(), "{label}/{backend}: kernel {name} has a different shape");
+            let scale = size * rate.powi(time_derivatives);
+            let ctx = format!("model {label}, backend {backend}, point {point}, kernel {name}");
+            for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                assert_close(&ctx, &i.to_string(), g, w, REL * w.abs().max(scale));
+            }
+        }
+    }
+}
+
+/// A JSON vector or row-major matrix of numbers, flattened.
+fn flatten(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(xs) => xs.iter().flat_map(flatten).collect(),
+        x => vec![x.as_f64().unwrap_or_else(|| panic!("oracle value {x} is not a number"))],
+    }
+}
+
+fn chain3() -> Case {
+    Case { model: "chain", n_links: Some(3), build: || common::chain(3), state: |r| common::chain_state(r, 3), points: 6 }
+}
+
+fn chain10() -> Case {
+    Case { model: "chain", n_links: Some(10), build: || common::chain(10), state: |r| common::chain_state(r, 10), points: 3 }
+}
+
+fn andrews() -> Case {
+    Case { model: "andrews", n_links: None, build: common::andrews, state: common::andrews_state, points: 4 }
+}
+
+fn rheonomic() -> Case {
+    Case { model: "rheonomic", n_links: None, build: common::rheonomic, state: common::rheonomic_state, points: 6 }
+}
+
+macro_rules! cases {
+    ($($name:ident: $case:expr, $backend:literal;)*) => {
+        $(#[test] fn $name() { check($case, $backend); })*
+    };
+}
+
+cases! {
+    chain3_sympy: chain3(), "sympy";
+    chain3_symengine: chain3(), "symengine";
+    chain10_sympy: chain10(), "sympy";
+    chain10_symengine: chain10(), "symengine";
+    andrews_sympy: andrews(), "sympy";
+    andrews_symengine: andrews(), "symengine";
+    rheonomic_sympy: rheonomic(), "sympy";
+    rheonomic_symengine: rheonomic(), "symengine";
+}
