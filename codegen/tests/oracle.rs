@@ -35,22 +35,35 @@ struct Case {
 }
 
 fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("codegen sits in the workspace").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("codegen sits in the workspace")
+        .to_path_buf()
 }
 
 fn python() -> PathBuf {
-    std::env::var_os("ORACLE_PYTHON").map(PathBuf::from).unwrap_or_else(|| workspace().join(".venv/bin/python"))
+    std::env::var_os("ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".venv/bin/python"))
 }
 
 /// Run the oracle on `input` and return its parsed output; any failure panics with the
 /// installation hint.
 fn run_oracle(input: &Value, tag: &str) -> Value {
     let python = python();
-    assert!(python.exists(), "oracle interpreter {} not found: {INSTALL}", python.display());
+    assert!(
+        python.exists(),
+        "oracle interpreter {} not found: {INSTALL}",
+        python.display()
+    );
     let dir = std::env::temp_dir();
     let stem = format!("codegen-oracle-{}-{tag}", std::process::id());
-    let (in_path, out_path) = (dir.join(format!("{stem}-in.json")), dir.join(format!("{stem}-out.json")));
-    std::fs::write(&in_path, serde_json::to_vec(input).expect("serialisable")).expect("write oracle input");
+    let (in_path, out_path) = (
+        dir.join(format!("{stem}-in.json")),
+        dir.join(format!("{stem}-out.json")),
+    );
+    std::fs::write(&in_path, serde_json::to_vec(input).expect("serialisable"))
+        .expect("write oracle input");
     let script = workspace().join("tests/oracle/kernels.py");
     let output = Command::new(&python)
         .arg(&script)
@@ -90,22 +103,46 @@ fn check(case: Case, backend: &str) {
     for s in &mut states {
         s.p.clone_from(&p0);
     }
-    let params: serde_json::Map<String, Value> =
-        model.parameters.iter().zip(&p0).map(|(p, &value)| (p.name.clone(), json!(value))).collect();
-    let points: Vec<Value> = states.iter().map(|s| json!({"t": s.t, "q": s.q, "v": s.v})).collect();
-    let mut input = json!({"model": case.model, "backend": backend, "params": params, "points": points});
+    let params: serde_json::Map<String, Value> = model
+        .parameters
+        .iter()
+        .zip(&p0)
+        .map(|(p, &value)| (p.name.clone(), json!(value)))
+        .collect();
+    let points: Vec<Value> = states
+        .iter()
+        .map(|s| json!({"t": s.t, "q": s.q, "v": s.v}))
+        .collect();
+    let mut input =
+        json!({"model": case.model, "backend": backend, "params": params, "points": points});
     if let Some(n) = case.n_links {
         input["n_links"] = json!(n);
     }
-    let tag = format!("{}{}-{backend}", case.model, case.n_links.map_or(String::new(), |n| n.to_string()));
+    let tag = format!(
+        "{}{}-{backend}",
+        case.model,
+        case.n_links.map_or(String::new(), |n| n.to_string())
+    );
     let output = run_oracle(&input, &tag);
-    let refs = output["points"].as_array().expect("oracle output has points");
-    assert_eq!(refs.len(), states.len(), "oracle returned a different number of points");
-    let label = case.n_links.map_or(case.model.to_string(), |n| format!("{}({n})", case.model));
+    let refs = output["points"]
+        .as_array()
+        .expect("oracle output has points");
+    assert_eq!(
+        refs.len(),
+        states.len(),
+        "oracle returned a different number of points"
+    );
+    let label = case
+        .n_links
+        .map_or(case.model.to_string(), |n| format!("{}({n})", case.model));
     for (point, (s, r)) in states.iter().zip(refs).enumerate() {
         let env = s.env(&model);
         let size = magnitude(&model.pool, &k.phi, &env);
-        let omega = if case.model == "rheonomic" { s.p[1].abs() } else { 0.0 };
+        let omega = if case.model == "rheonomic" {
+            s.p[1].abs()
+        } else {
+            0.0
+        };
         let rate = 1.0 + s.v.iter().map(|v| v.abs()).sum::<f64>() + omega;
         let kernels = [
             ("phi", &k.phi, 0),
@@ -117,7 +154,11 @@ fn check(case: Case, backend: &str) {
         for (name, entries, time_derivatives) in kernels {
             let got = model.pool.eval_many(entries, &env);
             let want = flatten(&r[name]);
-            assert_eq!(got.len(), want.len(), "{label}/{backend}: kernel {name} has a different shape");
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{label}/{backend}: kernel {name} has a different shape"
+            );
             let scale = size * rate.powi(time_derivatives);
             let ctx = format!("model {label}, backend {backend}, point {point}, kernel {name}");
             for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
@@ -131,24 +172,51 @@ fn check(case: Case, backend: &str) {
 fn flatten(v: &Value) -> Vec<f64> {
     match v {
         Value::Array(xs) => xs.iter().flat_map(flatten).collect(),
-        x => vec![x.as_f64().unwrap_or_else(|| panic!("oracle value {x} is not a number"))],
+        x => vec![
+            x.as_f64()
+                .unwrap_or_else(|| panic!("oracle value {x} is not a number")),
+        ],
     }
 }
 
 fn chain3() -> Case {
-    Case { model: "chain", n_links: Some(3), build: || common::chain(3), state: |r| common::chain_state(r, 3), points: 6 }
+    Case {
+        model: "chain",
+        n_links: Some(3),
+        build: || common::chain(3),
+        state: |r| common::chain_state(r, 3),
+        points: 6,
+    }
 }
 
 fn chain10() -> Case {
-    Case { model: "chain", n_links: Some(10), build: || common::chain(10), state: |r| common::chain_state(r, 10), points: 3 }
+    Case {
+        model: "chain",
+        n_links: Some(10),
+        build: || common::chain(10),
+        state: |r| common::chain_state(r, 10),
+        points: 3,
+    }
 }
 
 fn andrews() -> Case {
-    Case { model: "andrews", n_links: None, build: common::andrews, state: common::andrews_state, points: 4 }
+    Case {
+        model: "andrews",
+        n_links: None,
+        build: common::andrews,
+        state: common::andrews_state,
+        points: 4,
+    }
 }
 
 fn rheonomic() -> Case {
-    Case { model: "rheonomic", n_links: None, build: common::rheonomic, state: common::rheonomic_state, points: 6 }
+    Case {
+        model: "rheonomic",
+        n_links: None,
+        build: common::rheonomic,
+        state: common::rheonomic_state,
+        points: 6,
+    }
 }
 
 macro_rules! cases {

@@ -39,7 +39,8 @@ fn finish(mut b: ModelBuilder, n: usize) -> Model {
     let one = b.pool().one();
     let zero = b.pool().zero();
     b.mass_diagonal(&vec![one; n]).force(&vec![zero; n]);
-    b.build().unwrap_or_else(|e| panic!("fixture model does not build: {e}"))
+    b.build()
+        .unwrap_or_else(|e| panic!("fixture model does not build: {e}"))
 }
 
 /// Closed planar N-link chain with relative angles th1..thN, lengths l1..lN and anchor (X, Y):
@@ -84,7 +85,11 @@ pub fn andrews() -> Model {
         "(+ (* rr (cos beta)) (- (* d (cos (+ beta Theta)))) (- (* zf (cos (+ Omega epsilon)))) (- (* u (sin epsilon))) (- xa))",
         "(+ (* rr (sin beta)) (- (* d (sin (+ beta Theta)))) (- (* zf (sin (+ Omega epsilon)))) (* u (cos epsilon)) (- ya))",
     ];
-    let phi: Vec<ExprId> = rows.iter().enumerate().map(|(i, r)| b.parse(r, &format!("g{}", i + 1))).collect();
+    let phi: Vec<ExprId> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| b.parse(r, &format!("g{}", i + 1)))
+        .collect();
     b.holonomic(&phi);
     finish(b, 7)
 }
@@ -173,22 +178,45 @@ impl Rng {
 pub fn chain_state(rng: &mut Rng, n: usize) -> State {
     let mut p = rng.vec(n, 0.5, 2.0);
     p.extend(rng.vec(2, -2.0, 2.0));
-    State { t: rng.unit(), q: rng.vec(n, -std::f64::consts::PI, std::f64::consts::PI), v: rng.vec(n, -1.0, 1.0), p }
+    State {
+        t: rng.unit(),
+        q: rng.vec(n, -std::f64::consts::PI, std::f64::consts::PI),
+        v: rng.vec(n, -1.0, 1.0),
+        p,
+    }
 }
 
 /// A random state of `andrews()`: q0 of the digest perturbed by up to ±0.1 rad, velocities in
 /// [−1, 1) rad/s, the digest's parameters.
 pub fn andrews_state(rng: &mut Rng) -> State {
-    let q = ANDREWS_Q0.iter().map(|&q0| q0 + rng.range(-0.1, 0.1)).collect();
+    let q = ANDREWS_Q0
+        .iter()
+        .map(|&q0| q0 + rng.range(-0.1, 0.1))
+        .collect();
     let p = ANDREWS_PARAMS.iter().map(|&(_, v)| v).collect();
-    State { t: rng.unit(), q, v: rng.vec(7, -1.0, 1.0), p }
+    State {
+        t: rng.unit(),
+        q,
+        v: rng.vec(7, -1.0, 1.0),
+        p,
+    }
 }
 
 /// A random state of `rheonomic()`: r in [0.2, 0.5), omega in [0.5, 3), Lb in [1, 2) (so
 /// Lb > r and the square root stays away from zero), ell in [0.5, 1.5), q and v in [−1, 1).
 pub fn rheonomic_state(rng: &mut Rng) -> State {
-    let p = vec![rng.range(0.2, 0.5), rng.range(0.5, 3.0), rng.range(1.0, 2.0), rng.range(0.5, 1.5)];
-    State { t: rng.range(0.0, 2.0), q: rng.vec(2, -1.0, 1.0), v: rng.vec(2, -1.0, 1.0), p }
+    let p = vec![
+        rng.range(0.2, 0.5),
+        rng.range(0.5, 3.0),
+        rng.range(1.0, 2.0),
+        rng.range(0.5, 1.5),
+    ];
+    State {
+        t: rng.range(0.0, 2.0),
+        q: rng.vec(2, -1.0, 1.0),
+        v: rng.vec(2, -1.0, 1.0),
+        p,
+    }
 }
 
 /// Evaluate `roots` with one symbol overridden.
@@ -202,7 +230,10 @@ pub fn eval_with(pool: &Pool, roots: &[ExprId], env: &Env, sym: ExprId, value: f
 /// the size of the terms whose rounding errors add up in an evaluation (cancellation included).
 pub fn magnitude(pool: &Pool, roots: &[ExprId], env: &Env) -> f64 {
     let nodes = pool.reachable(roots);
-    pool.eval_many(&nodes, env).into_iter().filter(|x| x.is_finite()).fold(0.0, |m, x| m.max(x.abs()))
+    pool.eval_many(&nodes, env)
+        .into_iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0, |m, x| m.max(x.abs()))
 }
 
 /// Absolute rounding error of one evaluation of a model's expression graph, in ulps of the
@@ -230,12 +261,16 @@ pub struct Fd {
 /// Richardson from D(2h) (error 4× larger): |D(2h) − D(h)| / 3. The bound is 4 × (that +
 /// 2·noise/h): a factor 4 because both estimates are leading-order only.
 ///
-/// Kinks and jumps (abs, min, max, select) are detected from the one-sided differences:
-/// for smooth f, with s(h) = f(x+h) − 2f(x) + f(x−h) (= h·(forward − backward difference)),
-/// s(2h) − 4·s(h) = O(h⁴ f'''') and D(2h) − D(h) = O(h² f'''). A slope jump J at distance δ
-/// inside the stencil makes them J·(3|δ| − 2h) and J·|δ|/4h·(…): no single δ zeroes both, so the
-/// stencil is declared non-smooth when either exceeds 1e-6·(1 + |f'|) (per unit h) above the
-/// round-off. The analytic derivative is then not compared at that point.
+/// Kinks and jumps (abs, min, max, select, cmp) are detected from the one-sided differences.
+/// With s(h) = f(x+h) − 2f(x) + f(x−h) = h·(forward − backward difference), a smooth f gives
+/// s(2h) − 4·s(h) = O(h⁴ f'''') and D(2h) − D(h) = h²f'''/2 + O(h⁴). A slope jump J at
+/// distance δ from x adds J·(3|δ| − 2h) and J·|δ|/4h to them when |δ| < h, and J·(2h − |δ|)
+/// and J·(2h − |δ|)/4h when h ≤ |δ| < 2h: the first vanishes only at |δ| = 2h/3, the second
+/// only at δ = 0, so no kink escapes both. A jump in f adds O(jump) to s and O(jump/h) to D.
+/// The stencil is declared non-smooth when s(2h) − 4·s(h) exceeds 1e-6·(1 + |f'|)·h + 12·noise,
+/// or D(2h) − D(h) exceeds 1e-6·(1 + |f'|) + 2× the round-off of D; a smooth f stays below
+/// unless |f'''| ≳ 5e4·(1 + |f'|) (e.g. next to a pole of tan), where the difference quotient
+/// is unreliable anyway. The analytic derivative is not compared at non-smooth stencils.
 pub fn central_diff(f: impl Fn(f64) -> f64, x: f64, scale: f64, noise: f64) -> Fd {
     let h = f64::EPSILON.cbrt() * scale;
     // `x ± h` is rounded; use the step actually taken.
@@ -250,7 +285,11 @@ pub fn central_diff(f: impl Fn(f64) -> f64, x: f64, scale: f64, noise: f64) -> F
     let curvature_ok = (s2 - 4.0 * s1).abs() <= allowance * h + 12.0 * noise;
     let richardson_ok = (d2 - d1).abs() <= allowance + 2.0 * roundoff;
     let finite = [fp1, fm1, fp2, fm2, f0].iter().all(|v| v.is_finite());
-    Fd { value: d1, tol, smooth: finite && curvature_ok && richardson_ok }
+    Fd {
+        value: d1,
+        tol,
+        smooth: finite && curvature_ok && richardson_ok,
+    }
 }
 
 /// f''(0) of s ↦ f(s) by the 5-point stencil (−f(2h) + 16f(h) − 30f(0) + 16f(−h) − f(−2h)) / 12h².
@@ -262,7 +301,8 @@ pub fn central_diff(f: impl Fn(f64) -> f64, x: f64, scale: f64, noise: f64) -> F
 /// returned tolerance is 4 × their sum.
 pub fn second_diff(f: impl Fn(f64) -> f64, rate: f64, size: f64, noise: f64) -> (f64, f64) {
     let h = f64::EPSILON.powf(1.0 / 6.0) / rate;
-    let value = (-f(2.0 * h) + 16.0 * f(h) - 30.0 * f(0.0) + 16.0 * f(-h) - f(-2.0 * h)) / (12.0 * h * h);
+    let value =
+        (-f(2.0 * h) + 16.0 * f(h) - 30.0 * f(0.0) + 16.0 * f(-h) - f(-2.0 * h)) / (12.0 * h * h);
     let truncation = (h * rate).powi(4) / 90.0 * rate * rate * size;
     let roundoff = 64.0 / 12.0 * noise / (h * h);
     (value, 4.0 * (truncation + roundoff))
@@ -273,7 +313,6 @@ pub fn second_diff(f: impl Fn(f64) -> f64, rate: f64, size: f64, noise: f64) -> 
 #[track_caller]
 pub fn assert_close(context: &str, index: &str, got: f64, want: f64, tol: f64) {
     let delta = (got - want).abs();
-    eprintln!("TOL|{context}|{index}|{want:e}|{delta:e}|{tol:e}");
     assert!(
         delta <= tol && got.is_finite() == want.is_finite(),
         "{context} [{index}]: got {got:e}, want {want:e}, |delta| = {delta:e} > tol = {tol:e}"
