@@ -84,6 +84,20 @@ pub enum ModelError {
         /// The value.
         value: f64,
     },
+    /// A division by an expression that is identically zero (`x / 0`).
+    #[error("{location}: division by zero in `{expr}`")]
+    DivisionByZero {
+        /// Where in the model.
+        location: String,
+        /// The offending expression.
+        expr: String,
+    },
+    /// A name that cannot be a Rust identifier (it becomes a struct field or a struct name).
+    #[error("`{name}` is not a valid identifier (letters, digits and `_`, not starting with a digit)")]
+    InvalidName {
+        /// The name.
+        name: String,
+    },
     /// Two coordinates or parameters with the same name (or one named `t`).
     #[error("the name `{name}` is declared twice")]
     DuplicateName {

@@ -5,7 +5,8 @@
 //! `diff.rs`):
 //! - Φ̇ = D Φ = Φ_q v + Φ_t and γ_Φ = −D(DΦ) = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt;
 //! - Φ_q v = D_q Φ with D_q = Σ v_i ∂_{q_i}, and L = ∂(Φ_q v)/∂q;
-//! - a nonholonomic row e = A v + b gives A = ∂e/∂v, b = e|_{v=0} = e − A v, and
+//! - a nonholonomic row e = A v + b gives A = ∂e/∂v, b = e|_{v=0} (by substitution, so b never
+//!   mentions v), and
 //!   γ_A = −D e = −(A v)_q v − A_t v − b_q v − b_t.
 //! Each is linear in the size of the graph; canonical construction keeps them small.
 
@@ -89,15 +90,10 @@ pub fn derive(model: &mut Model) -> Kernels {
 
     let nh = model.nonholonomic.clone();
     let nh_matrix = ExprMatrix { rows: nh.len(), cols: n, entries: pool.jacobian(&nh, &v) };
-    let nh_offset: Vec<ExprId> = nh
-        .iter()
-        .enumerate()
-        .map(|(i, &e)| {
-            let terms: Vec<ExprId> = (0..n).map(|j| pool.mul2(nh_matrix.get(i, j), v[j])).collect();
-            let av = pool.add(&terms);
-            pool.sub(e, av)
-        })
-        .collect();
+    let zero = pool.zero();
+    let at_rest: rustc_hash::FxHashMap<_, _> =
+        v.iter().map(|&vi| (pool.as_symbol(vi).expect("velocities are symbols"), zero)).collect();
+    let nh_offset = pool.substitute_many(&nh, &at_rest);
     gamma.extend(nh.iter().map(|&e| {
         let rate = pool.directional(e, total);
         pool.neg(rate)

@@ -20,6 +20,7 @@ pub mod model;
 pub mod number;
 pub mod parse;
 pub mod pool;
+pub mod subst;
 mod validate;
 
 pub use error::ModelError;

@@ -81,6 +81,9 @@ pub struct ModelBuilder {
 impl ModelBuilder {
     /// A new, empty model; `t` is declared.
     pub fn new(name: &str) -> ModelBuilder {
+        let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let errors = if valid { Vec::new() } else { vec![ModelError::InvalidName { name: name.to_string() }] };
         let mut pool = Pool::new();
         let time = pool.symbol("t", SymbolKind::Time);
         let model = Model {
@@ -94,7 +97,7 @@ impl ModelBuilder {
             mass: Vec::new(),
             force: Vec::new(),
         };
-        ModelBuilder { model, names: vec!["t".into()], mass_rows: None, errors: Vec::new() }
+        ModelBuilder { model, names: vec!["t".into()], mass_rows: None, errors }
     }
 
     /// The pool, for building expressions.
@@ -203,7 +206,13 @@ impl ModelBuilder {
     }
 
     fn claim(&mut self, name: &str) {
-        if self.names.iter().any(|n| n == name) {
+        let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            self.errors.push(ModelError::InvalidName { name: name.to_string() });
+        }
+        let taken_in_pool = self.model.pool.lookup_symbol(name).is_some();
+        if self.names.iter().any(|n| n == name) || taken_in_pool {
             self.errors.push(ModelError::DuplicateName { name: name.to_string() });
         }
         self.names.push(name.to_string());

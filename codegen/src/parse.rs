@@ -103,9 +103,16 @@ impl Pool {
     }
 
     fn atom(&mut self, tok: &str, offset: usize) -> Result<ExprId, ParseError> {
-        let starts_numeric = tok.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-            || (tok.len() > 1 && tok.starts_with('-'));
-        if starts_numeric {
+        let unsigned = tok.strip_prefix(['-', '+']).unwrap_or(tok);
+        let non_finite_word = ["inf", "infinity", "nan"].iter().any(|w| unsigned.eq_ignore_ascii_case(w));
+        if non_finite_word {
+            return Err(ParseError::NonFinite { text: tok.to_string(), offset });
+        }
+        if unsigned.len() < tok.len() && !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            let message = "a leading sign belongs to numbers only; write `(- x)` to negate";
+            return Err(ParseError::Syntax { message, offset });
+        }
+        if unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
             let value = match tok.split_once('/') {
                 Some((p, q)) => match (p.parse::<i64>(), q.parse::<i64>()) {
                     (Ok(p), Ok(q)) => Number::rational(p, q),
@@ -132,17 +139,16 @@ impl Pool {
                 Err(ParseError::Arity { name: head.to_string(), expected, found: args.len(), offset })
             }
         };
-        let func = |f: Func| (f, ());
         let unary = match head {
-            "sin" => Some(func(Func::Sin)),
-            "cos" => Some(func(Func::Cos)),
-            "tan" => Some(func(Func::Tan)),
-            "exp" => Some(func(Func::Exp)),
-            "ln" => Some(func(Func::Ln)),
-            "abs" => Some(func(Func::Abs)),
+            "sin" => Some(Func::Sin),
+            "cos" => Some(Func::Cos),
+            "tan" => Some(Func::Tan),
+            "exp" => Some(Func::Exp),
+            "ln" => Some(Func::Ln),
+            "abs" => Some(Func::Abs),
             _ => None,
         };
-        if let Some((f, ())) = unary {
+        if let Some(f) = unary {
             arity("1", args.len() == 1)?;
             return Ok(self.func(f, args[0]));
         }

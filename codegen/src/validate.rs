@@ -9,10 +9,16 @@ use crate::pool::{ExprId, Node, Pool, SymbolKind};
 pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
     let n = model.n();
     let labelled = labelled_outputs(model);
+    let flags = Flags::compute(&model.pool, &labelled);
     for (location, e) in &labelled {
-        if let Some(name) = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Free)) {
+        if flags.of(*e).free {
+            let name = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Free)).expect("flagged");
             let expr = model.pool.to_sexpr(*e);
             return Err(ModelError::UnknownSymbol { location: location.clone(), name, expr });
+        }
+        if flags.of(*e).divides_by_zero {
+            let expr = model.pool.to_sexpr(*e);
+            return Err(ModelError::DivisionByZero { location: location.clone(), expr });
         }
     }
     for (location, e) in &labelled {
@@ -23,7 +29,8 @@ pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
         } else {
             continue;
         };
-        if let Some(velocity) = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Velocity(_))) {
+        if flags.of(*e).velocity {
+            let velocity = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Velocity(_))).expect("flagged");
             let expr = model.pool.to_sexpr(*e);
             return Err(ModelError::VelocityDependence { location: location.clone(), what, expr, velocity });
         }
@@ -39,6 +46,51 @@ pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
         }
     }
     Ok(())
+}
+
+/// What a subexpression contains, computed once for every node reachable from the outputs.
+#[derive(Clone, Copy, Default)]
+struct Flag {
+    free: bool,
+    velocity: bool,
+    divides_by_zero: bool,
+}
+
+struct Flags(Vec<Flag>);
+
+impl Flags {
+    fn compute(pool: &Pool, labelled: &[(String, ExprId)]) -> Flags {
+        let roots: Vec<ExprId> = labelled.iter().map(|(_, e)| *e).collect();
+        let mut flags = vec![Flag::default(); pool.len()];
+        for id in pool.reachable(&roots) {
+            let node = pool.node(id);
+            let mut f = match node {
+                Node::Sym(s) => Flag {
+                    free: matches!(pool.symbol_info(*s).kind, SymbolKind::Free),
+                    velocity: matches!(pool.symbol_info(*s).kind, SymbolKind::Velocity(_)),
+                    divides_by_zero: false,
+                },
+                Node::Pow(b, e) => Flag {
+                    divides_by_zero: pool.as_number(*b).is_some_and(|b| b.is_zero())
+                        && pool.as_number(*e).is_some_and(|e| e.is_negative()),
+                    ..Flag::default()
+                },
+                _ => Flag::default(),
+            };
+            for c in crate::pool::children(node) {
+                let cf = flags[c.index()];
+                f.free |= cf.free;
+                f.velocity |= cf.velocity;
+                f.divides_by_zero |= cf.divides_by_zero;
+            }
+            flags[id.index()] = f;
+        }
+        Flags(flags)
+    }
+
+    fn of(&self, e: ExprId) -> Flag {
+        self.0[e.index()]
+    }
 }
 
 fn labelled_outputs(model: &Model) -> Vec<(String, ExprId)> {

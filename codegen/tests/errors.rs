@@ -140,12 +140,10 @@ cases! {
     parse_overflow: |p| p.holonomic = vec!["(+ x 1e999)"] => "Parse/NonFinite", ["`1e999`"];
     parse_minus_inf: |p| p.holonomic = vec!["(+ x -inf)"] => "Parse/NonFinite", ["`-inf`"];
     parse_zero_denominator: |p| p.holonomic = vec!["(+ x 1/0)"] => "Parse/NonFinite", ["`1/0`"];
-    // FIXME(parse-inf): "inf" and "nan" are read as symbol names, unlike "-inf" (NonFinite).
-    parse_inf: |p| p.holonomic = vec!["(+ x inf)"] => "Parse/UnknownSymbol", ["`inf`", "(+ x inf)"];
-    parse_nan: |p| p.holonomic = vec!["(* nan x)"] => "Parse/UnknownSymbol", ["`nan`"];
-    // FIXME(parse-minus-symbol): a token `-x` is reported as a non-finite constant, not as an
-    // unknown symbol or a hint to write `(- x)`.
-    parse_minus_symbol: |p| p.holonomic = vec!["(+ 1 -x)"] => "Parse/NonFinite", ["`-x`"];
+    parse_inf: |p| p.holonomic = vec!["(+ x inf)"] => "Parse/NonFinite", ["`inf`", "(+ x inf)"];
+    parse_nan: |p| p.holonomic = vec!["(* nan x)"] => "Parse/NonFinite", ["`nan`"];
+    parse_minus_symbol: |p| p.holonomic = vec!["(+ 1 -x)"] => "Parse/Syntax", ["write `(- x)` to negate"];
+    invalid_parameter_name: |p| p.parameters = vec!["len", "2k"] => "InvalidName", ["`2k`"];
     velocity_in_holonomic: |p| p.holonomic = vec!["(+ x (* len x_dot))"] => "VelocityDependence", ["holonomic[0]", "`x_dot`", "(+ x (* x_dot len))", "a holonomic constraint"];
     velocity_in_mass: |p| p.mass = vec![vec!["1", "y_dot"], vec!["y_dot", "1"]] => "VelocityDependence", ["mass[0][1]", "`y_dot`", "the mass matrix"];
     not_linear_product: |p| p.nonholonomic = vec!["(* x_dot y_dot)"] => "NotLinearInVelocity", ["nonholonomic[0]", "(* x_dot y_dot)"];
@@ -158,16 +156,9 @@ cases! {
     parameter_named_like_velocity: |p| p.parameters = vec!["len", "x_dot"] => "DuplicateName", ["`x_dot`"];
 }
 
-/// FIXME(division-by-zero-accepted): `(/ x 0)` canonicalises to `(* x (^ 0 -1))` (the
-/// non-finite fold is deliberately not performed) and validation does not look for it, so the
-/// model builds and Φ evaluates to ±inf at run time. A `NonFiniteConstant`-style error naming
-/// the expression would be expected; this asserts the current behaviour.
+/// `(/ x 0)` canonicalises to `(* x (^ 0 -1))` (the non-finite fold is not performed);
+/// validation rejects it, naming the expression.
 #[test]
-fn division_by_zero_is_accepted() {
-    let parts = Parts {
-        holonomic: vec!["(/ x 0)"],
-        ..Parts::default()
-    };
-    let model = build(&parts).expect("FIXME(division-by-zero-accepted): currently builds");
-    assert_eq!(model.pool.to_sexpr(model.holonomic[0]), "(* x (^ 0 -1))");
+fn division_by_zero_is_rejected() {
+    check(|p| p.holonomic = vec!["(/ x 0)"], "DivisionByZero", &["holonomic[0]", "(* x (^ 0 -1))"]);
 }

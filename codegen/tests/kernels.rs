@@ -262,14 +262,9 @@ fn nonholonomic_sled() {
     }
 }
 
-/// b(t, q) must not depend on v (the runtime evaluates it without velocities).
-///
-/// FIXME(nh-offset-mentions-v): `kernels::derive` computes b = e − A·v, which is structurally
-/// velocity-free only when e is already an expanded sum of `coefficient · velocity` terms. For
-/// the factored row e1 = (ẋ + ẏ)·sin th it returns
-/// `(+ (* -1 x_dot (sin th)) (* (sin th) (+ x_dot y_dot)) (* -1 y_dot (sin th)))`: numerically
-/// zero (checked in `nonholonomic_sled`) but mentioning ẋ and ẏ. This asserts the current
-/// behaviour for row 1; when b is computed as e with v ↦ 0, flip that assertion.
+/// b(t, q) must not depend on v (the runtime evaluates it without velocities), also for the
+/// factored row e1 = (ẋ + ẏ)·sin th, where e − A·v would mention ẋ and ẏ structurally: b is
+/// computed as e with v ↦ 0.
 #[test]
 fn nonholonomic_offset_is_velocity_free() {
     let mut model = sled();
@@ -287,8 +282,8 @@ fn nonholonomic_offset_is_velocity_free() {
         .collect();
     assert_eq!(
         mentions,
-        [false, true],
-        "b = {shown:?} (FIXME(nh-offset-mentions-v): row 1 should be velocity-free)"
+        [false, false],
+        "b = {shown:?} must be velocity-free"
     );
 }
 
