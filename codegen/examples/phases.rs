@@ -4,7 +4,8 @@ use std::time::Instant;
 
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(60);
-    for _ in 0..3 {
+    let reps: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(3);
+    for _ in 0..reps {
         let t0 = Instant::now();
         let mut model = fixtures::closed_chain(n);
         let t1 = Instant::now();

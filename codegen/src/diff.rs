@@ -41,7 +41,9 @@ impl Pool {
             .iter()
             .map(|&(s, r)| (self.as_symbol(s).expect("direction: keys must be symbols"), r))
             .collect();
+        let mask = self.symbol_mask(map.keys().copied());
         self.directions.push(map);
+        self.direction_masks.push(mask);
         Direction(self.directions.len() as u32 - 1)
     }
 
@@ -62,6 +64,18 @@ impl Pool {
     }
 
     fn derive(&mut self, e: ExprId, wrt: Wrt) -> ExprId {
+        let relevant = match wrt {
+            Wrt::Symbol(s) => self.depends_on(e, s),
+            Wrt::Direction(d) => {
+                let mask = std::mem::take(&mut self.direction_masks[d as usize]);
+                let hit = self.depends_on_any(e, &mask);
+                self.direction_masks[d as usize] = mask;
+                hit
+            }
+        };
+        if !relevant {
+            return self.zero();
+        }
         if let Some(&d) = self.diff_memo.get(&(e, wrt)) {
             return d;
         }

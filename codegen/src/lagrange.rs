@@ -1,1 +1,126 @@
-//! Lagrangian derivation (model-authoring issue): M = ∂²T/∂v∂v and Q from T, V and Q_nc.
+//! Lagrangian derivation: the mass matrix and generalized forces from energies (the MAPLE
+//! workflow of the thesis, ch. 5), symbolically and in time linear in the size of the graph.
+//!
+//! Given the kinetic energy T(t, q, v), the potential V(t, q) and non-conservative generalized
+//! forces Q_nc(t, q, v), Lagrange's equations d/dt(∂T/∂v) − ∂T/∂q + ∂V/∂q = Q_nc read
+//! M v̇ = Q with
+//! - M = ∂²T/∂v∂v (T is quadratic in v for mechanical systems, so M does not depend on v; that is
+//!   checked, not assumed);
+//! - Q = Q_nc + ∂T/∂q − ∂V/∂q − (∂²T/∂v∂q) v − ∂²T/∂v∂t.
+//!
+//! The last two terms together are the total derivative of the momenta p = ∂T/∂v along
+//! q ↦ v, t ↦ 1 with v held fixed: one directional derivative per momentum
+//! ([`Pool::directional`]) instead of n² partial derivatives. Only the upper triangle of M is
+//! differentiated; the lower one is its mirror, so M is symmetric by construction.
+
+use crate::pool::{ExprId, Pool, SymbolKind};
+
+/// The energies and forces of a Lagrangian model; all ids live in one pool.
+#[derive(Clone, Debug)]
+pub struct Lagrangian<'a> {
+    /// The time symbol.
+    pub time: ExprId,
+    /// Coordinate symbols q.
+    pub q: &'a [ExprId],
+    /// Velocity symbols v (same order).
+    pub v: &'a [ExprId],
+    /// Kinetic energy T(t, q, v).
+    pub kinetic: ExprId,
+    /// Potential energy V(t, q).
+    pub potential: ExprId,
+    /// Non-conservative generalized forces Q_nc(t, q, v), one per coordinate.
+    pub nonconservative: &'a [ExprId],
+}
+
+/// The derived equations of motion M(t, q) v̇ = Q(t, q, v).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EquationsOfMotion {
+    /// Mass matrix rows, `n × n`, symmetric.
+    pub mass: Vec<Vec<ExprId>>,
+    /// Generalized forces, `n`.
+    pub force: Vec<ExprId>,
+}
+
+/// Why a Lagrangian does not give mechanical equations of motion.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LagrangeError {
+    /// ∂²T/∂v_i∂v_j still depends on a velocity: T is not quadratic in v.
+    #[error(
+        "the kinetic energy is not quadratic in the velocities: ∂²T/∂{vi}∂{vj} = `{entry}` depends on `{velocity}`"
+    )]
+    NotQuadratic {
+        /// First velocity.
+        vi: String,
+        /// Second velocity.
+        vj: String,
+        /// The mass-matrix entry.
+        entry: String,
+        /// The velocity it mentions.
+        velocity: String,
+    },
+    /// The potential depends on a velocity.
+    #[error("the potential energy depends on the velocity `{velocity}`; V may depend only on t, q and parameters")]
+    VelocityInPotential {
+        /// The velocity.
+        velocity: String,
+    },
+    /// Q_nc has the wrong length.
+    #[error("the non-conservative forces have {found} entries, expected one per coordinate ({expected})")]
+    ForceLength {
+        /// Coordinates.
+        expected: usize,
+        /// Entries given.
+        found: usize,
+    },
+}
+
+/// Derive M and Q from a Lagrangian (adds nodes to `pool`).
+pub fn derive(pool: &mut Pool, lagrangian: &Lagrangian<'_>) -> Result<EquationsOfMotion, LagrangeError> {
+    let Lagrangian { time, q, v, kinetic, potential, nonconservative } = *lagrangian;
+    let n = q.len();
+    if nonconservative.len() != n {
+        return Err(LagrangeError::ForceLength { expected: n, found: nonconservative.len() });
+    }
+    if let Some(velocity) = first_velocity(pool, potential) {
+        return Err(LagrangeError::VelocityInPotential { velocity });
+    }
+    let momenta: Vec<ExprId> = v.iter().map(|&vi| pool.diff(kinetic, vi)).collect();
+    let zero = pool.zero();
+    let mut mass = vec![vec![zero; n]; n];
+    for i in 0..n {
+        for j in i..n {
+            let entry = pool.diff(momenta[i], v[j]);
+            if let Some(velocity) = first_velocity(pool, entry) {
+                let name = |pool: &Pool, e: ExprId| pool.symbol_info(pool.as_symbol(e).expect("symbol")).name.clone();
+                let (vi, vj, entry) = (name(pool, v[i]), name(pool, v[j]), pool.to_sexpr(entry));
+                return Err(LagrangeError::NotQuadratic { vi, vj, entry, velocity });
+            }
+            mass[i][j] = entry;
+            mass[j][i] = entry;
+        }
+    }
+    let one = pool.one();
+    let mut rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
+    rates.push((time, one));
+    let total = pool.direction(&rates);
+    let force = (0..n)
+        .map(|i| {
+            let dt_dq = pool.diff(kinetic, q[i]);
+            let dv_dq = pool.diff(potential, q[i]);
+            let dp_dt = pool.directional(momenta[i], total);
+            let (minus_dv, minus_dp) = (pool.neg(dv_dq), pool.neg(dp_dt));
+            pool.add(&[nonconservative[i], dt_dq, minus_dv, minus_dp])
+        })
+        .collect();
+    debug_assert!(pool.check_invariants());
+    Ok(EquationsOfMotion { mass, force })
+}
+
+/// The name of the first velocity symbol occurring in `e`.
+fn first_velocity(pool: &Pool, e: ExprId) -> Option<String> {
+    pool.reachable(&[e]).into_iter().find_map(|id| {
+        let s = pool.as_symbol(id)?;
+        let info = pool.symbol_info(s);
+        matches!(info.kind, SymbolKind::Velocity(_)).then(|| info.name.clone())
+    })
+}

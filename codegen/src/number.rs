@@ -111,6 +111,10 @@ impl Number {
     /// Sum.
     pub fn add(self, other: Number) -> Option<Number> {
         match (self, other) {
+            (Number::Rational(a, 1), Number::Rational(c, 1)) => match a.checked_add(c) {
+                Some(s) => Some(Number::Rational(s, 1)),
+                None => Self::from_f64(a as f64 + c as f64),
+            },
             (Number::Rational(a, b), Number::Rational(c, d)) => {
                 Self::from_i128(a as i128 * d as i128 + c as i128 * b as i128, b as i128 * d as i128)
             }
@@ -121,6 +125,10 @@ impl Number {
     /// Product.
     pub fn mul(self, other: Number) -> Option<Number> {
         match (self, other) {
+            (Number::Rational(a, 1), Number::Rational(c, 1)) => match a.checked_mul(c) {
+                Some(p) => Some(Number::Rational(p, 1)),
+                None => Self::from_f64(a as f64 * c as f64),
+            },
             (Number::Rational(a, b), Number::Rational(c, d)) => {
                 Self::from_i128(a as i128 * c as i128, b as i128 * d as i128)
             }

@@ -119,6 +119,11 @@ pub struct Pool {
     symbol_by_name: FxHashMap<String, SymId>,
     pub(crate) diff_memo: FxHashMap<(ExprId, crate::diff::Wrt), ExprId>,
     pub(crate) directions: Vec<FxHashMap<SymId, ExprId>>,
+    pub(crate) direction_masks: Vec<Vec<u64>>,
+    /// Per node, the set of symbols it mentions as a bitset over symbol ids (filled lazily by
+    /// [`Pool::symbol_set`]). A node can only mention symbols declared before it, so a set
+    /// computed once stays right forever; bits past its end are zero.
+    symbol_sets: Vec<Box<[u64]>>,
 }
 
 impl Pool {
@@ -227,6 +232,46 @@ impl Pool {
             Node::Sym(s) => pred(self.symbol_info(*s)),
             _ => false,
         })
+    }
+
+    /// Whether `e` mentions the symbol `s`, through the cached symbol sets.
+    pub fn depends_on(&mut self, e: ExprId, s: SymId) -> bool {
+        self.fill_symbol_sets();
+        let (set, bit) = (&self.symbol_sets[e.index()], s.0 as usize);
+        set.get(bit / 64).is_some_and(|w| w >> (bit % 64) & 1 == 1)
+    }
+
+    /// Whether `e` mentions any symbol of `mask` (a bitset over symbol ids).
+    pub fn depends_on_any(&mut self, e: ExprId, mask: &[u64]) -> bool {
+        self.fill_symbol_sets();
+        self.symbol_sets[e.index()].iter().zip(mask).any(|(a, b)| a & b != 0)
+    }
+
+    /// A bitset over symbol ids with the given symbols set.
+    pub fn symbol_mask(&self, syms: impl IntoIterator<Item = SymId>) -> Vec<u64> {
+        let mut mask = vec![0u64; self.symbols.len().div_ceil(64)];
+        for s in syms {
+            mask[s.0 as usize / 64] |= 1 << (s.0 % 64);
+        }
+        mask
+    }
+
+    fn fill_symbol_sets(&mut self) {
+        let words = self.symbols.len().div_ceil(64);
+        for i in self.symbol_sets.len()..self.nodes.len() {
+            let mut set = vec![0u64; words];
+            match &self.nodes[i] {
+                Node::Sym(s) => set[s.0 as usize / 64] |= 1 << (s.0 % 64),
+                node => {
+                    for c in children(node) {
+                        for (w, x) in set.iter_mut().zip(self.symbol_sets[c.index()].iter()) {
+                            *w |= x;
+                        }
+                    }
+                }
+            }
+            self.symbol_sets.push(set.into());
+        }
     }
 
     /// The pool invariants: children precede parents and every node is interned once.

@@ -1,1 +1,55 @@
-//! The Rust-syntax model front end shared by the proc-macro and `cargo xtask` (model-authoring issue).
+//! The Rust-syntax model front end shared by the proc-macro (`macros::model`) and
+//! `cargo xtask generate / eval`: one attribute on a struct describes a model, [`expand`] turns
+//! it into the struct plus its `impl runtime::ConstrainedSystem`.
+//!
+//! ```text
+//! #[macros::model(
+//!     coordinates: [x, y],                       // velocities are x_dot, y_dot
+//!     let r2 = x.powi(2) + y.powi(2),            // named subexpression
+//!     const g = 9.81,                            // baked parameter (constant-folded)
+//!     holonomic: [r2 - len.powi(2)],             // Φ(t, q) = 0, may use `t`
+//!     nonholonomic: [],                          // A(t, q) v + b(t, q) = 0, linear in v
+//!     mass: diag(m, m),                          // or [[m, 0.0], [0.0, m]]
+//!     force: [0.0, -m * g],                      // Q(t, q, v)
+//! )]
+//! pub struct Pendulum { pub m: f64, pub len: f64 }   // fields = runtime parameters (f64)
+//! ```
+//! or, in Lagrangian mode, `kinetic: T` and `potential: V` instead of `mass` (with `force` as
+//! the non-conservative forces): M and Q are derived by [`crate::lagrange`].
+//!
+//! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
+//! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
+//! [`errors`]) → [`crate::kernels::derive`] → [`crate::emit::emit_tokens`] with runtime path
+//! `::runtime`. [`file`] finds annotated structs in a source file and renders the committed
+//! form of an expansion. Everything is text and tokens; no file IO.
+
+pub mod assemble;
+pub mod errors;
+pub mod file;
+pub mod lower;
+pub mod syntax;
+
+use crate::emit::{self, EmitOptions};
+use crate::kernels;
+use crate::model::Model;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::ItemStruct;
+
+/// Parse the attribute and the struct, and build the validated model.
+pub fn model(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
+    let item: ItemStruct = syn::parse2(item)?;
+    let spec: syntax::ModelSpec = syn::parse2(attr)?;
+    assemble::assemble(&spec, &item)
+}
+
+/// The macro expansion: the struct unchanged, then the emitted impls (runtime path
+/// `::runtime`). The proc-macro and `cargo xtask generate` both call exactly this.
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let parsed: ItemStruct = syn::parse2(item.clone())?;
+    let mut model = model(attr, item)?;
+    let kernels = kernels::derive(&mut model);
+    let mut out = parsed.to_token_stream();
+    out.extend(emit::emit_tokens(&model, &kernels, &EmitOptions::default()));
+    Ok(out)
+}

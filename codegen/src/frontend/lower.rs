@@ -1,0 +1,281 @@
+//! Lowering Rust expressions (syn) to pool expressions through the canonical constructors.
+//!
+//! Supported, as Rust users write math: literals; names (coordinates, velocities `<q>_dot`,
+//! struct fields, `let` bindings, baked `const`s, `t`, `PI`, `TAU`, `E` unless the model
+//! declares that name); `+ - * /`, unary `-`, parentheses; comparisons `< <= > >=` (1 or 0);
+//! `if c { a } else { b }` (`else if` chains); methods `x.sin() cos tan exp ln abs sqrt recip`,
+//! `x.powi(k)` (k a constant integer), `x.powf(a)`, `y.atan2(x)`, `x.max(y)`, `x.min(y)`,
+//! `x.hypot(y)`, and the same as functions `sin(x)`, `powi(x, k)`, `atan2(y, x)`, … (also
+//! `f64::sin(x)`). Anything else is an "unsupported construct" error spanned on its tokens.
+//!
+//! Every lowered name is recorded with the span it was written at ([`Lowerer::mentions`]), so a
+//! later model error ("velocity in a holonomic constraint") can point at the offending token;
+//! a `let` binding's mentions are re-attributed to the span of each use.
+
+use crate::number::Number;
+use crate::pool::{CmpOp, ExprId, Func, Pool};
+use proc_macro2::Span;
+use rustc_hash::FxHashMap;
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, Lit, UnOp};
+
+/// A `let` binding: its value and the model names it mentions.
+#[derive(Clone, Debug)]
+struct Binding {
+    value: ExprId,
+    mentions: Vec<String>,
+}
+
+/// Lowers expressions into a pool whose model symbols are already declared.
+#[derive(Default)]
+pub struct Lowerer {
+    lets: FxHashMap<String, Binding>,
+    consts: FxHashMap<String, ExprId>,
+    /// Names of model symbols mentioned since the last [`Lowerer::take_mentions`], with spans.
+    mentions: Vec<(String, Span)>,
+}
+
+type Result<T> = syn::Result<T>;
+
+fn err<T>(span: Span, msg: impl std::fmt::Display) -> Result<T> {
+    Err(syn::Error::new(span, msg))
+}
+
+impl Lowerer {
+    /// Model symbols mentioned since the last call, with the span of each mention.
+    pub fn take_mentions(&mut self) -> Vec<(String, Span)> {
+        std::mem::take(&mut self.mentions)
+    }
+
+    /// Whether `name` is a `let` or `const` of this model.
+    pub fn is_bound(&self, name: &str) -> bool {
+        self.lets.contains_key(name) || self.consts.contains_key(name)
+    }
+
+    /// Bind `let name = value`.
+    pub fn bind_let(&mut self, name: &str, value: ExprId, mentions: Vec<(String, Span)>) {
+        let mentions = mentions.into_iter().map(|(n, _)| n).collect();
+        self.lets.insert(name.to_string(), Binding { value, mentions });
+    }
+
+    /// Bind a baked parameter to its constant value.
+    pub fn bind_const(&mut self, name: &str, value: ExprId) {
+        self.consts.insert(name.to_string(), value);
+    }
+
+    /// Lower one expression.
+    pub fn lower(&mut self, pool: &mut Pool, expr: &Expr) -> Result<ExprId> {
+        match expr {
+            Expr::Lit(l) => literal(pool, &l.lit),
+            Expr::Path(p) => match p.path.get_ident() {
+                Some(id) if p.qself.is_none() => self.name(pool, &syn::ext::IdentExt::unraw(id).to_string(), id.span()),
+                _ => self.const_path(pool, p),
+            },
+            Expr::Paren(p) => self.lower(pool, &p.expr),
+            Expr::Group(g) => self.lower(pool, &g.expr),
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => self.lower(pool, e),
+                other => err(other.span(), "unsupported construct: a block must hold one expression"),
+            },
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let a = self.lower(pool, &u.expr)?;
+                    Ok(pool.neg(a))
+                }
+                _ => err(u.op.span(), "unsupported operator in a model expression (supported: unary `-`)"),
+            },
+            Expr::Binary(b) => self.binary(pool, b),
+            Expr::MethodCall(m) => {
+                let recv = self.lower(pool, &m.receiver)?;
+                let args = m.args.iter().map(|a| self.lower(pool, a)).collect::<Result<Vec<_>>>()?;
+                apply(pool, &m.method.to_string(), recv, &args, m.method.span(), &m.args)
+            }
+            Expr::Call(c) => self.call(pool, c),
+            Expr::If(i) => self.if_expr(pool, i),
+            other => err(other.span(), format!("unsupported construct in a model expression: {}", describe(other))),
+        }
+    }
+
+    fn name(&mut self, pool: &mut Pool, name: &str, span: Span) -> Result<ExprId> {
+        if let Some(b) = self.lets.get(name) {
+            self.mentions.extend(b.mentions.iter().map(|n| (n.clone(), span)));
+            return Ok(b.value);
+        }
+        if let Some(&c) = self.consts.get(name) {
+            return Ok(c);
+        }
+        if let Some(s) = pool.lookup_symbol(name) {
+            self.mentions.push((name.to_string(), span));
+            return Ok(pool.intern(crate::pool::Node::Sym(s)));
+        }
+        if let Some(value) = named_constant(name) {
+            return Ok(pool.try_float(value).expect("finite constant"));
+        }
+        let mut known: Vec<String> = pool.symbols().iter().map(|s| s.name.clone()).collect();
+        known.extend(self.lets.keys().cloned());
+        known.extend(self.consts.keys().cloned());
+        known.sort();
+        err(span, format!("unknown identifier `{name}` (known here: {}, PI)", known.join(", ")))
+    }
+
+    /// `std::f64::consts::PI`, `f64::consts::PI`, `consts::PI`.
+    fn const_path(&mut self, pool: &mut Pool, p: &syn::ExprPath) -> Result<ExprId> {
+        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let is_consts = segments.len() >= 2 && segments[segments.len() - 2] == "consts";
+        match segments.last().and_then(|last| named_constant(last)).filter(|_| is_consts) {
+            Some(value) => Ok(pool.try_float(value).expect("finite constant")),
+            None => err(p.span(), "unsupported path in a model expression (use a plain name or `f64::consts::PI`)"),
+        }
+    }
+
+    fn binary(&mut self, pool: &mut Pool, b: &syn::ExprBinary) -> Result<ExprId> {
+        let (l, r) = (self.lower(pool, &b.left)?, self.lower(pool, &b.right)?);
+        Ok(match b.op {
+            BinOp::Add(_) => pool.add2(l, r),
+            BinOp::Sub(_) => pool.sub(l, r),
+            BinOp::Mul(_) => pool.mul2(l, r),
+            BinOp::Div(_) => pool.div(l, r),
+            BinOp::Lt(_) => pool.cmp(CmpOp::Lt, l, r),
+            BinOp::Le(_) => pool.cmp(CmpOp::Le, l, r),
+            BinOp::Gt(_) => pool.cmp(CmpOp::Gt, l, r),
+            BinOp::Ge(_) => pool.cmp(CmpOp::Ge, l, r),
+            other => {
+                return err(other.span(), "unsupported operator in a model expression (supported: + - * / < <= > >=)");
+            }
+        })
+    }
+
+    fn call(&mut self, pool: &mut Pool, c: &syn::ExprCall) -> Result<ExprId> {
+        let name = match &*c.func {
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                match segs.as_slice() {
+                    [f] => f.clone(),
+                    [ty, f] if ty == "f64" => f.clone(),
+                    _ => return err(c.func.span(), "unsupported function path (use `sin(x)` or `f64::sin(x)`)"),
+                }
+            }
+            other => return err(other.span(), "unsupported call in a model expression"),
+        };
+        let Some((first, rest)) = c.args.iter().collect::<Vec<_>>().split_first().map(|(f, r)| (*f, r.to_vec())) else {
+            return err(c.span(), format!("`{name}` needs an argument"));
+        };
+        let recv = self.lower(pool, first)?;
+        let args = rest.iter().map(|a| self.lower(pool, a)).collect::<Result<Vec<_>>>()?;
+        let rest_punct: syn::punctuated::Punctuated<Expr, syn::Token![,]> = rest.into_iter().cloned().collect();
+        apply(pool, &name, recv, &args, c.func.span(), &rest_punct)
+    }
+
+    fn if_expr(&mut self, pool: &mut Pool, i: &syn::ExprIf) -> Result<ExprId> {
+        let cond = self.lower(pool, &i.cond)?;
+        let then = match i.then_branch.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => self.lower(pool, e)?,
+            _ => return err(i.then_branch.span(), "an `if` branch must hold one expression"),
+        };
+        let Some((_, otherwise)) = &i.else_branch else {
+            return err(i.span(), "an `if` needs an `else` branch");
+        };
+        let otherwise = self.lower(pool, otherwise)?;
+        Ok(pool.select(cond, then, otherwise))
+    }
+}
+
+/// A method or function applied to its receiver (first argument) and further arguments.
+fn apply(
+    pool: &mut Pool,
+    name: &str,
+    recv: ExprId,
+    args: &[ExprId],
+    span: Span,
+    arg_tokens: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+) -> Result<ExprId> {
+    let want = |k: usize| -> Result<()> {
+        if args.len() == k {
+            Ok(())
+        } else {
+            err(span, format!("`{name}` takes {} argument(s) here, found {}", k, args.len()))
+        }
+    };
+    let unary = match name {
+        "sin" => Some(Func::Sin),
+        "cos" => Some(Func::Cos),
+        "tan" => Some(Func::Tan),
+        "exp" => Some(Func::Exp),
+        "ln" => Some(Func::Ln),
+        "abs" => Some(Func::Abs),
+        _ => None,
+    };
+    if let Some(f) = unary {
+        want(0)?;
+        return Ok(pool.func(f, recv));
+    }
+    match name {
+        "sqrt" => want(0).map(|_| pool.sqrt(recv)),
+        "recip" => want(0).map(|_| pool.powi(recv, -1)),
+        "powi" => {
+            want(1)?;
+            match pool.as_number(args[0]).and_then(Number::as_integer) {
+                Some(k) => Ok(pool.powi(recv, k)),
+                None => err(arg_tokens[0].span(), "the exponent of `powi` must be a constant integer"),
+            }
+        }
+        "powf" => want(1).map(|_| pool.pow(recv, args[0])),
+        "atan2" => want(1).map(|_| pool.atan2(recv, args[0])),
+        "max" => want(1).map(|_| pool.max(recv, args[0])),
+        "min" => want(1).map(|_| pool.min(recv, args[0])),
+        "hypot" => {
+            want(1)?;
+            let (a, b) = (pool.powi(recv, 2), pool.powi(args[0], 2));
+            let s = pool.add2(a, b);
+            Ok(pool.sqrt(s))
+        }
+        _ => err(
+            span,
+            format!(
+                "unsupported function `{name}` (supported: sin cos tan exp ln abs sqrt recip powi powf atan2 max min hypot)"
+            ),
+        ),
+    }
+}
+
+fn literal(pool: &mut Pool, lit: &Lit) -> Result<ExprId> {
+    let value = match lit {
+        Lit::Int(i) => match i.base10_parse::<i64>() {
+            Ok(v) => return Ok(pool.int(v)),
+            Err(e) => return Err(e),
+        },
+        Lit::Float(f) => f.base10_parse::<f64>()?,
+        other => return err(other.span(), "unsupported literal in a model expression (numbers only)"),
+    };
+    match pool.try_float(value) {
+        Some(e) => Ok(e),
+        None => err(lit.span(), "non-finite constant"),
+    }
+}
+
+fn named_constant(name: &str) -> Option<f64> {
+    match name {
+        "PI" => Some(std::f64::consts::PI),
+        "TAU" => Some(std::f64::consts::TAU),
+        "E" => Some(std::f64::consts::E),
+        _ => None,
+    }
+}
+
+fn describe(e: &Expr) -> &'static str {
+    match e {
+        Expr::Array(_) => "an array",
+        Expr::Assign(_) => "an assignment",
+        Expr::Block(_) => "a block",
+        Expr::Cast(_) => "a cast",
+        Expr::Closure(_) => "a closure",
+        Expr::Field(_) => "a field access (parameters are plain names)",
+        Expr::Index(_) => "indexing",
+        Expr::Macro(_) => "a macro call",
+        Expr::Match(_) => "a `match`",
+        Expr::Reference(_) => "a reference",
+        Expr::Tuple(_) => "a tuple",
+        Expr::Loop(_) | Expr::ForLoop(_) | Expr::While(_) => "a loop",
+        _ => "this kind of expression",
+    }
+}

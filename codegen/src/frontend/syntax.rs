@@ -1,0 +1,139 @@
+//! The attribute's grammar, read with syn into a [`ModelSpec`] that keeps every token's span.
+//!
+//! ```text
+//! body    := entry (("," | ";") entry)* ("," | ";")?
+//! entry   := "let" IDENT "=" EXPR          a named subexpression, usable by later entries
+//!          | "const" IDENT (":" TYPE)? "=" EXPR   a baked parameter (constant-folded)
+//!          | KEY ":" EXPR
+//! KEY     := coordinates | holonomic | nonholonomic | mass | force | kinetic | potential
+//! ```
+//! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); `holonomic`,
+//! `nonholonomic` and `force` are arrays of expressions; `mass` is an array of rows
+//! (`[[a, b], [b, c]]`) or the diagonal shorthand `diag(a, b)`; `kinetic` and `potential` are
+//! single expressions. Expressions are checked when lowered (`lower.rs`), not here.
+
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Token};
+
+/// The keys an entry may have.
+pub const KEYS: [&str; 7] = ["coordinates", "holonomic", "nonholonomic", "mass", "force", "kinetic", "potential"];
+
+/// One entry of the attribute body, in source order.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    /// `let name = expr`.
+    Let(Ident, Expr),
+    /// `const name = expr`.
+    Const(Ident, Expr),
+    /// `key: expr`.
+    Key(Ident, Expr),
+}
+
+/// The parsed attribute: entries in source order.
+#[derive(Clone, Debug, Default)]
+pub struct ModelSpec {
+    /// The entries.
+    pub entries: Vec<Entry>,
+}
+
+impl ModelSpec {
+    /// The entry with this key, if present (duplicates are rejected by parsing).
+    pub fn key(&self, key: &str) -> Option<(&Ident, &Expr)> {
+        self.entries.iter().find_map(|e| match e {
+            Entry::Key(k, v) if k == key => Some((k, v)),
+            _ => None,
+        })
+    }
+}
+
+impl Parse for ModelSpec {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut entries: Vec<Entry> = Vec::new();
+        while !input.is_empty() {
+            let entry = if input.peek(Token![let]) {
+                input.parse::<Token![let]>()?;
+                let name: Ident = input.parse()?;
+                input.parse::<Token![=]>()?;
+                Entry::Let(name, input.parse()?)
+            } else if input.peek(Token![const]) {
+                input.parse::<Token![const]>()?;
+                let name: Ident = input.parse()?;
+                if input.peek(Token![:]) {
+                    input.parse::<Token![:]>()?;
+                    let ty: syn::Type = input.parse()?;
+                    if !matches!(&ty, syn::Type::Path(p) if p.path.is_ident("f64")) {
+                        return Err(syn::Error::new(ty.span(), "a baked parameter is an `f64`"));
+                    }
+                }
+                input.parse::<Token![=]>()?;
+                Entry::Const(name, input.parse()?)
+            } else {
+                let key: Ident = input.parse().map_err(|e| {
+                    syn::Error::new(e.span(), format!("expected `let`, `const` or one of the keys {}", KEYS.join(", ")))
+                })?;
+                if !KEYS.contains(&key.to_string().as_str()) {
+                    let msg = format!("unknown key `{key}`; the keys are {}", KEYS.join(", "));
+                    return Err(syn::Error::new(key.span(), msg));
+                }
+                if entries.iter().any(|e| matches!(e, Entry::Key(k, _) if *k == key)) {
+                    return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
+                }
+                input.parse::<Token![:]>()?;
+                Entry::Key(key, input.parse()?)
+            };
+            entries.push(entry);
+            if input.is_empty() {
+                break;
+            }
+            if input.peek(Token![,]) {
+                input.parse::<Token![,]>()?;
+            } else {
+                input.parse::<Token![;]>().map_err(|e| syn::Error::new(e.span(), "expected `,` or `;` between entries"))?;
+            }
+        }
+        Ok(ModelSpec { entries })
+    }
+}
+
+/// The elements of an array expression `[a, b, …]`, or an error naming `what`.
+pub fn array<'a>(expr: &'a Expr, what: &str) -> syn::Result<Vec<&'a Expr>> {
+    match expr {
+        Expr::Array(a) => Ok(a.elems.iter().collect()),
+        Expr::Group(g) => array(&g.expr, what),
+        other => Err(syn::Error::new(other.span(), format!("{what} must be an array `[…]`"))),
+    }
+}
+
+/// The coordinate names of `coordinates: [x, y]`.
+pub fn coordinate_names(expr: &Expr) -> syn::Result<Vec<Ident>> {
+    array(expr, "`coordinates`")?
+        .into_iter()
+        .map(|e| match e {
+            Expr::Path(p) if p.path.get_ident().is_some() && p.qself.is_none() => {
+                Ok(p.path.get_ident().expect("checked").clone())
+            }
+            other => Err(syn::Error::new(other.span(), "a coordinate is a plain name")),
+        })
+        .collect()
+}
+
+/// The shapes the `mass` entry may take.
+pub enum MassSyntax<'a> {
+    /// `[[row], [row], …]`.
+    Full(Vec<(Span, Vec<&'a Expr>)>),
+    /// `diag(a, b, …)`.
+    Diagonal(Vec<&'a Expr>),
+}
+
+/// Read the `mass` entry.
+pub fn mass(expr: &Expr) -> syn::Result<MassSyntax<'_>> {
+    if let Expr::Call(call) = expr {
+        if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("diag")) {
+            return Ok(MassSyntax::Diagonal(call.args.iter().collect()));
+        }
+    }
+    let rows = array(expr, "`mass` (rows `[[…], …]` or `diag(…)`)")?;
+    rows.into_iter().map(|r| Ok((r.span(), array(r, "a row of the mass matrix")?))).collect::<syn::Result<_>>().map(MassSyntax::Full)
+}
