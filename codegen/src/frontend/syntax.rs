@@ -129,10 +129,10 @@ pub enum MassSyntax<'a> {
 
 /// Read the `mass` entry.
 pub fn mass(expr: &Expr) -> syn::Result<MassSyntax<'_>> {
-    if let Expr::Call(call) = expr {
-        if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("diag")) {
-            return Ok(MassSyntax::Diagonal(call.args.iter().collect()));
-        }
+    if let Expr::Call(call) = expr
+        && matches!(&*call.func, Expr::Path(p) if p.path.is_ident("diag"))
+    {
+        return Ok(MassSyntax::Diagonal(call.args.iter().collect()));
     }
     let rows = array(expr, "`mass` (rows `[[…], …]` or `diag(…)`)")?;
     rows.into_iter().map(|r| Ok((r.span(), array(r, "a row of the mass matrix")?))).collect::<syn::Result<_>>().map(MassSyntax::Full)
