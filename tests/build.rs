@@ -1,13 +1,16 @@
 //! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
 //! compiled as part of the test build (the bindgen "expectations compile" discipline).
 
-use codegen::{emit, fixtures, kernels, Model};
+use codegen::{Model, emit, fixtures, kernels};
 use std::path::Path;
+
+/// A generated file's name and the fixture it comes from.
+type Fixture = (&'static str, fn() -> Model);
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    let models: Vec<(&str, fn() -> Model)> = vec![
+    let models: [Fixture; 6] = [
         ("cartesian_pendulum", fixtures::cartesian_pendulum),
         ("closed_chain3", || fixtures::closed_chain(3)),
         ("closed_chain20", || fixtures::closed_chain(20)),
@@ -18,8 +21,12 @@ fn main() {
     for (file, build) in models {
         let mut model = build();
         let kernels = kernels::derive(&mut model);
-        let options = emit::EmitOptions { with_struct: true, ..Default::default() };
+        let options = emit::EmitOptions {
+            with_struct: true,
+            ..Default::default()
+        };
         let source = emit::emit_source(&model, &kernels, &options);
-        std::fs::write(Path::new(&out_dir).join(format!("{file}.rs")), source).expect("write generated kernels");
+        std::fs::write(Path::new(&out_dir).join(format!("{file}.rs")), source)
+            .expect("write generated kernels");
     }
 }

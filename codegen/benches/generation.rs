@@ -34,7 +34,12 @@ fn op_counts(n: usize) -> (usize, [usize; 4]) {
     let mut model = fixtures::closed_chain(n);
     let k = kernels::derive(&mut model);
     let pool = &model.pool;
-    let parts = [k.phi.clone(), k.phi_q.entries.clone(), k.gamma.clone(), k.l.entries.clone()];
+    let parts = [
+        k.phi.clone(),
+        k.phi_q.entries.clone(),
+        k.gamma.clone(),
+        k.l.entries.clone(),
+    ];
     let joint: Vec<_> = parts.concat();
     let each = parts.map(|p| Schedule::new(pool, &p).op_count(pool));
     (Schedule::new(pool, &joint).op_count(pool), each)
@@ -77,39 +82,78 @@ fn parse_peer(line: &str) -> Option<PeerResult> {
         n: field(line, "n")?.parse().ok()?,
         seconds: field(line, "seconds").and_then(|s| s.parse().ok()),
         ops: field(line, "ops_after_cse").and_then(|s| s.parse().ok()),
-        ops_per_kernel: (|| Some([kernel("phi")?, kernel("phi_q")?, kernel("gamma")?, kernel("L")?]))(),
+        ops_per_kernel: (|| {
+            Some([
+                kernel("phi")?,
+                kernel("phi_q")?,
+                kernel("gamma")?,
+                kernel("L")?,
+            ])
+        })(),
     })
 }
 
 fn run_peers() -> Vec<PeerResult> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let python = root.join(".venv/bin/python");
-    assert!(python.exists(), "peer benchmark needs {} — run `cargo xtask oracle-env` first", python.display());
+    assert!(
+        python.exists(),
+        "peer benchmark needs {} — run `cargo xtask oracle-env` first",
+        python.display()
+    );
     let sizes = std::env::var("BENCH_PEER_N").unwrap_or_else(|_| "5 10 20 40 60".into());
     let timeout = std::env::var("BENCH_PEER_TIMEOUT").unwrap_or_else(|_| "120".into());
     let mut cmd = Command::new(&python);
-    cmd.arg(root.join("tests/oracle/bench_kernels.py")).arg("--n");
-    cmd.args(sizes.split_whitespace()).args(["--backend", "symengine", "sympy", "--timeout", &timeout, "--repeat", "3"]);
+    cmd.arg(root.join("tests/oracle/bench_kernels.py"))
+        .arg("--n");
+    cmd.args(sizes.split_whitespace()).args([
+        "--backend",
+        "symengine",
+        "sympy",
+        "--timeout",
+        &timeout,
+        "--repeat",
+        "3",
+    ]);
     let out = cmd.output().expect("run the peer benchmark script");
-    assert!(out.status.success(), "peer benchmark failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().filter_map(parse_peer).collect()
+    assert!(
+        out.status.success(),
+        "peer benchmark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(parse_peer)
+        .collect()
 }
 
 fn comparison_table() {
     let peers = run_peers();
     println!("\nclosed n-link chain: Φ, Φ_q, γ, L — generation time and ops after joint CSE");
-    println!("{:>4} {:>12} {:>8} | {:>10} {:>12} {:>8} {:>8} | per-kernel ops ours vs peer (phi, phi_q, gamma, L)", "n", "ours [ms]", "ops", "peer", "peer [ms]", "ops", "speedup");
+    println!(
+        "{:>4} {:>12} {:>8} | {:>10} {:>12} {:>8} {:>8} | per-kernel ops ours vs peer (phi, phi_q, gamma, L)",
+        "n", "ours [ms]", "ops", "peer", "peer [ms]", "ops", "speedup"
+    );
     for n in SIZES {
         let ours = best_of(5, n);
         let (ops, each) = op_counts(n);
         for peer in peers.iter().filter(|p| p.n == n) {
             let (secs, speedup) = match peer.seconds {
-                Some(s) => (format!("{:.1}", s * 1e3), format!("{:.0}×", s / ours.as_secs_f64())),
+                Some(s) => (
+                    format!("{:.1}", s * 1e3),
+                    format!("{:.0}×", s / ours.as_secs_f64()),
+                ),
                 None => ("timeout".to_string(), "-".to_string()),
             };
-            let peer_ops = peer.ops.map_or("-".to_string(), |o| format!("{o} ({:.2}×)", ops as f64 / o as f64));
+            let peer_ops = peer.ops.map_or("-".to_string(), |o| {
+                format!("{o} ({:.2}×)", ops as f64 / o as f64)
+            });
             let per_kernel = peer.ops_per_kernel.map_or("-".to_string(), |pk| {
-                let ratios: Vec<String> = each.iter().zip(pk).map(|(a, b)| format!("{a}/{b}")).collect();
+                let ratios: Vec<String> = each
+                    .iter()
+                    .zip(pk)
+                    .map(|(a, b)| format!("{a}/{b}"))
+                    .collect();
                 ratios.join(", ")
             });
             println!(
@@ -125,7 +169,9 @@ fn criterion_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate_closed_chain");
     group.sample_size(10);
     for n in SIZES {
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| b.iter(|| generate(n)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter(|| generate(n))
+        });
     }
     group.finish();
 }

@@ -4,13 +4,18 @@ use codegen::{emit, fixtures, kernels};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut model = match args.first().map(String::as_str) {
-        Some("chain") => fixtures::closed_chain(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(3)),
+        Some("chain") => {
+            fixtures::closed_chain(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(3))
+        }
         Some("andrews") => fixtures::andrews(),
         Some("rheonomic") => fixtures::rheonomic(),
         Some("zoo") => fixtures::node_zoo(),
         _ => fixtures::cartesian_pendulum(),
     };
     let kernels = kernels::derive(&mut model);
-    let options = emit::EmitOptions { with_struct: true, ..Default::default() };
+    let options = emit::EmitOptions {
+        with_struct: true,
+        ..Default::default()
+    };
     print!("{}", emit::emit_source(&model, &kernels, &options));
 }

@@ -3,15 +3,27 @@ use codegen::{cse::Schedule, emit, fixtures, kernels};
 use std::time::Instant;
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(60);
-    let reps: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let reps: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
     for _ in 0..reps {
         let t0 = Instant::now();
         let mut model = fixtures::closed_chain(n);
         let t1 = Instant::now();
         let k = kernels::derive(&mut model);
         let t2 = Instant::now();
-        let joint = [k.phi.clone(), k.phi_q.entries.clone(), k.gamma.clone(), k.l.entries.clone()].concat();
+        let joint = [
+            k.phi.clone(),
+            k.phi_q.entries.clone(),
+            k.gamma.clone(),
+            k.l.entries.clone(),
+        ]
+        .concat();
         let s = Schedule::new(&model.pool, &joint);
         let t3 = Instant::now();
         let tokens = emit::emit_tokens(&model, &k, &emit::EmitOptions::default());
@@ -22,7 +34,15 @@ fn main() {
         let t6 = Instant::now();
         println!(
             "n={n} build {:?} derive {:?} cse {:?} ({} temps, {} nodes) tokens {:?} syn {:?} pretty {:?} ({} bytes)",
-            t1 - t0, t2 - t1, t3 - t2, s.temps.len(), model.pool.len(), t4 - t3, t5 - t4, t6 - t5, text.len()
+            t1 - t0,
+            t2 - t1,
+            t3 - t2,
+            s.temps.len(),
+            model.pool.len(),
+            t4 - t3,
+            t5 - t4,
+            t6 - t5,
+            text.len()
         );
     }
 }

@@ -103,7 +103,7 @@ impl Pool {
         }
         for t in flat {
             if let Some(n) = self.as_number(t) {
-                match constant.add(n) {
+                match constant.checked_add(n) {
                     Some(sum) => constant = sum,
                     None => coeffs.push((t, Number::ONE)),
                 }
@@ -111,7 +111,7 @@ impl Pool {
             }
             let (coeff, rest) = self.split_coefficient(t);
             match slot.get(&rest) {
-                Some(&i) => match coeffs[i].1.add(coeff) {
+                Some(&i) => match coeffs[i].1.checked_add(coeff) {
                     Some(sum) => coeffs[i].1 = sum,
                     None => coeffs.push((t, Number::ONE)),
                 },
@@ -143,7 +143,7 @@ impl Pool {
         while let Some(f) = stack.pop() {
             match self.node(f).clone() {
                 Node::Mul(xs) => stack.extend(xs.iter().rev().copied()),
-                Node::Num(n) => match coeff.mul(n) {
+                Node::Num(n) => match coeff.checked_mul(n) {
                     Some(p) => coeff = p,
                     None => push_base(&mut bases, &mut slot, f, one),
                 },
@@ -157,10 +157,14 @@ impl Pool {
         let mut out: Vec<ExprId> = Vec::with_capacity(bases.len() + 1);
         let mut expanded = false;
         for (base, exps) in bases {
-            let exp = if exps.len() == 1 { exps[0] } else { self.add(&exps) };
+            let exp = if exps.len() == 1 {
+                exps[0]
+            } else {
+                self.add(&exps)
+            };
             let p = self.pow(base, exp);
             match self.node(p).clone() {
-                Node::Num(n) => match coeff.mul(n) {
+                Node::Num(n) => match coeff.checked_mul(n) {
                     Some(c) => coeff = c,
                     None => out.push(p),
                 },
@@ -181,11 +185,12 @@ impl Pool {
         if coeff.is_zero() {
             return self.zero();
         }
-        if out.len() == 1 && !coeff.is_one() {
-            if let Node::Add(terms) = self.node(out[0]).clone() {
-                let scaled: Vec<ExprId> = terms.iter().map(|&t| self.scale(coeff, t)).collect();
-                return self.add(&scaled);
-            }
+        if out.len() == 1
+            && !coeff.is_one()
+            && let Node::Add(terms) = self.node(out[0]).clone()
+        {
+            let scaled: Vec<ExprId> = terms.iter().map(|&t| self.scale(coeff, t)).collect();
+            return self.add(&scaled);
         }
         if !coeff.is_one() {
             out.push(self.num(coeff));
@@ -232,14 +237,14 @@ impl Pool {
 
     /// A unary function application, canonical.
     pub fn func(&mut self, f: Func, a: ExprId) -> ExprId {
-        if let Some(n) = self.as_number(a) {
-            if let Some(folded) = fold_func(f, n) {
-                return self.num(folded);
-            }
+        if let Some(n) = self.as_number(a)
+            && let Some(folded) = fold_func(f, n)
+        {
+            return self.num(folded);
         }
         let (coeff, rest) = self.split_coefficient(a);
         if coeff.is_negative() {
-            let pos = self.scale(coeff.neg(), rest);
+            let pos = self.scale(coeff.negated(), rest);
             match f {
                 Func::Sin | Func::Tan => {
                     let inner = self.func(f, pos);
@@ -254,10 +259,10 @@ impl Pool {
 
     /// `atan2(y, x)`.
     pub fn atan2(&mut self, y: ExprId, x: ExprId) -> ExprId {
-        if let (Some(a), Some(b)) = (self.as_number(y), self.as_number(x)) {
-            if let Some(n) = Number::from_f64(a.to_f64().atan2(b.to_f64())) {
-                return self.num(n);
-            }
+        if let (Some(a), Some(b)) = (self.as_number(y), self.as_number(x))
+            && let Some(n) = Number::from_f64(a.to_f64().atan2(b.to_f64()))
+        {
+            return self.num(n);
         }
         self.intern(Node::Atan2(y, x))
     }
@@ -282,7 +287,11 @@ impl Pool {
             return if is_min { smaller } else { larger };
         }
         let (lo, hi) = (a.min(b), a.max(b));
-        self.intern(if is_min { Node::Min(lo, hi) } else { Node::Max(lo, hi) })
+        self.intern(if is_min {
+            Node::Min(lo, hi)
+        } else {
+            Node::Max(lo, hi)
+        })
     }
 
     /// 1 when `a op b` holds, 0 otherwise.
@@ -316,12 +325,24 @@ impl Pool {
         let Node::Mul(xs) = self.node(t) else {
             return (Number::ONE, t);
         };
-        let Some(pos) = xs.iter().position(|&x| matches!(self.node(x), Node::Num(_))) else {
+        let Some(pos) = xs
+            .iter()
+            .position(|&x| matches!(self.node(x), Node::Num(_)))
+        else {
             return (Number::ONE, t);
         };
         let coeff = self.as_number(xs[pos]).expect("checked above");
-        let rest: Vec<ExprId> = xs.iter().enumerate().filter(|&(i, _)| i != pos).map(|(_, &x)| x).collect();
-        let rest = if rest.len() == 1 { rest[0] } else { self.intern(Node::Mul(rest.into())) };
+        let rest: Vec<ExprId> = xs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != pos)
+            .map(|(_, &x)| x)
+            .collect();
+        let rest = if rest.len() == 1 {
+            rest[0]
+        } else {
+            self.intern(Node::Mul(rest.into()))
+        };
         (coeff, rest)
     }
 
@@ -335,7 +356,10 @@ impl Pool {
             Node::Mul(xs) => xs.to_vec(),
             _ => vec![rest],
         };
-        if let Some(i) = xs.iter().position(|&x| matches!(self.node(x), Node::Num(_))) {
+        if let Some(i) = xs
+            .iter()
+            .position(|&x| matches!(self.node(x), Node::Num(_)))
+        {
             // `rest` carried an unfoldable numeric factor: let `mul` sort it out.
             xs[i] = self.mul2(xs[i], c);
             return self.mul(&xs);
@@ -345,7 +369,12 @@ impl Pool {
         self.intern(Node::Mul(xs.into()))
     }
 
-    fn finish_nary(&mut self, mut xs: Vec<ExprId>, identity: Number, make: fn(Box<[ExprId]>) -> Node) -> ExprId {
+    fn finish_nary(
+        &mut self,
+        mut xs: Vec<ExprId>,
+        identity: Number,
+        make: fn(Box<[ExprId]>) -> Node,
+    ) -> ExprId {
         match xs.len() {
             0 => self.num(identity),
             1 => xs[0],
@@ -358,7 +387,12 @@ impl Pool {
 }
 
 /// Record `base^exp` among the factors of a product, grouping equal bases.
-fn push_base(bases: &mut Vec<(ExprId, Vec<ExprId>)>, slot: &mut FxHashMap<ExprId, usize>, base: ExprId, exp: ExprId) {
+fn push_base(
+    bases: &mut Vec<(ExprId, Vec<ExprId>)>,
+    slot: &mut FxHashMap<ExprId, usize>,
+    base: ExprId,
+    exp: ExprId,
+) {
     let i = *slot.entry(base).or_insert_with(|| {
         bases.push((base, Vec::new()));
         bases.len() - 1
@@ -371,7 +405,7 @@ fn fold_func(f: Func, n: Number) -> Option<Number> {
         (Func::Sin | Func::Tan, Number::ZERO) => Some(Number::ZERO),
         (Func::Cos | Func::Exp, Number::ZERO) => Some(Number::ONE),
         (Func::Ln, Number::ONE) => Some(Number::ZERO),
-        (Func::Abs, _) => Some(if n.is_negative() { n.neg() } else { n }),
+        (Func::Abs, _) => Some(if n.is_negative() { n.negated() } else { n }),
         _ => None,
     };
     if exact.is_some() {

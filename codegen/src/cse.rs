@@ -41,9 +41,19 @@ impl Schedule {
                 *uses.entry(c).or_default() += 1;
             }
         }
-        let temps = order.into_iter().filter(|&id| !is_leaf(pool, id) && uses[&id] >= 2).collect();
-        let splits = splits.into_iter().filter(|(id, _)| uses.contains_key(id)).collect();
-        Schedule { roots: roots.to_vec(), temps, splits }
+        let temps = order
+            .into_iter()
+            .filter(|&id| !is_leaf(pool, id) && uses[&id] >= 2)
+            .collect();
+        let splits = splits
+            .into_iter()
+            .filter(|(id, _)| uses.contains_key(id))
+            .collect();
+        Schedule {
+            roots: roots.to_vec(),
+            temps,
+            splits,
+        }
     }
 
     /// The operands a node is computed from under this schedule.
@@ -68,7 +78,11 @@ impl Schedule {
 
 /// Every node needed by `roots` under `splits`, each once, operands before users. (A split
 /// points from a sum to a strict sub-sum, which may have a larger id, so id order is not enough.)
-fn postorder(pool: &Pool, splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>, roots: &[ExprId]) -> Vec<ExprId> {
+fn postorder(
+    pool: &Pool,
+    splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>,
+    roots: &[ExprId],
+) -> Vec<ExprId> {
     let mut done = rustc_hash::FxHashSet::default();
     let mut order = Vec::new();
     let mut stack: Vec<(ExprId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
@@ -110,7 +124,11 @@ fn is_leaf(pool: &Pool, id: ExprId) -> bool {
     matches!(pool.node(id), Node::Num(_) | Node::Sym(_))
 }
 
-fn operands(pool: &Pool, splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>, id: ExprId) -> Vec<ExprId> {
+fn operands(
+    pool: &Pool,
+    splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>,
+    id: ExprId,
+) -> Vec<ExprId> {
     match splits.get(&id) {
         Some((sub, rest)) => std::iter::once(*sub).chain(rest.iter().copied()).collect(),
         None => children(pool.node(id)),
@@ -140,7 +158,11 @@ fn find_splits(pool: &Pool, reachable: &[ExprId]) -> FxHashMap<ExprId, (ExprId, 
                 .filter(|(_, sub)| sub.len() < xs.len() && is_sorted_subset(sub, xs))
                 .max_by_key(|(sub_id, sub)| (sub.len(), *sub_id));
             if let Some(&(sub_id, sub)) = best {
-                let rest = xs.iter().copied().filter(|x| sub.binary_search(x).is_err()).collect();
+                let rest = xs
+                    .iter()
+                    .copied()
+                    .filter(|x| sub.binary_search(x).is_err())
+                    .collect();
                 splits.insert(id, (sub_id, rest));
             }
             by_first.entry(xs[0]).or_default().push((id, xs));

@@ -30,7 +30,9 @@ pub struct Direction(u32);
 impl Pool {
     /// `∂e/∂x` for the symbol expression `x`. Panics if `x` is not a symbol.
     pub fn diff(&mut self, e: ExprId, x: ExprId) -> ExprId {
-        let sym = self.as_symbol(x).expect("diff: the variable must be a symbol");
+        let sym = self
+            .as_symbol(x)
+            .expect("diff: the variable must be a symbol");
         self.derive(e, Wrt::Symbol(sym))
     }
 
@@ -39,7 +41,12 @@ impl Pool {
     pub fn direction(&mut self, rates: &[(ExprId, ExprId)]) -> Direction {
         let map: FxHashMap<SymId, ExprId> = rates
             .iter()
-            .map(|&(s, r)| (self.as_symbol(s).expect("direction: keys must be symbols"), r))
+            .map(|&(s, r)| {
+                (
+                    self.as_symbol(s).expect("direction: keys must be symbols"),
+                    r,
+                )
+            })
             .collect();
         let mask = self.symbol_mask(map.keys().copied());
         self.directions.push(map);
@@ -143,7 +150,12 @@ impl Pool {
             if self.is_zero(dfi) {
                 continue;
             }
-            let mut rest: Vec<ExprId> = factors.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &f)| f).collect();
+            let mut rest: Vec<ExprId> = factors
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &f)| f)
+                .collect();
             rest.push(dfi);
             terms.push(self.mul(&rest));
         }

@@ -25,7 +25,10 @@ pub struct EmitOptions {
 
 impl Default for EmitOptions {
     fn default() -> Self {
-        EmitOptions { runtime_path: syn::parse_quote!(::runtime), with_struct: false }
+        EmitOptions {
+            runtime_path: syn::parse_quote!(::runtime),
+            with_struct: false,
+        }
     }
 }
 
@@ -54,7 +57,11 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
     let name = ident(&model.name);
     let rt = &options.runtime_path;
     let fields: Vec<Ident> = model.parameters.iter().map(|p| ident(&p.name)).collect();
-    let (n, m, k) = (ulit(model.n()), ulit(kernels.phi.len()), ulit(kernels.nh_offset.len()));
+    let (n, m, k) = (
+        ulit(model.n()),
+        ulit(kernels.phi.len()),
+        ulit(kernels.nh_offset.len()),
+    );
     let kernel_fns = kernel_functions(model, kernels, &fields, rt);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
@@ -64,7 +71,10 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
     let n_params = ulit(fields.len());
     let struct_def = options.with_struct.then(|| {
         let doc = format!(" Runtime parameters of the `{}` model.", model.name);
-        let field_docs = model.parameters.iter().map(|p| format!(" Parameter `{}`.", p.name));
+        let field_docs = model
+            .parameters
+            .iter()
+            .map(|p| format!(" Parameter `{}`.", p.name));
         quote! {
             #[doc = #doc]
             // Parameter names follow the mechanics sources (`I1`, `X`), not Rust's case rules.
@@ -110,7 +120,12 @@ pub fn emit_source(model: &Model, kernels: &Kernels, options: &EmitOptions) -> S
     prettyplease::unparse(&file)
 }
 
-fn kernel_functions(model: &Model, kernels: &Kernels, fields: &[Ident], rt: &syn::Path) -> TokenStream {
+fn kernel_functions(
+    model: &Model,
+    kernels: &Kernels,
+    fields: &[Ident],
+    rt: &syn::Path,
+) -> TokenStream {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
         shape: Shape::Vector(entries.len()),
@@ -124,14 +139,42 @@ fn kernel_functions(model: &Model, kernels: &Kernels, fields: &[Ident], rt: &syn
     let jacobian = kernels.jacobian();
     let specs: Vec<(&str, Inputs, Vec<Output>)> = vec![
         ("phi_into", Inputs::TimeQ, vec![vector("out", &kernels.phi)]),
-        ("phi_q_into", Inputs::TimeQ, vec![matrix("out", &kernels.phi_q)]),
-        ("phi_t_into", Inputs::TimeQ, vec![vector("out", &kernels.phi_t)]),
-        ("nh_matrix_into", Inputs::TimeQ, vec![matrix("out", &kernels.nh_matrix)]),
-        ("nh_offset_into", Inputs::TimeQ, vec![vector("out", &kernels.nh_offset)]),
-        ("gamma_into", Inputs::TimeQV, vec![vector("out", &kernels.gamma)]),
+        (
+            "phi_q_into",
+            Inputs::TimeQ,
+            vec![matrix("out", &kernels.phi_q)],
+        ),
+        (
+            "phi_t_into",
+            Inputs::TimeQ,
+            vec![vector("out", &kernels.phi_t)],
+        ),
+        (
+            "nh_matrix_into",
+            Inputs::TimeQ,
+            vec![matrix("out", &kernels.nh_matrix)],
+        ),
+        (
+            "nh_offset_into",
+            Inputs::TimeQ,
+            vec![vector("out", &kernels.nh_offset)],
+        ),
+        (
+            "gamma_into",
+            Inputs::TimeQV,
+            vec![vector("out", &kernels.gamma)],
+        ),
         ("l_into", Inputs::TimeQV, vec![matrix("out", &kernels.l)]),
-        ("mass_into", Inputs::TimeQ, vec![matrix("out", &kernels.mass)]),
-        ("force_into", Inputs::TimeQV, vec![vector("out", &kernels.force)]),
+        (
+            "mass_into",
+            Inputs::TimeQ,
+            vec![matrix("out", &kernels.mass)],
+        ),
+        (
+            "force_into",
+            Inputs::TimeQV,
+            vec![vector("out", &kernels.force)],
+        ),
         (
             "dynamics_into",
             Inputs::TimeQV,
@@ -143,7 +186,10 @@ fn kernel_functions(model: &Model, kernels: &Kernels, fields: &[Ident], rt: &syn
             ],
         ),
     ];
-    specs.into_iter().map(|(name, inputs, outputs)| kernel_fn(model, fields, rt, name, inputs, &outputs)).collect()
+    specs
+        .into_iter()
+        .map(|(name, inputs, outputs)| kernel_fn(model, fields, rt, name, inputs, &outputs))
+        .collect()
 }
 
 fn kernel_fn(
@@ -156,15 +202,30 @@ fn kernel_fn(
 ) -> TokenStream {
     let pool = &model.pool;
     let n = ulit(model.n());
-    let roots: Vec<ExprId> = outputs.iter().flat_map(|o| o.entries.iter().copied()).filter(|&e| !is_zero(model, e)).collect();
+    let roots: Vec<ExprId> = outputs
+        .iter()
+        .flat_map(|o| o.entries.iter().copied())
+        .filter(|&e| !is_zero(model, e))
+        .collect();
     let schedule = Schedule::new(pool, &roots);
-    let temp_names = schedule.temps.iter().enumerate().map(|(i, &id)| (id, format_ident!("x{i}"))).collect();
-    let emitter = ExprEmitter { pool, schedule: &schedule, temp_names, param_fields: fields };
+    let temp_names = schedule
+        .temps
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, format_ident!("x{i}")))
+        .collect();
+    let emitter = ExprEmitter {
+        pool,
+        schedule: &schedule,
+        temp_names,
+        param_fields: fields,
+    };
     let uses_time = pool.mentions_any(&roots, |s| matches!(s.kind, SymbolKind::Time));
     let t = if uses_time { quote!(t) } else { quote!(_t) };
     let fn_name = format_ident!("{name}");
     let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
-    let v_check = (inputs == Inputs::TimeQV).then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
+    let v_check = (inputs == Inputs::TimeQV)
+        .then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
     let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs);
     let bindings = schedule.temps.iter().map(|&id| {
         let name = &emitter.temp_names[&id];
@@ -173,20 +234,24 @@ fn kernel_fn(
     });
     let assignments = outputs.iter().flat_map(|o| {
         let emitter = &emitter;
-        o.entries.iter().enumerate().filter(|&(_, &e)| !is_zero(model, e)).map(move |(i, &e)| {
-            let value = emitter.at(e, Prec::Sum);
-            let binding = &o.binding;
-            match o.shape {
-                Shape::Vector(_) => {
-                    let i = ulit(i);
-                    quote!(#binding[#i] = #value;)
+        o.entries
+            .iter()
+            .enumerate()
+            .filter(|&(_, &e)| !is_zero(model, e))
+            .map(move |(i, &e)| {
+                let value = emitter.at(e, Prec::Sum);
+                let binding = &o.binding;
+                match o.shape {
+                    Shape::Vector(_) => {
+                        let i = ulit(i);
+                        quote!(#binding[#i] = #value;)
+                    }
+                    Shape::Matrix(_, cols) => {
+                        let (r, c) = (ulit(i / cols), ulit(i % cols));
+                        quote!(#binding[(#r, #c)] = #value;)
+                    }
                 }
-                Shape::Matrix(_, cols) => {
-                    let (r, c) = (ulit(i / cols), ulit(i % cols));
-                    quote!(#binding[(#r, #c)] = #value;)
-                }
-            }
-        })
+            })
     });
     quote! {
         fn #fn_name(&self, #t: f64, q: &[f64], #v_param #out_params) {
@@ -201,7 +266,11 @@ fn kernel_fn(
 }
 
 /// Parameters, shape assertions and zero fills for a kernel's outputs.
-fn output_plumbing(model: &Model, rt: &syn::Path, outputs: &[Output]) -> (TokenStream, TokenStream, TokenStream) {
+fn output_plumbing(
+    model: &Model,
+    rt: &syn::Path,
+    outputs: &[Output],
+) -> (TokenStream, TokenStream, TokenStream) {
     let mut checks = TokenStream::new();
     let mut fills = TokenStream::new();
     for o in outputs {
@@ -222,7 +291,9 @@ fn output_plumbing(model: &Model, rt: &syn::Path, outputs: &[Output]) -> (TokenS
         }
     }
     // A matrix view is written through `&mut self` methods, so it is `mut` when written at all.
-    let mutability = |o: &Output| (matches!(o.shape, Shape::Matrix(..)) && !o.entries.is_empty()).then(|| quote!(mut));
+    let mutability = |o: &Output| {
+        (matches!(o.shape, Shape::Matrix(..)) && !o.entries.is_empty()).then(|| quote!(mut))
+    };
     let params = if outputs.len() == 1 {
         let b = &outputs[0].binding;
         let m = mutability(&outputs[0]);
@@ -266,10 +337,15 @@ fn accessors(model: &Model, fields: &[Ident], rt: &syn::Path) -> TokenStream {
 }
 
 fn sparsity(model: &Model, mat: &ExprMatrix) -> TokenStream {
-    let pairs = mat.entries.iter().enumerate().filter(|&(_, &e)| !is_zero(model, e)).map(|(i, _)| {
-        let (r, c) = (ulit(i / mat.cols), ulit(i % mat.cols));
-        quote!((#r, #c))
-    });
+    let pairs = mat
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|&(_, &e)| !is_zero(model, e))
+        .map(|(i, _)| {
+            let (r, c) = (ulit(i / mat.cols), ulit(i % mat.cols));
+            quote!((#r, #c))
+        });
     quote!(#(#pairs),*)
 }
 

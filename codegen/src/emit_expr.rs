@@ -30,16 +30,24 @@ impl ExprEmitter<'_> {
     /// The expression as an operand of at least `min` binding strength.
     pub fn at(&self, id: ExprId, min: Prec) -> TokenStream {
         let (tokens, prec) = self.expr(id);
-        if prec < min { quote!((#tokens)) } else { tokens }
+        if prec < min {
+            quote!((#tokens))
+        } else {
+            tokens
+        }
     }
 
     /// The expression as a method receiver (`x.sin()`): atoms only, literals typed.
     fn receiver(&self, id: ExprId) -> TokenStream {
-        if let Some(n) = self.pool.as_number(id) {
-            if !self.temp_names.contains_key(&id) {
-                let lit = float_literal(n.to_f64().abs(), true);
-                return if n.is_negative() { quote!((-#lit)) } else { lit };
-            }
+        if let Some(n) = self.pool.as_number(id)
+            && !self.temp_names.contains_key(&id)
+        {
+            let lit = float_literal(n.to_f64().abs(), true);
+            return if n.is_negative() {
+                quote!((-#lit))
+            } else {
+                lit
+            };
         }
         self.at(id, Prec::Atom)
     }
@@ -96,7 +104,10 @@ impl ExprEmitter<'_> {
                 quote!(self.#field)
             }
             SymbolKind::Free => {
-                unreachable!("validated models have no free symbol ({})", self.pool.symbol_info(sym).name)
+                unreachable!(
+                    "validated models have no free symbol ({})",
+                    self.pool.symbol_info(sym).name
+                )
             }
         }
     }
@@ -146,13 +157,13 @@ impl ExprEmitter<'_> {
     fn signed(&self, term: ExprId) -> (bool, TokenStream) {
         if !self.temp_names.contains_key(&term) && !self.schedule.splits.contains_key(&term) {
             match self.pool.node(term) {
-                Node::Num(n) if n.is_negative() => return (true, number(n.neg()).0),
+                Node::Num(n) if n.is_negative() => return (true, number(n.negated()).0),
                 Node::Mul(xs) => {
-                    if let Some(c) = xs.iter().find_map(|&x| self.pool.as_number(x)) {
-                        if c.is_negative() {
-                            let (tokens, _) = self.product_with(xs, c.neg());
-                            return (true, tokens);
-                        }
+                    if let Some(c) = xs.iter().find_map(|&x| self.pool.as_number(x))
+                        && c.is_negative()
+                    {
+                        let (tokens, _) = self.product_with(xs, c.negated());
+                        return (true, tokens);
                     }
                 }
                 _ => {}
@@ -162,11 +173,15 @@ impl ExprEmitter<'_> {
     }
 
     fn product(&self, factors: &[ExprId]) -> (TokenStream, Prec) {
-        let coeff = factors.iter().find_map(|&x| self.pool.as_number(x).filter(|_| !self.temp_names.contains_key(&x)));
+        let coeff = factors.iter().find_map(|&x| {
+            self.pool
+                .as_number(x)
+                .filter(|_| !self.temp_names.contains_key(&x))
+        });
         match coeff {
             Some(c) if c.is_negative() => {
                 // `-a * b` is weaker than a product operand (`x / -a * b` would misparse).
-                let (tokens, _) = self.product_with(factors, c.neg());
+                let (tokens, _) = self.product_with(factors, c.negated());
                 (quote!(-#tokens), Prec::Sum)
             }
             Some(c) => self.product_with(factors, c),
@@ -216,9 +231,11 @@ impl ExprEmitter<'_> {
         if self.temp_names.contains_key(&f) {
             return None;
         }
-        let Node::Pow(b, e) = self.pool.node(f) else { return None };
+        let Node::Pow(b, e) = self.pool.node(f) else {
+            return None;
+        };
         let e = self.pool.as_number(*e)?;
-        if e == Number::HALF.neg() {
+        if e == Number::HALF.negated() {
             let recv = self.receiver(*b);
             return Some(quote!(#recv.sqrt()));
         }
@@ -239,10 +256,13 @@ impl ExprEmitter<'_> {
         if exp == Some(Number::HALF) {
             return (quote!(#recv.sqrt()), Prec::Atom);
         }
-        if exp == Some(Number::HALF.neg()) {
+        if exp == Some(Number::HALF.negated()) {
             return (quote!(1.0 / #recv.sqrt()), Prec::Product);
         }
-        if let Some(k) = exp.and_then(Number::as_integer).and_then(|k| i32::try_from(k).ok()) {
+        if let Some(k) = exp
+            .and_then(Number::as_integer)
+            .and_then(|k| i32::try_from(k).ok())
+        {
             let k = Literal::i32_unsuffixed(k);
             return (quote!(#recv.powi(#k)), Prec::Atom);
         }
@@ -254,17 +274,28 @@ impl ExprEmitter<'_> {
 /// A numeric constant: rationals as `p / q` of exact float literals, floats round-tripping.
 fn number(n: Number) -> (TokenStream, Prec) {
     let negative = n.is_negative();
-    let magnitude = if negative { n.neg() } else { n };
+    let magnitude = if negative { n.negated() } else { n };
     let tokens = match magnitude {
         Number::Rational(p, 1) => float_literal(p as f64, false),
         Number::Rational(p, q) => {
-            let (p, q) = (float_literal(p as f64, false), float_literal(q as f64, false));
+            let (p, q) = (
+                float_literal(p as f64, false),
+                float_literal(q as f64, false),
+            );
             // `-1.0 / 3.0` is `(-1.0) / 3.0`: the same correctly rounded value as `-(1.0 / 3.0)`.
-            return if negative { (quote!(-#p / #q), Prec::Product) } else { (quote!(#p / #q), Prec::Product) };
+            return if negative {
+                (quote!(-#p / #q), Prec::Product)
+            } else {
+                (quote!(#p / #q), Prec::Product)
+            };
         }
         Number::Float(_) => float_literal(magnitude.to_f64(), false),
     };
-    if negative { (quote!(-#tokens), Prec::Unary) } else { (tokens, Prec::Atom) }
+    if negative {
+        (quote!(-#tokens), Prec::Unary)
+    } else {
+        (tokens, Prec::Atom)
+    }
 }
 
 /// A non-negative finite float literal whose text parses back to exactly `x` (Rust's `{:?}` is

@@ -41,7 +41,9 @@ pub enum ModelError {
         found_cols: usize,
     },
     /// A holonomic constraint (or the mass matrix) that depends on velocities.
-    #[error("{location}: `{expr}` depends on the velocity `{velocity}`; {what} may depend only on t, q and parameters")]
+    #[error(
+        "{location}: `{expr}` depends on the velocity `{velocity}`; {what} may depend only on t, q and parameters"
+    )]
     VelocityDependence {
         /// Where in the model.
         location: String,
@@ -53,7 +55,9 @@ pub enum ModelError {
         velocity: String,
     },
     /// A nonholonomic constraint that is not linear in the velocities.
-    #[error("{location}: nonholonomic constraint `{expr}` is not linear in the velocities (∂/∂{velocity} = `{derivative}` still depends on v)")]
+    #[error(
+        "{location}: nonholonomic constraint `{expr}` is not linear in the velocities (∂/∂{velocity} = `{derivative}` still depends on v)"
+    )]
     NotLinearInVelocity {
         /// Where in the model.
         location: String,
@@ -65,7 +69,9 @@ pub enum ModelError {
         derivative: String,
     },
     /// A mass matrix whose entries (i, j) and (j, i) differ.
-    #[error("mass matrix is not symmetric: [{row}][{col}] = `{upper}` but [{col}][{row}] = `{lower}`")]
+    #[error(
+        "mass matrix is not symmetric: [{row}][{col}] = `{upper}` but [{col}][{row}] = `{lower}`"
+    )]
     NotSymmetric {
         /// Row of the upper entry.
         row: usize,
@@ -93,7 +99,9 @@ pub enum ModelError {
         expr: String,
     },
     /// A name that cannot be a Rust identifier (it becomes a struct field or a struct name).
-    #[error("`{name}` is not a valid identifier (letters, digits and `_`, not starting with a digit)")]
+    #[error(
+        "`{name}` is not a valid identifier (letters, digits and `_`, not starting with a digit)"
+    )]
     InvalidName {
         /// The name.
         name: String,

@@ -82,9 +82,11 @@ impl Pool {
 /// `base^exp` the way the emitter computes it: `powi` for integer exponents, `sqrt` for ±1/2.
 pub(crate) fn eval_pow(pool: &Pool, exp_id: ExprId, base: f64, exp: f64) -> f64 {
     match pool.as_number(exp_id) {
-        Some(n) if n.as_integer().is_some_and(|i| i32::try_from(i).is_ok()) => base.powi(exp as i32),
+        Some(n) if n.as_integer().is_some_and(|i| i32::try_from(i).is_ok()) => {
+            base.powi(exp as i32)
+        }
         Some(n) if n == crate::number::Number::HALF => base.sqrt(),
-        Some(n) if n == crate::number::Number::HALF.neg() => 1.0 / base.sqrt(),
+        Some(n) if n == crate::number::Number::HALF.negated() => 1.0 / base.sqrt(),
         _ => base.powf(exp),
     }
 }

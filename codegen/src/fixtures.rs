@@ -30,7 +30,9 @@ pub fn closed_chain(n: usize) -> Model {
     let phi = [pool.sub(sx, x_tip), pool.sub(sy, y_tip)];
     let one = pool.one();
     let zero = pool.zero();
-    b.holonomic(&phi).mass_diagonal(&vec![one; n]).force(&vec![zero; n]);
+    b.holonomic(&phi)
+        .mass_diagonal(&vec![one; n])
+        .force(&vec![zero; n]);
     b.build().expect("the chain fixture is valid")
 }
 
@@ -40,9 +42,9 @@ pub fn andrews() -> Model {
     let names = ["beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"];
     let (q, v): (Vec<ExprId>, Vec<ExprId>) = names.iter().map(|n| b.coordinate(n)).unzip();
     let params = [
-        "m1", "m2", "m3", "m4", "m5", "m6", "m7", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "xa", "ya", "xb", "yb",
-        "xc", "yc", "d", "da", "e", "ea", "rr", "ra", "ss", "sa", "sb", "sc", "sd", "ta", "tb", "u", "ua", "ub",
-        "zf", "zt", "fa", "mom", "c0", "l0",
+        "m1", "m2", "m3", "m4", "m5", "m6", "m7", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "xa",
+        "ya", "xb", "yb", "xc", "yc", "d", "da", "e", "ea", "rr", "ra", "ss", "sa", "sb", "sc",
+        "sd", "ta", "tb", "u", "ua", "ub", "zf", "zt", "fa", "mom", "c0", "l0",
     ];
     let p: Vec<ExprId> = params.iter().map(|n| b.parameter(n)).collect();
     let get = |name: &str| p[params.iter().position(|n| *n == name).expect("declared")];
@@ -102,6 +104,8 @@ pub const ANDREWS_PARAMETERS: [(&str, f64); 42] = [
 ];
 
 /// The published consistent initial position of Andrews (digest P6); q̇0 = 0.
+// The published 30 digits are kept verbatim; f64 rounds them on read.
+#[allow(clippy::excessive_precision)]
 pub const ANDREWS_Q0: [f64; 7] = [
     -0.0617138900142764496358948458001,
     0.0,
@@ -128,7 +132,11 @@ impl AndrewsParts {
     fn new(pool: &mut Pool, q: &[ExprId], _get: &dyn Fn(&str) -> ExprId) -> AndrewsParts {
         let s = q.iter().map(|&x| pool.func(Func::Sin, x)).collect();
         let c = q.iter().map(|&x| pool.func(Func::Cos, x)).collect();
-        let (beth, phde, omep) = (pool.add2(q[0], q[1]), pool.add2(q[3], q[4]), pool.add2(q[5], q[6]));
+        let (beth, phde, omep) = (
+            pool.add2(q[0], q[1]),
+            pool.add2(q[3], q[4]),
+            pool.add2(q[5], q[6]),
+        );
         AndrewsParts {
             s,
             c,
@@ -143,7 +151,15 @@ impl AndrewsParts {
 
     /// g1..g6 of digest P6.
     fn constraints(&self, pool: &mut Pool, get: &dyn Fn(&str) -> ExprId) -> Vec<ExprId> {
-        let (rr, d, ss, e, zt, zf, u) = (get("rr"), get("d"), get("ss"), get("e"), get("zt"), get("zf"), get("u"));
+        let (rr, d, ss, e, zt, zf, u) = (
+            get("rr"),
+            get("d"),
+            get("ss"),
+            get("e"),
+            get("zt"),
+            get("zf"),
+            get("u"),
+        );
         let (xa, ya, xb, yb) = (get("xa"), get("ya"), get("xb"), get("yb"));
         let (s, c) = (&self.s, &self.c);
         let mut lin = |terms: &[(i64, ExprId, ExprId)], offset: ExprId| {
@@ -159,7 +175,8 @@ impl AndrewsParts {
         };
         let base_x = [(1, rr, c[0]), (-1, d, self.cbeth)];
         let base_y = [(1, rr, s[0]), (-1, d, self.sbeth)];
-        let with = |base: &[(i64, ExprId, ExprId)], more: &[(i64, ExprId, ExprId)]| [base, more].concat();
+        let with =
+            |base: &[(i64, ExprId, ExprId)], more: &[(i64, ExprId, ExprId)]| [base, more].concat();
         vec![
             lin(&with(&base_x, &[(-1, ss, s[2])]), xb),
             lin(&with(&base_y, &[(1, ss, c[2])]), yb),
@@ -173,10 +190,36 @@ impl AndrewsParts {
     /// The symmetric mass matrix of digest P6.
     fn mass(&self, pool: &mut Pool, get: &dyn Fn(&str) -> ExprId) -> Vec<Vec<ExprId>> {
         let g = |n: &str| get(n);
-        let (m1, m2, m3, m4, m5, m6, m7) = (g("m1"), g("m2"), g("m3"), g("m4"), g("m5"), g("m6"), g("m7"));
-        let (i1, i2, i3, i4, i5, i6, i7) = (g("I1"), g("I2"), g("I3"), g("I4"), g("I5"), g("I6"), g("I7"));
-        let (ra, rr, da, sa, sb, e, ea) = (g("ra"), g("rr"), g("da"), g("sa"), g("sb"), g("e"), g("ea"));
-        let (zt, ta, tb, zf, fa, u, ua, ub) = (g("zt"), g("ta"), g("tb"), g("zf"), g("fa"), g("u"), g("ua"), g("ub"));
+        let (m1, m2, m3, m4, m5, m6, m7) = (
+            g("m1"),
+            g("m2"),
+            g("m3"),
+            g("m4"),
+            g("m5"),
+            g("m6"),
+            g("m7"),
+        );
+        let (i1, i2, i3, i4, i5, i6, i7) = (
+            g("I1"),
+            g("I2"),
+            g("I3"),
+            g("I4"),
+            g("I5"),
+            g("I6"),
+            g("I7"),
+        );
+        let (ra, rr, da, sa, sb, e, ea) =
+            (g("ra"), g("rr"), g("da"), g("sa"), g("sb"), g("e"), g("ea"));
+        let (zt, ta, tb, zf, fa, u, ua, ub) = (
+            g("zt"),
+            g("ta"),
+            g("tb"),
+            g("zf"),
+            g("fa"),
+            g("u"),
+            g("ua"),
+            g("ub"),
+        );
         let (s, c) = (&self.s, &self.c);
         let sq = |pool: &mut Pool, x: ExprId| pool.powi(x, 2);
         let ee = pool.sub(e, ea); // e − ea
@@ -250,9 +293,24 @@ impl AndrewsParts {
     }
 
     /// The force vector f of digest P6 (driving torque, spring, velocity-quadratic terms).
-    fn force(&self, pool: &mut Pool, q: &[ExprId], v: &[ExprId], get: &dyn Fn(&str) -> ExprId) -> Vec<ExprId> {
+    fn force(
+        &self,
+        pool: &mut Pool,
+        q: &[ExprId],
+        v: &[ExprId],
+        get: &dyn Fn(&str) -> ExprId,
+    ) -> Vec<ExprId> {
         let g = |n: &str| get(n);
-        let (m2, m4, m6, da, rr, e, ea, zt) = (g("m2"), g("m4"), g("m6"), g("da"), g("rr"), g("e"), g("ea"), g("zt"));
+        let (m2, m4, m6, da, rr, e, ea, zt) = (
+            g("m2"),
+            g("m4"),
+            g("m6"),
+            g("da"),
+            g("rr"),
+            g("e"),
+            g("ea"),
+            g("zt"),
+        );
         let (zf, fa, u, mom, c0, l0) = (g("zf"), g("fa"), g("u"), g("mom"), g("c0"), g("l0"));
         let (xb, yb, xc, yc, sc, sd) = (g("xb"), g("yb"), g("xc"), g("yc"), g("sc"), g("sd"));
         let (s, c) = (&self.s, &self.c);
@@ -315,7 +373,12 @@ pub fn rheonomic() -> Model {
     let t = b.time();
     let (xl, _) = b.coordinate("xl");
     let (yl, _) = b.coordinate("yl");
-    let (r, omega, lb, ell) = (b.parameter("r"), b.parameter("omega"), b.parameter("Lb"), b.parameter("ell"));
+    let (r, omega, lb, ell) = (
+        b.parameter("r"),
+        b.parameter("omega"),
+        b.parameter("Lb"),
+        b.parameter("ell"),
+    );
     let pool = b.pool();
     let wt = pool.mul2(omega, t);
     let sin_wt = pool.func(Func::Sin, wt);
@@ -329,7 +392,9 @@ pub fn rheonomic() -> Model {
     let s = pool.add2(xl2, yl2);
     let phi2 = pool.sub(s, ell2);
     let (one, zero) = (pool.one(), pool.zero());
-    b.holonomic(&[phi1, phi2]).mass_diagonal(&[one, one]).force(&[zero, zero]);
+    b.holonomic(&[phi1, phi2])
+        .mass_diagonal(&[one, one])
+        .force(&[zero, zero]);
     b.build().expect("the rheonomic fixture is valid")
 }
 
@@ -347,7 +412,9 @@ pub fn cartesian_pendulum() -> Model {
     let w = pool.mul2(mass, g);
     let weight = pool.neg(w);
     let zero = pool.zero();
-    b.holonomic(&[phi]).mass_diagonal(&[mass, mass]).force(&[zero, weight]);
+    b.holonomic(&[phi])
+        .mass_diagonal(&[mass, mass])
+        .force(&[zero, weight]);
     b.build().expect("the pendulum fixture is valid")
 }
 
@@ -358,7 +425,12 @@ pub fn node_zoo() -> Model {
     let mut b = ModelBuilder::new("NodeZoo");
     let (x, vx) = b.coordinate("x");
     let (y, vy) = b.coordinate("y");
-    let (k, r, step, mass) = (b.parameter("k"), b.parameter("r"), b.parameter("t_step"), b.parameter("mass"));
+    let (k, r, step, mass) = (
+        b.parameter("k"),
+        b.parameter("r"),
+        b.parameter("t_step"),
+        b.parameter("mass"),
+    );
     let t = b.time();
     let pool = b.pool();
     // Prescribed path: y − 0.1·sin(x) − (if t > t_step { 0.05 } else { 0 }) = 0.
@@ -393,6 +465,8 @@ pub fn node_zoo() -> Model {
     let fy0 = pool.add(&[tyre, exp, root]);
     let fy = pool.sub(fy0, root_real);
     let _ = vy;
-    b.holonomic(&[phi]).mass_diagonal(&[mass, mass]).force(&[fx, fy]);
+    b.holonomic(&[phi])
+        .mass_diagonal(&[mass, mass])
+        .force(&[fx, fy]);
     b.build().expect("the node-zoo fixture is valid")
 }

@@ -8,6 +8,7 @@
 //! - a nonholonomic row e = A v + b gives A = ∂e/∂v, b = e|_{v=0} (by substitution, so b never
 //!   mentions v), and
 //!   γ_A = −D e = −(A v)_q v − A_t v − b_q v − b_t.
+//!
 //! Each is linear in the size of the graph; canonical construction keeps them small.
 
 use crate::model::Model;
@@ -59,7 +60,11 @@ impl Kernels {
     pub fn jacobian(&self) -> ExprMatrix {
         let mut entries = self.phi_q.entries.clone();
         entries.extend_from_slice(&self.nh_matrix.entries);
-        ExprMatrix { rows: self.phi_q.rows + self.nh_matrix.rows, cols: self.phi_q.cols, entries }
+        ExprMatrix {
+            rows: self.phi_q.rows + self.nh_matrix.rows,
+            cols: self.phi_q.cols,
+            entries,
+        }
     }
 }
 
@@ -75,7 +80,11 @@ pub fn derive(model: &mut Model) -> Kernels {
     let total = pool.direction(&total_rates);
 
     let phi = model.holonomic.clone();
-    let phi_q = ExprMatrix { rows: phi.len(), cols: n, entries: pool.jacobian(&phi, &q) };
+    let phi_q = ExprMatrix {
+        rows: phi.len(),
+        cols: n,
+        entries: pool.jacobian(&phi, &q),
+    };
     let phi_t: Vec<ExprId> = phi.iter().map(|&e| pool.diff(e, t)).collect();
     let mut gamma: Vec<ExprId> = phi
         .iter()
@@ -86,13 +95,23 @@ pub fn derive(model: &mut Model) -> Kernels {
         })
         .collect();
     let phi_q_v: Vec<ExprId> = phi.iter().map(|&e| pool.directional(e, spatial)).collect();
-    let l = ExprMatrix { rows: phi.len(), cols: n, entries: pool.jacobian(&phi_q_v, &q) };
+    let l = ExprMatrix {
+        rows: phi.len(),
+        cols: n,
+        entries: pool.jacobian(&phi_q_v, &q),
+    };
 
     let nh = model.nonholonomic.clone();
-    let nh_matrix = ExprMatrix { rows: nh.len(), cols: n, entries: pool.jacobian(&nh, &v) };
+    let nh_matrix = ExprMatrix {
+        rows: nh.len(),
+        cols: n,
+        entries: pool.jacobian(&nh, &v),
+    };
     let zero = pool.zero();
-    let at_rest: rustc_hash::FxHashMap<_, _> =
-        v.iter().map(|&vi| (pool.as_symbol(vi).expect("velocities are symbols"), zero)).collect();
+    let at_rest: rustc_hash::FxHashMap<_, _> = v
+        .iter()
+        .map(|&vi| (pool.as_symbol(vi).expect("velocities are symbols"), zero))
+        .collect();
     let nh_offset = pool.substitute_many(&nh, &at_rest);
     gamma.extend(nh.iter().map(|&e| {
         let rate = pool.directional(e, total);
@@ -107,7 +126,11 @@ pub fn derive(model: &mut Model) -> Kernels {
         nh_offset,
         gamma,
         l,
-        mass: ExprMatrix { rows: n, cols: n, entries: model.mass.clone() },
+        mass: ExprMatrix {
+            rows: n,
+            cols: n,
+            entries: model.mass.clone(),
+        },
         force: model.force.clone(),
     }
 }

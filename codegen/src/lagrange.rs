@@ -59,13 +59,17 @@ pub enum LagrangeError {
         velocity: String,
     },
     /// The potential depends on a velocity.
-    #[error("the potential energy depends on the velocity `{velocity}`; V may depend only on t, q and parameters")]
+    #[error(
+        "the potential energy depends on the velocity `{velocity}`; V may depend only on t, q and parameters"
+    )]
     VelocityInPotential {
         /// The velocity.
         velocity: String,
     },
     /// Q_nc has the wrong length.
-    #[error("the non-conservative forces have {found} entries, expected one per coordinate ({expected})")]
+    #[error(
+        "the non-conservative forces have {found} entries, expected one per coordinate ({expected})"
+    )]
     ForceLength {
         /// Coordinates.
         expected: usize,
@@ -75,11 +79,24 @@ pub enum LagrangeError {
 }
 
 /// Derive M and Q from a Lagrangian (adds nodes to `pool`).
-pub fn derive(pool: &mut Pool, lagrangian: &Lagrangian<'_>) -> Result<EquationsOfMotion, LagrangeError> {
-    let Lagrangian { time, q, v, kinetic, potential, nonconservative } = *lagrangian;
+pub fn derive(
+    pool: &mut Pool,
+    lagrangian: &Lagrangian<'_>,
+) -> Result<EquationsOfMotion, LagrangeError> {
+    let Lagrangian {
+        time,
+        q,
+        v,
+        kinetic,
+        potential,
+        nonconservative,
+    } = *lagrangian;
     let n = q.len();
     if nonconservative.len() != n {
-        return Err(LagrangeError::ForceLength { expected: n, found: nonconservative.len() });
+        return Err(LagrangeError::ForceLength {
+            expected: n,
+            found: nonconservative.len(),
+        });
     }
     if let Some(velocity) = first_velocity(pool, potential) {
         return Err(LagrangeError::VelocityInPotential { velocity });
@@ -91,9 +108,18 @@ pub fn derive(pool: &mut Pool, lagrangian: &Lagrangian<'_>) -> Result<EquationsO
         for j in i..n {
             let entry = pool.diff(momenta[i], v[j]);
             if let Some(velocity) = first_velocity(pool, entry) {
-                let name = |pool: &Pool, e: ExprId| pool.symbol_info(pool.as_symbol(e).expect("symbol")).name.clone();
+                let name = |pool: &Pool, e: ExprId| {
+                    pool.symbol_info(pool.as_symbol(e).expect("symbol"))
+                        .name
+                        .clone()
+                };
                 let (vi, vj, entry) = (name(pool, v[i]), name(pool, v[j]), pool.to_sexpr(entry));
-                return Err(LagrangeError::NotQuadratic { vi, vj, entry, velocity });
+                return Err(LagrangeError::NotQuadratic {
+                    vi,
+                    vj,
+                    entry,
+                    velocity,
+                });
             }
             mass[i][j] = entry;
             mass[j][i] = entry;

@@ -9,12 +9,12 @@
 mod construct;
 pub mod cse;
 pub mod diff;
+pub mod display;
 pub mod emit;
 mod emit_expr;
-pub mod display;
 pub mod error;
-pub mod fixtures;
 pub mod eval;
+pub mod fixtures;
 pub mod frontend;
 pub mod kernels;
 pub mod lagrange;

@@ -83,7 +83,13 @@ impl ModelBuilder {
     pub fn new(name: &str) -> ModelBuilder {
         let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let errors = if valid { Vec::new() } else { vec![ModelError::InvalidName { name: name.to_string() }] };
+        let errors = if valid {
+            Vec::new()
+        } else {
+            vec![ModelError::InvalidName {
+                name: name.to_string(),
+            }]
+        };
         let mut pool = Pool::new();
         let time = pool.symbol("t", SymbolKind::Time);
         let model = Model {
@@ -97,7 +103,12 @@ impl ModelBuilder {
             mass: Vec::new(),
             force: Vec::new(),
         };
-        ModelBuilder { model, names: vec!["t".into()], mass_rows: None, errors }
+        ModelBuilder {
+            model,
+            names: vec!["t".into()],
+            mass_rows: None,
+            errors,
+        }
     }
 
     /// The pool, for building expressions.
@@ -117,8 +128,15 @@ impl ModelBuilder {
         let velocity_name = format!("{name}_dot");
         self.claim(&velocity_name);
         let q = self.model.pool.symbol(name, SymbolKind::Coordinate(i));
-        let v = self.model.pool.symbol(&velocity_name, SymbolKind::Velocity(i));
-        self.model.coordinates.push(Coordinate { name: name.to_string(), q, v });
+        let v = self
+            .model
+            .pool
+            .symbol(&velocity_name, SymbolKind::Velocity(i));
+        self.model.coordinates.push(Coordinate {
+            name: name.to_string(),
+            q,
+            v,
+        });
         (q, v)
     }
 
@@ -127,7 +145,10 @@ impl ModelBuilder {
         let i = self.model.parameters.len();
         self.claim(name);
         let sym = self.model.pool.symbol(name, SymbolKind::Parameter(i));
-        self.model.parameters.push(Parameter { name: name.to_string(), sym });
+        self.model.parameters.push(Parameter {
+            name: name.to_string(),
+            sym,
+        });
         sym
     }
 
@@ -136,7 +157,10 @@ impl ModelBuilder {
         match self.model.pool.try_float(value) {
             Some(e) => e,
             None => {
-                self.errors.push(ModelError::NonFiniteConstant { location: location.into(), value });
+                self.errors.push(ModelError::NonFiniteConstant {
+                    location: location.into(),
+                    value,
+                });
                 self.model.pool.zero()
             }
         }
@@ -148,7 +172,11 @@ impl ModelBuilder {
         match self.model.pool.parse(text) {
             Ok(e) => e,
             Err(source) => {
-                self.errors.push(ModelError::Parse { location: location.into(), text: text.into(), source });
+                self.errors.push(ModelError::Parse {
+                    location: location.into(),
+                    text: text.into(),
+                    source,
+                });
                 self.model.pool.zero()
             }
         }
@@ -176,7 +204,13 @@ impl ModelBuilder {
     pub fn mass_diagonal(&mut self, diagonal: &[ExprId]) -> &mut Self {
         let zero = self.model.pool.zero();
         let n = diagonal.len();
-        let rows = (0..n).map(|i| (0..n).map(|j| if i == j { diagonal[i] } else { zero }).collect()).collect();
+        let rows = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| if i == j { diagonal[i] } else { zero })
+                    .collect()
+            })
+            .collect();
         self.mass(rows)
     }
 
@@ -209,16 +243,26 @@ impl ModelBuilder {
         let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
-            self.errors.push(ModelError::InvalidName { name: name.to_string() });
+            self.errors.push(ModelError::InvalidName {
+                name: name.to_string(),
+            });
         }
         let taken_in_pool = self.model.pool.lookup_symbol(name).is_some();
         if self.names.iter().any(|n| n == name) || taken_in_pool {
-            self.errors.push(ModelError::DuplicateName { name: name.to_string() });
+            self.errors.push(ModelError::DuplicateName {
+                name: name.to_string(),
+            });
         }
         self.names.push(name.to_string());
     }
 }
 
 fn shape(what: &'static str, er: usize, ec: usize, fr: usize, fc: usize) -> ModelError {
-    ModelError::ShapeMismatch { what, expected_rows: er, expected_cols: ec, found_rows: fr, found_cols: fc }
+    ModelError::ShapeMismatch {
+        what,
+        expected_rows: er,
+        expected_cols: ec,
+        found_rows: fr,
+        found_cols: fc,
+    }
 }

@@ -109,21 +109,22 @@ impl Number {
     }
 
     /// Sum.
-    pub fn add(self, other: Number) -> Option<Number> {
+    pub fn checked_add(self, other: Number) -> Option<Number> {
         match (self, other) {
             (Number::Rational(a, 1), Number::Rational(c, 1)) => match a.checked_add(c) {
                 Some(s) => Some(Number::Rational(s, 1)),
                 None => Self::from_f64(a as f64 + c as f64),
             },
-            (Number::Rational(a, b), Number::Rational(c, d)) => {
-                Self::from_i128(a as i128 * d as i128 + c as i128 * b as i128, b as i128 * d as i128)
-            }
+            (Number::Rational(a, b), Number::Rational(c, d)) => Self::from_i128(
+                a as i128 * d as i128 + c as i128 * b as i128,
+                b as i128 * d as i128,
+            ),
             _ => Self::from_f64(self.to_f64() + other.to_f64()),
         }
     }
 
     /// Product.
-    pub fn mul(self, other: Number) -> Option<Number> {
+    pub fn checked_mul(self, other: Number) -> Option<Number> {
         match (self, other) {
             (Number::Rational(a, 1), Number::Rational(c, 1)) => match a.checked_mul(c) {
                 Some(p) => Some(Number::Rational(p, 1)),
@@ -137,7 +138,7 @@ impl Number {
     }
 
     /// Negation.
-    pub fn neg(self) -> Number {
+    pub fn negated(self) -> Number {
         match self {
             Number::Rational(n, d) => {
                 Self::from_i128(-(n as i128), d as i128).expect("negating a reduced rational")
@@ -170,7 +171,7 @@ impl Number {
         }
         let mut acc = Number::ONE;
         for _ in 0..e.min(256) {
-            acc = acc.mul(self)?;
+            acc = acc.checked_mul(self)?;
         }
         if e > 256 {
             return Self::from_f64(self.to_f64().powf(e as f64));
@@ -234,8 +235,11 @@ mod tests {
     #[test]
     fn exact_arithmetic() {
         let third = Number::rational(1, 3).unwrap();
-        assert_eq!(third.add(third).unwrap(), Number::rational(2, 3).unwrap());
-        assert_eq!(third.mul(Number::int(3)).unwrap(), Number::ONE);
+        assert_eq!(
+            third.checked_add(third).unwrap(),
+            Number::rational(2, 3).unwrap()
+        );
+        assert_eq!(third.checked_mul(Number::int(3)).unwrap(), Number::ONE);
         assert_eq!(Number::int(2).pow(Number::int(-2)), Number::rational(1, 4));
         assert_eq!(Number::int(4).pow(Number::HALF), Some(Number::int(2)));
         assert_eq!(Number::int(2).pow(Number::HALF), None);
@@ -246,7 +250,7 @@ mod tests {
     #[test]
     fn overflow_falls_back_to_float() {
         let big = Number::int(i64::MAX);
-        let sum = big.add(big).unwrap();
+        let sum = big.checked_add(big).unwrap();
         assert!(matches!(sum, Number::Float(_)));
         assert_eq!(sum.to_f64(), 2.0 * i64::MAX as f64);
     }

@@ -66,23 +66,43 @@ impl Pool {
         let e = self.parse_at(&tokens, &mut pos, text.len())?;
         match tokens.get(pos) {
             None => Ok(e),
-            Some(&(offset, _)) => Err(ParseError::Syntax { message: "trailing input", offset }),
+            Some(&(offset, _)) => Err(ParseError::Syntax {
+                message: "trailing input",
+                offset,
+            }),
         }
     }
 
-    fn parse_at(&mut self, tokens: &[(usize, &str)], pos: &mut usize, end: usize) -> Result<ExprId, ParseError> {
+    fn parse_at(
+        &mut self,
+        tokens: &[(usize, &str)],
+        pos: &mut usize,
+        end: usize,
+    ) -> Result<ExprId, ParseError> {
         let Some(&(offset, tok)) = tokens.get(*pos) else {
-            return Err(ParseError::Syntax { message: "unexpected end of input", offset: end });
+            return Err(ParseError::Syntax {
+                message: "unexpected end of input",
+                offset: end,
+            });
         };
         *pos += 1;
         match tok {
-            ")" => Err(ParseError::Syntax { message: "unexpected `)`", offset }),
+            ")" => Err(ParseError::Syntax {
+                message: "unexpected `)`",
+                offset,
+            }),
             "(" => {
                 let Some(&(head_offset, head)) = tokens.get(*pos) else {
-                    return Err(ParseError::Syntax { message: "unexpected end of input", offset: end });
+                    return Err(ParseError::Syntax {
+                        message: "unexpected end of input",
+                        offset: end,
+                    });
                 };
                 if head == "(" || head == ")" {
-                    return Err(ParseError::Syntax { message: "a list must start with a function name", offset: head_offset });
+                    return Err(ParseError::Syntax {
+                        message: "a list must start with a function name",
+                        offset: head_offset,
+                    });
                 }
                 *pos += 1;
                 let mut args = Vec::new();
@@ -93,7 +113,12 @@ impl Pool {
                             break;
                         }
                         Some(_) => args.push(self.parse_at(tokens, pos, end)?),
-                        None => return Err(ParseError::Syntax { message: "missing `)`", offset: end }),
+                        None => {
+                            return Err(ParseError::Syntax {
+                                message: "missing `)`",
+                                offset: end,
+                            });
+                        }
                     }
                 }
                 self.apply(head, &args, head_offset)
@@ -104,11 +129,18 @@ impl Pool {
 
     fn atom(&mut self, tok: &str, offset: usize) -> Result<ExprId, ParseError> {
         let unsigned = tok.strip_prefix(['-', '+']).unwrap_or(tok);
-        let non_finite_word = ["inf", "infinity", "nan"].iter().any(|w| unsigned.eq_ignore_ascii_case(w));
+        let non_finite_word = ["inf", "infinity", "nan"]
+            .iter()
+            .any(|w| unsigned.eq_ignore_ascii_case(w));
         if non_finite_word {
-            return Err(ParseError::NonFinite { text: tok.to_string(), offset });
+            return Err(ParseError::NonFinite {
+                text: tok.to_string(),
+                offset,
+            });
         }
-        if unsigned.len() < tok.len() && !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        if unsigned.len() < tok.len()
+            && !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        {
             let message = "a leading sign belongs to numbers only; write `(- x)` to negate";
             return Err(ParseError::Syntax { message, offset });
         }
@@ -122,12 +154,18 @@ impl Pool {
             };
             return match value {
                 Some(n) => Ok(self.num(n)),
-                None => Err(ParseError::NonFinite { text: tok.to_string(), offset }),
+                None => Err(ParseError::NonFinite {
+                    text: tok.to_string(),
+                    offset,
+                }),
             };
         }
         match self.lookup_symbol(tok) {
             Some(s) => Ok(self.intern(crate::pool::Node::Sym(s))),
-            None => Err(ParseError::UnknownSymbol { name: tok.to_string(), offset }),
+            None => Err(ParseError::UnknownSymbol {
+                name: tok.to_string(),
+                offset,
+            }),
         }
     }
 
@@ -136,7 +174,12 @@ impl Pool {
             if ok {
                 Ok(())
             } else {
-                Err(ParseError::Arity { name: head.to_string(), expected, found: args.len(), offset })
+                Err(ParseError::Arity {
+                    name: head.to_string(),
+                    expected,
+                    found: args.len(),
+                    offset,
+                })
             }
         };
         let unary = match head {
@@ -195,7 +238,10 @@ impl Pool {
                 arity("3", args.len() == 3)?;
                 Ok(self.select(args[0], args[1], args[2]))
             }
-            _ => Err(ParseError::UnknownFunction { name: head.to_string(), offset }),
+            _ => Err(ParseError::UnknownFunction {
+                name: head.to_string(),
+                offset,
+            }),
         }
     }
 }

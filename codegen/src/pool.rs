@@ -166,7 +166,10 @@ impl Pool {
             Some(&s) => s,
             None => {
                 let s = SymId(self.symbols.len() as u32);
-                self.symbols.push(Symbol { name: name.to_string(), kind });
+                self.symbols.push(Symbol {
+                    name: name.to_string(),
+                    kind,
+                });
                 self.symbol_by_name.insert(name.to_string(), s);
                 s
             }
@@ -215,23 +218,30 @@ impl Pool {
             }
             stack.extend(children(self.node(id)));
         }
-        (0..self.nodes.len() as u32).map(ExprId).filter(|id| seen[id.index()]).collect()
+        (0..self.nodes.len() as u32)
+            .map(ExprId)
+            .filter(|id| seen[id.index()])
+            .collect()
     }
 
     /// Whether any symbol satisfying `pred` occurs in `root`.
     pub fn mentions(&self, root: ExprId, pred: impl Fn(&Symbol) -> bool) -> bool {
-        self.reachable(&[root]).into_iter().any(|id| match self.node(id) {
-            Node::Sym(s) => pred(self.symbol_info(*s)),
-            _ => false,
-        })
+        self.reachable(&[root])
+            .into_iter()
+            .any(|id| match self.node(id) {
+                Node::Sym(s) => pred(self.symbol_info(*s)),
+                _ => false,
+            })
     }
 
     /// Whether any symbol satisfying `pred` occurs in any of `roots`.
     pub fn mentions_any(&self, roots: &[ExprId], pred: impl Fn(&Symbol) -> bool) -> bool {
-        self.reachable(roots).into_iter().any(|id| match self.node(id) {
-            Node::Sym(s) => pred(self.symbol_info(*s)),
-            _ => false,
-        })
+        self.reachable(roots)
+            .into_iter()
+            .any(|id| match self.node(id) {
+                Node::Sym(s) => pred(self.symbol_info(*s)),
+                _ => false,
+            })
     }
 
     /// Whether `e` mentions the symbol `s`, through the cached symbol sets.
@@ -244,7 +254,10 @@ impl Pool {
     /// Whether `e` mentions any symbol of `mask` (a bitset over symbol ids).
     pub fn depends_on_any(&mut self, e: ExprId, mask: &[u64]) -> bool {
         self.fill_symbol_sets();
-        self.symbol_sets[e.index()].iter().zip(mask).any(|(a, b)| a & b != 0)
+        self.symbol_sets[e.index()]
+            .iter()
+            .zip(mask)
+            .any(|(a, b)| a & b != 0)
     }
 
     /// A bitset over symbol ids with the given symbols set.
@@ -277,7 +290,8 @@ impl Pool {
     /// The pool invariants: children precede parents and every node is interned once.
     pub fn check_invariants(&self) -> bool {
         self.nodes.iter().enumerate().all(|(i, node)| {
-            children(node).iter().all(|c| c.index() < i) && self.memo.get(node) == Some(&ExprId(i as u32))
+            children(node).iter().all(|c| c.index() < i)
+                && self.memo.get(node) == Some(&ExprId(i as u32))
         })
     }
 }
@@ -287,7 +301,11 @@ pub fn children(node: &Node) -> Vec<ExprId> {
     match node {
         Node::Num(_) | Node::Sym(_) => Vec::new(),
         Node::Add(xs) | Node::Mul(xs) => xs.to_vec(),
-        Node::Pow(a, b) | Node::Atan2(a, b) | Node::Min(a, b) | Node::Max(a, b) | Node::Cmp(_, a, b) => {
+        Node::Pow(a, b)
+        | Node::Atan2(a, b)
+        | Node::Min(a, b)
+        | Node::Max(a, b)
+        | Node::Cmp(_, a, b) => {
             vec![*a, *b]
         }
         Node::Func(_, a) => vec![*a],

@@ -17,7 +17,11 @@ impl Pool {
     }
 
     /// Several expressions with one map (shares the rebuilt subexpressions).
-    pub fn substitute_many(&mut self, es: &[ExprId], map: &FxHashMap<SymId, ExprId>) -> Vec<ExprId> {
+    pub fn substitute_many(
+        &mut self,
+        es: &[ExprId],
+        map: &FxHashMap<SymId, ExprId>,
+    ) -> Vec<ExprId> {
         let mut memo: FxHashMap<ExprId, ExprId> = FxHashMap::default();
         for id in self.reachable(es) {
             let image = self.rebuild(id, map, &memo);
@@ -27,7 +31,12 @@ impl Pool {
     }
 
     /// One node rebuilt from its children's images (children precede parents in `reachable`).
-    fn rebuild(&mut self, id: ExprId, map: &FxHashMap<SymId, ExprId>, memo: &FxHashMap<ExprId, ExprId>) -> ExprId {
+    fn rebuild(
+        &mut self,
+        id: ExprId,
+        map: &FxHashMap<SymId, ExprId>,
+        memo: &FxHashMap<ExprId, ExprId>,
+    ) -> ExprId {
         let m = |x: &ExprId| memo[x];
         match self.node(id).clone() {
             Node::Num(_) => id,

@@ -12,13 +12,21 @@ pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
     let flags = Flags::compute(&model.pool, &labelled);
     for (location, e) in &labelled {
         if flags.of(*e).free {
-            let name = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Free)).expect("flagged");
+            let name =
+                first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Free)).expect("flagged");
             let expr = model.pool.to_sexpr(*e);
-            return Err(ModelError::UnknownSymbol { location: location.clone(), name, expr });
+            return Err(ModelError::UnknownSymbol {
+                location: location.clone(),
+                name,
+                expr,
+            });
         }
         if flags.of(*e).divides_by_zero {
             let expr = model.pool.to_sexpr(*e);
-            return Err(ModelError::DivisionByZero { location: location.clone(), expr });
+            return Err(ModelError::DivisionByZero {
+                location: location.clone(),
+                expr,
+            });
         }
     }
     for (location, e) in &labelled {
@@ -30,9 +38,15 @@ pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
             continue;
         };
         if flags.of(*e).velocity {
-            let velocity = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Velocity(_))).expect("flagged");
+            let velocity = first_symbol(&model.pool, *e, |k| matches!(k, SymbolKind::Velocity(_)))
+                .expect("flagged");
             let expr = model.pool.to_sexpr(*e);
-            return Err(ModelError::VelocityDependence { location: location.clone(), what, expr, velocity });
+            return Err(ModelError::VelocityDependence {
+                location: location.clone(),
+                what,
+                expr,
+                velocity,
+            });
         }
     }
     check_linear_in_velocity(model)?;
@@ -41,7 +55,12 @@ pub(crate) fn validate(model: &mut Model) -> Result<(), ModelError> {
             let (upper, lower) = (model.mass[i * n + j], model.mass[j * n + i]);
             if upper != lower {
                 let (upper, lower) = (model.pool.to_sexpr(upper), model.pool.to_sexpr(lower));
-                return Err(ModelError::NotSymmetric { row: i, col: j, upper, lower });
+                return Err(ModelError::NotSymmetric {
+                    row: i,
+                    col: j,
+                    upper,
+                    lower,
+                });
             }
         }
     }
@@ -96,10 +115,34 @@ impl Flags {
 fn labelled_outputs(model: &Model) -> Vec<(String, ExprId)> {
     let n = model.n();
     let mut out = Vec::new();
-    out.extend(model.holonomic.iter().enumerate().map(|(i, &e)| (format!("holonomic[{i}]"), e)));
-    out.extend(model.nonholonomic.iter().enumerate().map(|(i, &e)| (format!("nonholonomic[{i}]"), e)));
-    out.extend(model.mass.iter().enumerate().map(|(i, &e)| (format!("mass[{}][{}]", i / n, i % n), e)));
-    out.extend(model.force.iter().enumerate().map(|(i, &e)| (format!("force[{i}]"), e)));
+    out.extend(
+        model
+            .holonomic
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (format!("holonomic[{i}]"), e)),
+    );
+    out.extend(
+        model
+            .nonholonomic
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (format!("nonholonomic[{i}]"), e)),
+    );
+    out.extend(
+        model
+            .mass
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (format!("mass[{}][{}]", i / n, i % n), e)),
+    );
+    out.extend(
+        model
+            .force
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (format!("force[{i}]"), e)),
+    );
     out
 }
 
@@ -123,8 +166,12 @@ fn check_linear_in_velocity(model: &mut Model) -> Result<(), ModelError> {
 
 /// The name of the first symbol (in id order) of a kind matching `pred` that occurs in `root`.
 fn first_symbol(pool: &Pool, root: ExprId, pred: impl Fn(&SymbolKind) -> bool) -> Option<String> {
-    pool.reachable(&[root]).into_iter().find_map(|id| match pool.node(id) {
-        Node::Sym(s) if pred(&pool.symbol_info(*s).kind) => Some(pool.symbol_info(*s).name.clone()),
-        _ => None,
-    })
+    pool.reachable(&[root])
+        .into_iter()
+        .find_map(|id| match pool.node(id) {
+            Node::Sym(s) if pred(&pool.symbol_info(*s).kind) => {
+                Some(pool.symbol_info(*s).name.clone())
+            }
+            _ => None,
+        })
 }

@@ -6,7 +6,14 @@ use codegen::{Model, cse::Schedule, emit, fixtures, kernels};
 
 fn source(mut model: Model) -> String {
     let kernels = kernels::derive(&mut model);
-    emit::emit_source(&model, &kernels, &emit::EmitOptions { with_struct: true, ..Default::default() })
+    emit::emit_source(
+        &model,
+        &kernels,
+        &emit::EmitOptions {
+            with_struct: true,
+            ..Default::default()
+        },
+    )
 }
 
 #[test]
@@ -26,7 +33,11 @@ fn snapshot_node_zoo() {
 
 #[test]
 fn emission_is_byte_identical_across_runs() {
-    for build in [fixtures::andrews as fn() -> Model, || fixtures::closed_chain(20), fixtures::node_zoo] {
+    for build in [
+        fixtures::andrews as fn() -> Model,
+        || fixtures::closed_chain(20),
+        fixtures::node_zoo,
+    ] {
         let (a, b) = (source(build()), source(build()));
         assert!(a == b, "two emissions of the same model differ");
     }
@@ -43,5 +54,8 @@ fn chain_jacobian_operation_count_is_linear() {
     };
     let (c20, c40) = (count(20), count(40));
     insta::assert_snapshot!(format!("n=20: {c20}, n=40: {c40}"), @"n=20: 157, n=40: 317");
-    assert!(c40 <= 2 * c20 + 10, "Φ_q op count not linear: {c20} → {c40}");
+    assert!(
+        c40 <= 2 * c20 + 10,
+        "Φ_q op count not linear: {c20} → {c40}"
+    );
 }

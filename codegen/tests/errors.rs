@@ -160,5 +160,9 @@ cases! {
 /// validation rejects it, naming the expression.
 #[test]
 fn division_by_zero_is_rejected() {
-    check(|p| p.holonomic = vec!["(/ x 0)"], "DivisionByZero", &["holonomic[0]", "(* x (^ 0 -1))"]);
+    check(
+        |p| p.holonomic = vec!["(/ x 0)"],
+        "DivisionByZero",
+        &["holonomic[0]", "(* x (^ 0 -1))"],
+    );
 }

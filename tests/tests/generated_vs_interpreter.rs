@@ -11,7 +11,9 @@
 use codegen::{Env, ExprId, Kernels, Model, fixtures, kernels};
 use nalgebra::DMatrix;
 use runtime::{ConstrainedSystem, DynamicsOut};
-use tests::generated::{Andrews, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic};
+use tests::generated::{
+    Andrews, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic,
+};
 
 const TOLERANCE: f64 = 1e-11;
 
@@ -36,7 +38,10 @@ fn compare(model: &str, kernel: &str, generated: &[f64], reference: &[f64]) {
     for (i, (g, r)) in generated.iter().zip(reference).enumerate() {
         let delta = (g - r).abs();
         let tol = TOLERANCE * scale;
-        assert!(delta <= tol, "{model}.{kernel}[{i}]: generated {g:e}, interpreter {r:e}, delta {delta:e} > tol {tol:e}");
+        assert!(
+            delta <= tol,
+            "{model}.{kernel}[{i}]: generated {g:e}, interpreter {r:e}, delta {delta:e} > tol {tol:e}"
+        );
     }
 }
 
@@ -50,11 +55,20 @@ fn check_model<S: ConstrainedSystem>(model: Model, make: impl Fn(&[f64]) -> S, s
 }
 
 /// `adjust` moves random parameters into the model's domain (e.g. keeps a square root real).
-fn check_model_with<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]) -> S, seed: u64, adjust: fn(&mut [f64])) {
+fn check_model_with<S: ConstrainedSystem>(
+    mut model: Model,
+    make: impl Fn(&[f64]) -> S,
+    seed: u64,
+    adjust: fn(&mut [f64]),
+) {
     let k: Kernels = kernels::derive(&mut model);
     let mut rng = Rng(seed);
     for _ in 0..5 {
-        let mut params: Vec<f64> = model.parameters.iter().map(|_| rng.uniform(0.5, 1.5)).collect();
+        let mut params: Vec<f64> = model
+            .parameters
+            .iter()
+            .map(|_| rng.uniform(0.5, 1.5))
+            .collect();
         adjust(&mut params);
         let sys = make(&params);
         let dims = sys.dims();
@@ -93,11 +107,35 @@ fn check_model_with<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]
         compare(name, "force", &force, &eval(&k.force));
         // The fused kernel must agree with the separate ones, entry for entry.
         let mut jac = DMatrix::from_element(rows, n, f64::NAN);
-        let (mut mass2, mut force2, mut gamma2) = (DMatrix::from_element(n, n, f64::NAN), vec![f64::NAN; n], vec![f64::NAN; rows]);
-        sys.dynamics_into(t, &q, &v, DynamicsOut { mass: mass2.as_view_mut(), force: &mut force2, jacobian: jac.as_view_mut(), gamma: &mut gamma2 });
-        compare(name, "dynamics.mass", &row_major(&mass2), &eval(&k.mass.entries));
+        let (mut mass2, mut force2, mut gamma2) = (
+            DMatrix::from_element(n, n, f64::NAN),
+            vec![f64::NAN; n],
+            vec![f64::NAN; rows],
+        );
+        sys.dynamics_into(
+            t,
+            &q,
+            &v,
+            DynamicsOut {
+                mass: mass2.as_view_mut(),
+                force: &mut force2,
+                jacobian: jac.as_view_mut(),
+                gamma: &mut gamma2,
+            },
+        );
+        compare(
+            name,
+            "dynamics.mass",
+            &row_major(&mass2),
+            &eval(&k.mass.entries),
+        );
         compare(name, "dynamics.force", &force2, &eval(&k.force));
-        compare(name, "dynamics.jacobian", &row_major(&jac), &eval(&k.jacobian().entries));
+        compare(
+            name,
+            "dynamics.jacobian",
+            &row_major(&jac),
+            &eval(&k.jacobian().entries),
+        );
         compare(name, "dynamics.gamma", &gamma2, &eval(&k.gamma));
         assert_sparsity_matches(&sys, &model, &k);
     }
@@ -105,44 +143,88 @@ fn check_model_with<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]
 
 /// The exported sparsity patterns list exactly the entries that are not structurally zero.
 fn assert_sparsity_matches<S: ConstrainedSystem>(sys: &S, model: &Model, k: &Kernels) {
-    for (name, pattern, mat) in [("phi_q", sys.phi_q_sparsity(), &k.phi_q), ("l", sys.l_sparsity(), &k.l)] {
+    for (name, pattern, mat) in [
+        ("phi_q", sys.phi_q_sparsity(), &k.phi_q),
+        ("l", sys.l_sparsity(), &k.l),
+    ] {
         let expected: Vec<(usize, usize)> = (0..mat.rows * mat.cols)
-            .filter(|&i| model.pool.as_number(mat.entries[i]).is_none_or(|x| !x.is_zero()))
+            .filter(|&i| {
+                model
+                    .pool
+                    .as_number(mat.entries[i])
+                    .is_none_or(|x| !x.is_zero())
+            })
             .map(|i| (i / mat.cols, i % mat.cols))
             .collect();
-        assert_eq!(pattern.nonzeros, &expected[..], "{}: {name} sparsity", sys.name());
-        assert_eq!((pattern.rows, pattern.cols), (mat.rows, mat.cols), "{}: {name} shape", sys.name());
+        assert_eq!(
+            pattern.nonzeros,
+            &expected[..],
+            "{}: {name} sparsity",
+            sys.name()
+        );
+        assert_eq!(
+            (pattern.rows, pattern.cols),
+            (mat.rows, mat.cols),
+            "{}: {name} shape",
+            sys.name()
+        );
     }
 }
 
 #[test]
 fn cartesian_pendulum() {
-    check_model(fixtures::cartesian_pendulum(), |p| CartesianPendulum::from_parameters(p.try_into().unwrap()), 1);
+    check_model(
+        fixtures::cartesian_pendulum(),
+        |p| CartesianPendulum::from_parameters(p.try_into().unwrap()),
+        1,
+    );
 }
 
 #[test]
 fn closed_chain_3() {
-    check_model(fixtures::closed_chain(3), |p| ClosedChain3::from_parameters(p.try_into().unwrap()), 2);
+    check_model(
+        fixtures::closed_chain(3),
+        |p| ClosedChain3::from_parameters(p.try_into().unwrap()),
+        2,
+    );
 }
 
 #[test]
 fn closed_chain_20() {
-    check_model(fixtures::closed_chain(20), |p| ClosedChain20::from_parameters(p.try_into().unwrap()), 3);
+    check_model(
+        fixtures::closed_chain(20),
+        |p| ClosedChain20::from_parameters(p.try_into().unwrap()),
+        3,
+    );
 }
 
 #[test]
 fn andrews() {
-    check_model(fixtures::andrews(), |p| Andrews::from_parameters(p.try_into().unwrap()), 4);
+    check_model(
+        fixtures::andrews(),
+        |p| Andrews::from_parameters(p.try_into().unwrap()),
+        4,
+    );
 }
 
 #[test]
 fn rheonomic() {
     // Parameters (r, omega, Lb, ell): xb = sqrt(Lb² − r² sin²ωt) needs Lb > r.
-    check_model_with(fixtures::rheonomic(), |p| Rheonomic::from_parameters(p.try_into().unwrap()), 5, |p| p[2] = p[0] + 1.0);
+    check_model_with(
+        fixtures::rheonomic(),
+        |p| Rheonomic::from_parameters(p.try_into().unwrap()),
+        5,
+        |p| p[2] = p[0] + 1.0,
+    );
 }
 
 #[test]
 fn node_zoo() {
     // Parameters (k, r, t_step, mass): a step time inside the sampled t ∈ [0, 2].
-    check_model_with(fixtures::node_zoo(), |p| NodeZoo::from_parameters(p.try_into().unwrap()), 6, |p| p[2] = 1.0);
+    check_model_with(
+        fixtures::node_zoo(),
+        |p| NodeZoo::from_parameters(p.try_into().unwrap()),
+        6,
+        |p| p[2] = 1.0,
+    );
 }

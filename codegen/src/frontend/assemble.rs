@@ -23,17 +23,26 @@ use syn::{Expr, Fields, ItemStruct};
 pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let name = item.ident.unraw().to_string();
     if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
-        return Err(syn::Error::new(item.generics.span(), "a model struct cannot be generic"));
+        return Err(syn::Error::new(
+            item.generics.span(),
+            "a model struct cannot be generic",
+        ));
     }
     let mut builder = ModelBuilder::new(&name);
     let mut taken: FxHashMap<String, Span> = FxHashMap::default();
     taken.insert("t".into(), Span::call_site());
     let Some((_, coords)) = spec.key("coordinates") else {
-        return Err(syn::Error::new(Span::call_site(), "the model needs `coordinates: [q1, q2, …]`"));
+        return Err(syn::Error::new(
+            Span::call_site(),
+            "the model needs `coordinates: [q1, q2, …]`",
+        ));
     };
     let coordinates = syntax::coordinate_names(coords)?;
     if coordinates.is_empty() {
-        return Err(syn::Error::new(coords.span(), "the model needs at least one coordinate"));
+        return Err(syn::Error::new(
+            coords.span(),
+            "the model needs at least one coordinate",
+        ));
     }
     let (mut q, mut v) = (Vec::new(), Vec::new());
     for c in &coordinates {
@@ -57,7 +66,9 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             Entry::Let(name, value) => {
                 let key = name.unraw().to_string();
                 if taken.contains_key(&key) {
-                    let msg = format!("`{key}` is already a coordinate, velocity, parameter or `t`; pick another name");
+                    let msg = format!(
+                        "`{key}` is already a coordinate, velocity, parameter or `t`; pick another name"
+                    );
                     return Err(syn::Error::new(name.span(), msg));
                 }
                 let e = lowerer.lower(builder.pool(), value)?;
@@ -70,12 +81,19 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 let e = lowerer.lower(builder.pool(), value)?;
                 lowerer.take_mentions();
                 if builder.pool().as_number(e).is_none() {
-                    let msg = "a baked parameter must be a constant (numbers, `PI` and earlier `const`s)";
+                    let msg =
+                        "a baked parameter must be a constant (numbers, `PI` and earlier `const`s)";
                     return Err(syn::Error::new(value.span(), msg));
                 }
                 lowerer.bind_const(&key, e);
             }
-            Entry::Key(key, value) => parts.lower(&key.to_string(), value, &mut builder, &mut lowerer, &mut rows)?,
+            Entry::Key(key, value) => parts.lower(
+                &key.to_string(),
+                value,
+                &mut builder,
+                &mut lowerer,
+                &mut rows,
+            )?,
         }
     }
     finish(builder, parts, rows, (&q, &v), spec)
@@ -93,17 +111,32 @@ struct Parts {
 }
 
 impl Parts {
-    fn lower(&mut self, key: &str, value: &Expr, b: &mut ModelBuilder, lw: &mut Lowerer, rows: &mut Vec<Row>) -> syn::Result<()> {
+    fn lower(
+        &mut self,
+        key: &str,
+        value: &Expr,
+        b: &mut ModelBuilder,
+        lw: &mut Lowerer,
+        rows: &mut Vec<Row>,
+    ) -> syn::Result<()> {
         let mut one = |label: String, e: &Expr, b: &mut ModelBuilder| -> syn::Result<ExprId> {
             let id = lw.lower(b.pool(), e)?;
-            rows.push(Row { label, span: e.span(), mentions: lw.take_mentions() });
+            rows.push(Row {
+                label,
+                span: e.span(),
+                mentions: lw.take_mentions(),
+            });
             Ok(id)
         };
         match key {
             "coordinates" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
-                let ids = exprs.iter().enumerate().map(|(i, e)| one(format!("{key}[{i}]"), e, b)).collect::<syn::Result<Vec<_>>>()?;
+                let ids = exprs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| one(format!("{key}[{i}]"), e, b))
+                    .collect::<syn::Result<Vec<_>>>()?;
                 match key {
                     "holonomic" => self.holonomic = ids,
                     "nonholonomic" => self.nonholonomic = ids,
@@ -124,7 +157,10 @@ impl Parts {
                     MassSyntax::Full(full) => {
                         let mut m = Vec::new();
                         for (i, (_, row)) in full.iter().enumerate() {
-                            let r = row.iter().enumerate().map(|(j, e)| one(format!("mass[{i}][{j}]"), e, b));
+                            let r = row
+                                .iter()
+                                .enumerate()
+                                .map(|(j, e)| one(format!("mass[{i}][{j}]"), e, b));
                             m.push(r.collect::<syn::Result<Vec<_>>>()?);
                         }
                         m
@@ -140,13 +176,22 @@ impl Parts {
 }
 
 /// Shapes, Lagrangian derivation, then the builder's validation with errors mapped to spans.
-fn finish(mut b: ModelBuilder, parts: Parts, rows: Vec<Row>, (q, v): (&[ExprId], &[ExprId]), spec: &ModelSpec) -> syn::Result<Model> {
+fn finish(
+    mut b: ModelBuilder,
+    parts: Parts,
+    rows: Vec<Row>,
+    (q, v): (&[ExprId], &[ExprId]),
+    spec: &ModelSpec,
+) -> syn::Result<Model> {
     let n = q.len();
     let key_span = |key: &str| spec.key(key).map_or(Span::call_site(), |(_, v)| v.span());
     let zero = b.pool().zero();
     let force = parts.force.clone().unwrap_or_else(|| vec![zero; n]);
     if force.len() != n {
-        let msg = format!("`force` has {} entries, expected one per coordinate ({n})", force.len());
+        let msg = format!(
+            "`force` has {} entries, expected one per coordinate ({n})",
+            force.len()
+        );
         return Err(syn::Error::new(key_span("force"), msg));
     }
     let (mass, force) = match (parts.kinetic, &parts.mass) {
@@ -165,29 +210,50 @@ fn finish(mut b: ModelBuilder, parts: Parts, rows: Vec<Row>, (q, v): (&[ExprId],
         (Some(kinetic), None) => {
             let potential = parts.potential.unwrap_or(zero);
             let time = b.time();
-            let lagrangian = Lagrangian { time, q, v, kinetic, potential, nonconservative: &force };
-            let eom = lagrange::derive(b.pool(), &lagrangian).map_err(|e| lagrange_error(e, &rows, spec))?;
+            let lagrangian = Lagrangian {
+                time,
+                q,
+                v,
+                kinetic,
+                potential,
+                nonconservative: &force,
+            };
+            let eom = lagrange::derive(b.pool(), &lagrangian)
+                .map_err(|e| lagrange_error(e, &rows, spec))?;
             (eom.mass, eom.force)
         }
     };
     if parts.potential.is_some() && parts.kinetic.is_none() {
-        return Err(syn::Error::new(key_span("potential"), "`potential` needs `kinetic` (Lagrangian mode)"));
+        return Err(syn::Error::new(
+            key_span("potential"),
+            "`potential` needs `kinetic` (Lagrangian mode)",
+        ));
     }
-    b.holonomic(&parts.holonomic).nonholonomic(&parts.nonholonomic).mass(mass).force(&force);
+    b.holonomic(&parts.holonomic)
+        .nonholonomic(&parts.nonholonomic)
+        .mass(mass)
+        .force(&force);
     let lagrangian = parts.kinetic.is_some();
-    b.build().map_err(|e| map_model_error(&e, &rows, lagrangian))
+    b.build()
+        .map_err(|e| map_model_error(&e, &rows, lagrangian))
 }
 
 fn check_mass_shape(spec: &ModelSpec, mass: &[Vec<ExprId>], n: usize) -> syn::Result<()> {
     let (_, value) = spec.key("mass").expect("mass given");
     if mass.len() != n {
-        let msg = format!("the mass matrix has {} rows, expected {n} (one per coordinate)", mass.len());
+        let msg = format!(
+            "the mass matrix has {} rows, expected {n} (one per coordinate)",
+            mass.len()
+        );
         return Err(syn::Error::new(value.span(), msg));
     }
     if let MassSyntax::Full(rows) = syntax::mass(value)? {
         for (span, row) in rows {
             if row.len() != n {
-                let msg = format!("this row of the mass matrix has {} columns, expected {n}", row.len());
+                let msg = format!(
+                    "this row of the mass matrix has {} columns, expected {n}",
+                    row.len()
+                );
                 return Err(syn::Error::new(span, msg));
             }
         }
@@ -199,9 +265,12 @@ fn lagrange_error(e: LagrangeError, rows: &[Row], spec: &ModelSpec) -> syn::Erro
     let row = |label: &str| rows.iter().find(|r| r.label == label);
     let span = match &e {
         LagrangeError::NotQuadratic { .. } => row("kinetic").map(|r| r.span),
-        LagrangeError::VelocityInPotential { velocity } => {
-            row("potential").map(|r| r.mentions.iter().find(|(n, _)| n == velocity).map_or(r.span, |(_, s)| *s))
-        }
+        LagrangeError::VelocityInPotential { velocity } => row("potential").map(|r| {
+            r.mentions
+                .iter()
+                .find(|(n, _)| n == velocity)
+                .map_or(r.span, |(_, s)| *s)
+        }),
         LagrangeError::ForceLength { .. } => spec.key("force").map(|(_, v)| v.span()),
     };
     syn::Error::new(span.unwrap_or_else(Span::call_site), e.to_string())
@@ -213,14 +282,20 @@ fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
         Fields::Named(named) => named.named.iter().collect::<Vec<_>>(),
         Fields::Unit => Vec::new(),
         Fields::Unnamed(u) => {
-            return Err(syn::Error::new(u.span(), "model parameters are named `f64` fields (`struct M { mass: f64 }`)"));
+            return Err(syn::Error::new(
+                u.span(),
+                "model parameters are named `f64` fields (`struct M { mass: f64 }`)",
+            ));
         }
     };
     named
         .into_iter()
         .map(|f| {
             if !matches!(&f.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64")) {
-                return Err(syn::Error::new(f.ty.span(), "model parameters must be `f64` fields"));
+                return Err(syn::Error::new(
+                    f.ty.span(),
+                    "model parameters must be `f64` fields",
+                ));
             }
             Ok(f.ident.clone().expect("named field"))
         })
@@ -229,7 +304,9 @@ fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
 
 fn claim(taken: &mut FxHashMap<String, Span>, name: &str, span: Span) -> syn::Result<()> {
     if taken.insert(name.to_string(), span).is_some() {
-        let msg = format!("the name `{name}` is declared twice (coordinates, their `_dot` velocities, fields, `const`s and `t` share one namespace)");
+        let msg = format!(
+            "the name `{name}` is declared twice (coordinates, their `_dot` velocities, fields, `const`s and `t` share one namespace)"
+        );
         return Err(syn::Error::new(span, msg));
     }
     Ok(())

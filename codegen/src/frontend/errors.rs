@@ -32,34 +32,62 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
     };
     let span_of = |label: &str| row(label).map_or(Span::call_site(), |r| r.span);
     match e {
-        ModelError::VelocityDependence { location, velocity, what, .. } => {
+        ModelError::VelocityDependence {
+            location,
+            velocity,
+            what,
+            ..
+        } => {
             let span = row(location)
-                .map(|r| r.mentions.iter().find(|(n, _)| n == velocity).map_or(r.span, |(_, s)| *s))
+                .map(|r| {
+                    r.mentions
+                        .iter()
+                        .find(|(n, _)| n == velocity)
+                        .map_or(r.span, |(_, s)| *s)
+                })
                 .unwrap_or_else(Span::call_site);
             let hint = if what.contains("holonomic") {
                 "; write velocity constraints under `nonholonomic`"
             } else {
                 ""
             };
-            let msg = format!("the velocity `{velocity}` appears in {what} ({location}), which may depend only on t, q and parameters{hint}");
+            let msg = format!(
+                "the velocity `{velocity}` appears in {what} ({location}), which may depend only on t, q and parameters{hint}"
+            );
             syn::Error::new(span, msg)
         }
-        ModelError::NotLinearInVelocity { location, velocity, derivative, .. } => {
+        ModelError::NotLinearInVelocity {
+            location,
+            velocity,
+            derivative,
+            ..
+        } => {
             let msg = format!(
                 "this nonholonomic constraint ({location}) is not linear in the velocities: its coefficient of `{velocity}` is `{derivative}`, which still depends on v"
             );
             syn::Error::new(span_of(location), msg)
         }
-        ModelError::NotSymmetric { row: r, col: c, upper, lower } => {
-            let msg = format!("the mass matrix is not symmetric: entry [{r}][{c}] is `{upper}` but entry [{c}][{r}] is `{lower}`");
+        ModelError::NotSymmetric {
+            row: r,
+            col: c,
+            upper,
+            lower,
+        } => {
+            let msg = format!(
+                "the mass matrix is not symmetric: entry [{r}][{c}] is `{upper}` but entry [{c}][{r}] is `{lower}`"
+            );
             let mut err = syn::Error::new(span_of(&format!("mass[{r}][{c}]")), msg);
-            err.combine(syn::Error::new(span_of(&format!("mass[{c}][{r}]")), format!("entry [{c}][{r}] is here")));
+            err.combine(syn::Error::new(
+                span_of(&format!("mass[{c}][{r}]")),
+                format!("entry [{c}][{r}] is here"),
+            ));
             err
         }
         ModelError::DivisionByZero { location, .. } => {
             syn::Error::new(span_of(location), format!("division by zero in {location}"))
         }
-        ModelError::UnknownSymbol { location, .. } | ModelError::NonFiniteConstant { location, .. } => {
+        ModelError::UnknownSymbol { location, .. }
+        | ModelError::NonFiniteConstant { location, .. } => {
             syn::Error::new(span_of(location), e.to_string())
         }
         other => syn::Error::new(Span::call_site(), other.to_string()),

@@ -35,7 +35,10 @@ pub fn models_in_source(text: &str) -> syn::Result<Vec<AnnotatedModel>> {
 
 /// Whether an attribute is the model attribute (`#[model(…)]`, `#[macros::model(…)]`).
 pub fn is_model_attribute(attr: &Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "model")
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "model")
 }
 
 /// Every annotated struct at the top level of `file` or in inline modules, in source order.
@@ -49,17 +52,26 @@ fn collect(items: &[Item], out: &mut Vec<AnnotatedModel>) -> syn::Result<()> {
     for item in items {
         match item {
             Item::Struct(s) => {
-                let Some(pos) = s.attrs.iter().position(is_model_attribute) else { continue };
+                let Some(pos) = s.attrs.iter().position(is_model_attribute) else {
+                    continue;
+                };
                 let attr = match &s.attrs[pos].meta {
                     syn::Meta::List(list) => list.tokens.clone(),
                     syn::Meta::Path(_) => TokenStream::new(),
                     syn::Meta::NameValue(nv) => {
-                        return Err(syn::Error::new_spanned(nv, "write the model as `#[model(…)]`"));
+                        return Err(syn::Error::new_spanned(
+                            nv,
+                            "write the model as `#[model(…)]`",
+                        ));
                     }
                 };
                 let mut item = s.clone();
                 item.attrs.remove(pos);
-                out.push(AnnotatedModel { name: syn::ext::IdentExt::unraw(&s.ident).to_string(), attr, item });
+                out.push(AnnotatedModel {
+                    name: syn::ext::IdentExt::unraw(&s.ident).to_string(),
+                    attr,
+                    item,
+                });
             }
             Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {

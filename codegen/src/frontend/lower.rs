@@ -55,7 +55,8 @@ impl Lowerer {
     /// Bind `let name = value`.
     pub fn bind_let(&mut self, name: &str, value: ExprId, mentions: Vec<(String, Span)>) {
         let mentions = mentions.into_iter().map(|(n, _)| n).collect();
-        self.lets.insert(name.to_string(), Binding { value, mentions });
+        self.lets
+            .insert(name.to_string(), Binding { value, mentions });
     }
 
     /// Bind a baked parameter to its constant value.
@@ -68,37 +69,63 @@ impl Lowerer {
         match expr {
             Expr::Lit(l) => literal(pool, &l.lit),
             Expr::Path(p) => match p.path.get_ident() {
-                Some(id) if p.qself.is_none() => self.name(pool, &syn::ext::IdentExt::unraw(id).to_string(), id.span()),
+                Some(id) if p.qself.is_none() => {
+                    self.name(pool, &syn::ext::IdentExt::unraw(id).to_string(), id.span())
+                }
                 _ => self.const_path(pool, p),
             },
             Expr::Paren(p) => self.lower(pool, &p.expr),
             Expr::Group(g) => self.lower(pool, &g.expr),
             Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
                 syn::Stmt::Expr(e, None) => self.lower(pool, e),
-                other => err(other.span(), "unsupported construct: a block must hold one expression"),
+                other => err(
+                    other.span(),
+                    "unsupported construct: a block must hold one expression",
+                ),
             },
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
                     let a = self.lower(pool, &u.expr)?;
                     Ok(pool.neg(a))
                 }
-                _ => err(u.op.span(), "unsupported operator in a model expression (supported: unary `-`)"),
+                _ => err(
+                    u.op.span(),
+                    "unsupported operator in a model expression (supported: unary `-`)",
+                ),
             },
             Expr::Binary(b) => self.binary(pool, b),
             Expr::MethodCall(m) => {
                 let recv = self.lower(pool, &m.receiver)?;
-                let args = m.args.iter().map(|a| self.lower(pool, a)).collect::<Result<Vec<_>>>()?;
-                apply(pool, &m.method.to_string(), recv, &args, m.method.span(), &m.args)
+                let args = m
+                    .args
+                    .iter()
+                    .map(|a| self.lower(pool, a))
+                    .collect::<Result<Vec<_>>>()?;
+                apply(
+                    pool,
+                    &m.method.to_string(),
+                    recv,
+                    &args,
+                    m.method.span(),
+                    &m.args,
+                )
             }
             Expr::Call(c) => self.call(pool, c),
             Expr::If(i) => self.if_expr(pool, i),
-            other => err(other.span(), format!("unsupported construct in a model expression: {}", describe(other))),
+            other => err(
+                other.span(),
+                format!(
+                    "unsupported construct in a model expression: {}",
+                    describe(other)
+                ),
+            ),
         }
     }
 
     fn name(&mut self, pool: &mut Pool, name: &str, span: Span) -> Result<ExprId> {
         if let Some(b) = self.lets.get(name) {
-            self.mentions.extend(b.mentions.iter().map(|n| (n.clone(), span)));
+            self.mentions
+                .extend(b.mentions.iter().map(|n| (n.clone(), span)));
             return Ok(b.value);
         }
         if let Some(&c) = self.consts.get(name) {
@@ -115,16 +142,34 @@ impl Lowerer {
         known.extend(self.lets.keys().cloned());
         known.extend(self.consts.keys().cloned());
         known.sort();
-        err(span, format!("unknown identifier `{name}` (known here: {}, PI)", known.join(", ")))
+        err(
+            span,
+            format!(
+                "unknown identifier `{name}` (known here: {}, PI)",
+                known.join(", ")
+            ),
+        )
     }
 
     /// `std::f64::consts::PI`, `f64::consts::PI`, `consts::PI`.
     fn const_path(&mut self, pool: &mut Pool, p: &syn::ExprPath) -> Result<ExprId> {
-        let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segments: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let is_consts = segments.len() >= 2 && segments[segments.len() - 2] == "consts";
-        match segments.last().and_then(|last| named_constant(last)).filter(|_| is_consts) {
+        match segments
+            .last()
+            .and_then(|last| named_constant(last))
+            .filter(|_| is_consts)
+        {
             Some(value) => Ok(pool.try_float(value).expect("finite constant")),
-            None => err(p.span(), "unsupported path in a model expression (use a plain name or `f64::consts::PI`)"),
+            None => err(
+                p.span(),
+                "unsupported path in a model expression (use a plain name or `f64::consts::PI`)",
+            ),
         }
     }
 
@@ -140,7 +185,10 @@ impl Lowerer {
             BinOp::Gt(_) => pool.cmp(CmpOp::Gt, l, r),
             BinOp::Ge(_) => pool.cmp(CmpOp::Ge, l, r),
             other => {
-                return err(other.span(), "unsupported operator in a model expression (supported: + - * / < <= > >=)");
+                return err(
+                    other.span(),
+                    "unsupported operator in a model expression (supported: + - * / < <= > >=)",
+                );
             }
         })
     }
@@ -148,21 +196,41 @@ impl Lowerer {
     fn call(&mut self, pool: &mut Pool, c: &syn::ExprCall) -> Result<ExprId> {
         let name = match &*c.func {
             Expr::Path(p) if p.qself.is_none() => {
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
                 match segs.as_slice() {
                     [f] => f.clone(),
                     [ty, f] if ty == "f64" => f.clone(),
-                    _ => return err(c.func.span(), "unsupported function path (use `sin(x)` or `f64::sin(x)`)"),
+                    _ => {
+                        return err(
+                            c.func.span(),
+                            "unsupported function path (use `sin(x)` or `f64::sin(x)`)",
+                        );
+                    }
                 }
             }
             other => return err(other.span(), "unsupported call in a model expression"),
         };
-        let Some((first, rest)) = c.args.iter().collect::<Vec<_>>().split_first().map(|(f, r)| (*f, r.to_vec())) else {
+        let Some((first, rest)) = c
+            .args
+            .iter()
+            .collect::<Vec<_>>()
+            .split_first()
+            .map(|(f, r)| (*f, r.to_vec()))
+        else {
             return err(c.span(), format!("`{name}` needs an argument"));
         };
         let recv = self.lower(pool, first)?;
-        let args = rest.iter().map(|a| self.lower(pool, a)).collect::<Result<Vec<_>>>()?;
-        let rest_punct: syn::punctuated::Punctuated<Expr, syn::Token![,]> = rest.into_iter().cloned().collect();
+        let args = rest
+            .iter()
+            .map(|a| self.lower(pool, a))
+            .collect::<Result<Vec<_>>>()?;
+        let rest_punct: syn::punctuated::Punctuated<Expr, syn::Token![,]> =
+            rest.into_iter().cloned().collect();
         apply(pool, &name, recv, &args, c.func.span(), &rest_punct)
     }
 
@@ -170,7 +238,12 @@ impl Lowerer {
         let cond = self.lower(pool, &i.cond)?;
         let then = match i.then_branch.stmts.as_slice() {
             [syn::Stmt::Expr(e, None)] => self.lower(pool, e)?,
-            _ => return err(i.then_branch.span(), "an `if` branch must hold one expression"),
+            _ => {
+                return err(
+                    i.then_branch.span(),
+                    "an `if` branch must hold one expression",
+                );
+            }
         };
         let Some((_, otherwise)) = &i.else_branch else {
             return err(i.span(), "an `if` needs an `else` branch");
@@ -193,7 +266,14 @@ fn apply(
         if args.len() == k {
             Ok(())
         } else {
-            err(span, format!("`{name}` takes {} argument(s) here, found {}", k, args.len()))
+            err(
+                span,
+                format!(
+                    "`{name}` takes {} argument(s) here, found {}",
+                    k,
+                    args.len()
+                ),
+            )
         }
     };
     let unary = match name {
@@ -216,7 +296,10 @@ fn apply(
             want(1)?;
             match pool.as_number(args[0]).and_then(Number::as_integer) {
                 Some(k) => Ok(pool.powi(recv, k)),
-                None => err(arg_tokens[0].span(), "the exponent of `powi` must be a constant integer"),
+                None => err(
+                    arg_tokens[0].span(),
+                    "the exponent of `powi` must be a constant integer",
+                ),
             }
         }
         "powf" => want(1).map(|_| pool.pow(recv, args[0])),
@@ -245,7 +328,12 @@ fn literal(pool: &mut Pool, lit: &Lit) -> Result<ExprId> {
             Err(e) => return Err(e),
         },
         Lit::Float(f) => f.base10_parse::<f64>()?,
-        other => return err(other.span(), "unsupported literal in a model expression (numbers only)"),
+        other => {
+            return err(
+                other.span(),
+                "unsupported literal in a model expression (numbers only)",
+            );
+        }
     };
     match pool.try_float(value) {
         Some(e) => Ok(e),

@@ -18,7 +18,15 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 7] = ["coordinates", "holonomic", "nonholonomic", "mass", "force", "kinetic", "potential"];
+pub const KEYS: [&str; 7] = [
+    "coordinates",
+    "holonomic",
+    "nonholonomic",
+    "mass",
+    "force",
+    "kinetic",
+    "potential",
+];
 
 /// One entry of the attribute body, in source order.
 #[derive(Clone, Debug)]
@@ -71,14 +79,26 @@ impl Parse for ModelSpec {
                 Entry::Const(name, input.parse()?)
             } else {
                 let key: Ident = input.parse().map_err(|e| {
-                    syn::Error::new(e.span(), format!("expected `let`, `const` or one of the keys {}", KEYS.join(", ")))
+                    syn::Error::new(
+                        e.span(),
+                        format!(
+                            "expected `let`, `const` or one of the keys {}",
+                            KEYS.join(", ")
+                        ),
+                    )
                 })?;
                 if !KEYS.contains(&key.to_string().as_str()) {
                     let msg = format!("unknown key `{key}`; the keys are {}", KEYS.join(", "));
                     return Err(syn::Error::new(key.span(), msg));
                 }
-                if entries.iter().any(|e| matches!(e, Entry::Key(k, _) if *k == key)) {
-                    return Err(syn::Error::new(key.span(), format!("`{key}` is given twice")));
+                if entries
+                    .iter()
+                    .any(|e| matches!(e, Entry::Key(k, _) if *k == key))
+                {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("`{key}` is given twice"),
+                    ));
                 }
                 input.parse::<Token![:]>()?;
                 Entry::Key(key, input.parse()?)
@@ -90,7 +110,9 @@ impl Parse for ModelSpec {
             if input.peek(Token![,]) {
                 input.parse::<Token![,]>()?;
             } else {
-                input.parse::<Token![;]>().map_err(|e| syn::Error::new(e.span(), "expected `,` or `;` between entries"))?;
+                input.parse::<Token![;]>().map_err(|e| {
+                    syn::Error::new(e.span(), "expected `,` or `;` between entries")
+                })?;
             }
         }
         Ok(ModelSpec { entries })
@@ -102,7 +124,10 @@ pub fn array<'a>(expr: &'a Expr, what: &str) -> syn::Result<Vec<&'a Expr>> {
     match expr {
         Expr::Array(a) => Ok(a.elems.iter().collect()),
         Expr::Group(g) => array(&g.expr, what),
-        other => Err(syn::Error::new(other.span(), format!("{what} must be an array `[…]`"))),
+        other => Err(syn::Error::new(
+            other.span(),
+            format!("{what} must be an array `[…]`"),
+        )),
     }
 }
 
@@ -114,7 +139,10 @@ pub fn coordinate_names(expr: &Expr) -> syn::Result<Vec<Ident>> {
             Expr::Path(p) if p.path.get_ident().is_some() && p.qself.is_none() => {
                 Ok(p.path.get_ident().expect("checked").clone())
             }
-            other => Err(syn::Error::new(other.span(), "a coordinate is a plain name")),
+            other => Err(syn::Error::new(
+                other.span(),
+                "a coordinate is a plain name",
+            )),
         })
         .collect()
 }
@@ -135,5 +163,8 @@ pub fn mass(expr: &Expr) -> syn::Result<MassSyntax<'_>> {
         return Ok(MassSyntax::Diagonal(call.args.iter().collect()));
     }
     let rows = array(expr, "`mass` (rows `[[…], …]` or `diag(…)`)")?;
-    rows.into_iter().map(|r| Ok((r.span(), array(r, "a row of the mass matrix")?))).collect::<syn::Result<_>>().map(MassSyntax::Full)
+    rows.into_iter()
+        .map(|r| Ok((r.span(), array(r, "a row of the mass matrix")?)))
+        .collect::<syn::Result<_>>()
+        .map(MassSyntax::Full)
 }

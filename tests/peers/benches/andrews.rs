@@ -85,7 +85,7 @@ fn print_table() {
     let check =
         russell(&sys, Method::DoPri8, 1e-13, &Andrews::Q0, &[0.0; 7], T_END).expect("dopri8 check");
     println!(
-        "reference: RKSTAB/PStab rtol 1e-13 ({} NFCN); DoPri8 rtol 1e-13 agrees to {:.1} digits",
+        "reference: RKSTAB/PStab rtol 1e-13, plain DOPRI5 error estimate ({} NFCN); DoPri8 rtol 1e-13 agrees to {:.1} digits",
         reference.nfcn,
         significant_digits(&check.q, &reference.q)
     );
