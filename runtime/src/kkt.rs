@@ -1,0 +1,151 @@
+//! The index-1 ("KKT") solve [M Gᵀ; G 0][v̇; λ] = [Q; γ] and its preallocated workspace.
+//!
+//! Every right-hand-side evaluation of every integrator goes through
+//! [`accelerations_into`]: one fused kernel call, one LU factorization of the augmented
+//! matrix with partial pivoting (\[CHIN\] used LINPACK's dense LU the same way), one solve. The
+//! augmented form works with a singular positive-semidefinite M as long as G has full row rank
+//! and M is positive definite on ker G (\[CHIN\] Lemma 4.1). The same factorization machinery,
+//! with M or the identity in the (1,1) block, serves the post-stabilization projections
+//! (\[CHIN\] (4.15) and Remark 3.4).
+
+use nalgebra::DMatrix;
+
+use crate::baumgarte::Baumgarte;
+use crate::error::{Kernel, SimError};
+use crate::kernels;
+use crate::lu::{DenseLu, dependent_rows};
+use crate::system::{ConstrainedSystem, Dims};
+
+/// What goes in the (1,1) block of the augmented matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Metric {
+    /// The mass matrix M: the dynamics, and the M-metric projections (PStab, S-both).
+    Mass,
+    /// The identity: the GGᵀ projections (Remark 3.4) and initialization.
+    Identity,
+}
+
+/// Preallocated storage for the KKT solve at one point: M, Q, G, γ, residual scratch and the
+/// LU factors of the augmented matrix. Create once per model with [`KktWorkspace::new`].
+#[derive(Clone, Debug)]
+pub struct KktWorkspace {
+    pub(crate) dims: Dims,
+    pub(crate) mass: DMatrix<f64>,
+    pub(crate) force: Vec<f64>,
+    pub(crate) jac: DMatrix<f64>,
+    pub(crate) gamma: Vec<f64>,
+    pub(crate) phi: Vec<f64>,
+    pub(crate) vel_res: Vec<f64>,
+    pub(crate) tmp: Vec<f64>,
+    pub(crate) lu: DenseLu,
+    pub(crate) rhs: Vec<f64>,
+}
+
+impl KktWorkspace {
+    /// Storage for a model of dimensions `dims`.
+    pub fn new(dims: Dims) -> Self {
+        let (n, r) = (dims.n, dims.constraint_rows());
+        Self {
+            dims,
+            mass: DMatrix::zeros(n, n),
+            force: vec![0.0; n],
+            jac: DMatrix::zeros(r, n),
+            gamma: vec![0.0; r],
+            phi: vec![0.0; dims.m],
+            vel_res: vec![0.0; r],
+            tmp: vec![0.0; r],
+            lu: DenseLu::new(n + r),
+            rhs: vec![0.0; n + r],
+        }
+    }
+
+    /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, and factor it.
+    /// `t`, `h` only label a [`SimError::SingularKkt`].
+    pub(crate) fn factor(&mut self, metric: Metric, t: f64, h: f64) -> Result<(), SimError> {
+        let (n, r) = (self.dims.n, self.dims.constraint_rows());
+        let a = self.lu.matrix_mut();
+        match metric {
+            Metric::Mass => a.view_mut((0, 0), (n, n)).copy_from(&self.mass),
+            Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
+        }
+        a.view_mut((n, 0), (r, n)).copy_from(&self.jac);
+        a.view_mut((0, n), (n, r)).tr_copy_from(&self.jac);
+        a.view_mut((n, n), (r, r)).fill(0.0);
+        self.lu.factor().map_err(|_| {
+            let scale = match metric {
+                Metric::Mass => self.mass.amax(),
+                Metric::Identity => 1.0,
+            };
+            SimError::SingularKkt {
+                t,
+                h,
+                dependent_rows: dependent_rows(&self.jac, scale),
+            }
+        })
+    }
+
+    /// Solve with the current factors for `[0; rc]`, the right side of a projection, and leave
+    /// the top block (the correction) in `rhs[..n]`.
+    pub(crate) fn solve_projection(&mut self, rc: &[f64]) {
+        let n = self.dims.n;
+        self.rhs[..n].fill(0.0);
+        self.rhs[n..].copy_from_slice(rc);
+        self.lu.solve_in_place(&mut self.rhs);
+    }
+}
+
+/// Accelerations v̇ (length n) and multipliers λ (length m + k) at (t, q, v) from
+/// [M Gᵀ; G 0][v̇; λ] = [Q; γ̂], with γ̂ = γ unless `baumgarte` is given ([`Baumgarte`]).
+///
+/// `h` is only used to label a [`SimError::SingularKkt`] (pass `0.0` outside a step).
+#[allow(clippy::too_many_arguments)] // the state, two outputs and the workspace are all needed
+pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    baumgarte: Option<&Baumgarte>,
+    ws: &mut KktWorkspace,
+    h: f64,
+    vdot: &mut [f64],
+    lambda: &mut [f64],
+) -> Result<(), SimError> {
+    let d = ws.dims;
+    assert_eq!(
+        sys.dims(),
+        d,
+        "accelerations_into: workspace built for other dimensions"
+    );
+    assert!(
+        q.len() == d.n && v.len() == d.n && vdot.len() == d.n,
+        "accelerations_into: q, v, vdot need length n"
+    );
+    assert_eq!(
+        lambda.len(),
+        d.constraint_rows(),
+        "accelerations_into: lambda needs length m + k"
+    );
+    kernels::dynamics(
+        sys,
+        t,
+        q,
+        v,
+        &mut ws.mass,
+        &mut ws.force,
+        &mut ws.jac,
+        &mut ws.gamma,
+    )?;
+    if let Some(b) = baumgarte {
+        kernels::phi(sys, t, q, &mut ws.phi)?;
+        kernels::velocity_residual(sys, t, q, v, &ws.jac, &mut ws.tmp, &mut ws.vel_res)?;
+        b.modify_gamma(&ws.phi, &ws.vel_res, &mut ws.gamma);
+    }
+    ws.factor(Metric::Mass, t, h)?;
+    ws.rhs[..d.n].copy_from_slice(&ws.force);
+    ws.rhs[d.n..].copy_from_slice(&ws.gamma);
+    ws.lu.solve_in_place(&mut ws.rhs);
+    kernels::check(Kernel::KktSolution, &ws.rhs, t, q, v)?;
+    vdot.copy_from_slice(&ws.rhs[..d.n]);
+    lambda.copy_from_slice(&ws.rhs[d.n..]);
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! The projection family of post-stabilizations: PStab, S-both, velocity-only, GGᵀ, and the
+//! nonholonomic correction (3.75).
+//!
+//! All of them are `z ← z − F h(z)` with F built from P = W⁻¹Gᵀ(G W⁻¹ Gᵀ)⁻¹, computed through
+//! the augmented matrix K = [W G0ᵀ; G0 0] of \[CHIN\] (4.15): solving K [δ; μ] = [0; r] gives
+//! δ = P r, for a singular positive-semidefinite W = M too (Lemma 4.1). W = M for PStab,
+//! S-both and velocity-only, W = I for the GGᵀ variant (Remark 3.4).
+//!
+//! K is assembled and factored **once**, at the unstabilized point (q~, v~), and reused by
+//! every pass (ambiguity 12: frozen matrix). In each pass both residuals, Φ(t, q) and
+//! G(q) v + [Φ_t; b], are evaluated at the current point before either correction is applied
+//! (Jacobi style). G = [Φ_q; A] includes the nonholonomic rows: their position residual is
+//! zero, so the position correction also satisfies A δq = 0, and their velocity residual gives
+//! exactly (3.75) (q unchanged, v ← v − P (A v + b)) when the model is purely nonholonomic.
+
+use super::Stabilizer;
+use crate::error::SimError;
+use crate::kernels;
+use crate::kkt::Metric;
+use crate::system::ConstrainedSystem;
+
+/// A member of the projection family: metric, number of passes, whether q is corrected.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Variant {
+    metric: Metric,
+    passes: usize,
+    positions: bool,
+}
+
+impl Variant {
+    /// Algorithm 3.3 / (4.15).
+    pub(super) const PSTAB: Variant = Variant {
+        metric: Metric::Mass,
+        passes: 2,
+        positions: true,
+    };
+    /// (3.66).
+    pub(super) const S_BOTH: Variant = Variant {
+        metric: Metric::Mass,
+        passes: 1,
+        positions: true,
+    };
+    /// Remark 3.5.
+    pub(super) const VELOCITY_ONLY: Variant = Variant {
+        metric: Metric::Mass,
+        passes: 1,
+        positions: false,
+    };
+    /// Remark 3.4 (3.69).
+    pub(super) const GGT: Variant = Variant {
+        metric: Metric::Identity,
+        passes: 2,
+        positions: true,
+    };
+}
+
+impl Stabilizer {
+    /// Apply the projection `variant` to (q, v) at time t.
+    pub(super) fn project<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+        variant: Variant,
+    ) -> Result<(), SimError> {
+        let (n, m) = (self.dims.n, self.dims.m);
+        // Frozen matrix at the unstabilized point.
+        if variant.metric == Metric::Mass {
+            kernels::mass(sys, t, q, &mut self.kkt.mass)?;
+        }
+        kernels::jacobian(sys, t, q, &mut self.kkt.jac)?;
+        self.kkt.factor(variant.metric, t, h)?;
+        let correct_positions = variant.positions && m > 0;
+        for pass in 0..variant.passes {
+            // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
+            if pass == 0 {
+                self.jac_r.copy_from(&self.kkt.jac);
+            } else {
+                kernels::jacobian(sys, t, q, &mut self.jac_r)?;
+            }
+            kernels::velocity_residual(
+                sys,
+                t,
+                q,
+                v,
+                &self.jac_r,
+                &mut self.tmp,
+                &mut self.vel_res,
+            )?;
+            if correct_positions {
+                kernels::phi(sys, t, q, &mut self.pos_res[..m])?;
+                self.pos_res[m..].fill(0.0);
+                self.kkt.solve_projection(&self.pos_res);
+                self.dq.copy_from_slice(&self.kkt.rhs[..n]);
+            }
+            self.kkt.solve_projection(&self.vel_res);
+            self.dv.copy_from_slice(&self.kkt.rhs[..n]);
+            for i in 0..n {
+                if correct_positions {
+                    q[i] -= self.dq[i];
+                }
+                v[i] -= self.dv[i];
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,67 @@
+//! S-full post-stabilization (\[CHIN\] Algorithm 3.2): z ← z − Hᵀ(HHᵀ)⁻¹ h(z).
+//!
+//! With z = (q, v) and h = (Φ; Φ_q v + Φ_t), H = ∂h/∂z = [[Φ_q, 0], [L, Φ_q]] where
+//! L = ∂(Φ_q v)/∂q comes from the `l_into` kernel. HF = I, so the drift is O(h^{2(p+1)}) after
+//! a single application. Everything is evaluated at the unstabilized point.
+//!
+//! Nonholonomic rows (a documented approximation): the kernel contract has no ∂(A v + b)/∂q,
+//! so their rows of H are taken as [0, A]. For purely nonholonomic models this is exactly the
+//! GGᵀ form of (3.75); for mixed models the nonholonomic part of HF differs from I by a term
+//! of the size of the (small) position correction.
+
+use super::Stabilizer;
+use crate::error::SimError;
+use crate::kernels;
+use crate::lu::dependent_rows;
+use crate::system::ConstrainedSystem;
+
+impl Stabilizer {
+    /// Apply Algorithm 3.2 to (q, v) at time t.
+    pub(super) fn s_full<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+    ) -> Result<(), SimError> {
+        let (n, m, k) = (self.dims.n, self.dims.m, self.dims.k);
+        kernels::jacobian(sys, t, q, &mut self.jac_r)?;
+        kernels::l(sys, t, q, v, &mut self.l)?;
+        kernels::phi(sys, t, q, &mut self.zeta[..m])?;
+        kernels::velocity_residual(sys, t, q, v, &self.jac_r, &mut self.tmp, &mut self.vel_res)?;
+        self.zeta[m..].copy_from_slice(&self.vel_res);
+        // Hᵀ, column by column (a column of Hᵀ is a row of H).
+        self.ht.fill(0.0);
+        for j in 0..n {
+            for i in 0..m {
+                self.ht[(j, i)] = self.jac_r[(i, j)];
+                self.ht[(j, m + i)] = self.l[(i, j)];
+                self.ht[(n + j, m + i)] = self.jac_r[(i, j)];
+            }
+            for i in 0..k {
+                self.ht[(n + j, 2 * m + i)] = self.jac_r[(m + i, j)];
+            }
+        }
+        // HHᵀ = (Hᵀ)ᵀ Hᵀ, without a temporary.
+        self.hh.matrix_mut().gemm_tr(1.0, &self.ht, &self.ht, 0.0);
+        if self.hh.factor().is_err() {
+            return Err(SimError::SingularKkt {
+                t,
+                h,
+                dependent_rows: dependent_rows(&self.jac_r, 0.0),
+            });
+        }
+        self.hh.solve_in_place(&mut self.zeta);
+        for j in 0..n {
+            let (mut dq, mut dv) = (0.0, 0.0);
+            for (c, z) in self.zeta.iter().enumerate() {
+                dq += self.ht[(j, c)] * z;
+                dv += self.ht[(n + j, c)] * z;
+            }
+            q[j] -= dq;
+            v[j] -= dv;
+        }
+        Ok(())
+    }
+}

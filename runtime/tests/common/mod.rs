@@ -1,0 +1,171 @@
+//! Shared test support: a compact [`Model`] trait for hand-written kernels, the [`Sys`] adapter
+//! to [`ConstrainedSystem`], and the one comparison helper every test uses.
+//!
+//! Hand-written models stand in for generated code until the proc-macro lands; they live in
+//! `models.rs`. Every integration-test binary includes this module, so not every item is used
+//! by every binary.
+#![allow(dead_code)] // each test binary uses a different subset of the shared helpers
+
+pub mod models;
+
+use runtime::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+
+/// What a hand-written test model provides; outputs arrive zero-filled, so only nonzero
+/// entries need to be written.
+pub trait Model {
+    /// Name.
+    fn name(&self) -> &'static str;
+    /// Dimensions.
+    fn dims(&self) -> Dims;
+    /// Φ(t, q).
+    fn phi(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
+    /// Φ_q(t, q).
+    fn phi_q(&self, _t: f64, _q: &[f64], _out: &mut MatOut<'_>) {}
+    /// Φ_t(t, q).
+    fn phi_t(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
+    /// A(t, q).
+    fn nh(&self, _t: f64, _q: &[f64], _out: &mut MatOut<'_>) {}
+    /// b(t, q).
+    fn nh_b(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
+    /// γ(t, q, v) (length m + k).
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// L(t, q, v) = ∂(Φ_q v)/∂q.
+    fn l(&self, _t: f64, _q: &[f64], _v: &[f64], _out: &mut MatOut<'_>) {}
+    /// M(t, q).
+    fn mass(&self, t: f64, q: &[f64], out: &mut MatOut<'_>);
+    /// Q(t, q, v).
+    fn force(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+}
+
+/// Adapter from [`Model`] to the kernel contract.
+pub struct Sys<T>(pub T);
+
+const NO_NAMES: &[&str] = &[];
+
+impl<T: Model> ConstrainedSystem for Sys<T> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn dims(&self) -> Dims {
+        self.0.dims()
+    }
+    fn coordinate_names(&self) -> &'static [&'static str] {
+        NO_NAMES
+    }
+    fn parameter_names(&self) -> &'static [&'static str] {
+        NO_NAMES
+    }
+    fn parameter(&self, _name: &str) -> Option<f64> {
+        None
+    }
+    fn set_parameter(&mut self, name: &str, _value: f64) -> Result<(), ParameterError> {
+        Err(ParameterError {
+            model: self.0.name(),
+            name: name.to_string(),
+            known: String::new(),
+        })
+    }
+    fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        self.0.phi(t, q, out);
+    }
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
+        out.fill(0.0);
+        self.0.phi_q(t, q, &mut out);
+    }
+    fn phi_t_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        self.0.phi_t(t, q, out);
+    }
+    fn nh_matrix_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
+        out.fill(0.0);
+        self.0.nh(t, q, &mut out);
+    }
+    fn nh_offset_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        self.0.nh_b(t, q, out);
+    }
+    fn gamma_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        self.0.gamma(t, q, v, out);
+    }
+    fn l_into(&self, t: f64, q: &[f64], v: &[f64], mut out: MatOut<'_>) {
+        out.fill(0.0);
+        self.0.l(t, q, v, &mut out);
+    }
+    fn mass_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
+        out.fill(0.0);
+        self.0.mass(t, q, &mut out);
+    }
+    fn force_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        self.0.force(t, q, v, out);
+    }
+    fn dynamics_into(&self, t: f64, q: &[f64], v: &[f64], out: DynamicsOut<'_>) {
+        let d = self.0.dims();
+        let DynamicsOut {
+            mass,
+            force,
+            mut jacobian,
+            gamma,
+        } = out;
+        self.mass_into(t, q, mass);
+        self.force_into(t, q, v, force);
+        self.phi_q_into(t, q, jacobian.rows_mut(0, d.m));
+        self.nh_matrix_into(t, q, jacobian.rows_mut(d.m, d.k));
+        self.gamma_into(t, q, v, gamma);
+    }
+    /// Test models declare dense patterns (the tests never rely on sparsity).
+    fn phi_q_sparsity(&self) -> Sparsity {
+        let d = self.0.dims();
+        dense_pattern(d.m, d.n)
+    }
+    fn l_sparsity(&self) -> Sparsity {
+        let d = self.0.dims();
+        dense_pattern(d.m, d.n)
+    }
+}
+
+fn dense_pattern(rows: usize, cols: usize) -> Sparsity {
+    let nz: Vec<(usize, usize)> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .collect();
+    Sparsity {
+        rows,
+        cols,
+        nonzeros: Box::leak(nz.into_boxed_slice()),
+    }
+}
+
+/// Compare `actual` with `expected` entry by entry: |a − e| ≤ abs + rel |e|. On failure the
+/// message names the quantity, the index, both values, the difference and the tolerance.
+#[track_caller]
+pub fn assert_close(what: &str, actual: &[f64], expected: &[f64], abs: f64, rel: f64) {
+    assert_eq!(actual.len(), expected.len(), "{what}: lengths differ");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        let tol = abs + rel * e.abs();
+        let delta = (a - e).abs();
+        assert!(
+            delta <= tol,
+            "{what}[{i}]: actual {a:.17e}, expected {e:.17e}, |delta| {delta:.3e} > tolerance {tol:.3e}"
+        );
+    }
+}
+
+/// Assert `value ≤ bound`, naming the quantity.
+#[track_caller]
+pub fn assert_below(what: &str, value: f64, bound: f64) {
+    assert!(
+        value <= bound,
+        "{what}: {value:.3e} exceeds bound {bound:.3e}"
+    );
+}
+
+/// Assert lo ≤ value ≤ hi, naming the quantity.
+#[track_caller]
+pub fn assert_within(what: &str, value: f64, lo: f64, hi: f64) {
+    assert!(
+        (lo..=hi).contains(&value),
+        "{what}: {value:.4e} outside [{lo:.4e}, {hi:.4e}]"
+    );
+}

@@ -1,0 +1,159 @@
+//! Every failure kind of [`SimError`] provoked by a model built to cause it, and asserted as a
+//! value (never a panic).
+
+mod common;
+
+use common::models::{Broken, Defect, Pendulum};
+use common::{Sys, assert_within};
+use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use runtime::tableau::HEUN;
+use runtime::{InitOptions, Kernel, Options, SimError, Stabilization, initialize, integrate};
+
+fn run(defect: Defect, opts: Options, t_end: f64) -> Result<runtime::Stats, SimError> {
+    let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
+    integrate(&Sys(Broken(defect)), opts, 0.0, &q0, &v0, t_end, &[]).map(|(_, s)| s)
+}
+
+#[test]
+fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
+    let err = run(Defect::RedundantConstraint, Options::new(1e-6), 1.0).unwrap_err();
+    assert_eq!(
+        err,
+        SimError::SingularKkt {
+            t: 0.0,
+            h: 0.0,
+            dependent_rows: vec![1]
+        }
+    );
+    assert!(
+        err.to_string().contains("dependent constraint rows: [1]"),
+        "{err}"
+    );
+    // The fixed-step driver reports the same failure.
+    let sys = Sys(Broken(Defect::RedundantConstraint));
+    let (mut q, mut v) = Pendulum::UNIT.at_rest(0.5);
+    let opts = FixedStepOptions {
+        tableau: HEUN,
+        h: 0.1,
+        stabilization: Stabilization::PStab,
+        output_every: 0,
+    };
+    let err = integrate_fixed_into(&sys, &opts, 0.0, 1.0, &mut q, &mut v, &mut ()).unwrap_err();
+    assert!(
+        matches!(err, SimError::SingularKkt { ref dependent_rows, .. } if dependent_rows == &[1]),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
+    // No retries: the first stage past t = 0.5 fails. G = (x, y) has full rank, so the
+    // dependent-row list is empty (M is not positive definite on ker G: Lemma 4.1 fails).
+    let mut opts = Options::new(1e-6);
+    opts.step_control.max_failed_attempts = 0;
+    match run(Defect::MassVanishes { from: 0.5 }, opts, 1.0).unwrap_err() {
+        SimError::SingularKkt {
+            t,
+            h,
+            dependent_rows,
+        } => {
+            assert!(dependent_rows.is_empty(), "{dependent_rows:?}");
+            assert_within("failure time", t, 0.5, 0.5 + h);
+        }
+        e => panic!("expected SingularKkt, got {e:?}"),
+    }
+    // With the default retries (h/4 each) the step in front of t = 0.5 keeps failing until
+    // the retries run out; the error is still the singular matrix.
+    let err = run(Defect::MassVanishes { from: 0.5 }, Options::new(1e-6), 1.0).unwrap_err();
+    assert!(
+        matches!(err, SimError::SingularKkt { t, .. } if t >= 0.5),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn non_finite_kernel_outputs_name_kernel_entry_and_state() {
+    let err = run(Defect::NanForce { from: 0.0 }, Options::new(1e-6), 1.0).unwrap_err();
+    let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
+    assert_eq!(
+        err,
+        SimError::NonFiniteKernel {
+            kernel: Kernel::Force,
+            entry: 1,
+            t: 0.0,
+            q: q0,
+            v: v0
+        }
+    );
+    assert!(err.to_string().contains("kernel `force`"), "{err}");
+    let mut opts = Options::new(1e-6);
+    opts.step_control.max_failed_attempts = 0;
+    match run(Defect::InfiniteGamma { from: 0.3 }, opts, 1.0).unwrap_err() {
+        SimError::NonFiniteKernel {
+            kernel,
+            entry,
+            t,
+            q,
+            v,
+        } => {
+            assert_eq!((kernel, entry, q.len(), v.len()), (Kernel::Gamma, 0, 2, 2));
+            assert!(t >= 0.3, "t = {t}");
+        }
+        e => panic!("expected NonFiniteKernel, got {e:?}"),
+    }
+}
+
+#[test]
+fn a_pole_in_the_solution_is_a_step_size_underflow() {
+    // ẍ = 1/(1 − t)³ from rest: x = 1/(2(1 − t)) − … blows up at t = 1, the controller shrinks
+    // h geometrically until 0.1 h ≤ ε t.
+    let err = run(
+        Defect::Blowup,
+        Options::new(1e-6).with_stabilization(Stabilization::None),
+        2.0,
+    )
+    .unwrap_err();
+    match err {
+        SimError::StepSizeUnderflow { t, h } => {
+            assert_within("underflow time", t, 0.99, 1.0);
+            assert!(0.1 * h <= t * f64::EPSILON, "h = {h:e}");
+        }
+        e => panic!("expected StepSizeUnderflow, got {e:?}"),
+    }
+}
+
+#[test]
+fn exceeding_max_steps_is_too_many_steps() {
+    let mut opts = Options::new(1e-8);
+    opts.max_steps = 10;
+    let (q0, v0) = Pendulum::UNIT.at_rest(1.0);
+    let err = integrate(&Sys(Pendulum::UNIT), opts, 0.0, &q0, &v0, 10.0, &[]).unwrap_err();
+    match err {
+        SimError::TooManySteps { t, max_steps } => {
+            assert_eq!(max_steps, 10);
+            assert_within("time reached", t, 1e-6, 10.0);
+        }
+        e => panic!("expected TooManySteps, got {e:?}"),
+    }
+}
+
+#[test]
+fn an_unreachable_constraint_is_an_initialization_failure() {
+    // x locked at 2ℓ: x² + y² = ℓ² has no real solution, Gauss–Newton on y cannot converge.
+    let opts = InitOptions {
+        locked: vec![0],
+        ..InitOptions::default()
+    };
+    let err = initialize(&Sys(Pendulum::UNIT), 0.0, &[2.0, -0.7], &[0.0, 0.0], &opts).unwrap_err();
+    match err {
+        SimError::InitializationFailed {
+            residual,
+            iterations,
+        } => {
+            assert_eq!(iterations, opts.max_iterations);
+            // |Φ| = |x² + y² − 1|/2 ≥ 3/2 for x = 2.
+            assert!(residual >= 1.5, "residual {residual}");
+        }
+        e => panic!("expected InitializationFailed, got {e:?}"),
+    }
+}
