@@ -49,10 +49,10 @@ pub fn andrews() -> Model {
     let p: Vec<ExprId> = params.iter().map(|n| b.parameter(n)).collect();
     let get = |name: &str| p[params.iter().position(|n| *n == name).expect("declared")];
     let pool = b.pool();
-    let parts = AndrewsParts::new(pool, &q, &get);
+    let parts = AndrewsParts::new(pool, &q);
     let phi = parts.constraints(pool, &get);
     let mass = parts.mass(pool, &get);
-    let force = parts.force(pool, &q, &v, &get);
+    let force = parts.force(pool, &v, &get);
     b.holonomic(&phi).mass(mass).force(&force);
     b.build().expect("the Andrews fixture is valid")
 }
@@ -129,7 +129,7 @@ struct AndrewsParts {
 }
 
 impl AndrewsParts {
-    fn new(pool: &mut Pool, q: &[ExprId], _get: &dyn Fn(&str) -> ExprId) -> AndrewsParts {
+    fn new(pool: &mut Pool, q: &[ExprId]) -> AndrewsParts {
         let s = q.iter().map(|&x| pool.func(Func::Sin, x)).collect();
         let c = q.iter().map(|&x| pool.func(Func::Cos, x)).collect();
         let (beth, phde, omep) = (
@@ -293,13 +293,7 @@ impl AndrewsParts {
     }
 
     /// The force vector f of digest P6 (driving torque, spring, velocity-quadratic terms).
-    fn force(
-        &self,
-        pool: &mut Pool,
-        q: &[ExprId],
-        v: &[ExprId],
-        get: &dyn Fn(&str) -> ExprId,
-    ) -> Vec<ExprId> {
+    fn force(&self, pool: &mut Pool, v: &[ExprId], get: &dyn Fn(&str) -> ExprId) -> Vec<ExprId> {
         let g = |n: &str| get(n);
         let (m2, m4, m6, da, rr, e, ea, zt) = (
             g("m2"),
@@ -314,7 +308,6 @@ impl AndrewsParts {
         let (zf, fa, u, mom, c0, l0) = (g("zf"), g("fa"), g("u"), g("mom"), g("c0"), g("l0"));
         let (xb, yb, xc, yc, sc, sd) = (g("xb"), g("yb"), g("xc"), g("yc"), g("sc"), g("sd"));
         let (s, c) = (&self.s, &self.c);
-        let _ = q;
         // Spring: xd = sd cγ + sc sγ + xb, yd = sd sγ − sc cγ + yb.
         let (sdc, scs) = (pool.mul2(sd, c[2]), pool.mul2(sc, s[2]));
         let xd = pool.add(&[sdc, scs, xb]);
@@ -464,7 +457,6 @@ pub fn node_zoo() -> Model {
     let fx = pool.add(&[drag, ln, tan, capped]);
     let fy0 = pool.add(&[tyre, exp, root]);
     let fy = pool.sub(fy0, root_real);
-    let _ = vy;
     b.holonomic(&[phi])
         .mass_diagonal(&[mass, mass])
         .force(&[fx, fy]);
