@@ -13,6 +13,25 @@
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
 //! [`initialize`] makes a user's initial state consistent.
 //!
+//! # Codemap
+//!
+//! - `system.rs`: the kernel contract [`ConstrainedSystem`] (unchanged by the integrators).
+//! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
+//! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
+//! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
+//! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
+//! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
+//!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2).
+//! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
+//! - `rhs.rs`: f(t, z) = (v, v̇) and output samples; `rkstab.rs`: the adaptive integrator;
+//!   `fixed_step.rs`: the constant-step driver; `init.rs`: consistent initialization.
+//! - `options.rs`, `output.rs`, `error.rs`: [`Options`], [`Observer`]/[`Stats`], [`SimError`].
+//!
+//! Invariants, stated as absences: no allocation after an integrator's construction (tested
+//! with a counting allocator); no panic on bad numerics (every numerical failure is a
+//! [`SimError`]; only misuse such as wrong slice lengths panics); no second factorization of
+//! the KKT matrix per right-hand-side evaluation, and none between the two PStab passes.
+//!
 //! # Choices made where the sources are ambiguous (numbers refer to SEEDS-DIGEST §4.2)
 //!
 //! - **8** DOPRI5 coefficients: the standard Hairer–Nørsett–Wanner table ([`tableau`]).

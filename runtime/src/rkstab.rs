@@ -255,10 +255,8 @@ impl<'a, S: ConstrainedSystem + ?Sized> Rkstab<'a, S> {
                 }
                 self.stage[c] = self.z[c] + h * s;
             }
-            let (done, rest) = self.k.split_at_mut(i);
-            let _ = done;
             self.rhs
-                .eval(sys, t + C[i] * h, &self.stage, h, &mut rest[0])?;
+                .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
         }
         for c in 0..len {
             let mut s = 0.0;

@@ -15,7 +15,8 @@ use common::{Sys, assert_below, assert_close, assert_within};
 use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
 use runtime::tableau::{DOPRI5_FIXED, ExplicitTableau, HEUN, RK4};
 use runtime::{
-    Baumgarte, InitOptions, Options, Recorder, Stabilization, Stats, initialize, integrate,
+    Baumgarte, ErrorEstimate, InitOptions, Options, Recorder, Stabilization, Stats, initialize,
+    integrate,
 };
 
 /// An integrator under test.
@@ -199,8 +200,8 @@ fn conformance(method: Method, stab: Stabilization) {
 
 /// The observed order: log2 of the error ratio between N and 2N steps per period. RKSTAB runs
 /// with its step pinned (h_init = h_max = T/N and a loose rtol = 0.1 so that every step is
-/// accepted — asserted), which measures the scheme itself: modified 7th stage, stabilized
-/// result and dense output included.
+/// accepted — asserted), which measures the scheme itself: modified 7th stage and stabilized
+/// result included (the outputs are step points; dense output has its own test below).
 fn measured_order(method: Method, stab: Stabilization) -> f64 {
     let m = method.name();
     // Step counts chosen so the finer error stays 1e3 above round-off (~1e-13 here) and h
@@ -386,6 +387,16 @@ fn statistics_snapshot_pendulum() {
         assert_eq!(stats.nstab, expected_nstab, "{}: NSTAB", stab.name());
         lines.push_str(&format!("{}: {stats}\n", stab.name()));
     }
+    // The plain DOPRI5 error estimate (ambiguity 9, the non-default choice) with PStab and
+    // DATOL = 1e-7 (so NSTAB < NSTEP).
+    let p = Pendulum::UNIT;
+    let (q0, v0) = p.at_rest(THETA0);
+    let mut opts = Options::new(1e-6).with_datol(1e-7);
+    opts.error_estimate = ErrorEstimate::Unstabilized;
+    let (_, stats) = integrate(&Sys(p), opts, 0.0, &q0, &v0, p.period(THETA0), &[]).unwrap();
+    lines.push_str(&format!(
+        "pstab, unstabilized estimate, datol 1e-7: {stats}\n"
+    ));
     insta::assert_snapshot!(lines, @r"
     none: nfcn=272 nstep=45 naccpt=40 nrejct=5 nstab=0 failed=0
     baumgarte: nfcn=524 nstep=87 naccpt=85 nrejct=2 nstab=0 failed=0
@@ -394,5 +405,53 @@ fn statistics_snapshot_pendulum() {
     s-full: nfcn=266 nstep=44 naccpt=40 nrejct=4 nstab=44 failed=0
     velocity-only: nfcn=260 nstep=43 naccpt=39 nrejct=4 nstab=43 failed=0
     ggt: nfcn=260 nstep=43 naccpt=39 nrejct=4 nstab=43 failed=0
+    pstab, unstabilized estimate, datol 1e-7: nfcn=272 nstep=45 naccpt=40 nrejct=5 nstab=19 failed=0
     ");
+}
+
+/// Dense output of pinned RKSTAB runs (N = 80 and 160 steps per period, PStab) at the odd
+/// multiples of T/320, which fall at 1/4, 3/4 (N = 80) and 1/2 (N = 160) of a step, against a
+/// fixed-step DOPRI5 reference with 2560 steps (error ≈ 7.5e-7 · (40/2560)⁵ ≈ 7e-16; T/320 is
+/// every 8th of its steps). Hairer's continuous extension has local error O(h⁵), the same
+/// order as the global error, so the observed order is ≈ 5; [4, 6] allows for the
+/// pre-asymptotic mix of the two error sources.
+#[test]
+fn dense_output_converges() {
+    let p = Pendulum::UNIT;
+    let period = p.period(THETA0);
+    let (q0, v0) = p.at_rest(THETA0);
+    let times: Vec<f64> = (0..160)
+        .map(|k| period * (2 * k + 1) as f64 / 320.0)
+        .collect();
+    let opts = FixedStepOptions {
+        tableau: DOPRI5_FIXED,
+        h: period / 2560.0,
+        stabilization: Stabilization::PStab,
+        output_every: 8,
+    };
+    let mut reference = Recorder::default();
+    let (mut q, mut v) = (q0.clone(), v0.clone());
+    integrate_fixed_into(&Sys(p), &opts, 0.0, period, &mut q, &mut v, &mut reference).unwrap();
+    let error = |steps: f64| {
+        let mut opts = Options::new(0.1);
+        opts.step_control.h_init = Some(period / steps);
+        opts.step_control.h_max = period / steps;
+        let (rec, stats) = integrate(&Sys(p), opts, 0.0, &q0, &v0, period, &times).unwrap();
+        assert_eq!(stats.nstep, steps as usize, "pinned run");
+        // Reference sample 2k + 1 (of 321, at multiples of T/320) is our sample k.
+        rec.q
+            .iter()
+            .enumerate()
+            .map(|(k, q)| {
+                let r = &reference.q[2 * k + 1];
+                (q[0] - r[0]).abs().max((q[1] - r[1]).abs())
+            })
+            .fold(0.0, f64::max)
+    };
+    let (e1, e2) = (error(80.0), error(160.0));
+    eprintln!(
+        "dense output: err {e1:.3e} -> {e2:.3e}: order {:.2}",
+        (e1 / e2).log2()
+    );
+    assert_within("dense output order", (e1 / e2).log2(), 4.0, 6.0);
 }

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::models::{Andrews, KnifeEdge, Pendulum, SliderCrank, TwoLink};
+use common::models::{
+    Andrews, KnifeEdge, MixedPendulum, Pendulum, RollingDisc, SlavedKnifeEdge, SliderCrank, TwoLink,
+};
 use common::{Model, Sys, assert_close};
 use nalgebra::DMatrix;
 use runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
@@ -109,6 +111,12 @@ fn main_check<T: Model>(model: T, t: f64, q: &[f64], v: &[f64]) {
 #[test]
 fn pendulum_kernels_match_finite_differences() {
     main_check(Pendulum::UNIT, 0.0, &[0.6, -0.8], &[1.3, -0.4]);
+    main_check(
+        MixedPendulum(Pendulum::UNIT),
+        0.0,
+        &[0.6, -0.8, 0.7],
+        &[1.3, -0.4, 0.9],
+    );
 }
 
 #[test]
@@ -131,6 +139,17 @@ fn knife_edge_and_slider_crank_kernels_match_finite_differences() {
         slope_force: 2.0,
     };
     main_check(knife, 0.0, &[0.3, -0.2, 0.9], &[0.4, 1.1, -0.7]);
+    main_check(
+        RollingDisc::THESIS,
+        0.0,
+        &[0.3, -0.2, 0.9, 0.4, 1.3],
+        &[0.4, 1.1, -0.7, 0.5, 0.8],
+    );
+    let slaved = SlavedKnifeEdge {
+        knife,
+        slave_mass: 0.5,
+    };
+    main_check(slaved, 0.0, &[0.3, -0.2, 0.9, 0.35], &[0.4, 1.1, -0.7, 0.3]);
     main_check(
         SliderCrank { linear: false },
         0.0,
@@ -162,9 +181,21 @@ fn andrews_kkt_solve_reproduces_published_accelerations_and_multipliers() {
         &mut lambda,
     )
     .unwrap();
-    // The KKT matrix mixes M entries ~1e-6 with G entries ~1e-2 (condition number ~1e7 after
-    // scaling), so relative accuracy ~1e7 ε ≈ 2e-9 is the backward-stability bound; the
-    // published zero entries are checked in absolute terms scaled by the largest entry.
+    // Acceptance target ~1e-10 relative (issue): the KKT matrix mixes M entries ~1e-6 with G
+    // entries ~1e-2, but partial pivoting keeps the solve backward stable and the measured
+    // error is 5e-16 (q0'') and 9e-16 (λ0) relative to the largest entry; the published zero
+    // entries are checked in absolute terms scaled by that entry.
+    let rel = |a: &[f64], b: &[f64], s: f64| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs() / s)
+            .fold(0.0, f64::max)
+    };
+    eprintln!(
+        "andrews KKT: max |q0'' error| / 14222 = {:.2e}, max |λ0 error| / 98.57 = {:.2e}",
+        rel(&qdd, &Andrews::QDD0, 14222.0),
+        rel(&lambda, &Andrews::LAMBDA0, 98.57)
+    );
     assert_close("andrews q0''", &qdd, &Andrews::QDD0, 1e-10 * 14222.0, 1e-10);
     assert_close(
         "andrews lambda0",

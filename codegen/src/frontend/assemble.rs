@@ -7,13 +7,14 @@
 //! is visible to later entries only); shapes are checked here with spans; in Lagrangian mode
 //! (`kinetic` given) M and Q come from [`crate::lagrange::derive`], with `force` as Q_nc.
 
-use super::errors::{Row, map_model_error};
+use super::errors::{Row, at, at_mention, map_model_error};
 use super::lower::Lowerer;
 use super::syntax::{self, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
 use crate::model::{Model, ModelBuilder};
 use crate::pool::ExprId;
 use proc_macro2::Span;
+use quote::ToTokens;
 use rustc_hash::FxHashMap;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -123,7 +124,7 @@ impl Parts {
             let id = lw.lower(b.pool(), e)?;
             rows.push(Row {
                 label,
-                span: e.span(),
+                tokens: e.to_token_stream(),
                 mentions: lw.take_mentions(),
             });
             Ok(id)
@@ -184,7 +185,10 @@ fn finish(
     spec: &ModelSpec,
 ) -> syn::Result<Model> {
     let n = q.len();
-    let key_span = |key: &str| spec.key(key).map_or(Span::call_site(), |(_, v)| v.span());
+    let key_error = |key: &str, msg: &str| match spec.key(key) {
+        Some((_, v)) => syn::Error::new_spanned(v, msg),
+        None => syn::Error::new(Span::call_site(), msg),
+    };
     let zero = b.pool().zero();
     let force = parts.force.clone().unwrap_or_else(|| vec![zero; n]);
     if force.len() != n {
@@ -192,12 +196,12 @@ fn finish(
             "`force` has {} entries, expected one per coordinate ({n})",
             force.len()
         );
-        return Err(syn::Error::new(key_span("force"), msg));
+        return Err(key_error("force", &msg));
     }
     let (mass, force) = match (parts.kinetic, &parts.mass) {
         (Some(_), Some(_)) => {
             let msg = "give either `mass` (with `force`) or `kinetic` (with `potential` and non-conservative `force`), not both";
-            return Err(syn::Error::new(key_span("mass"), msg));
+            return Err(key_error("mass", msg));
         }
         (None, None) => {
             let msg = "the model needs `mass: …` (and `force`) or a Lagrangian `kinetic: …` (and `potential`)";
@@ -224,8 +228,8 @@ fn finish(
         }
     };
     if parts.potential.is_some() && parts.kinetic.is_none() {
-        return Err(syn::Error::new(
-            key_span("potential"),
+        return Err(key_error(
+            "potential",
             "`potential` needs `kinetic` (Lagrangian mode)",
         ));
     }
@@ -263,17 +267,16 @@ fn check_mass_shape(spec: &ModelSpec, mass: &[Vec<ExprId>], n: usize) -> syn::Re
 
 fn lagrange_error(e: LagrangeError, rows: &[Row], spec: &ModelSpec) -> syn::Error {
     let row = |label: &str| rows.iter().find(|r| r.label == label);
-    let span = match &e {
-        LagrangeError::NotQuadratic { .. } => row("kinetic").map(|r| r.span),
-        LagrangeError::VelocityInPotential { velocity } => row("potential").map(|r| {
-            r.mentions
-                .iter()
-                .find(|(n, _)| n == velocity)
-                .map_or(r.span, |(_, s)| *s)
-        }),
-        LagrangeError::ForceLength { .. } => spec.key("force").map(|(_, v)| v.span()),
-    };
-    syn::Error::new(span.unwrap_or_else(Span::call_site), e.to_string())
+    match &e {
+        LagrangeError::NotQuadratic { .. } => at(row("kinetic"), &e),
+        LagrangeError::VelocityInPotential { velocity } => {
+            at_mention(row("potential"), velocity, &e)
+        }
+        LagrangeError::ForceLength { .. } => match spec.key("force") {
+            Some((_, v)) => syn::Error::new_spanned(v, &e),
+            None => syn::Error::new(Span::call_site(), &e),
+        },
+    }
 }
 
 /// The struct's named fields, each checked to be `f64`.

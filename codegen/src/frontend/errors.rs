@@ -6,16 +6,32 @@
 //! points at the velocity's token; an error about a whole row points at the row; an asymmetric
 //! mass matrix points at both entries.
 
+/// An error spanning all of `row`'s tokens (the macro's call site when there is no row).
+pub fn at(row: Option<&Row>, msg: impl std::fmt::Display) -> syn::Error {
+    match row {
+        Some(r) => syn::Error::new_spanned(&r.tokens, msg),
+        None => syn::Error::new(Span::call_site(), msg),
+    }
+}
+
+/// An error on the first mention of `name` in `row`, else on the whole row.
+pub fn at_mention(row: Option<&Row>, name: &str, msg: impl std::fmt::Display) -> syn::Error {
+    match row.and_then(|r| r.mentions.iter().find(|(n, _)| n == name)) {
+        Some((_, span)) => syn::Error::new(*span, msg),
+        None => at(row, msg),
+    }
+}
+
 use crate::error::ModelError;
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 
 /// One lowered row of the model and where it came from.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The label `validate.rs` uses for this row.
     pub label: String,
-    /// The span of the row's expression.
-    pub span: Span,
+    /// The row's tokens (an error spans all of them, first to last, also on stable Rust).
+    pub tokens: TokenStream,
     /// Model names mentioned in the row (through `let`s too), with the span of each mention.
     pub mentions: Vec<(String, Span)>,
 }
@@ -30,7 +46,6 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
         };
         rows.iter().find(|r| r.label == label)
     };
-    let span_of = |label: &str| row(label).map_or(Span::call_site(), |r| r.span);
     match e {
         ModelError::VelocityDependence {
             location,
@@ -38,14 +53,6 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             what,
             ..
         } => {
-            let span = row(location)
-                .map(|r| {
-                    r.mentions
-                        .iter()
-                        .find(|(n, _)| n == velocity)
-                        .map_or(r.span, |(_, s)| *s)
-                })
-                .unwrap_or_else(Span::call_site);
             let hint = if what.contains("holonomic") {
                 "; write velocity constraints under `nonholonomic`"
             } else {
@@ -54,7 +61,7 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             let msg = format!(
                 "the velocity `{velocity}` appears in {what} ({location}), which may depend only on t, q and parameters{hint}"
             );
-            syn::Error::new(span, msg)
+            at_mention(row(location), velocity, msg)
         }
         ModelError::NotLinearInVelocity {
             location,
@@ -65,7 +72,7 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             let msg = format!(
                 "this nonholonomic constraint ({location}) is not linear in the velocities: its coefficient of `{velocity}` is `{derivative}`, which still depends on v"
             );
-            syn::Error::new(span_of(location), msg)
+            at(row(location), msg)
         }
         ModelError::NotSymmetric {
             row: r,
@@ -76,20 +83,18 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             let msg = format!(
                 "the mass matrix is not symmetric: entry [{r}][{c}] is `{upper}` but entry [{c}][{r}] is `{lower}`"
             );
-            let mut err = syn::Error::new(span_of(&format!("mass[{r}][{c}]")), msg);
-            err.combine(syn::Error::new(
-                span_of(&format!("mass[{c}][{r}]")),
+            let mut err = at(row(&format!("mass[{r}][{c}]")), msg);
+            err.combine(at(
+                row(&format!("mass[{c}][{r}]")),
                 format!("entry [{c}][{r}] is here"),
             ));
             err
         }
         ModelError::DivisionByZero { location, .. } => {
-            syn::Error::new(span_of(location), format!("division by zero in {location}"))
+            at(row(location), format!("division by zero in {location}"))
         }
         ModelError::UnknownSymbol { location, .. }
-        | ModelError::NonFiniteConstant { location, .. } => {
-            syn::Error::new(span_of(location), e.to_string())
-        }
+        | ModelError::NonFiniteConstant { location, .. } => at(row(location), e),
         other => syn::Error::new(Span::call_site(), other.to_string()),
     }
 }

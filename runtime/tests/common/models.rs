@@ -1,12 +1,22 @@
 //! Hand-written test models (kernels derived by hand, checked against finite differences in
 //! `kernels_fd.rs`): the Cartesian pendulum, the two-link manipulator ([CHIN] P7, cases I and
 //! II), the Andrews squeezer ([CHIN] P6 with the Hairer–Wanner data), the knife edge on an
-//! inclined plane (nonholonomic, closed form), the singular slider-crank ([CHIN] P10 and its
-//! reformulation, Remark 4.4), and deliberately broken models that provoke each failure.
+//! inclined plane and the rolling disc (nonholonomic, in `models/nonholonomic.rs`), the
+//! singular slider-crank ([CHIN] P10 and its reformulation, Remark 4.4) and deliberately
+//! broken models that provoke each failure (in `models/singular.rs`).
 
 use runtime::{Dims, MatOut};
 
 use super::Model;
+
+mod nonholonomic;
+mod singular;
+
+// Each test binary uses a different subset of the models.
+#[allow(unused_imports)]
+pub use nonholonomic::{KnifeEdge, RollingDisc, SlavedKnifeEdge};
+#[allow(unused_imports)]
+pub use singular::{Broken, Defect, SliderCrank};
 
 // ---------------------------------------------------------------------------------------------
 // Cartesian pendulum
@@ -90,6 +100,64 @@ impl Model for Pendulum {
     }
     fn force(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
         out[1] = -self.mass * self.g;
+    }
+}
+
+/// The same pendulum in mixed coordinates q = (x, y, θ) with a **singular** mass matrix
+/// M = diag(m, m, 0) (the angle carries no inertia) and Φ = (x − ℓ sin θ, y + ℓ cos θ). The
+/// augmented KKT matrix is still nonsingular ([CHIN] Lemma 4.1): ker Φ_q is spanned by
+/// a = (ℓ cos θ, ℓ sin θ, 1) and aᵀ M a = m ℓ² > 0. The motion equals [`Pendulum`]'s.
+#[derive(Clone, Copy, Debug)]
+pub struct MixedPendulum(pub Pendulum);
+
+impl MixedPendulum {
+    /// At rest at angle θ0 from the downward vertical.
+    pub fn at_rest(&self, theta0: f64) -> (Vec<f64>, Vec<f64>) {
+        let l = self.0.len;
+        (
+            vec![l * theta0.sin(), -l * theta0.cos(), theta0],
+            vec![0.0; 3],
+        )
+    }
+}
+
+impl Model for MixedPendulum {
+    fn name(&self) -> &'static str {
+        "MixedPendulum"
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 3, m: 2, k: 0 }
+    }
+    fn phi(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        let (s, c) = q[2].sin_cos();
+        out[0] = q[0] - self.0.len * s;
+        out[1] = q[1] + self.0.len * c;
+    }
+    fn phi_q(&self, _t: f64, q: &[f64], out: &mut MatOut<'_>) {
+        let (s, c) = q[2].sin_cos();
+        out[(0, 0)] = 1.0;
+        out[(0, 2)] = -self.0.len * c;
+        out[(1, 1)] = 1.0;
+        out[(1, 2)] = -self.0.len * s;
+    }
+    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        // Φ̈ = ẍ − ℓ cos θ θ̈ + ℓ sin θ θ̇², ÿ − ℓ sin θ θ̈ − ℓ cos θ θ̇².
+        let (s, c) = q[2].sin_cos();
+        let w2 = v[2] * v[2];
+        out[0] = -self.0.len * s * w2;
+        out[1] = self.0.len * c * w2;
+    }
+    fn l(&self, _t: f64, q: &[f64], v: &[f64], out: &mut MatOut<'_>) {
+        let (s, c) = q[2].sin_cos();
+        out[(0, 2)] = self.0.len * s * v[2];
+        out[(1, 2)] = -self.0.len * c * v[2];
+    }
+    fn mass(&self, _t: f64, _q: &[f64], out: &mut MatOut<'_>) {
+        out[(0, 0)] = self.0.mass;
+        out[(1, 1)] = self.0.mass;
+    }
+    fn force(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out[1] = -self.0.mass * self.0.g;
     }
 }
 
@@ -494,207 +562,5 @@ impl Model for Andrews {
         out[4] = -M[3] * ZT * e1 * v[3] * (v[3] + 2.0 * v[4]) * c_ph;
         out[5] = -M[5] * U * f1 * v[6] * v[6] * c_om;
         out[6] = M[5] * U * f1 * v[5] * (v[5] + 2.0 * v[6]) * c_om;
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Knife edge on an inclined plane (nonholonomic)
-// ---------------------------------------------------------------------------------------------
-
-/// A knife edge (skate) on an inclined plane: q = (x, y, φ), M = diag(m, m, J), the downhill
-/// force `slope_force = m g sin α` along +x, and the nonholonomic constraint "no sideways
-/// velocity" A v = sin φ ẋ − cos φ ẏ = 0 (n = 3, m = 0, k = 1).
-///
-/// Closed form (Neimark–Fufaev): the constraint force is normal to the blade and passes
-/// through the centre of mass, so φ̇ = ω stays constant; the speed u along the blade obeys
-/// m u̇ = slope_force cos φ. From x = y = 0, φ = 0, u = 0, with a = slope_force/m:
-/// x = a/(2ω²) sin²(ωt), y = a/(2ω²) (ωt − sin ωt cos ωt).
-#[derive(Clone, Copy, Debug)]
-pub struct KnifeEdge {
-    pub mass: f64,
-    pub inertia: f64,
-    pub slope_force: f64,
-}
-
-impl KnifeEdge {
-    /// The exact state (q, v) at time t from x = y = φ = 0, ẋ = ẏ = 0, φ̇ = ω.
-    pub fn exact(&self, omega: f64, t: f64) -> (Vec<f64>, Vec<f64>) {
-        let a = self.slope_force / self.mass;
-        let (s, c) = (omega * t).sin_cos();
-        let k = a / (2.0 * omega * omega);
-        let q = vec![k * s * s, k * (omega * t - s * c), omega * t];
-        let u = a / omega * s;
-        (q, vec![u * c, u * s, omega])
-    }
-}
-
-impl Model for KnifeEdge {
-    fn name(&self) -> &'static str {
-        "KnifeEdge"
-    }
-    fn dims(&self) -> Dims {
-        Dims { n: 3, m: 0, k: 1 }
-    }
-    fn nh(&self, _t: f64, q: &[f64], out: &mut MatOut<'_>) {
-        out[(0, 0)] = q[2].sin();
-        out[(0, 1)] = -q[2].cos();
-    }
-    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        // d/dt(A v) = A v̇ + φ̇ (cos φ ẋ + sin φ ẏ), so γ = −φ̇ (cos φ ẋ + sin φ ẏ).
-        let (s, c) = q[2].sin_cos();
-        out[0] = -v[2] * (c * v[0] + s * v[1]);
-    }
-    fn mass(&self, _t: f64, _q: &[f64], out: &mut MatOut<'_>) {
-        out[(0, 0)] = self.mass;
-        out[(1, 1)] = self.mass;
-        out[(2, 2)] = self.inertia;
-    }
-    fn force(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
-        out[0] = self.slope_force;
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Singular slider-crank ([CHIN] P10)
-// ---------------------------------------------------------------------------------------------
-
-/// Crank and rod of unit length with unit point masses, q = (θ1, θ2), θ_d = θ2 − θ1
-/// ([CHIN] (4.27), velocity signs per [AMBIG-22]). With `linear` set, the constraint is the
-/// reformulation θ1 + θ2 − π = 0 of Remark 4.4 (no singularity); otherwise
-/// Φ = −cos θ1 − cos θ2, whose Jacobian (sin θ1, sin θ2) vanishes at (0, π).
-#[derive(Clone, Copy, Debug)]
-pub struct SliderCrank {
-    pub linear: bool,
-}
-
-impl SliderCrank {
-    /// Initial state (the thesis omits it, [AMBIG-23]): θ1 = π/2 − 0.5 on the branch
-    /// θ2 = π − θ1, at rest; gravity then swings θ1 through 0 (the singular configuration).
-    pub fn initial_state() -> (Vec<f64>, Vec<f64>) {
-        let th1 = std::f64::consts::FRAC_PI_2 - 0.5;
-        (vec![th1, std::f64::consts::PI - th1], vec![0.0, 0.0])
-    }
-}
-
-impl Model for SliderCrank {
-    fn name(&self) -> &'static str {
-        "SliderCrank"
-    }
-    fn dims(&self) -> Dims {
-        Dims { n: 2, m: 1, k: 0 }
-    }
-    fn phi(&self, _t: f64, q: &[f64], out: &mut [f64]) {
-        out[0] = if self.linear {
-            q[0] + q[1] - std::f64::consts::PI
-        } else {
-            -q[0].cos() - q[1].cos()
-        };
-    }
-    fn phi_q(&self, _t: f64, q: &[f64], out: &mut MatOut<'_>) {
-        for j in 0..2 {
-            out[(0, j)] = if self.linear { 1.0 } else { q[j].sin() };
-        }
-    }
-    fn gamma(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        if !self.linear {
-            out[0] = -(q[0].cos() * v[0] * v[0] + q[1].cos() * v[1] * v[1]);
-        }
-    }
-    fn l(&self, _t: f64, q: &[f64], v: &[f64], out: &mut MatOut<'_>) {
-        if !self.linear {
-            out[(0, 0)] = q[0].cos() * v[0];
-            out[(0, 1)] = q[1].cos() * v[1];
-        }
-    }
-    fn mass(&self, _t: f64, q: &[f64], out: &mut MatOut<'_>) {
-        let c = (q[1] - q[0]).cos();
-        out[(0, 0)] = 2.0;
-        out[(0, 1)] = c;
-        out[(1, 0)] = c;
-        out[(1, 1)] = 1.0;
-    }
-    fn force(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let sd = (q[1] - q[0]).sin();
-        out[0] = sd * v[1] * v[1] + 19.6 * q[0].sin();
-        out[1] = -sd * v[0] * v[0] + 9.8 * q[1].sin();
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Broken models: each provokes one failure kind
-// ---------------------------------------------------------------------------------------------
-
-/// How a [`Broken`] pendulum misbehaves.
-#[derive(Clone, Copy, Debug)]
-pub enum Defect {
-    /// The constraint is stated twice (m = 2): rows dependent everywhere.
-    RedundantConstraint,
-    /// The force is NaN in its y entry from time `from` on.
-    NanForce { from: f64 },
-    /// γ is +∞ from time `from` on.
-    InfiniteGamma { from: f64 },
-    /// The mass vanishes from time `from` on: M = 0 is not positive definite on ker G.
-    MassVanishes { from: f64 },
-    /// An unconstrained particle (the pendulum's coordinates, no rod) pushed by a force
-    /// 1/(1 − t)³ along x: the solution has a pole at t = 1.
-    Blowup,
-}
-
-/// The unit pendulum with a [`Defect`].
-#[derive(Clone, Copy, Debug)]
-pub struct Broken(pub Defect);
-
-impl Model for Broken {
-    fn name(&self) -> &'static str {
-        "Broken"
-    }
-    fn dims(&self) -> Dims {
-        match self.0 {
-            Defect::RedundantConstraint => Dims { n: 2, m: 2, k: 0 },
-            Defect::Blowup => Dims { n: 2, m: 0, k: 0 },
-            _ => Dims { n: 2, m: 1, k: 0 },
-        }
-    }
-    fn phi(&self, t: f64, q: &[f64], out: &mut [f64]) {
-        for i in 0..out.len() {
-            Pendulum::UNIT.phi(t, q, &mut out[i..i + 1]);
-        }
-    }
-    fn phi_q(&self, t: f64, q: &[f64], out: &mut MatOut<'_>) {
-        for i in 0..out.nrows() {
-            let mut row = out.rows_mut(i, 1);
-            Pendulum::UNIT.phi_q(t, q, &mut row);
-        }
-    }
-    fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        for i in 0..out.len() {
-            Pendulum::UNIT.gamma(t, q, v, &mut out[i..i + 1]);
-        }
-        if let Defect::InfiniteGamma { from } = self.0
-            && t >= from
-        {
-            out[0] = f64::INFINITY;
-        }
-    }
-    fn l(&self, t: f64, q: &[f64], v: &[f64], out: &mut MatOut<'_>) {
-        for i in 0..out.nrows() {
-            let mut row = out.rows_mut(i, 1);
-            Pendulum::UNIT.l(t, q, v, &mut row);
-        }
-    }
-    fn mass(&self, t: f64, q: &[f64], out: &mut MatOut<'_>) {
-        Pendulum::UNIT.mass(t, q, out);
-        if let Defect::MassVanishes { from } = self.0
-            && t >= from
-        {
-            out.fill(0.0);
-        }
-    }
-    fn force(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        match self.0 {
-            Defect::Blowup => out[0] = 1.0 / (1.0 - t).powi(3),
-            Defect::NanForce { from } if t >= from => out[1] = f64::NAN,
-            _ => Pendulum::UNIT.force(t, q, v, out),
-        }
     }
 }

@@ -1,0 +1,9 @@
+#[macros::model(
+    coordinates: [x],
+    mass: diag(m),
+)]
+pub struct Point {
+    pub m: f32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+#[macros::model(
+    coordinates: [x],
+    masses: diag(m),
+)]
+pub struct Point {
+    pub m: f64,
+}
+
+fn main() {}

@@ -1,0 +1,239 @@
+//! The command line: clap definitions, validation into a [`SimConfig`], and dispatch.
+//!
+//! clap rejects unknown subcommands, flags and `--method` values itself (exit status 2, with
+//! the list of valid values); [`SimulateArgs::config`] rejects what clap cannot see: unknown
+//! models and parameters, `t_end <= 0`, negative or non-finite tolerances (exit status 1).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use runtime::{Baumgarte, Stabilization};
+
+use super::AppError;
+use super::registry::{self, ModelInfo};
+
+/// `mbsim`: constrained multibody models of the sources, simulated with RKSTAB.
+#[derive(Debug, Parser)]
+#[command(name = "mbsim", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a model with RKSTAB (DOPRI5 + stabilization); write trajectory.csv,
+    /// summary.json and plots into --out.
+    Simulate(SimulateArgs),
+    /// List the models and their sources.
+    List,
+    /// Print a model's generated kernels (the committed macro expansion).
+    Kernels {
+        /// Model name (see `mbsim list`).
+        model: String,
+    },
+    /// Reproduce a table of the thesis: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8 or all.
+    Repro {
+        /// Table name.
+        table: String,
+        /// Directory for the CSV files and plots.
+        #[arg(long, default_value = "out/repro")]
+        out: PathBuf,
+    },
+}
+
+/// Drift control on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Method {
+    /// PStab = S-both2, two projection passes (the thesis' RKSTAB default).
+    Pstab,
+    /// S-full (Algorithm 3.2).
+    Sfull,
+    /// S-both, one projection pass.
+    Sboth,
+    /// Velocity-only projection.
+    Velocity,
+    /// Baumgarte with --alpha/--beta (Haug/Wu form; default B(20, 100) = alpha = beta = 10).
+    Baumgarte,
+    /// No stabilization (index-1 form, drift grows).
+    None,
+}
+
+/// Arguments of `mbsim simulate`.
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct SimulateArgs {
+    /// Model name (see `mbsim list`).
+    pub model: String,
+    /// Drift control.
+    #[arg(long, value_enum, default_value_t = Method::Pstab)]
+    pub method: Method,
+    /// Baumgarte damping gain alpha (velocity residual weighted by 2 alpha).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Baumgarte position gain beta (position residual weighted by beta^2).
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// Relative tolerance (default: the model's).
+    #[arg(long)]
+    pub rtol: Option<f64>,
+    /// Absolute tolerance (default rtol / 10).
+    #[arg(long)]
+    pub atol: Option<f64>,
+    /// DATOL: stabilize only when the drift exceeds it; 0 stabilizes every step.
+    #[arg(long, default_value_t = 0.0)]
+    pub datol: f64,
+    /// End time (default: the model's).
+    #[arg(long)]
+    pub t_end: Option<f64>,
+    /// Output spacing (default: the model's); a row is always written at t_end.
+    #[arg(long)]
+    pub dt_out: Option<f64>,
+    /// Change a runtime parameter, e.g. --param g=1.62 (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Skip the PNG plots.
+    #[arg(long)]
+    pub no_plots: bool,
+}
+
+/// A validated simulation request.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The model.
+    pub model: &'static ModelInfo,
+    /// Parameter overrides, validated against the model.
+    pub params: Vec<(String, f64)>,
+    /// The method's name on the command line.
+    pub method: Method,
+    /// The runtime's drift control.
+    pub stabilization: Stabilization,
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// DATOL.
+    pub datol: f64,
+    /// End time (start is 0).
+    pub t_end: f64,
+    /// Output spacing.
+    pub dt_out: f64,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Whether to draw plots.
+    pub plots: bool,
+}
+
+/// `value` if it is finite and satisfies `ok`, else a [`AppError::BadValue`].
+fn checked(what: &'static str, value: f64, ok: bool, why: &'static str) -> Result<f64, AppError> {
+    if value.is_finite() && ok {
+        Ok(value)
+    } else {
+        Err(AppError::BadValue { what, value: value.to_string(), why })
+    }
+}
+
+/// The model called `name`, or an error listing the known ones.
+pub fn model(name: &str) -> Result<&'static ModelInfo, AppError> {
+    registry::find(name).ok_or_else(|| AppError::UnknownModel {
+        name: name.to_string(),
+        known: registry::names(),
+    })
+}
+
+impl SimulateArgs {
+    /// Validate the arguments.
+    pub fn config(&self) -> Result<SimConfig, AppError> {
+        let model = model(&self.model)?;
+        let mut sys = (model.build)();
+        let mut params = Vec::new();
+        for text in &self.params {
+            let Some((name, value)) = text.split_once('=') else {
+                return Err(AppError::BadValue { what: "--param", value: text.clone(), why: "expected NAME=VALUE" });
+            };
+            let value: f64 = value.trim().parse().map_err(|_| AppError::BadValue {
+                what: "--param value",
+                value: text.clone(),
+                why: "not a number",
+            })?;
+            let value = checked("--param value", value, true, "must be finite")?;
+            sys.set_parameter(name.trim(), value)?;
+            params.push((name.trim().to_string(), value));
+        }
+        let rtol = self.rtol.unwrap_or(model.rtol);
+        let rtol = checked("--rtol", rtol, rtol > 0.0, "must be a positive number")?;
+        let atol = self.atol.unwrap_or(rtol / 10.0);
+        let atol = checked("--atol", atol, atol >= 0.0, "must not be negative")?;
+        let datol = checked("--datol", self.datol, self.datol >= 0.0, "must not be negative")?;
+        let t_end = self.t_end.unwrap_or(model.t_end);
+        let t_end = checked("--t-end", t_end, t_end > 0.0, "must be positive")?;
+        let dt_out = self.dt_out.unwrap_or(model.dt_out.min(t_end));
+        let dt_out = checked("--dt-out", dt_out, dt_out > 0.0, "must be positive")?;
+        if t_end / dt_out > 1e7 {
+            return Err(AppError::BadValue { what: "--dt-out", value: dt_out.to_string(), why: "more than 1e7 output rows" });
+        }
+        let stabilization = match self.method {
+            Method::Pstab => Stabilization::PStab,
+            Method::Sfull => Stabilization::SFull,
+            Method::Sboth => Stabilization::SBoth,
+            Method::Velocity => Stabilization::VelocityOnly,
+            Method::None => Stabilization::None,
+            Method::Baumgarte => {
+                let alpha = self.alpha.unwrap_or(10.0);
+                let beta = self.beta.unwrap_or(10.0);
+                let alpha = checked("--alpha", alpha, alpha >= 0.0, "must not be negative")?;
+                let beta = checked("--beta", beta, beta >= 0.0, "must not be negative")?;
+                Stabilization::Baumgarte(Baumgarte { alpha, beta })
+            }
+        };
+        if self.method != Method::Baumgarte && (self.alpha.is_some() || self.beta.is_some()) {
+            return Err(AppError::BadValue {
+                what: "--alpha/--beta",
+                value: format!("{:?}", self.method).to_lowercase(),
+                why: "Baumgarte gains need --method baumgarte",
+            });
+        }
+        Ok(SimConfig {
+            model,
+            params,
+            method: self.method,
+            stabilization,
+            rtol,
+            atol,
+            datol,
+            t_end,
+            dt_out,
+            out: self.out.clone(),
+            plots: !self.no_plots,
+        })
+    }
+}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<(), AppError> {
+    match cli.command {
+        Command::Simulate(args) => {
+            let cfg = args.config()?;
+            let run = super::simulate::run(&cfg, true)?;
+            super::output::write_all(&cfg, &run)?;
+            println!("{}", super::output::report(&cfg, &run));
+            Ok(())
+        }
+        Command::List => {
+            for m in registry::models() {
+                println!("{:<26} {}\n{:<26} source: {}", m.name, m.title, "", m.source);
+            }
+            Ok(())
+        }
+        Command::Kernels { model: name } => {
+            print!("{}", model(&name)?.kernels);
+            Ok(())
+        }
+        Command::Repro { table, out } => super::repro::run(&table, &out),
+    }
+}

@@ -1,0 +1,132 @@
+//! The files of `mbsim simulate`: `trajectory.csv` (one row per output time, the last exactly
+//! at t_end), `summary.json` (model, parameters, method, tolerances, counters, CPU times,
+//! maximum drifts) and, through [`super::plot`], the PNG plots; plus the one-paragraph report
+//! printed on stdout.
+//!
+//! CSV columns: `t`, the coordinate names, `<name>_dot`, `lambda_1 … lambda_{m+k}` (1-based, in
+//! the order of G = [Φ_q; A]), `phi_norm` = ‖Φ‖∞ and `phidot_norm` = ‖Φ_q v + Φ_t‖∞ (with the
+//! nonholonomic rows A v + b).
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::AppError;
+use super::cli::SimConfig;
+use super::simulate::RunResult;
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
+    move |source| AppError::Io { path: path.to_path_buf(), source }
+}
+
+fn csv_err(path: &Path) -> impl FnOnce(csv::Error) -> AppError + '_ {
+    move |e| AppError::Io { path: path.to_path_buf(), source: std::io::Error::other(e) }
+}
+
+/// The CSV header for a model.
+pub fn header(coordinates: &[&str], constraint_rows: usize) -> Vec<String> {
+    let mut h = vec!["t".to_string()];
+    h.extend(coordinates.iter().map(|c| c.to_string()));
+    h.extend(coordinates.iter().map(|c| format!("{c}_dot")));
+    h.extend((1..=constraint_rows).map(|i| format!("lambda_{i}")));
+    h.push("phi_norm".into());
+    h.push("phidot_norm".into());
+    h
+}
+
+/// Write `trajectory.csv`.
+pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err(path))?;
+    w.write_record(header(run.coordinates, run.constraint_rows)).map_err(csv_err(path))?;
+    let rec = &run.rec;
+    for i in 0..rec.t.len() {
+        let mut row = vec![rec.t[i]];
+        row.extend(&rec.q[i]);
+        row.extend(&rec.v[i]);
+        row.extend(&rec.lambda[i]);
+        row.push(rec.drift[i].position);
+        row.push(rec.drift[i].velocity);
+        w.write_record(row.iter().map(|x| format!("{x:e}"))).map_err(csv_err(path))?;
+    }
+    w.flush().map_err(io_err(path))
+}
+
+/// The summary as JSON.
+pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
+    let s = &run.stats;
+    let params: serde_json::Map<String, serde_json::Value> =
+        run.params.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+    let baumgarte = cfg.stabilization.baumgarte().map(|b| json!({"alpha": b.alpha, "beta": b.beta}));
+    json!({
+        "model": cfg.model.name,
+        "source": cfg.model.source,
+        "parameters": params,
+        "method": format!("{:?}", cfg.method).to_lowercase(),
+        "baumgarte": baumgarte,
+        "rtol": cfg.rtol,
+        "atol": cfg.atol,
+        "datol": cfg.datol,
+        "t_end": cfg.t_end,
+        "dt_out": cfg.dt_out,
+        "NFCN": s.nfcn,
+        "NSTEP": s.nstep,
+        "NACCP": s.naccpt,
+        "NREJCT": s.nrejct,
+        "NSTAB": s.nstab,
+        "failed_attempts": s.failed,
+        "output_solves": s.output_solves,
+        "cpu_seconds": run.cpu.as_secs_f64(),
+        "stab_cpu_seconds": s.stabilization_time.as_secs_f64(),
+        "max_drift_position": run.max_drift_steps.position,
+        "max_drift_velocity": run.max_drift_steps.velocity,
+        "max_drift_output_position": run.max_drift_output.position,
+        "max_drift_output_velocity": run.max_drift_output.velocity,
+        "initialization": {
+            "iterations": run.init.iterations,
+            "moved_q": run.init.moved_q,
+            "moved_v": run.init.moved_v,
+        },
+        "rows": run.rec.t.len(),
+    })
+}
+
+/// Write trajectory.csv, summary.json and (if asked) the plots into `cfg.out`.
+pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
+    std::fs::create_dir_all(&cfg.out).map_err(io_err(&cfg.out))?;
+    write_csv(&cfg.out.join("trajectory.csv"), run)?;
+    let path = cfg.out.join("summary.json");
+    let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default();
+    std::fs::write(&path, text + "\n").map_err(io_err(&path))?;
+    if cfg.plots {
+        super::plot::coordinates(&cfg.out.join("coordinates.png"), cfg.model.name, run)?;
+        super::plot::drift(&cfg.out.join("drift.png"), cfg.model.name, run)?;
+    }
+    Ok(())
+}
+
+/// The report printed after a run.
+pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
+    let s = &run.stats;
+    format!(
+        "{} on [0, {}] with {:?}, rtol {:e}, atol {:e}, datol {:e}\n\
+         NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\
+         max drift at the steps: position {:.2e}, velocity {:.2e}\n\
+         wrote {}",
+        cfg.model.name,
+        cfg.t_end,
+        cfg.method,
+        cfg.rtol,
+        cfg.atol,
+        cfg.datol,
+        s.nfcn,
+        s.nstep,
+        s.naccpt,
+        s.nrejct,
+        s.nstab,
+        run.cpu.as_secs_f64(),
+        s.stabilization_time.as_secs_f64(),
+        run.max_drift_steps.position,
+        run.max_drift_steps.velocity,
+        cfg.out.display()
+    )
+}

@@ -1,0 +1,33 @@
+//! The singular slider-crank reformulated (\[CHIN\] §4.5 Remark 4.4, eq. 4.28, Fig. 4.33,
+//! SEEDS-DIGEST P10): because crank and rod have equal length, the branch θ2 = π − θ1 is the
+//! linear constraint θ1 + θ2 − π = 0 with the constant G = (1, 1): no singularity, and PStab is
+//! an exact projection. Same Lagrangian and data as [`crate::SingularSliderCrank`].
+
+use macros::model;
+
+/// Slider-crank with the linear constraint (4.28).
+#[model(
+    coordinates: [theta1, theta2],
+    holonomic: [theta1 + theta2 - PI],
+    kinetic: l.powi(2) / 2.0 * ((m1 + m2) * theta1_dot.powi(2) + m2 * theta2_dot.powi(2)
+        + 2.0 * m2 * (theta2 - theta1).cos() * theta1_dot * theta2_dot),
+    potential: (m1 + m2) * g * l * theta1.cos() + m2 * g * l * theta2.cos(),
+)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliderCrankReformulated {
+    /// Mass at the crank pin [kg] (1).
+    pub m1: f64,
+    /// Mass of the slider [kg] (1).
+    pub m2: f64,
+    /// Length of crank and rod [m] (1).
+    pub l: f64,
+    /// Gravitational acceleration [m/s²] (9.8).
+    pub g: f64,
+}
+
+impl SliderCrankReformulated {
+    /// m1 = m2 = l = 1, g = 9.8.
+    pub fn published() -> Self {
+        Self { m1: 1.0, m2: 1.0, l: 1.0, g: 9.8 }
+    }
+}
