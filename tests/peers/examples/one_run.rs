@@ -1,6 +1,6 @@
 //! One configuration of the Andrews benchmark, repeated 10 times, for instruction counting:
 //! `valgrind --tool=callgrind target/release/examples/one_run SOLVER RTOL` with SOLVER one of
-//! pstab, baumgarte, none, dopri5, dopri8.
+//! pstab, baumgarte, none, dopri5, dopri8, radau5 (and ida with `--features ida`).
 
 use peers::test_models::Sys;
 use peers::test_models::models::Andrews;
@@ -37,6 +37,17 @@ fn main() {
             }
             "dopri8" => {
                 russell(&sys, Method::DoPri8, rtol, &Andrews::Q0, &v0, 0.03)
+                    .unwrap()
+                    .nfcn
+            }
+            "radau5" => {
+                russell(&sys, Method::Radau5, rtol, &Andrews::Q0, &v0, 0.03)
+                    .unwrap()
+                    .nfcn
+            }
+            #[cfg(feature = "ida")]
+            "ida" => {
+                peers::ida(&sys, rtol, &Andrews::Q0, &v0, 0.03)
                     .unwrap()
                     .nfcn
             }
