@@ -7,9 +7,10 @@
 //! a_i = q1 + … + q_i, c_i = Σ_{j<i} l_j e(a_j) + (l_i/2) e(a_i), ċ_i its directional derivative
 //! along q ↦ v, T = Σ ½ m_i |ċ_i|² + ½ (m_i l_i²/12) ȧ_i², V = Σ m_i g (c_i)_y.
 //!
-//! Timed here: build T and V with the pool API, derive M and Q (`codegen::lagrange::derive`),
-//! build and validate the model, derive every kernel, and emit the whole
-//! `impl ConstrainedSystem` (prettyplease-formatted). Timed for the peers (fresh process each):
+//! Timed here, two figures: "derive" = build T and V with the pool API, derive M and Q
+//! (`codegen::lagrange::derive`), build and validate the model — what the peers do; and
+//! "+emit" = that plus every kernel, the joint CSE schedules and the whole emitted
+//! `impl ConstrainedSystem` (prettyplease-formatted; criterion times this one). Timed for the peers (fresh process each):
 //! SymEngine and SymPy from first principles (p = ∂T/∂v, M = ∂p/∂v, Q = ∂T/∂q − ∂V/∂q − (∂p/∂q) v;
 //! no cse, no simplify) and SymPy's `LagrangesMethod`. Best of several repeats on both sides.
 //!
@@ -30,7 +31,8 @@ const SIZES: [usize; 5] = [5, 10, 20, 40, 60];
 /// The n-link pendulum as a validated model whose M and Q are derived from its Lagrangian.
 fn n_link_pendulum(n: usize) -> Model {
     let mut b = ModelBuilder::new(&format!("NLinkPendulum{n}"));
-    let (q, v): (Vec<ExprId>, Vec<ExprId>) = (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
+    let (q, v): (Vec<ExprId>, Vec<ExprId>) =
+        (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
     let m: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("m{i}"))).collect();
     let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
     let g = b.parameter("g");
@@ -49,8 +51,17 @@ fn n_link_pendulum(n: usize) -> Model {
         let (cx, cy) = (pool.add2(jx, hx), pool.add2(jy, hy));
         let (lx, ly) = (pool.mul2(l[i], c), pool.mul2(l[i], s));
         (jx, jy) = (pool.add2(jx, lx), pool.add2(jy, ly));
-        let (vx, vy, w) = (pool.directional(cx, along_v), pool.directional(cy, along_v), pool.directional(angle, along_v));
-        let (vx2, vy2, w2, l2) = (pool.powi(vx, 2), pool.powi(vy, 2), pool.powi(w, 2), pool.powi(l[i], 2));
+        let (vx, vy, w) = (
+            pool.directional(cx, along_v),
+            pool.directional(cy, along_v),
+            pool.directional(angle, along_v),
+        );
+        let (vx2, vy2, w2, l2) = (
+            pool.powi(vx, 2),
+            pool.powi(vy, 2),
+            pool.powi(w, 2),
+            pool.powi(l[i], 2),
+        );
         let speed2 = pool.add2(vx2, vy2);
         kinetic.push(pool.mul(&[half, m[i], speed2]));
         kinetic.push(pool.mul(&[half, twelfth, m[i], l2, w2]));
@@ -59,7 +70,14 @@ fn n_link_pendulum(n: usize) -> Model {
     let (kinetic, potential) = (pool.add(&kinetic), pool.add(&potential));
     let zero = pool.zero();
     let nonconservative = vec![zero; n];
-    let lagrangian = Lagrangian { time, q: &q, v: &v, kinetic, potential, nonconservative: &nonconservative };
+    let lagrangian = Lagrangian {
+        time,
+        q: &q,
+        v: &v,
+        kinetic,
+        potential,
+        nonconservative: &nonconservative,
+    };
     let eom = lagrange::derive(pool, &lagrangian).expect("a mechanical Lagrangian");
     b.mass(eom.mass).force(&eom.force);
     b.build().expect("the n-link pendulum is valid")
@@ -69,7 +87,14 @@ fn n_link_pendulum(n: usize) -> Model {
 fn derive_and_emit(n: usize) -> String {
     let mut model = n_link_pendulum(n);
     let k = kernels::derive(&mut model);
-    emit::emit_source(&model, &k, &emit::EmitOptions { with_struct: true, ..Default::default() })
+    emit::emit_source(
+        &model,
+        &k,
+        &emit::EmitOptions {
+            with_struct: true,
+            ..Default::default()
+        },
+    )
 }
 
 fn best_of(repeats: usize, f: impl Fn() -> String) -> Duration {
@@ -90,37 +115,73 @@ fn root() -> PathBuf {
 /// (backend, n, seconds or None) per line of the peer script.
 fn run_peers() -> Vec<(String, usize, Option<f64>)> {
     let python = root().join(".venv/bin/python");
-    assert!(python.exists(), "peer benchmark needs {} — run `cargo xtask oracle-env` first", python.display());
+    assert!(
+        python.exists(),
+        "peer benchmark needs {} — run `cargo xtask oracle-env` first",
+        python.display()
+    );
     let sizes = std::env::var("BENCH_PEER_N").unwrap_or_else(|_| "5 10 20 40 60".into());
     let timeout = std::env::var("BENCH_PEER_TIMEOUT").unwrap_or_else(|_| "300".into());
-    let backends = std::env::var("BENCH_PEER_BACKENDS").unwrap_or_else(|_| "symengine sympy sympy_mechanics".into());
+    let backends = std::env::var("BENCH_PEER_BACKENDS")
+        .unwrap_or_else(|_| "symengine sympy sympy_mechanics".into());
     let mut cmd = Command::new(&python);
-    cmd.arg(root().join("tests/oracle/bench_lagrange.py")).arg("--n").args(sizes.split_whitespace());
-    cmd.arg("--backend").args(backends.split_whitespace()).args(["--timeout", &timeout, "--repeat", "2"]);
+    cmd.arg(root().join("tests/oracle/bench_lagrange.py"))
+        .arg("--n")
+        .args(sizes.split_whitespace());
+    cmd.arg("--backend")
+        .args(backends.split_whitespace())
+        .args(["--timeout", &timeout, "--repeat", "2"]);
     let out = cmd.output().expect("run the peer benchmark script");
-    assert!(out.status.success(), "peer benchmark failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "peer benchmark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|line| {
             let v: serde_json::Value = serde_json::from_str(line).ok()?;
-            Some((v["backend"].as_str()?.to_string(), v["n"].as_u64()? as usize, v["seconds"].as_f64()))
+            Some((
+                v["backend"].as_str()?.to_string(),
+                v["n"].as_u64()? as usize,
+                v["seconds"].as_f64(),
+            ))
         })
         .collect()
 }
 
 fn comparison_table() {
     let peers = run_peers();
-    println!("\nplanar n-link pendulum from its Lagrangian: derive M, Q (+ all kernels, emit) vs peers deriving M, Q");
-    println!("{:>4} {:>12} {:>10} | {:>16} {:>12} {:>10}", "n", "ours [ms]", "lines", "peer", "peer [s]", "ratio");
+    println!(
+        "\nplanar n-link pendulum from its Lagrangian: ours derive M, Q (T, V built, M and Q derived,"
+    );
+    println!(
+        "model validated) and derive + all kernels + CSE + emit; peers derive M, Q; ratio = peer / our derive"
+    );
+    println!(
+        "{:>4} {:>12} {:>16} {:>10} | {:>16} {:>12} {:>10}",
+        "n", "derive [ms]", "+emit [ms]", "lines", "peer", "peer [s]", "ratio"
+    );
     for n in SIZES {
-        let ours = best_of(3, || derive_and_emit(n));
+        let derive = best_of(3, || {
+            let model = n_link_pendulum(n);
+            model.name
+        });
+        let full = best_of(2, || derive_and_emit(n));
         let lines = derive_and_emit(n).lines().count();
         for (backend, _, seconds) in peers.iter().filter(|p| p.1 == n) {
             let (secs, ratio) = match seconds {
-                Some(s) => (format!("{s:.3}"), format!("{:.0}×", s / ours.as_secs_f64())),
+                Some(s) => (
+                    format!("{s:.3}"),
+                    format!("{:.0}×", s / derive.as_secs_f64()),
+                ),
                 None => ("timeout".into(), "-".into()),
             };
-            println!("{n:>4} {:>12.2} {lines:>10} | {backend:>16} {secs:>12} {ratio:>10}", ours.as_secs_f64() * 1e3);
+            println!(
+                "{n:>4} {:>12.1} {:>16.1} {lines:>10} | {backend:>16} {secs:>12} {ratio:>10}",
+                derive.as_secs_f64() * 1e3,
+                full.as_secs_f64() * 1e3
+            );
         }
     }
 }
@@ -130,15 +191,25 @@ fn comparison_table() {
 fn rustc_compile_time(n: usize) -> Duration {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lagrange-compile-{n}"));
     std::fs::create_dir_all(dir.join("src")).expect("scratch crate dir");
-    let runtime = root().join("runtime").canonicalize().expect("runtime crate");
+    let runtime = root()
+        .join("runtime")
+        .canonicalize()
+        .expect("runtime crate");
     let manifest = format!(
         "[package]\nname = \"nlink{n}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nruntime = {{ path = {:?} }}\n\n[workspace]\n",
         runtime.display().to_string()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
     let build = || {
-        let status = Command::new(env!("CARGO")).args(["build", "--release", "--quiet"]).current_dir(&dir).status();
-        assert!(status.expect("run cargo").success(), "the generated code does not build ({})", dir.display());
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--quiet"])
+            .current_dir(&dir)
+            .status();
+        assert!(
+            status.expect("run cargo").success(),
+            "the generated code does not build ({})",
+            dir.display()
+        );
     };
     std::fs::write(dir.join("src/lib.rs"), "").expect("empty lib");
     build();
@@ -153,7 +224,9 @@ fn criterion_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("lagrange_n_link_pendulum");
     group.sample_size(10);
     for n in SIZES {
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| b.iter(|| derive_and_emit(n)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter(|| derive_and_emit(n))
+        });
     }
     group.finish();
 }
@@ -163,9 +236,15 @@ fn main() {
     criterion_benches(&mut c);
     c.final_summary();
     comparison_table();
-    let compile_n: usize = std::env::var("BENCH_COMPILE_N").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
+    let compile_n: usize = std::env::var("BENCH_COMPILE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
     if compile_n > 0 {
         let t = rustc_compile_time(compile_n);
-        println!("\nrustc: `cargo build --release` of the generated n = {compile_n} code: {:.1} s (goal ≤ 30 s)", t.as_secs_f64());
+        println!(
+            "\nrustc: `cargo build --release` of the generated n = {compile_n} code: {:.1} s (goal ≤ 30 s)",
+            t.as_secs_f64()
+        );
     }
 }

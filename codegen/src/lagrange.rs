@@ -105,7 +105,11 @@ pub fn derive(
         return Err(LagrangeError::VelocityInPotential { velocity });
     }
     let mut flags = VelocityFlags::new(pool, &[kinetic]);
-    let momenta: Vec<ExprId> = v.iter().map(|&vi| flags.diff(pool, kinetic, vi)).collect();
+    let mut momenta = Vec::with_capacity(n);
+    for &vi in v {
+        flags.memo.clear();
+        momenta.push(flags.diff(pool, kinetic, vi));
+    }
     flags = VelocityFlags::new(pool, &momenta);
     let zero = pool.zero();
     let mut mass = vec![vec![zero; n]; n];

@@ -12,7 +12,9 @@ fn expanded(attr: TokenStream, item: TokenStream) -> String {
 }
 
 fn error(attr: TokenStream, item: TokenStream) -> String {
-    frontend::expand(attr, item).expect_err("the model is rejected").to_string()
+    frontend::expand(attr, item)
+        .expect_err("the model is rejected")
+        .to_string()
 }
 
 /// θ-pendulum from its Lagrangian; `g` baked, so it is a literal in the code, not a field.
@@ -26,7 +28,13 @@ fn snapshot_lagrangian_pendulum() {
             potential: -m * g * l * theta.cos(),
             force: [-c * theta_dot],
         ),
-        quote!(pub struct AnglePendulum { pub m: f64, pub l: f64, pub c: f64 }),
+        quote!(
+            pub struct AnglePendulum {
+                pub m: f64,
+                pub l: f64,
+                pub c: f64,
+            }
+        ),
     ));
 }
 
@@ -40,7 +48,13 @@ fn snapshot_nonholonomic_skate() {
             mass: diag(m, m, j),
             force: [0.0, 0.0, torque],
         ),
-        quote!(pub struct Skate { pub m: f64, pub j: f64, pub torque: f64 }),
+        quote!(
+            pub struct Skate {
+                pub m: f64,
+                pub j: f64,
+                pub torque: f64,
+            }
+        ),
     ));
 }
 
@@ -56,19 +70,34 @@ fn snapshot_driven_slider() {
             mass: [[m, 0.0], [0.0, m]],
             force: [if s > gap { -k * contact } else { 0.0 }, 0.0],
         ),
-        quote!(pub struct Slider { pub m: f64, pub a: f64, pub omega: f64, pub k: f64, pub gap: f64 }),
+        quote!(
+            pub struct Slider {
+                pub m: f64,
+                pub a: f64,
+                pub omega: f64,
+                pub k: f64,
+                pub gap: f64,
+            }
+        ),
     ));
 }
 
 /// Method and function spellings lower to the same canonical expressions.
 #[test]
 fn spellings_are_equivalent() {
-    let item = quote!(struct P { a: f64 });
+    let item = quote!(
+        struct P {
+            a: f64,
+        }
+    );
     let methods = quote!(coordinates: [x, y], mass: diag(1.0, 1.0),
         force: [x.sin() * y.atan2(x) + x.powf(0.5) + x.max(y), (x * a).exp().ln() + x.abs() + x.hypot(y)]);
     let functions = quote!(coordinates: [x, y], mass: diag(1.0, 1.0),
         force: [sin(x) * atan2(y, x) + sqrt(x) + max(x, y), ln(exp(x * a)) + abs(x) + f64::sqrt(x.powi(2) + y.powi(2))]);
-    let (m1, m2) = (frontend::model(methods, item.clone()).unwrap(), frontend::model(functions, item).unwrap());
+    let (m1, m2) = (
+        frontend::model(methods, item.clone()).unwrap(),
+        frontend::model(functions, item).unwrap(),
+    );
     for i in 0..2 {
         assert_eq!(m1.pool.to_sexpr(m1.force[i]), m2.pool.to_sexpr(m2.force[i]));
     }
@@ -87,31 +116,98 @@ fn baked_constants_fold() {
 
 #[test]
 fn error_messages() {
-    let item = quote!(struct P { m: f64 });
+    let item = quote!(
+        struct P {
+            m: f64,
+        }
+    );
     let cases: Vec<(TokenStream, &str)> = vec![
-        (quote!(mass: diag(m)), "the model needs `coordinates: [q1, q2, …]`"),
-        (quote!(coordinates: [x], holonomic: [x], force: [0.0]), "the model needs `mass: …` (and `force`)"),
-        (quote!(coordinates: [x], mass: diag(m), kinetic: m * x_dot.powi(2)), "give either `mass`"),
-        (quote!(coordinates: [x], let x = 1.0, mass: diag(m)), "`x` is already a coordinate"),
-        (quote!(coordinates: [x, m], mass: diag(m, m)), "the name `m` is declared twice"),
-        (quote!(coordinates: [x], const c = m * 2.0, mass: diag(m)), "a baked parameter must be a constant"),
-        (quote!(coordinates: [x], mass: diag(m), force: [x.powi(m)]), "the exponent of `powi` must be a constant integer"),
-        (quote!(coordinates: [x], mass: diag(m), force: [if x > 0.0 { 1.0 }]), "an `if` needs an `else` branch"),
-        (quote!(coordinates: [x], mass: diag(m), force: [x[0]]), "unsupported construct in a model expression: indexing"),
-        (quote!(coordinates: [x], mass: diag(m), force: [x / 0.0]), "division by zero in force[0]"),
-        (quote!(coordinates: [x], kinetic: m * x_dot.powi(2), potential: x_dot), "the potential energy depends on the velocity `x_dot`"),
-        (quote!(coordinates: [x] mass: diag(m)), "expected `,` or `;` between entries"),
+        (
+            quote!(mass: diag(m)),
+            "the model needs `coordinates: [q1, q2, …]`",
+        ),
+        (
+            quote!(coordinates: [x], holonomic: [x], force: [0.0]),
+            "the model needs `mass: …` (and `force`)",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), kinetic: m * x_dot.powi(2)),
+            "give either `mass`",
+        ),
+        (
+            quote!(coordinates: [x], let x = 1.0, mass: diag(m)),
+            "`x` is already a coordinate",
+        ),
+        (
+            quote!(coordinates: [x, m], mass: diag(m, m)),
+            "the name `m` is declared twice",
+        ),
+        (
+            quote!(coordinates: [x], const c = m * 2.0, mass: diag(m)),
+            "a baked parameter must be a constant",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x.powi(m)]),
+            "the exponent of `powi` must be a constant integer",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [if x > 0.0 { 1.0 }]),
+            "an `if` needs an `else` branch",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x[0]]),
+            "unsupported construct in a model expression: indexing",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x / 0.0]),
+            "division by zero in force[0]",
+        ),
+        (
+            quote!(coordinates: [x], kinetic: m * x_dot.powi(2), potential: x_dot),
+            "the potential energy depends on the velocity `x_dot`",
+        ),
+        (
+            quote!(coordinates: [x] mass: diag(m)),
+            "expected `,` or `;` between entries",
+        ),
     ];
     for (attr, expected) in cases {
         let msg = error(attr.clone(), item.clone());
-        assert!(msg.contains(expected), "for `{attr}`: got `{msg}`, expected it to contain `{expected}`");
+        assert!(
+            msg.contains(expected),
+            "for `{attr}`: got `{msg}`, expected it to contain `{expected}`"
+        );
     }
-    let generic = error(quote!(coordinates: [x], mass: diag(1.0)), quote!(struct P<T> { t: T }));
+    let generic = error(
+        quote!(coordinates: [x], mass: diag(1.0)),
+        quote!(
+            struct P<T> {
+                t: T,
+            }
+        ),
+    );
     assert!(generic.contains("cannot be generic"), "{generic}");
 }
 
 #[test]
 fn generated_file_names_are_snake_case() {
-    let names: Vec<String> = ["Pendulum", "TwoLink", "RollingDisc", "NLinkPendulum60", "HTTPServer"].map(file::file_name).to_vec();
-    assert_eq!(names, ["pendulum.rs", "two_link.rs", "rolling_disc.rs", "n_link_pendulum60.rs", "http_server.rs"]);
+    let names: Vec<String> = [
+        "Pendulum",
+        "TwoLink",
+        "RollingDisc",
+        "NLinkPendulum60",
+        "HTTPServer",
+    ]
+    .map(file::file_name)
+    .to_vec();
+    assert_eq!(
+        names,
+        [
+            "pendulum.rs",
+            "two_link.rs",
+            "rolling_disc.rs",
+            "n_link_pendulum60.rs",
+            "http_server.rs"
+        ]
+    );
 }

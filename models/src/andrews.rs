@@ -120,6 +120,8 @@ pub struct Andrews {
     pub l0: f64,
 }
 
+// The published 30-digit values are kept verbatim (provenance); rounding happens at compile time.
+#[allow(clippy::excessive_precision)]
 impl Andrews {
     /// The published consistent initial coordinates (Hairer–Wanner; digest P6).
     pub const Q0: [f64; 7] = [

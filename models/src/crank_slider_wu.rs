@@ -46,7 +46,15 @@ pub struct CrankSliderWu {
 impl CrankSliderWu {
     /// The published data with g = 9.81.
     pub fn published() -> Self {
-        Self { j1: 0.045, j2: 33.0 / 4800.0, m: 1.0, r: 0.3, l: 0.5, l1: 0.3, g: 9.81 }
+        Self {
+            j1: 0.045,
+            j2: 33.0 / 4800.0,
+            m: 1.0,
+            r: 0.3,
+            l: 0.5,
+            l1: 0.3,
+            g: 9.81,
+        }
     }
 
     /// The exact consistent start (ambiguity 4), at rest.

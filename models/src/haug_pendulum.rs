@@ -29,12 +29,19 @@ pub struct HaugPendulum {
 impl HaugPendulum {
     /// The chosen data.
     pub fn chosen() -> Self {
-        Self { m: 1.0, j: 1.0 / 3.0, g: 9.81 }
+        Self {
+            m: 1.0,
+            j: 1.0 / 3.0,
+            g: 9.81,
+        }
     }
 
     /// φ1(0) = 3π/2, φ̇1(0) = 1.
     pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let phi = 1.5 * std::f64::consts::PI;
-        (vec![phi.cos(), phi.sin(), phi], vec![-phi.sin(), phi.cos(), 1.0])
+        (
+            vec![phi.cos(), phi.sin(), phi],
+            vec![-phi.sin(), phi.cos(), 1.0],
+        )
     }
 }

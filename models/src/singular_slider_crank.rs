@@ -43,7 +43,12 @@ impl SingularSliderCrank {
 
     /// m1 = m2 = l = 1, g = 9.8.
     pub fn published() -> Self {
-        Self { m1: 1.0, m2: 1.0, l: 1.0, g: 9.8 }
+        Self {
+            m1: 1.0,
+            m2: 1.0,
+            l: 1.0,
+            g: 9.8,
+        }
     }
 
     /// On the branch θ2 = π − θ1 (slider moving along its line): θ1 = [`Self::THETA1_0`],

@@ -59,11 +59,21 @@ pub struct TwoArmRobot {
 
 impl TwoArmRobot {
     /// θ(0) = (70°, −140°) (\[CHIN\] §4.4.3).
-    pub const THETA0: [f64; 2] = [70.0 * std::f64::consts::PI / 180.0, -140.0 * std::f64::consts::PI / 180.0];
+    pub const THETA0: [f64; 2] = [
+        70.0 * std::f64::consts::PI / 180.0,
+        -140.0 * std::f64::consts::PI / 180.0,
+    ];
 
     /// The published data (m1 = m2 = 30 kg, l1 = l2 = 1 m, g = 9.81) with the consistent b.
     pub fn published() -> Self {
-        Self { m1: 30.0, m2: 30.0, l1: 1.0, l2: 1.0, b: Self::consistent_b(1.0, 1.0), g: 9.81 }
+        Self {
+            m1: 30.0,
+            m2: 30.0,
+            l1: 1.0,
+            l2: 1.0,
+            b: Self::consistent_b(1.0, 1.0),
+            g: 9.81,
+        }
     }
 
     /// b = x2(0)² for links of lengths l1, l2 at θ(0).
@@ -79,6 +89,12 @@ impl TwoArmRobot {
 
     /// Helper-4's Lagrangian [`crate::TwoLink`] with the same published data.
     pub fn two_link() -> crate::TwoLink {
-        crate::TwoLink { m1: 30.0, m2: 30.0, l1: 1.0, l2: 1.0, b: Self::consistent_b(1.0, 1.0) }
+        crate::TwoLink {
+            m1: 30.0,
+            m2: 30.0,
+            l1: 1.0,
+            l2: 1.0,
+            b: Self::consistent_b(1.0, 1.0),
+        }
     }
 }

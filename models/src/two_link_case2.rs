@@ -50,6 +50,13 @@ pub struct TwoLinkCase2 {
 impl TwoLinkCase2 {
     /// The published data with ω = 0.5.
     pub fn published() -> Self {
-        Self { m1: 30.0, m2: 30.0, l1: 1.0, l2: 1.0, omega: 0.5, g: 9.81 }
+        Self {
+            m1: 30.0,
+            m2: 30.0,
+            l1: 1.0,
+            l2: 1.0,
+            omega: 0.5,
+            g: 9.81,
+        }
     }
 }

@@ -11,8 +11,13 @@ fn compare(what: &str, ours: &[f64], published: &[f64], scale: f64, tol: f64) {
     assert_eq!(ours.len(), published.len(), "{what}: length");
     for (i, (o, p)) in ours.iter().zip(published).enumerate() {
         let (delta, bound) = ((o - p).abs(), tol * p.abs().max(scale));
-        println!("{what}[{i}]: ours {o:.17e}, published {p:.17e}, delta {delta:.2e}, tol {bound:.2e}");
-        assert!(delta <= bound, "{what}[{i}]: ours {o:e}, published {p:e}, delta {delta:e} > tol {bound:e}");
+        println!(
+            "{what}[{i}]: ours {o:.17e}, published {p:.17e}, delta {delta:.2e}, tol {bound:.2e}"
+        );
+        assert!(
+            delta <= bound,
+            "{what}[{i}]: ours {o:e}, published {p:e}, delta {delta:e} > tol {bound:e}"
+        );
     }
 }
 
@@ -27,8 +32,18 @@ fn kkt_at_published_start_matches_published_accelerations_and_multipliers() {
     compare("phi", &phi, &[0.0; 6], 0.1, 1e-15);
     let mut ws = KktWorkspace::new(sys.dims());
     let (mut vdot, mut lambda) = ([0.0; 7], [0.0; 6]);
-    accelerations_into(&sys, 0.0, &q0, &v0, None, &mut ws, 0.0, &mut vdot, &mut lambda)
-        .expect("the KKT matrix at q0 is regular");
+    accelerations_into(
+        &sys,
+        0.0,
+        &q0,
+        &v0,
+        None,
+        &mut ws,
+        0.0,
+        &mut vdot,
+        &mut lambda,
+    )
+    .expect("the KKT matrix at q0 is regular");
     // Tolerance 1e-12 relative (the target): the 13×13 augmented matrix mixes entries
     // from 1e-7 (inertias) to 1e-2 (lengths), so LU with partial pivoting loses about
     // cond ≈ 1e3–1e4 times ε ≈ 2e-16, i.e. ~1e-12 at worst; the zero entries are compared

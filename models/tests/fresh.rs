@@ -26,24 +26,46 @@ fn generated_files_are_the_macro_expansion() {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("read model source");
-        let label = format!("models/src/{}", path.file_name().expect("file name").to_string_lossy());
+        let label = format!(
+            "models/src/{}",
+            path.file_name().expect("file name").to_string_lossy()
+        );
         for model in file::models_in_source(&text).expect("parses") {
-            let expansion = expand(model.attr.clone(), model.item.to_token_stream()).expect("expands");
+            let expansion =
+                expand(model.attr.clone(), model.item.to_token_stream()).expect("expands");
             let expected = file::stamp(&label, &model.name) + &file::pretty(expansion);
             let generated = src.join("generated").join(file::file_name(&model.name));
             let committed = std::fs::read_to_string(&generated).expect("generated file exists");
-            assert!(committed == expected, "{} is not the macro expansion of {}", generated.display(), path.display());
+            assert!(
+                committed == expected,
+                "{} is not the macro expansion of {}",
+                generated.display(),
+                path.display()
+            );
             checked += 1;
         }
     }
-    assert!(checked >= 3, "expected the models of src/ to be checked, found {checked}");
+    assert!(
+        checked >= 3,
+        "expected the models of src/ to be checked, found {checked}"
+    );
 }
 
 #[test]
 fn rustfmt_leaves_generated_files_alone() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/generated");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("generated dir").map(|e| e.expect("entry").path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("generated dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
     files.sort();
-    let status = std::process::Command::new("rustfmt").args(["--edition", "2024", "--check"]).args(&files).status();
-    assert!(status.expect("run rustfmt").success(), "rustfmt --check failed on {}", dir.display());
+    let status = std::process::Command::new("rustfmt")
+        .args(["--edition", "2024", "--check"])
+        .args(&files)
+        .status();
+    assert!(
+        status.expect("run rustfmt").success(),
+        "rustfmt --check failed on {}",
+        dir.display()
+    );
 }

@@ -31,7 +31,10 @@ impl Rng {
 
 fn close(what: &str, got: f64, want: f64, tol: f64) {
     let delta = (got - want).abs();
-    assert!(delta <= tol, "{what}: derived {got:e}, reference {want:e}, delta {delta:e} > tol {tol:e}");
+    assert!(
+        delta <= tol,
+        "{what}: derived {got:e}, reference {want:e}, delta {delta:e} > tol {tol:e}"
+    );
 }
 
 fn mass_and_force<S: ConstrainedSystem>(sys: &S, q: &[f64], v: &[f64]) -> (DMatrix<f64>, Vec<f64>) {
@@ -49,8 +52,19 @@ fn two_link_matches_the_printed_mass_matrix_and_forces() {
     let g = 9.81;
     let mut rng = Rng(7);
     for _ in 0..20 {
-        let (m1, m2, l1, l2) = (rng.uniform(0.5, 40.0), rng.uniform(0.5, 40.0), rng.uniform(0.5, 2.0), rng.uniform(0.5, 2.0));
-        let sys = TwoLink { m1, m2, l1, l2, b: 0.4679111 };
+        let (m1, m2, l1, l2) = (
+            rng.uniform(0.5, 40.0),
+            rng.uniform(0.5, 40.0),
+            rng.uniform(0.5, 2.0),
+            rng.uniform(0.5, 2.0),
+        );
+        let sys = TwoLink {
+            m1,
+            m2,
+            l1,
+            l2,
+            b: 0.4679111,
+        };
         let q = [rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)];
         let v = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
         let (mass, force) = mass_and_force(&sys, &q, &v);
@@ -59,9 +73,12 @@ fn two_link_matches_the_printed_mass_matrix_and_forces() {
         let m12 = m2 * (l2 * l2 / 3.0 + l1 * l2 * c2 / 2.0);
         let m22 = m2 * l2 * l2 / 3.0;
         let h = m2 * l1 * l2 * s2 / 2.0;
-        let f1 = -m1 * g * l1 * c1 / 2.0 - m2 * g * (l1 * c1 + l2 * c12 / 2.0) + h * (2.0 * v[0] * v[1] + v[1] * v[1]);
+        let f1 = -m1 * g * l1 * c1 / 2.0 - m2 * g * (l1 * c1 + l2 * c12 / 2.0)
+            + h * (2.0 * v[0] * v[1] + v[1] * v[1]);
         let f2 = -m2 * g * l2 * c12 / 2.0 - h * v[0] * v[0];
-        let scale = [m11, m12, m22, f1, f2].iter().fold(1.0_f64, |s, x| s.max(x.abs()));
+        let scale = [m11, m12, m22, f1, f2]
+            .iter()
+            .fold(1.0_f64, |s, x| s.max(x.abs()));
         let tol = 1e-13 * scale;
         close("M11", mass[(0, 0)], m11, tol);
         close("M12", mass[(0, 1)], m12, tol);
@@ -74,14 +91,22 @@ fn two_link_matches_the_printed_mass_matrix_and_forces() {
 
 /// The disc's energies typed by hand from the digest (P11), q = (x, y, φ, θ, ψ).
 fn disc_energy(p: &RollingDisc, q: &[f64], v: &[f64]) -> f64 {
-    let RollingDisc { m, r, A: a, C: c, g } = *p;
+    let RollingDisc {
+        m,
+        r,
+        A: a,
+        C: c,
+        g,
+    } = *p;
     let (phi, theta) = (q[2], q[3]);
     let (xd, yd, phid, thetad, psid) = (v[0], v[1], v[2], v[3], v[4]);
-    let translation = m / 2.0 * (xd * xd + yd * yd + r * r * thetad * thetad + r * r * phid * phid * theta.sin().powi(2))
+    let translation = m / 2.0
+        * (xd * xd + yd * yd + r * r * thetad * thetad + r * r * phid * phid * theta.sin().powi(2))
         - m * r
             * (thetad * theta.cos() * (xd * phi.sin() - yd * phi.cos())
                 + phid * theta.sin() * (xd * phi.cos() + yd * phi.sin()));
-    let rotation = a / 2.0 * (thetad * thetad + phid * phid * theta.cos().powi(2)) + c / 2.0 * (psid + phid * theta.sin()).powi(2);
+    let rotation = a / 2.0 * (thetad * thetad + phid * phid * theta.cos().powi(2))
+        + c / 2.0 * (psid + phid * theta.sin()).powi(2);
     let potential = m * g * r * theta.cos();
     translation + rotation - potential
 }
@@ -97,18 +122,25 @@ fn finite_difference_eom(p: &RollingDisc, q: &[f64], v: &[f64]) -> (DMatrix<f64>
         y[i] += d;
         y
     };
-    let dl_dv = |q: &[f64], v: &[f64], j: usize| (lag(q, &shift(v, j, h)) - lag(q, &shift(v, j, -h))) / (2.0 * h);
+    let dl_dv = |q: &[f64], v: &[f64], j: usize| {
+        (lag(q, &shift(v, j, h)) - lag(q, &shift(v, j, -h))) / (2.0 * h)
+    };
     let mut mass = DMatrix::zeros(n, n);
     for j in 0..n {
         for k in 0..n {
-            mass[(j, k)] = (dl_dv(q, &shift(v, k, h), j) - dl_dv(q, &shift(v, k, -h), j)) / (2.0 * h);
+            mass[(j, k)] =
+                (dl_dv(q, &shift(v, k, h), j) - dl_dv(q, &shift(v, k, -h), j)) / (2.0 * h);
         }
     }
     let force = (0..n)
         .map(|j| {
             let dl_dq = (lag(&shift(q, j, h), v) - lag(&shift(q, j, -h), v)) / (2.0 * h);
-            let coupling: f64 =
-                (0..n).map(|k| (dl_dv(&shift(q, k, h), v, j) - dl_dv(&shift(q, k, -h), v, j)) / (2.0 * h) * v[k]).sum();
+            let coupling: f64 = (0..n)
+                .map(|k| {
+                    (dl_dv(&shift(q, k, h), v, j) - dl_dv(&shift(q, k, -h), v, j)) / (2.0 * h)
+                        * v[k]
+                })
+                .sum();
             dl_dq - coupling
         })
         .collect();
@@ -120,7 +152,13 @@ fn rolling_disc_derives_lagranges_equations() {
     let mut rng = Rng(11);
     for _ in 0..10 {
         let (m, r) = (rng.uniform(0.5, 2.0), rng.uniform(0.5, 1.5));
-        let sys = RollingDisc { m, r, A: m * r * r / 4.0, C: m * r * r / 2.0, g: 9.81 };
+        let sys = RollingDisc {
+            m,
+            r,
+            A: m * r * r / 4.0,
+            C: m * r * r / 2.0,
+            g: 9.81,
+        };
         let q: Vec<f64> = (0..5).map(|_| rng.uniform(-1.2, 1.2)).collect();
         let v: Vec<f64> = (0..5).map(|_| rng.uniform(-1.0, 1.0)).collect();
         let (mass, force) = mass_and_force(&sys, &q, &v);
@@ -132,11 +170,29 @@ fn rolling_disc_derives_lagranges_equations() {
             }
             close(&format!("Q[{j}]"), force[j], fd_force[j], 1e-6);
         }
-        assert!(mass.clone().cholesky().is_some(), "M positive definite at q = {q:?}");
+        assert!(
+            mass.clone().cholesky().is_some(),
+            "M positive definite at q = {q:?}"
+        );
         // Rolling without slipping (4.29): ẋ + r cos φ ψ̇ = 0, ẏ + r sin φ ψ̇ = 0.
         let mut a = DMatrix::from_element(2, 5, f64::NAN);
         sys.nh_matrix_into(0.0, &q, a.as_view_mut());
-        let want = DMatrix::from_row_slice(2, 5, &[1.0, 0.0, 0.0, 0.0, r * q[2].cos(), 0.0, 1.0, 0.0, 0.0, r * q[2].sin()]);
+        let want = DMatrix::from_row_slice(
+            2,
+            5,
+            &[
+                1.0,
+                0.0,
+                0.0,
+                0.0,
+                r * q[2].cos(),
+                0.0,
+                1.0,
+                0.0,
+                0.0,
+                r * q[2].sin(),
+            ],
+        );
         assert_eq!(a, want);
         let mut b = [f64::NAN; 2];
         sys.nh_offset_into(0.0, &q, &mut b);

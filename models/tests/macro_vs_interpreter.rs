@@ -31,7 +31,10 @@ impl Rng {
 /// The model `name` as the front end builds it from the annotated source.
 fn model_from_source(source: &str, name: &str) -> Model {
     let found = frontend::file::models_in_source(source).expect("the model file parses");
-    let annotated = found.into_iter().find(|m| m.name == name).expect("the model is in its file");
+    let annotated = found
+        .into_iter()
+        .find(|m| m.name == name)
+        .expect("the model is in its file");
     annotated.build().expect("the model is valid")
 }
 
@@ -40,7 +43,10 @@ fn compare(model: &str, kernel: &str, generated: &[f64], reference: &[f64]) {
     let scale = reference.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
     for (i, (g, r)) in generated.iter().zip(reference).enumerate() {
         let (delta, tol) = ((g - r).abs(), TOLERANCE * scale);
-        assert!(delta <= tol, "{model}.{kernel}[{i}]: generated {g:e}, interpreter {r:e}, delta {delta:e} > tol {tol:e}");
+        assert!(
+            delta <= tol,
+            "{model}.{kernel}[{i}]: generated {g:e}, interpreter {r:e}, delta {delta:e} > tol {tol:e}"
+        );
     }
 }
 
@@ -52,14 +58,21 @@ fn check<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]) -> S, see
     let k: Kernels = kernels::derive(&mut model);
     let mut rng = Rng(seed);
     for _ in 0..5 {
-        let params: Vec<f64> = model.parameters.iter().map(|_| rng.uniform(0.5, 1.5)).collect();
+        let params: Vec<f64> = model
+            .parameters
+            .iter()
+            .map(|_| rng.uniform(0.5, 1.5))
+            .collect();
         let sys = make(&params);
         for (p, value) in model.parameters.iter().zip(&params) {
             assert_eq!(sys.parameter(&p.name), Some(*value), "parameter {}", p.name);
         }
         let dims = sys.dims();
         let (n, rows) = (dims.n, dims.constraint_rows());
-        assert_eq!((n, dims.m, dims.k), (model.n(), k.phi.len(), k.nh_offset.len()));
+        assert_eq!(
+            (n, dims.m, dims.k),
+            (model.n(), k.phi.len(), k.nh_offset.len())
+        );
         let t = rng.uniform(0.0, 2.0);
         let q: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
         let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
@@ -85,7 +98,12 @@ fn check<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]) -> S, see
         compare(name, "l", &row_major(&mat), &eval(&k.l.entries));
         let mut nh = DMatrix::from_element(dims.k, n, f64::NAN);
         sys.nh_matrix_into(t, &q, nh.as_view_mut());
-        compare(name, "nh_matrix", &row_major(&nh), &eval(&k.nh_matrix.entries));
+        compare(
+            name,
+            "nh_matrix",
+            &row_major(&nh),
+            &eval(&k.nh_matrix.entries),
+        );
         let mut offset = vec![f64::NAN; dims.k];
         sys.nh_offset_into(t, &q, &mut offset);
         compare(name, "nh_offset", &offset, &eval(&k.nh_offset));
@@ -99,12 +117,31 @@ fn check<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]) -> S, see
         sys.force_into(t, &q, &v, &mut force);
         compare(name, "force", &force, &eval(&k.force));
         let mut jac = DMatrix::from_element(rows, n, f64::NAN);
-        let (mut mass2, mut force2, mut gamma2) = (DMatrix::from_element(n, n, f64::NAN), vec![f64::NAN; n], vec![f64::NAN; rows]);
-        let out = DynamicsOut { mass: mass2.as_view_mut(), force: &mut force2, jacobian: jac.as_view_mut(), gamma: &mut gamma2 };
+        let (mut mass2, mut force2, mut gamma2) = (
+            DMatrix::from_element(n, n, f64::NAN),
+            vec![f64::NAN; n],
+            vec![f64::NAN; rows],
+        );
+        let out = DynamicsOut {
+            mass: mass2.as_view_mut(),
+            force: &mut force2,
+            jacobian: jac.as_view_mut(),
+            gamma: &mut gamma2,
+        };
         sys.dynamics_into(t, &q, &v, out);
-        compare(name, "dynamics.mass", &row_major(&mass2), &eval(&k.mass.entries));
+        compare(
+            name,
+            "dynamics.mass",
+            &row_major(&mass2),
+            &eval(&k.mass.entries),
+        );
         compare(name, "dynamics.force", &force2, &eval(&k.force));
-        compare(name, "dynamics.jacobian", &row_major(&jac), &eval(&k.jacobian().entries));
+        compare(
+            name,
+            "dynamics.jacobian",
+            &row_major(&jac),
+            &eval(&k.jacobian().entries),
+        );
         compare(name, "dynamics.gamma", &gamma2, &eval(&k.gamma));
     }
 }
@@ -112,29 +149,64 @@ fn check<S: ConstrainedSystem>(mut model: Model, make: impl Fn(&[f64]) -> S, see
 #[test]
 fn pendulum() {
     let model = model_from_source(include_str!("../src/pendulum.rs"), "Pendulum");
-    check(model, |p| Pendulum { m: p[0], len: p[1], g: p[2] }, 11);
+    check(
+        model,
+        |p| Pendulum {
+            m: p[0],
+            len: p[1],
+            g: p[2],
+        },
+        11,
+    );
 }
 
 #[test]
 fn two_link() {
     let model = model_from_source(include_str!("../src/two_link.rs"), "TwoLink");
-    check(model, |p| TwoLink { m1: p[0], m2: p[1], l1: p[2], l2: p[3], b: p[4] }, 12);
+    check(
+        model,
+        |p| TwoLink {
+            m1: p[0],
+            m2: p[1],
+            l1: p[2],
+            l2: p[3],
+            b: p[4],
+        },
+        12,
+    );
 }
 
 #[test]
 fn rolling_disc() {
     let model = model_from_source(include_str!("../src/rolling_disc.rs"), "RollingDisc");
-    check(model, |p| RollingDisc { m: p[0], r: p[1], A: p[2], C: p[3], g: p[4] }, 13);
+    check(
+        model,
+        |p| RollingDisc {
+            m: p[0],
+            r: p[1],
+            A: p[2],
+            C: p[3],
+            g: p[4],
+        },
+        13,
+    );
 }
 
 /// Setting a parameter by name changes the kernels; an unknown name is an error value.
 #[test]
 fn parameters_by_name() {
-    let mut p = Pendulum { m: 2.0, len: 1.0, g: 9.81 };
+    let mut p = Pendulum {
+        m: 2.0,
+        len: 1.0,
+        g: 9.81,
+    };
     p.set_parameter("g", 1.0).expect("g is a parameter");
     let mut force = [0.0; 2];
     p.force_into(0.0, &[1.0, 0.0], &[0.0, 0.0], &mut force);
     assert_eq!(force, [0.0, -2.0]);
     let err = p.set_parameter("mass", 1.0).expect_err("no such parameter");
-    assert_eq!(err.to_string(), "model `Pendulum` has no runtime parameter `mass` (runtime parameters: m, len, g)");
+    assert_eq!(
+        err.to_string(),
+        "model `Pendulum` has no runtime parameter `mass` (runtime parameters: m, len, g)"
+    );
 }

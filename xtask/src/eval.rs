@@ -29,18 +29,33 @@ struct Args {
 /// Run the task; returns the JSON text.
 pub fn run(args: &[String]) -> Result<String> {
     let args = parse_args(args)?;
-    let text = std::fs::read_to_string(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let found = frontend::file::models_in_source(&text).map_err(|e| anyhow::anyhow!(crate::located(&args.file, &e)))?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let found = frontend::file::models_in_source(&text)
+        .map_err(|e| anyhow::anyhow!(crate::located(&args.file, &e)))?;
     let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
     let chosen = match (&args.model, found.len()) {
         (Some(name), _) => found.iter().find(|m| &m.name == name).with_context(|| {
-            format!("{}: no model `{name}` (models in this file: {})", args.file.display(), names.join(", "))
+            format!(
+                "{}: no model `{name}` (models in this file: {})",
+                args.file.display(),
+                names.join(", ")
+            )
         })?,
         (None, 1) => &found[0],
-        (None, 0) => bail!("{}: no `#[model(…)]` struct in this file", args.file.display()),
-        (None, _) => bail!("{}: several models ({}); pick one with --model", args.file.display(), names.join(", ")),
+        (None, 0) => bail!(
+            "{}: no `#[model(…)]` struct in this file",
+            args.file.display()
+        ),
+        (None, _) => bail!(
+            "{}: several models ({}); pick one with --model",
+            args.file.display(),
+            names.join(", ")
+        ),
     };
-    let model = chosen.build().map_err(|e| anyhow::anyhow!(crate::located(&args.file, &e)))?;
+    let model = chosen
+        .build()
+        .map_err(|e| anyhow::anyhow!(crate::located(&args.file, &e)))?;
     let value = evaluate(model, &args)?;
     Ok(serde_json::to_string_pretty(&value)?)
 }
@@ -58,20 +73,29 @@ fn parse_args(raw: &[String]) -> Result<Args> {
             "--v" => args.v = Some(list(value("--v")?, "--v")?),
             "--param" => {
                 let p = value("--param")?;
-                let (name, x) = p.split_once('=').with_context(|| format!("`--param {p}`: expected name=value"))?;
-                args.params.push((name.trim().to_string(), number(x, &format!("--param {name}"))?));
+                let (name, x) = p
+                    .split_once('=')
+                    .with_context(|| format!("`--param {p}`: expected name=value"))?;
+                args.params.push((
+                    name.trim().to_string(),
+                    number(x, &format!("--param {name}"))?,
+                ));
             }
             flag if flag.starts_with("--") => bail!("unknown option `{flag}`"),
             path if file.is_none() => file = Some(PathBuf::from(path)),
             extra => bail!("unexpected argument `{extra}`"),
         }
     }
-    args.file = file.context("eval needs a model file: cargo xtask eval <file.rs> --t T --q … --v …")?;
+    args.file =
+        file.context("eval needs a model file: cargo xtask eval <file.rs> --t T --q … --v …")?;
     Ok(args)
 }
 
 fn number(text: &str, what: &str) -> Result<f64> {
-    let x: f64 = text.trim().parse().with_context(|| format!("{what}: `{text}` is not a number"))?;
+    let x: f64 = text
+        .trim()
+        .parse()
+        .with_context(|| format!("{what}: `{text}` is not a number"))?;
     if !x.is_finite() {
         bail!("{what}: `{text}` is not finite");
     }
@@ -82,7 +106,10 @@ fn list(text: &str, what: &str) -> Result<Vec<f64>> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    text.split(',').enumerate().map(|(i, x)| number(x, &format!("{what}[{i}]"))).collect()
+    text.split(',')
+        .enumerate()
+        .map(|(i, x)| number(x, &format!("{what}[{i}]")))
+        .collect()
 }
 
 /// The state's environment, checked against the model's coordinates and parameters.
@@ -90,11 +117,23 @@ fn environment(model: &Model, args: &Args) -> Result<Env> {
     let name = &model.name;
     let coords: Vec<&str> = model.coordinates.iter().map(|c| c.name.as_str()).collect();
     let mut env = Env::new();
-    env.set(&model.pool, model.time, args.t.with_context(|| format!("model {name}: give the time with --t"))?);
+    env.set(
+        &model.pool,
+        model.time,
+        args.t
+            .with_context(|| format!("model {name}: give the time with --t"))?,
+    );
     for (flag, values) in [("--q", &args.q), ("--v", &args.v)] {
-        let values = values.as_ref().with_context(|| format!("model {name}: give {flag} with {} values", coords.len()))?;
+        let values = values
+            .as_ref()
+            .with_context(|| format!("model {name}: give {flag} with {} values", coords.len()))?;
         if values.len() != coords.len() {
-            bail!("model {name} has {} coordinates ({}) but {flag} has {} values", coords.len(), coords.join(", "), values.len());
+            bail!(
+                "model {name} has {} coordinates ({}) but {flag} has {} values",
+                coords.len(),
+                coords.join(", "),
+                values.len()
+            );
         }
         for (c, &x) in model.coordinates.iter().zip(values) {
             env.set(&model.pool, if flag == "--q" { c.q } else { c.v }, x);
@@ -103,14 +142,25 @@ fn environment(model: &Model, args: &Args) -> Result<Env> {
     let known: Vec<&str> = model.parameters.iter().map(|p| p.name.as_str()).collect();
     for (p, x) in &args.params {
         let Some(param) = model.parameters.iter().find(|q| &q.name == p) else {
-            bail!("model {name} has no runtime parameter `{p}` (runtime parameters: {}; `const`s are baked)", known.join(", "));
+            bail!(
+                "model {name} has no runtime parameter `{p}` (runtime parameters: {}; `const`s are baked)",
+                known.join(", ")
+            );
         };
         env.set(&model.pool, param.sym, *x);
     }
-    let missing: Vec<&str> = known.iter().copied().filter(|k| !args.params.iter().any(|(p, _)| p == k)).collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| !args.params.iter().any(|(p, _)| p == k))
+        .collect();
     if !missing.is_empty() {
         let flags: Vec<String> = missing.iter().map(|m| format!("--param {m}=…")).collect();
-        bail!("model {name}: runtime parameter(s) without a value: {} (add {})", missing.join(", "), flags.join(" "));
+        bail!(
+            "model {name}: runtime parameter(s) without a value: {} (add {})",
+            missing.join(", "),
+            flags.join(" ")
+        );
     }
     Ok(env)
 }
@@ -125,7 +175,10 @@ fn evaluate(mut model: Model, args: &Args) -> Result<Value> {
         let values = pool.eval_many(ids, &env);
         if let Some(i) = values.iter().position(|x| !x.is_finite()) {
             let expr = pool.to_sexpr(ids[i]);
-            bail!("model {name}: {label}[{i}] = {} at this state (expression `{expr}`)", values[i]);
+            bail!(
+                "model {name}: {label}[{i}] = {} at this state (expression `{expr}`)",
+                values[i]
+            );
         }
         Ok(values)
     };
@@ -160,7 +213,14 @@ fn evaluate(mut model: Model, args: &Args) -> Result<Value> {
 }
 
 /// Solve [M Gᵀ; G 0] [v̇; λ] = [Q; γ]; `null`s and the reason when the matrix is singular.
-fn solve_kkt(n: usize, r: usize, mass: &[f64], force: &[f64], g: &[f64], gamma: &[f64]) -> (Value, Value, Value) {
+fn solve_kkt(
+    n: usize,
+    r: usize,
+    mass: &[f64],
+    force: &[f64],
+    g: &[f64],
+    gamma: &[f64],
+) -> (Value, Value, Value) {
     let size = n + r;
     let mut a = DMatrix::<f64>::zeros(size, size);
     for i in 0..n {
@@ -185,13 +245,21 @@ fn solve_kkt(n: usize, r: usize, mass: &[f64], force: &[f64], g: &[f64], gamma: 
     match lu.solve(&rhs) {
         Some(x) if smallest > threshold => {
             let residual = (&a * &x - &rhs).amax();
-            (json!(x.as_slice()[..n].to_vec()), json!(x.as_slice()[n..].to_vec()), json!({"status": "nonsingular", "residual": residual}))
+            (
+                json!(x.as_slice()[..n].to_vec()),
+                json!(x.as_slice()[n..].to_vec()),
+                json!({"status": "nonsingular", "residual": residual}),
+            )
         }
         _ => {
             let reason = format!(
                 "the KKT matrix [M Gᵀ; G 0] ({size}×{size}) is singular: smallest pivot {smallest:e} ≤ {threshold:e} (size·ε·largest pivot); check M and that the constraint rows are independent"
             );
-            (Value::Null, Value::Null, json!({"status": "singular", "reason": reason}))
+            (
+                Value::Null,
+                Value::Null,
+                json!({"status": "singular", "reason": reason}),
+            )
         }
     }
 }

@@ -45,7 +45,10 @@ pub fn models(root: &Path, check: bool) -> Result<Outcome> {
 
 /// Generate (or check) the models of one user file into `out`.
 pub fn user_file(path: &Path, out: &Path, check: bool) -> Result<Outcome> {
-    let label = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let label = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     run(&[(path.to_path_buf(), label)], out, check)
 }
 
@@ -66,8 +69,13 @@ fn run(sources: &[(PathBuf, String)], out: &Path, check: bool) -> Result<Outcome
             let name = file::file_name(&model.name);
             match file::render(label, &model) {
                 Ok(source) => {
-                    if let Some((_, first)) = rendered.insert(name.clone(), (source, path.clone())) {
-                        errors.push(format!("{}: model file name `{name}` also produced by {}", path.display(), first.display()));
+                    if let Some((_, first)) = rendered.insert(name.clone(), (source, path.clone()))
+                    {
+                        errors.push(format!(
+                            "{}: model file name `{name}` also produced by {}",
+                            path.display(),
+                            first.display()
+                        ));
                     }
                 }
                 Err(e) => errors.push(crate::located(path, &e)),
@@ -100,19 +108,31 @@ fn run(sources: &[(PathBuf, String)], out: &Path, check: bool) -> Result<Outcome
         outcome.changed.push(orphan);
     }
     if check && !outcome.changed.is_empty() {
-        let list: Vec<String> = outcome.changed.iter().map(|p| format!("  {}", p.display())).collect();
-        bail!("generated model files are stale (run `cargo xtask generate`):\n{}", list.join("\n"));
+        let list: Vec<String> = outcome
+            .changed
+            .iter()
+            .map(|p| format!("  {}", p.display()))
+            .collect();
+        bail!(
+            "generated model files are stale (run `cargo xtask generate`):\n{}",
+            list.join("\n")
+        );
     }
     Ok(outcome)
 }
 
 /// Stamped files in `out` that no model produces any more.
 fn orphans(out: &Path, rendered: &BTreeMap<String, (String, PathBuf)>) -> Result<Vec<PathBuf>> {
-    let Ok(entries) = std::fs::read_dir(out) else { return Ok(Vec::new()) };
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(Vec::new());
+    };
     let mut found = Vec::new();
     for entry in entries {
         let path = entry?.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let stamped = std::fs::read_to_string(&path).is_ok_and(|t| t.starts_with(STAMP_PREFIX));
         if name.ends_with(".rs") && stamped && !rendered.contains_key(&name) {
             found.push(path);

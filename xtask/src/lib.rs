@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
 }
 
 /// A syn error located in `file`, as `file:line:col: message` lines (one per combined error).
@@ -20,7 +23,13 @@ pub fn located(file: &Path, error: &syn::Error) -> String {
         .into_iter()
         .map(|e| {
             let start = e.span().start();
-            format!("{}:{}:{}: {}", file.display(), start.line, start.column + 1, e)
+            format!(
+                "{}:{}:{}: {}",
+                file.display(),
+                start.line,
+                start.column + 1,
+                e
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -62,8 +62,17 @@ fn generate_task(root: &std::path::Path, args: &[String]) -> Result<()> {
     };
     let verb = if check { "up to date" } else { "written" };
     for path in &outcome.changed {
-        eprintln!("xtask: {} {}", if check { "stale" } else { verb }, path.display());
+        eprintln!(
+            "xtask: {} {}",
+            if check { "stale" } else { verb },
+            path.display()
+        );
     }
-    eprintln!("xtask: {} generated file(s) fresh, {} {}", outcome.fresh.len(), outcome.changed.len(), if check { "stale" } else { "written" });
+    eprintln!(
+        "xtask: {} generated file(s) fresh, {} {}",
+        outcome.fresh.len(),
+        outcome.changed.len(),
+        if check { "stale" } else { "written" }
+    );
     Ok(())
 }

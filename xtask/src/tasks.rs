@@ -13,35 +13,71 @@ use std::process::Command;
 /// Oracle environment, formatting check, generated-code freshness, then `cargo test --workspace`.
 pub fn test(root: &Path, extra: &[String]) -> Result<()> {
     oracle_env(root)?;
-    run(Command::new("cargo").args(["fmt", "--all", "--", "--check"]).current_dir(root), "cargo fmt --check")?;
+    run(
+        Command::new("cargo")
+            .args(["fmt", "--all", "--", "--check"])
+            .current_dir(root),
+        "cargo fmt --check",
+    )?;
     crate::generate::models(root, true)?;
-    run(Command::new("cargo").args(["test", "--workspace"]).args(extra).current_dir(root), "cargo test --workspace")
+    run(
+        Command::new("cargo")
+            .args(["test", "--workspace"])
+            .args(extra)
+            .current_dir(root),
+        "cargo test --workspace",
+    )
 }
 
 /// Create `.venv` with the pinned oracle packages unless it already imports them.
 pub fn oracle_env(root: &Path) -> Result<()> {
     let python = root.join(".venv/bin/python");
     let requirements = root.join("tests/oracle/requirements.txt");
-    let probe = "import sympy, symengine, mpmath, numpy; print(sympy.__version__, symengine.__version__)";
-    if python.exists() && Command::new(&python).args(["-c", probe]).output().is_ok_and(|o| o.status.success()) {
+    let probe =
+        "import sympy, symengine, mpmath, numpy; print(sympy.__version__, symengine.__version__)";
+    if python.exists()
+        && Command::new(&python)
+            .args(["-c", probe])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    {
         return Ok(());
     }
-    eprintln!("xtask: creating .venv with the pinned oracle packages ({})", requirements.display());
-    run(Command::new("python3").args(["-m", "venv", ".venv"]).current_dir(root), "python3 -m venv .venv")?;
+    eprintln!(
+        "xtask: creating .venv with the pinned oracle packages ({})",
+        requirements.display()
+    );
     run(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", "-r"]).arg(&requirements).current_dir(root),
+        Command::new("python3")
+            .args(["-m", "venv", ".venv"])
+            .current_dir(root),
+        "python3 -m venv .venv",
+    )?;
+    run(
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "-r"])
+            .arg(&requirements)
+            .current_dir(root),
         "pip install -r tests/oracle/requirements.txt",
     )?;
-    let check = Command::new(&python).args(["-c", probe]).output().context("run the oracle interpreter")?;
+    let check = Command::new(&python)
+        .args(["-c", probe])
+        .output()
+        .context("run the oracle interpreter")?;
     if !check.status.success() {
-        bail!("the oracle environment is still incomplete: {}", String::from_utf8_lossy(&check.stderr));
+        bail!(
+            "the oracle environment is still incomplete: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
     }
     Ok(())
 }
 
 /// Run a command, failing with `what` when it cannot start or exits unsuccessfully.
 pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
-    let status = cmd.status().with_context(|| format!("could not start `{what}`"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start `{what}`"))?;
     if !status.success() {
         bail!("`{what}` failed ({status})");
     }

@@ -6,16 +6,26 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn models_file(name: &str) -> String {
-    xtask::workspace_root().join("models/src").join(name).display().to_string()
+    xtask::workspace_root()
+        .join("models/src")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn eval(args: &[&str]) -> Result<Value, String> {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    xtask::eval::run(&args).map(|json| serde_json::from_str(&json).expect("valid JSON")).map_err(|e| format!("{e:#}"))
+    xtask::eval::run(&args)
+        .map(|json| serde_json::from_str(&json).expect("valid JSON"))
+        .map_err(|e| format!("{e:#}"))
 }
 
 fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect()
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
 }
 
 /// Pendulum at (len, 0) moving up at unit speed, m = 2, len = 1, g = 9.81: the constraint
@@ -24,8 +34,11 @@ fn numbers(v: &Value) -> Vec<f64> {
 #[test]
 fn pendulum_kernels_and_accelerations() {
     let file = models_file("pendulum.rs");
-    let out = eval(&[&file, "--t", "0", "--q", "1,0", "--v", "0,1", "--param", "m=2", "--param", "len=1", "--param", "g=9.81"])
-        .expect("evaluates");
+    let out = eval(&[
+        &file, "--t", "0", "--q", "1,0", "--v", "0,1", "--param", "m=2", "--param", "len=1",
+        "--param", "g=9.81",
+    ])
+    .expect("evaluates");
     assert_eq!(out["model"], "Pendulum");
     assert_eq!(numbers(&out["phi"]), [0.0]);
     assert_eq!(numbers(&out["phi_q"][0]), [2.0, 0.0]);
@@ -34,7 +47,10 @@ fn pendulum_kernels_and_accelerations() {
     assert_eq!(numbers(&out["M"][1]), [0.0, 2.0]);
     assert_eq!(out["kkt"]["status"], "nonsingular");
     let acc = numbers(&out["accelerations"]);
-    assert!((acc[0] + 1.0).abs() < 1e-14 && (acc[1] + 9.81).abs() < 1e-14, "{acc:?}");
+    assert!(
+        (acc[0] + 1.0).abs() < 1e-14 && (acc[1] + 9.81).abs() < 1e-14,
+        "{acc:?}"
+    );
     let lambda = numbers(&out["multipliers"]);
     assert!((lambda[0] - 1.0).abs() < 1e-14, "{lambda:?}");
 }
@@ -43,8 +59,11 @@ fn pendulum_kernels_and_accelerations() {
 #[test]
 fn singular_kkt_is_reported() {
     let file = models_file("pendulum.rs");
-    let out = eval(&[&file, "--t", "0", "--q", "0,0", "--v", "0,0", "--param", "m=1", "--param", "len=1", "--param", "g=1"])
-        .expect("evaluates");
+    let out = eval(&[
+        &file, "--t", "0", "--q", "0,0", "--v", "0,0", "--param", "m=1", "--param", "len=1",
+        "--param", "g=1",
+    ])
+    .expect("evaluates");
     assert_eq!(out["kkt"]["status"], "singular");
     assert!(out["accelerations"].is_null() && out["multipliers"].is_null());
 }
@@ -54,13 +73,22 @@ fn errors_name_the_model_and_the_value() {
     let file = models_file("two_link.rs");
     let base = [file.as_str(), "--t", "0", "--q", "0.1,0.2", "--v", "0,0"];
     let err = eval(&base).expect_err("parameters missing");
-    assert!(err.contains("model TwoLink: runtime parameter(s) without a value: m1, m2, l1, l2, b"), "{err}");
+    assert!(
+        err.contains("model TwoLink: runtime parameter(s) without a value: m1, m2, l1, l2, b"),
+        "{err}"
+    );
     let err = eval(&[&file, "--t", "0", "--q", "0.1", "--v", "0,0"]).expect_err("short q");
-    assert!(err.contains("model TwoLink has 2 coordinates (theta1, theta2) but --q has 1 values"), "{err}");
+    assert!(
+        err.contains("model TwoLink has 2 coordinates (theta1, theta2) but --q has 1 values"),
+        "{err}"
+    );
     let err = eval(&[&base[..], &["--param", "g=9.81"]].concat()).expect_err("baked");
     assert!(err.contains("no runtime parameter `g`"), "{err}");
     let err = eval(&[&file, "--model", "Nope", "--t", "0"]).expect_err("unknown model");
-    assert!(err.contains("no model `Nope` (models in this file: TwoLink)"), "{err}");
+    assert!(
+        err.contains("no model `Nope` (models in this file: TwoLink)"),
+        "{err}"
+    );
     let err = eval(&[&file, "--t", "x"]).expect_err("bad number");
     assert!(err.contains("--t: `x` is not a number"), "{err}");
 }
@@ -74,9 +102,25 @@ fn user_file_errors_and_generation() {
     let file = dir.join("spring.rs");
     let text = "use macros::model;\n\n#[model(\n    coordinates: [x],\n    mass: diag(m),\n    force: [-k * x - c * x_dot.powi(3)],\n)]\npub struct Spring {\n    pub m: f64,\n    pub k: f64,\n}\n";
     std::fs::write(&file, text).expect("write");
-    let err = eval(&[&file.display().to_string(), "--t", "0", "--q", "1", "--v", "0"]).expect_err("c is unknown");
-    assert!(err.contains(&format!("{}:6:22: unknown identifier `c`", file.display())), "{err}");
-    std::fs::write(&file, text.replace("pub k: f64,", "pub k: f64,\n    pub c: f64,")).expect("write");
+    let err = eval(&[
+        &file.display().to_string(),
+        "--t",
+        "0",
+        "--q",
+        "1",
+        "--v",
+        "0",
+    ])
+    .expect_err("c is unknown");
+    assert!(
+        err.contains(&format!("{}:6:22: unknown identifier `c`", file.display())),
+        "{err}"
+    );
+    std::fs::write(
+        &file,
+        text.replace("pub k: f64,", "pub k: f64,\n    pub c: f64,"),
+    )
+    .expect("write");
     let out: PathBuf = dir.join("generated");
     xtask::generate::user_file(&file, &out, false).expect("generates");
     let generated = std::fs::read_to_string(out.join("spring.rs")).expect("written");

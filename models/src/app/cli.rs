@@ -34,7 +34,7 @@ pub enum Command {
         /// Model name (see `mbsim list`).
         model: String,
     },
-    /// Reproduce a table of the thesis: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8 or all.
+    /// Reproduce a table of the thesis: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11 or all.
     Repro {
         /// Table name.
         table: String,
@@ -63,7 +63,6 @@ pub enum Method {
 
 /// Arguments of `mbsim simulate`.
 #[derive(Debug, Args)]
-#[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
     /// Model name (see `mbsim list`).
     pub model: String,
@@ -71,25 +70,25 @@ pub struct SimulateArgs {
     #[arg(long, value_enum, default_value_t = Method::Pstab)]
     pub method: Method,
     /// Baumgarte damping gain alpha (velocity residual weighted by 2 alpha).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub alpha: Option<f64>,
     /// Baumgarte position gain beta (position residual weighted by beta^2).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub beta: Option<f64>,
     /// Relative tolerance (default: the model's).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rtol: Option<f64>,
     /// Absolute tolerance (default rtol / 10).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub atol: Option<f64>,
     /// DATOL: stabilize only when the drift exceeds it; 0 stabilizes every step.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub datol: f64,
     /// End time (default: the model's).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub t_end: Option<f64>,
     /// Output spacing (default: the model's); a row is always written at t_end.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub dt_out: Option<f64>,
     /// Change a runtime parameter, e.g. --param g=1.62 (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
@@ -134,7 +133,11 @@ fn checked(what: &'static str, value: f64, ok: bool, why: &'static str) -> Resul
     if value.is_finite() && ok {
         Ok(value)
     } else {
-        Err(AppError::BadValue { what, value: value.to_string(), why })
+        Err(AppError::BadValue {
+            what,
+            value: value.to_string(),
+            why,
+        })
     }
 }
 
@@ -154,7 +157,11 @@ impl SimulateArgs {
         let mut params = Vec::new();
         for text in &self.params {
             let Some((name, value)) = text.split_once('=') else {
-                return Err(AppError::BadValue { what: "--param", value: text.clone(), why: "expected NAME=VALUE" });
+                return Err(AppError::BadValue {
+                    what: "--param",
+                    value: text.clone(),
+                    why: "expected NAME=VALUE",
+                });
             };
             let value: f64 = value.trim().parse().map_err(|_| AppError::BadValue {
                 what: "--param value",
@@ -169,13 +176,22 @@ impl SimulateArgs {
         let rtol = checked("--rtol", rtol, rtol > 0.0, "must be a positive number")?;
         let atol = self.atol.unwrap_or(rtol / 10.0);
         let atol = checked("--atol", atol, atol >= 0.0, "must not be negative")?;
-        let datol = checked("--datol", self.datol, self.datol >= 0.0, "must not be negative")?;
+        let datol = checked(
+            "--datol",
+            self.datol,
+            self.datol >= 0.0,
+            "must not be negative",
+        )?;
         let t_end = self.t_end.unwrap_or(model.t_end);
         let t_end = checked("--t-end", t_end, t_end > 0.0, "must be positive")?;
         let dt_out = self.dt_out.unwrap_or(model.dt_out.min(t_end));
         let dt_out = checked("--dt-out", dt_out, dt_out > 0.0, "must be positive")?;
         if t_end / dt_out > 1e7 {
-            return Err(AppError::BadValue { what: "--dt-out", value: dt_out.to_string(), why: "more than 1e7 output rows" });
+            return Err(AppError::BadValue {
+                what: "--dt-out",
+                value: dt_out.to_string(),
+                why: "more than 1e7 output rows",
+            });
         }
         let stabilization = match self.method {
             Method::Pstab => Stabilization::PStab,
@@ -226,7 +242,10 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         }
         Command::List => {
             for m in registry::models() {
-                println!("{:<26} {}\n{:<26} source: {}", m.name, m.title, "", m.source);
+                println!(
+                    "{:<26} {}\n{:<26} source: {}",
+                    m.name, m.title, "", m.source
+                );
             }
             Ok(())
         }

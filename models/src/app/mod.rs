@@ -40,7 +40,7 @@ pub enum AppError {
         why: &'static str,
     },
     /// The table name of `repro` is unknown.
-    #[error("unknown table `{0}` (tables: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, all)")]
+    #[error("unknown table `{0}` (tables: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, all)")]
     UnknownTable(String),
     /// The integration or the initialization failed.
     #[error("simulation failed: {0}")]

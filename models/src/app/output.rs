@@ -16,11 +16,17 @@ use super::cli::SimConfig;
 use super::simulate::RunResult;
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
-    move |source| AppError::Io { path: path.to_path_buf(), source }
+    move |source| AppError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 fn csv_err(path: &Path) -> impl FnOnce(csv::Error) -> AppError + '_ {
-    move |e| AppError::Io { path: path.to_path_buf(), source: std::io::Error::other(e) }
+    move |e| AppError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    }
 }
 
 /// The CSV header for a model.
@@ -37,7 +43,8 @@ pub fn header(coordinates: &[&str], constraint_rows: usize) -> Vec<String> {
 /// Write `trajectory.csv`.
 pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
     let mut w = csv::Writer::from_path(path).map_err(csv_err(path))?;
-    w.write_record(header(run.coordinates, run.constraint_rows)).map_err(csv_err(path))?;
+    w.write_record(header(run.coordinates, run.constraint_rows))
+        .map_err(csv_err(path))?;
     let rec = &run.rec;
     for i in 0..rec.t.len() {
         let mut row = vec![rec.t[i]];
@@ -46,7 +53,8 @@ pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
         row.extend(&rec.lambda[i]);
         row.push(rec.drift[i].position);
         row.push(rec.drift[i].velocity);
-        w.write_record(row.iter().map(|x| format!("{x:e}"))).map_err(csv_err(path))?;
+        w.write_record(row.iter().map(|x| format!("{x:e}")))
+            .map_err(csv_err(path))?;
     }
     w.flush().map_err(io_err(path))
 }
@@ -54,9 +62,15 @@ pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
 /// The summary as JSON.
 pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
     let s = &run.stats;
-    let params: serde_json::Map<String, serde_json::Value> =
-        run.params.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
-    let baumgarte = cfg.stabilization.baumgarte().map(|b| json!({"alpha": b.alpha, "beta": b.beta}));
+    let params: serde_json::Map<String, serde_json::Value> = run
+        .params
+        .iter()
+        .map(|(n, v)| (n.to_string(), json!(v)))
+        .collect();
+    let baumgarte = cfg
+        .stabilization
+        .baumgarte()
+        .map(|b| json!({"alpha": b.alpha, "beta": b.beta}));
     json!({
         "model": cfg.model.name,
         "source": cfg.model.source,

@@ -47,13 +47,21 @@ pub struct PlotSpec<'a> {
 /// Draw `series` into the PNG at `path`.
 pub fn lines(path: &Path, spec: &PlotSpec<'_>, series: &[Series]) -> Result<(), AppError> {
     register_font();
-    draw(path, spec, series).map_err(|e| AppError::Plot { path: path.to_path_buf(), message: e.to_string() })
+    draw(path, spec, series).map_err(|e| AppError::Plot {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 fn bounds(series: &[Series], log_y: bool) -> (f64, f64, f64, f64) {
     let pts = || series.iter().flat_map(|s| s.points.iter());
     let fix = |y: f64| if log_y { y.max(LOG_FLOOR) } else { y };
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
     for &(x, y) in pts().filter(|(x, y)| x.is_finite() && y.is_finite()) {
         (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(fix(y)), y1.max(fix(y)));
     }
@@ -66,40 +74,76 @@ fn bounds(series: &[Series], log_y: bool) -> (f64, f64, f64, f64) {
     if log_y {
         (x0, x1, y0, (y1 * 10.0).max(y0 * 100.0))
     } else {
-        let pad = if y1 > y0 { 0.05 * (y1 - y0) } else { 1.0_f64.max(y0.abs()) * 0.1 };
+        let pad = if y1 > y0 {
+            0.05 * (y1 - y0)
+        } else {
+            1.0_f64.max(y0.abs()) * 0.1
+        };
         (x0, x1, y0 - pad, y1 + pad)
     }
 }
 
-fn draw(path: &Path, spec: &PlotSpec<'_>, series: &[Series]) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(
+    path: &Path,
+    spec: &PlotSpec<'_>,
+    series: &[Series],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(path, (1000, 620)).into_drawing_area();
     root.fill(&WHITE)?;
     let (x0, x1, y0, y1) = bounds(series, spec.log_y);
     let mut builder = ChartBuilder::on(&root);
-    builder.caption(spec.title, ("sans-serif", 22)).margin(12).x_label_area_size(45).y_label_area_size(80);
+    builder
+        .caption(spec.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80);
     if spec.log_y {
         let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
-        chart.configure_mesh().x_desc(spec.x_label).y_desc(spec.y_label).y_label_formatter(&|y| format!("{y:.0e}")).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc(spec.x_label)
+            .y_desc(spec.y_label)
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()?;
         for (i, s) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let pts = s.points.iter().map(|&(x, y)| (x, y.max(LOG_FLOOR)));
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
                 .label(&s.name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
     } else {
         let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1)?;
-        chart.configure_mesh().x_desc(spec.x_label).y_desc(spec.y_label).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc(spec.x_label)
+            .y_desc(spec.y_label)
+            .draw()?;
         for (i, s) in series.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))?
+                .draw_series(LineSeries::new(
+                    s.points.iter().copied(),
+                    color.stroke_width(2),
+                ))?
                 .label(&s.name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
     }
     root.present()?;
     Ok(())
@@ -113,20 +157,60 @@ pub fn coordinates(path: &Path, model: &str, run: &RunResult) -> Result<(), AppE
         .enumerate()
         .map(|(j, name)| Series {
             name: name.to_string(),
-            points: run.rec.t.iter().zip(&run.rec.q).map(|(&t, q)| (t, q[j])).collect(),
+            points: run
+                .rec
+                .t
+                .iter()
+                .zip(&run.rec.q)
+                .map(|(&t, q)| (t, q[j]))
+                .collect(),
         })
         .collect();
     let title = format!("{model}: coordinates");
-    lines(path, &PlotSpec { title: &title, x_label: "t", y_label: "q", log_y: false }, &series)
+    lines(
+        path,
+        &PlotSpec {
+            title: &title,
+            x_label: "t",
+            y_label: "q",
+            log_y: false,
+        },
+        &series,
+    )
 }
 
 /// ‖Φ‖∞ and ‖Φ_q v + Φ_t‖∞ against t on a log scale.
 pub fn drift(path: &Path, model: &str, run: &RunResult) -> Result<(), AppError> {
     let rec = &run.rec;
     let series = vec![
-        Series { name: "|phi|".into(), points: rec.t.iter().zip(&rec.drift).map(|(&t, d)| (t, d.position)).collect() },
-        Series { name: "|phi_dot|".into(), points: rec.t.iter().zip(&rec.drift).map(|(&t, d)| (t, d.velocity)).collect() },
+        Series {
+            name: "|phi|".into(),
+            points: rec
+                .t
+                .iter()
+                .zip(&rec.drift)
+                .map(|(&t, d)| (t, d.position))
+                .collect(),
+        },
+        Series {
+            name: "|phi_dot|".into(),
+            points: rec
+                .t
+                .iter()
+                .zip(&rec.drift)
+                .map(|(&t, d)| (t, d.velocity))
+                .collect(),
+        },
     ];
     let title = format!("{model}: constraint drift (output grid)");
-    lines(path, &PlotSpec { title: &title, x_label: "t", y_label: "drift (inf-norm)", log_y: true }, &series)
+    lines(
+        path,
+        &PlotSpec {
+            title: &title,
+            x_label: "t",
+            y_label: "drift (inf-norm)",
+            log_y: true,
+        },
+        &series,
+    )
 }

@@ -21,10 +21,17 @@ impl Progress {
     /// A hidden bar for a run ending at `t_end`.
     pub fn new(t_end: f64) -> Self {
         let bar = ProgressBar::with_draw_target(Some(TICKS), ProgressDrawTarget::hidden());
-        if let Ok(style) = ProgressStyle::with_template("{bar:40} {percent:>3}% t = {msg} [{elapsed}]") {
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {percent:>3}% t = {msg} [{elapsed}]")
+        {
             bar.set_style(style);
         }
-        Self { bar, start: Instant::now(), shown: false, t_end }
+        Self {
+            bar,
+            start: Instant::now(),
+            shown: false,
+            t_end,
+        }
     }
 
     /// The integration reached time `t`.
@@ -34,7 +41,11 @@ impl Progress {
             self.shown = true;
         }
         if self.shown {
-            let frac = if self.t_end > 0.0 { (t / self.t_end).clamp(0.0, 1.0) } else { 1.0 };
+            let frac = if self.t_end > 0.0 {
+                (t / self.t_end).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
             self.bar.set_position((frac * TICKS as f64) as u64);
             self.bar.set_message(format!("{t:.4}"));
         }

@@ -8,9 +8,8 @@
 use runtime::ConstrainedSystem;
 
 use crate::{
-    Andrews, CrankSliderWu, HaugPendulum, Me451Pendulum, Pendulum,
-    RollingDisc, SingularSliderCrank, SliderCrankReformulated, SliderCrankTsda, TwoArmRobot,
-    TwoLinkCase2,
+    Andrews, CrankSliderWu, HaugPendulum, Me451Pendulum, Pendulum, RollingDisc,
+    SingularSliderCrank, SliderCrankReformulated, SliderCrankTsda, TwoArmRobot, TwoLinkCase2,
 };
 
 /// Initial guess (q0, v0) for a model with its current parameters.
@@ -75,8 +74,8 @@ static MODELS: [ModelInfo; 12] = [
         source: "[CHIN] §4.4.1 Tables 4.1-4.3 (digest P6); data Hairer-Wanner II §VII.7 [EXT]",
         build: || Box::new(Andrews::published()),
         initial: |_| (Andrews::Q0.to_vec(), zeros(7)),
-        t_end: 0.03,
-        dt_out: 1e-4,
+        t_end: 0.3,
+        dt_out: 5e-4,
         rtol: 1e-6,
         kernels: include_str!("../generated/andrews.rs"),
     },

@@ -37,7 +37,10 @@ pub struct RunResult {
 
 /// The output grid 0, dt, 2 dt, … (< t_end) and exactly t_end.
 pub fn output_times(t_end: f64, dt: f64) -> Vec<f64> {
-    let mut times: Vec<f64> = (0..).map(|i| i as f64 * dt).take_while(|&t| t < t_end * (1.0 - 1e-12)).collect();
+    let mut times: Vec<f64> = (0..)
+        .map(|i| i as f64 * dt)
+        .take_while(|&t| t < t_end * (1.0 - 1e-12))
+        .collect();
     times.push(t_end);
     times
 }
@@ -70,7 +73,10 @@ pub struct Integrated {
 }
 
 fn max_drift(a: Drift, b: Drift) -> Drift {
-    Drift { position: a.position.max(b.position), velocity: a.velocity.max(b.velocity) }
+    Drift {
+        position: a.position.max(b.position),
+        velocity: a.velocity.max(b.velocity),
+    }
 }
 
 impl Observer for Collector<'_> {
@@ -122,7 +128,8 @@ pub fn integrate(
     };
     let (mut q, mut v) = (init.q.clone(), init.v.clone());
     let start = Instant::now();
-    let result = Rkstab::new(sys, opts).integrate_into(0.0, &mut q, &mut v, t_end, grid, &mut collector);
+    let result =
+        Rkstab::new(sys, opts).integrate_into(0.0, &mut q, &mut v, t_end, grid, &mut collector);
     let cpu = start.elapsed();
     if let Some(p) = &collector.progress {
         p.finish();
@@ -152,10 +159,17 @@ pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitRepor
 /// Run the simulation `cfg` describes.
 pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
     let (sys, init) = prepare(cfg)?;
-    let opts = Options::new(cfg.rtol).with_atol(cfg.atol).with_datol(cfg.datol).with_stabilization(cfg.stabilization);
+    let opts = Options::new(cfg.rtol)
+        .with_atol(cfg.atol)
+        .with_datol(cfg.datol)
+        .with_stabilization(cfg.stabilization);
     let grid = output_times(cfg.t_end, cfg.dt_out);
     let run = integrate(sys.as_ref(), &init, opts, cfg.t_end, &grid, progress)?;
-    let params = sys.parameter_names().iter().map(|&n| (n, sys.parameter(n).unwrap_or(f64::NAN))).collect();
+    let params = sys
+        .parameter_names()
+        .iter()
+        .map(|&n| (n, sys.parameter(n).unwrap_or(f64::NAN)))
+        .collect();
     Ok(RunResult {
         rec: run.rec,
         stats: run.stats,

@@ -8,19 +8,19 @@
 pub struct SliderCrankTsda {
     /// Mass of the ground body [kg] (\[EXT\] chosen 1).
     pub m1: f64,
-    /// Mass of the crank [kg] (\[EXT\] chosen 1).
+    /// Mass of the crank [kg] (\[EXT\] chosen 10).
     pub m2: f64,
-    /// Mass of the connecting rod [kg] (\[EXT\] chosen 1).
+    /// Mass of the connecting rod [kg] (\[EXT\] chosen 10).
     pub m3: f64,
-    /// Mass of the slider [kg] (\[EXT\] chosen 1).
+    /// Mass of the slider [kg] (\[EXT\] chosen 10).
     pub m4: f64,
     /// Moment of inertia of the ground body [kg m²] (\[EXT\] chosen 1).
     pub j1: f64,
-    /// Moment of inertia of the crank [kg m²] (\[EXT\] chosen 1).
+    /// Moment of inertia of the crank [kg m²] (\[EXT\] chosen 10).
     pub j2: f64,
     /// Moment of inertia of the rod [kg m²] (\[EXT\] chosen m3 · 25/12).
     pub j3: f64,
-    /// Moment of inertia of the slider [kg m²] (\[EXT\] chosen 1).
+    /// Moment of inertia of the slider [kg m²] (\[EXT\] chosen 10).
     pub j4: f64,
     /// TSDA stiffness [N/m] (printed 1000; 10000 in Figs. 4.24–4.25).
     pub k: f64,

@@ -29,9 +29,22 @@ pub fn table_4_1(out: &Path) -> Result<Table, AppError> {
     let (mut drift_b, mut drift_p, mut vdrift_b, mut vdrift_p) = (vec![], vec![], vec![], vec![]);
     let mut consistent = true;
     for &rtol in &RTOLS {
-        let b = rkstab("andrews", Options::new(rtol).with_stabilization(b20_100()), T_END, 1e-3)?;
-        let p = rkstab("andrews", Options::new(rtol).with_datol(rtol / 10.0), T_END, 1e-3)?;
-        for (o, nf, ns, d, vd) in [(&b, &mut nfcn_b, &mut nstep_b, &mut drift_b, &mut vdrift_b), (&p, &mut nfcn_p, &mut nstep_p, &mut drift_p, &mut vdrift_p)] {
+        let b = rkstab(
+            "andrews",
+            Options::new(rtol).with_stabilization(b20_100()),
+            T_END,
+            1e-3,
+        )?;
+        let p = rkstab(
+            "andrews",
+            Options::new(rtol).with_datol(rtol / 10.0),
+            T_END,
+            1e-3,
+        )?;
+        for (o, nf, ns, d, vd) in [
+            (&b, &mut nfcn_b, &mut nstep_b, &mut drift_b, &mut vdrift_b),
+            (&p, &mut nfcn_p, &mut nstep_p, &mut drift_p, &mut vdrift_p),
+        ] {
             nf.push(o.stats.nfcn as f64);
             ns.push(o.stats.nstep as f64);
             d.push(o.drift.position);
@@ -39,16 +52,35 @@ pub fn table_4_1(out: &Path) -> Result<Table, AppError> {
             consistent &= o.stats.nfcn == 6 * o.stats.nstep + 2;
         }
         if rtol == 1e-5 {
-            drift_figure(&out.join("fig_4_3_andrews_drift_baumgarte.png"), "Fig. 4.3: Andrews, B(20,100), rtol 1e-5", &b.step_drift)?;
-            drift_figure(&out.join("fig_4_4_andrews_drift_pstab.png"), "Fig. 4.4: Andrews, PStab, rtol 1e-5", &p.step_drift)?;
+            drift_figure(
+                &out.join("fig_4_3_andrews_drift_baumgarte.png"),
+                "Fig. 4.3: Andrews, B(20,100), rtol 1e-5",
+                &b.step_drift,
+            )?;
+            drift_figure(
+                &out.join("fig_4_4_andrews_drift_pstab.png"),
+                "Fig. 4.4: Andrews, PStab, rtol 1e-5",
+                &p.step_drift,
+            )?;
             solution_figure(&out.join("fig_4_2_andrews_solution.png"), &p)?;
         }
     }
     let pub_nfcn_p = [10784.0, 17024.0, 25592.0, 38780.0];
-    let within = nfcn_p.iter().zip(pub_nfcn_p).all(|(o, p)| (o / p - 1.0).abs() <= 0.25);
+    let within = nfcn_p
+        .iter()
+        .zip(pub_nfcn_p)
+        .all(|(o, p)| (o / p - 1.0).abs() <= 0.25);
     let checks = vec![
-        ("PStab NFCN within 25 % of the published PStab NFCN at every rtol".to_string(), within),
-        ("Baumgarte's maximum drift (position and velocity) larger than PStab's at every rtol".to_string(), drift_b.iter().zip(&drift_p).all(|(b, p)| b > p) && vdrift_b.iter().zip(&vdrift_p).all(|(b, p)| b > p)),
+        (
+            "PStab NFCN within 25 % of the published PStab NFCN at every rtol".to_string(),
+            within,
+        ),
+        (
+            "Baumgarte's maximum drift (position and velocity) larger than PStab's at every rtol"
+                .to_string(),
+            drift_b.iter().zip(&drift_p).all(|(b, p)| b > p)
+                && vdrift_b.iter().zip(&vdrift_p).all(|(b, p)| b > p),
+        ),
         ("NFCN = 6 NSTEP + 2 in every run".to_string(), consistent),
     ];
     Ok(Table {
@@ -81,10 +113,24 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
     for &datol in &datols {
         let (mut q, mut v) = (Andrews::Q0.to_vec(), vec![0.0; 7]);
         let start = std::time::Instant::now();
-        let stats = Rkstab::new(&sys, Options::new(1e-5).with_datol(datol)).integrate_into(0.0, &mut q, &mut v, T_END, &[], &mut ())?;
+        let stats = Rkstab::new(&sys, Options::new(1e-5).with_datol(datol)).integrate_into(
+            0.0,
+            &mut q,
+            &mut v,
+            T_END,
+            &[],
+            &mut (),
+        )?;
         let cpu = start.elapsed().as_secs_f64();
         let stab = 100.0 * stats.stabilization_time.as_secs_f64() / cpu;
-        for (r, x) in rows.iter_mut().zip([stats.nfcn as f64, stats.nstep as f64, stats.naccpt as f64, stats.nstab as f64, cpu, stab]) {
+        for (r, x) in rows.iter_mut().zip([
+            stats.nfcn as f64,
+            stats.nstep as f64,
+            stats.naccpt as f64,
+            stats.nstab as f64,
+            cpu,
+            stab,
+        ]) {
             r.push(x);
         }
     }
@@ -118,12 +164,31 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
 }
 
 /// Position and velocity drift at the step points, log scale.
-pub fn drift_figure(path: &Path, title: &str, drift: &[(f64, runtime::Drift)]) -> Result<(), AppError> {
+pub fn drift_figure(
+    path: &Path,
+    title: &str,
+    drift: &[(f64, runtime::Drift)],
+) -> Result<(), AppError> {
     let series = vec![
-        Series { name: "|phi|".into(), points: drift.iter().map(|(t, d)| (*t, d.position)).collect() },
-        Series { name: "|phi_dot|".into(), points: drift.iter().map(|(t, d)| (*t, d.velocity)).collect() },
+        Series {
+            name: "|phi|".into(),
+            points: drift.iter().map(|(t, d)| (*t, d.position)).collect(),
+        },
+        Series {
+            name: "|phi_dot|".into(),
+            points: drift.iter().map(|(t, d)| (*t, d.velocity)).collect(),
+        },
     ];
-    plot::lines(path, &PlotSpec { title, x_label: "t", y_label: "drift at the steps (inf-norm)", log_y: true }, &series)
+    plot::lines(
+        path,
+        &PlotSpec {
+            title,
+            x_label: "t",
+            y_label: "drift at the steps (inf-norm)",
+            log_y: true,
+        },
+        &series,
+    )
 }
 
 /// Fig. 4.2: the solution (angles modulo nothing) on [0, 0.3].
@@ -132,7 +197,25 @@ fn solution_figure(path: &Path, o: &super::Outcome) -> Result<(), AppError> {
     let series: Vec<Series> = names
         .iter()
         .enumerate()
-        .map(|(j, n)| Series { name: n.to_string(), points: o.rec.t.iter().zip(&o.rec.q).map(|(&t, q)| (t, q[j])).collect() })
+        .map(|(j, n)| Series {
+            name: n.to_string(),
+            points: o
+                .rec
+                .t
+                .iter()
+                .zip(&o.rec.q)
+                .map(|(&t, q)| (t, q[j]))
+                .collect(),
+        })
         .collect();
-    plot::lines(path, &PlotSpec { title: "Fig. 4.2: Andrews, PStab, rtol 1e-5", x_label: "t", y_label: "q", log_y: false }, &series)
+    plot::lines(
+        path,
+        &PlotSpec {
+            title: "Fig. 4.2: Andrews, PStab, rtol 1e-5",
+            x_label: "t",
+            y_label: "q",
+            log_y: false,
+        },
+        &series,
+    )
 }

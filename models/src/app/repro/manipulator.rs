@@ -33,15 +33,28 @@ fn no_larger(ours: f64, published: f64) -> bool {
 /// Table 3.1: maximum drifts of the two-arm robot, Heun RK2, h = 0.01 and 0.001, on [0, 10].
 pub fn table_3_1(_out: &Path) -> Result<Table, AppError> {
     let sys = TwoArmRobot::published();
-    let methods = [("Baum(12,70)", chin(12.0, 70.0)), ("Alg. 3.2 (S-full)", Stabilization::SFull), ("Alg. 3.3 (PStab)", Stabilization::PStab)];
-    let pubs = [[0.72e-2, 0.14e-2, 0.70e-4, 0.14e-4], [0.12e-7, 0.61e-9, 0.15e-13, 0.40e-14], [0.67e-8, 0.15e-13, 0.18e-13, 0.31e-14]];
+    let methods = [
+        ("Baum(12,70)", chin(12.0, 70.0)),
+        ("Alg. 3.2 (S-full)", Stabilization::SFull),
+        ("Alg. 3.3 (PStab)", Stabilization::PStab),
+    ];
+    let pubs = [
+        [0.72e-2, 0.14e-2, 0.70e-4, 0.14e-4],
+        [0.12e-7, 0.61e-9, 0.15e-13, 0.40e-14],
+        [0.67e-8, 0.15e-13, 0.18e-13, 0.31e-14],
+    ];
     let mut rows = Vec::new();
     let mut checks = Vec::new();
     for ((label, stab), p) in methods.iter().zip(pubs) {
         let mut ours = Vec::new();
         for h in [0.01, 0.001] {
             let (mut q, mut v) = (TwoArmRobot::THETA0.to_vec(), vec![0.0; 2]);
-            let opts = FixedStepOptions { tableau: tableau::HEUN, h, stabilization: *stab, output_every: 0 };
+            let opts = FixedStepOptions {
+                tableau: tableau::HEUN,
+                h,
+                stabilization: *stab,
+                output_every: 0,
+            };
             let report = integrate_fixed_into(&sys, &opts, 0.0, 10.0, &mut q, &mut v, &mut ())?;
             ours.push(report.max_drift.velocity);
             ours.push(report.max_drift.position);
@@ -50,7 +63,11 @@ pub fn table_3_1(_out: &Path) -> Result<Table, AppError> {
             let ok = ours.iter().zip(p).all(|(&o, p)| no_larger(o, p));
             checks.push(("PStab drift no larger than published (or at the round-off floor 2.2e-14) at each h".to_string(), ok));
         }
-        rows.push(Row { label: label.to_string(), ours, published: published(&p) });
+        rows.push(Row {
+            label: label.to_string(),
+            ours,
+            published: published(&p),
+        });
     }
     let b_worse = (0..4).all(|j| rows[0].ours[j] > rows[2].ours[j]);
     checks.push(("Baumgarte's drift larger than PStab's".into(), b_worse));
@@ -69,19 +86,38 @@ pub fn table_4_6(out: &Path) -> Result<Table, AppError> {
     let rtols = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8];
     let mut r: [Vec<f64>; 6] = Default::default();
     for &rtol in &rtols {
-        let b = rkstab("two-arm-robot", Options::new(rtol).with_stabilization(chin(12.0, 70.0)), 10.0, 0.02)?;
+        let b = rkstab(
+            "two-arm-robot",
+            Options::new(rtol).with_stabilization(chin(12.0, 70.0)),
+            10.0,
+            0.02,
+        )?;
         let p = rkstab("two-arm-robot", Options::new(rtol), 10.0, 0.02)?;
-        for (i, x) in [b.stats.nfcn, p.stats.nfcn, b.stats.nstep, p.stats.nstep].iter().enumerate() {
+        for (i, x) in [b.stats.nfcn, p.stats.nfcn, b.stats.nstep, p.stats.nstep]
+            .iter()
+            .enumerate()
+        {
             r[i].push(*x as f64);
         }
         r[4].push(b.drift.position);
         r[5].push(p.drift.position);
         if rtol == 1e-5 {
             let series = vec![
-                Series { name: "|phi| B(12,70)".into(), points: b.step_drift.iter().map(|(t, d)| (*t, d.position)).collect() },
-                Series { name: "|phi| PStab".into(), points: p.step_drift.iter().map(|(t, d)| (*t, d.position)).collect() },
+                Series {
+                    name: "|phi| B(12,70)".into(),
+                    points: b.step_drift.iter().map(|(t, d)| (*t, d.position)).collect(),
+                },
+                Series {
+                    name: "|phi| PStab".into(),
+                    points: p.step_drift.iter().map(|(t, d)| (*t, d.position)).collect(),
+                },
             ];
-            let spec = PlotSpec { title: "Table 4.6: two-link case I, rtol 1e-5, position drift", x_label: "t", y_label: "|phi| at the steps", log_y: true };
+            let spec = PlotSpec {
+                title: "Table 4.6: two-link case I, rtol 1e-5, position drift",
+                x_label: "t",
+                y_label: "|phi| at the steps",
+                log_y: true,
+            };
             plot::lines(&out.join("table_4_6_drift.png"), &spec, &series)?;
         }
     }
@@ -93,11 +129,29 @@ pub fn table_4_6(out: &Path) -> Result<Table, AppError> {
         [1.3e-4, 9.0e-6, 5.3e-7, 2.3e-8, 2.3e-9],
         [5.8e-8, 9.5e-10, 5.8e-12, 1.5e-14, 3.3e-15],
     ];
-    let labels = ["NFCN B(12,70)", "NFCN PStab", "NSTEP B(12,70)", "NSTEP PStab", "max-drift B(12,70)", "max-drift PStab"];
+    let labels = [
+        "NFCN B(12,70)",
+        "NFCN PStab",
+        "NSTEP B(12,70)",
+        "NSTEP PStab",
+        "max-drift B(12,70)",
+        "max-drift PStab",
+    ];
     let checks = vec![
-        ("PStab max drift no larger than published (or at the round-off floor)".to_string(), r[5].iter().zip(pubs[5]).all(|(&o, p)| no_larger(o, p))),
-        ("PStab NFCN within 25 % of published".to_string(), r[1].iter().zip(pubs[1]).all(|(o, p)| (o / p - 1.0).abs() <= 0.25)),
-        ("Baumgarte's drift larger than PStab's".to_string(), r[4].iter().zip(&r[5]).all(|(b, p)| b > p)),
+        (
+            "PStab max drift no larger than published (or at the round-off floor)".to_string(),
+            r[5].iter().zip(pubs[5]).all(|(&o, p)| no_larger(o, p)),
+        ),
+        (
+            "PStab NFCN within 25 % of published".to_string(),
+            r[1].iter()
+                .zip(pubs[1])
+                .all(|(o, p)| (o / p - 1.0).abs() <= 0.25),
+        ),
+        (
+            "Baumgarte's drift larger than PStab's".to_string(),
+            r[4].iter().zip(&r[5]).all(|(b, p)| b > p),
+        ),
     ];
     Ok(Table {
         id: "4.6",
@@ -128,16 +182,43 @@ pub fn table_4_7(out: &Path, omega: f64) -> Result<Table, AppError> {
     let mut r: [Vec<f64>; 5] = Default::default();
     let mut series = Vec::new();
     for (name, stab) in methods {
-        let o = rkstab_with("two-link-case2", &[("omega", omega)], Options::new(1e-5).with_stabilization(stab), 10.0, 0.02)?;
-        for (i, x) in [o.stats.nfcn as f64, o.stats.nstep as f64, o.stats.nrejct as f64, o.drift.position, o.drift.velocity].into_iter().enumerate() {
+        let o = rkstab_with(
+            "two-link-case2",
+            &[("omega", omega)],
+            Options::new(1e-5).with_stabilization(stab),
+            10.0,
+            0.02,
+        )?;
+        for (i, x) in [
+            o.stats.nfcn as f64,
+            o.stats.nstep as f64,
+            o.stats.nrejct as f64,
+            o.drift.position,
+            o.drift.velocity,
+        ]
+        .into_iter()
+        .enumerate()
+        {
             r[i].push(x);
         }
-        series.push(Series { name: format!("|phi| {name}"), points: o.step_drift.iter().map(|(t, d)| (*t, d.position)).collect() });
+        series.push(Series {
+            name: format!("|phi| {name}"),
+            points: o.step_drift.iter().map(|(t, d)| (*t, d.position)).collect(),
+        });
     }
     let id = if omega == 1.0 { "4.7" } else { "4.7-w0.5" };
     let title = format!("Table 4.7: two-link case II, omega = {omega}, rtol 1e-5, position drift");
-    let spec = PlotSpec { title: &title, x_label: "t", y_label: "|phi| at the steps", log_y: true };
-    plot::lines(&out.join(format!("table_{}_drift.png", id.replace('.', "_"))), &spec, &series)?;
+    let spec = PlotSpec {
+        title: &title,
+        x_label: "t",
+        y_label: "|phi| at the steps",
+        log_y: true,
+    };
+    plot::lines(
+        &out.join(format!("table_{}_drift.png", id.replace('.', "_"))),
+        &spec,
+        &series,
+    )?;
     let pubs: [[f64; 6]; 5] = [
         [5416.0, 4034.0, 4058.0, 4226.0, 5258.0, 3980.0],
         [883.0, 672.0, 676.0, 704.0, 876.0, 663.0],
@@ -147,9 +228,18 @@ pub fn table_4_7(out: &Path, omega: f64) -> Result<Table, AppError> {
     ];
     let labels = ["NFCN", "NSTEP", "NREJCT", "max-drift p", "max-drift v"];
     let checks = vec![
-        ("PStab drifts no larger than published".to_string(), no_larger(r[3][5], pubs[3][5]) && no_larger(r[4][5], pubs[4][5])),
-        ("PStab NFCN within 25 % of published".to_string(), (r[0][5] / pubs[0][5] - 1.0).abs() <= 0.25),
-        ("every Baumgarte drift larger than PStab's".to_string(), (0..5).all(|j| r[3][j] > r[3][5] && r[4][j] > r[4][5])),
+        (
+            "PStab drifts no larger than published".to_string(),
+            no_larger(r[3][5], pubs[3][5]) && no_larger(r[4][5], pubs[4][5]),
+        ),
+        (
+            "PStab NFCN within 25 % of published".to_string(),
+            (r[0][5] / pubs[0][5] - 1.0).abs() <= 0.25,
+        ),
+        (
+            "every Baumgarte drift larger than PStab's".to_string(),
+            (0..5).all(|j| r[3][j] > r[3][5] && r[4][j] > r[4][5]),
+        ),
     ];
     Ok(Table {
         id,

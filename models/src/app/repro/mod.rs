@@ -1,7 +1,7 @@
 //! `mbsim repro <table>`: the thesis' experiments (\[CHIN\] Tables 3.1, 4.1, 4.2, 4.6, 4.7,
-//! 4.8), our figures printed beside the published ones with ratios, the acceptance checks of
+//! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
-//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7) and [`slider`] (4.8).
+//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11).
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.
@@ -9,6 +9,7 @@
 pub mod andrews;
 pub mod manipulator;
 pub mod slider;
+pub mod trends;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -49,21 +50,39 @@ impl Table {
     pub fn render(&self) -> String {
         let mut s = format!("\n=== Table {}: {}\n{:<28}", self.id, self.title, "");
         for c in &self.columns {
-            let _ = write!(s, "{c:>12}");
+            let _ = write!(s, " {c:>12}");
         }
         s.push('\n');
         for r in &self.rows {
-            let fmt = |x: f64| if x.is_nan() { format!("{:>12}", "-") } else if x != 0.0 && (x.abs() < 1e-2 || x.abs() >= 1e6) { format!("{x:>12.2e}") } else { format!("{x:>12.5}") };
+            let fmt = |x: f64| {
+                if x.is_nan() {
+                    format!("{:>12}", "-")
+                } else if x != 0.0 && (x.abs() < 1e-2 || x.abs() >= 1e6) {
+                    format!("{x:>12.2e}")
+                } else {
+                    format!("{x:>12.5}")
+                }
+            };
             let _ = write!(s, "{:<28}", format!("{} (ours)", r.label));
-            r.ours.iter().for_each(|&x| s.push_str(&fmt(x)));
+            r.ours
+                .iter()
+                .for_each(|&x| s.push_str(&format!(" {}", fmt(x))));
             s.push('\n');
             if r.published.iter().any(Option::is_some) {
                 let _ = write!(s, "{:<28}", "  published");
-                r.published.iter().for_each(|p| s.push_str(&p.map_or(format!("{:>12}", "-"), fmt)));
+                r.published.iter().for_each(|p| {
+                    s.push_str(&format!(" {}", p.map_or(format!("{:>12}", "-"), fmt)))
+                });
                 s.push('\n');
                 let _ = write!(s, "{:<28}", "  ratio ours/published");
                 for (o, p) in r.ours.iter().zip(&r.published) {
-                    s.push_str(&p.map_or(format!("{:>12}", "-"), |p| format!("{:>12.3}", o / p)));
+                    let ratio = p
+                        .filter(|_| o.is_finite())
+                        .map(|p| format!("{:>12.3}", o / p));
+                    s.push_str(&format!(
+                        " {}",
+                        ratio.unwrap_or_else(|| format!("{:>12}", "-"))
+                    ));
                 }
                 s.push('\n');
             }
@@ -80,18 +99,31 @@ impl Table {
     /// Write `table_<id>.csv` (row, column, ours, published, ratio) into `dir`.
     pub fn write_csv(&self, dir: &Path) -> Result<(), AppError> {
         let path = dir.join(format!("table_{}.csv", self.id.replace('.', "_")));
-        let err = |e: csv::Error| AppError::Io { path: path.clone(), source: std::io::Error::other(e) };
+        let err = |e: csv::Error| AppError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        };
         let mut w = csv::Writer::from_path(&path).map_err(err)?;
-        w.write_record(["row", "column", "ours", "published", "ratio"]).map_err(err)?;
+        w.write_record(["row", "column", "ours", "published", "ratio"])
+            .map_err(err)?;
         for r in &self.rows {
             for (j, c) in self.columns.iter().enumerate() {
                 let p = r.published.get(j).copied().flatten();
                 let ratio = p.map_or(String::new(), |p| format!("{:e}", r.ours[j] / p));
-                let rec = [r.label.clone(), c.clone(), format!("{:e}", r.ours[j]), p.map_or(String::new(), |p| format!("{p:e}")), ratio];
+                let rec = [
+                    r.label.clone(),
+                    c.clone(),
+                    format!("{:e}", r.ours[j]),
+                    p.map_or(String::new(), |p| format!("{p:e}")),
+                    ratio,
+                ];
                 w.write_record(&rec).map_err(err)?;
             }
         }
-        w.flush().map_err(|source| AppError::Io { path: path.clone(), source })
+        w.flush().map_err(|source| AppError::Io {
+            path: path.clone(),
+            source,
+        })
     }
 }
 
@@ -121,7 +153,13 @@ pub fn rkstab(name: &str, opts: Options, t_end: f64, dt: f64) -> Result<Outcome,
 }
 
 /// [`rkstab`] with parameter overrides.
-pub fn rkstab_with(name: &str, params: &[(&str, f64)], opts: Options, t_end: f64, dt: f64) -> Result<Outcome, AppError> {
+pub fn rkstab_with(
+    name: &str,
+    params: &[(&str, f64)],
+    opts: Options,
+    t_end: f64,
+    dt: f64,
+) -> Result<Outcome, AppError> {
     let info = super::cli::model(name)?;
     let mut sys = (info.build)();
     for (p, v) in params {
@@ -141,8 +179,7 @@ pub fn rkstab_with(name: &str, params: &[(&str, f64)], opts: Options, t_end: f64
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 6] = ["3.1", "4.1", "4.2", "4.6", "4.7", "4.8"];
-
+pub const TABLES: [&str; 8] = ["3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11"];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
 pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
@@ -151,7 +188,10 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
         t if TABLES.contains(&t) => vec![t],
         t => return Err(AppError::UnknownTable(t.to_string())),
     };
-    std::fs::create_dir_all(out).map_err(|source| AppError::Io { path: out.to_path_buf(), source })?;
+    std::fs::create_dir_all(out).map_err(|source| AppError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let mut failed = Vec::new();
     for id in which {
         let t = match id {
@@ -165,13 +205,22 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
                 variant.write_csv(out)?;
                 manipulator::table_4_7(out, 1.0)?
             }
-            _ => slider::table_4_8(out)?,
+            "4.8" => slider::table_4_8(out)?,
+            "p10" => trends::p10(out)?,
+            _ => trends::p11(out)?,
         };
         println!("{}", t.render());
         t.write_csv(out)?;
-        failed.extend(t.checks.iter().filter(|c| !c.1).map(|c| format!("Table {}: {}", t.id, c.0)));
+        failed.extend(
+            t.checks
+                .iter()
+                .filter(|c| !c.1)
+                .map(|c| format!("Table {}: {}", t.id, c.0)),
+        );
         if id == "4.7" {
-            println!("(Table 4.7-w0.5 above is the model's default omega = 0.5, shown for comparison; its checks are informational)");
+            println!(
+                "(Table 4.7-w0.5 above is the model's default omega = 0.5, shown for comparison; its checks are informational)"
+            );
         }
     }
     println!("\nwrote CSV files and plots into {}", out.display());

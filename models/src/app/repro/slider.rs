@@ -12,7 +12,14 @@ use runtime::Options;
 use super::{Row, Table, published, rkstab, rkstab_with};
 
 /// Sensitivity variant: unit masses (crank, rod and slider ten times lighter, inertias too).
-const LIGHT: [(&str, f64); 6] = [("m2", 1.0), ("m3", 1.0), ("m4", 1.0), ("j2", 1.0), ("j3", 25.0 / 12.0), ("j4", 1.0)];
+const LIGHT: [(&str, f64); 6] = [
+    ("m2", 1.0),
+    ("m3", 1.0),
+    ("m4", 1.0),
+    ("j2", 1.0),
+    ("j3", 25.0 / 12.0),
+    ("j4", 1.0),
+];
 use crate::app::AppError;
 use crate::app::plot::{self, PlotSpec, Series};
 
@@ -22,23 +29,54 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
     let (mut nfcn, mut nstep, mut drift, mut heavy) = (vec![], vec![], vec![], vec![]);
     let mut consistent = true;
     for &tol in &tols {
-        let o = rkstab("slider-crank-tsda", Options::new(tol).with_atol(tol), 0.5, 0.005)?;
+        let o = rkstab(
+            "slider-crank-tsda",
+            Options::new(tol).with_atol(tol),
+            0.5,
+            0.005,
+        )?;
         nfcn.push(o.stats.nfcn as f64);
         nstep.push(o.stats.nstep as f64);
         drift.push(o.drift.position);
         consistent &= o.stats.nfcn == 6 * o.stats.nstep + 2;
-        let h = rkstab_with("slider-crank-tsda", &LIGHT, Options::new(tol).with_atol(tol), 0.5, 0.005)?;
+        let h = rkstab_with(
+            "slider-crank-tsda",
+            &LIGHT,
+            Options::new(tol).with_atol(tol),
+            0.5,
+            0.005,
+        )?;
         heavy.push(h.stats.nfcn as f64);
         if tol == 1e-5 {
             let names = [("theta3", 8), ("x3", 6), ("y3", 7), ("x4", 9)];
-            let series = names.iter().map(|(n, j)| Series { name: n.to_string(), points: o.rec.t.iter().zip(&o.rec.q).map(|(&t, q)| (t, q[*j])).collect() }).collect::<Vec<_>>();
-            let spec = PlotSpec { title: "Figs. 4.22-4.23: slider-crank with TSDA, k = 1000, PStab, tol 1e-5", x_label: "t", y_label: "q", log_y: false };
+            let series = names
+                .iter()
+                .map(|(n, j)| Series {
+                    name: n.to_string(),
+                    points: o
+                        .rec
+                        .t
+                        .iter()
+                        .zip(&o.rec.q)
+                        .map(|(&t, q)| (t, q[*j]))
+                        .collect(),
+                })
+                .collect::<Vec<_>>();
+            let spec = PlotSpec {
+                title: "Figs. 4.22-4.23: slider-crank with TSDA, k = 1000, PStab, tol 1e-5",
+                x_label: "t",
+                y_label: "q",
+                log_y: false,
+            };
             plot::lines(&out.join("fig_4_22_slider_crank.png"), &spec, &series)?;
         }
     }
     let pub_nfcn = [62.0, 86.0, 134.0, 200.0];
     let pub_nstep = [10.0, 14.0, 22.0, 33.0];
-    let fewer = nstep.iter().zip([84.0, 128.0, 166.0, 250.0]).all(|(o, d)| *o < d);
+    let fewer = nstep
+        .iter()
+        .zip([84.0, 128.0, 166.0, 250.0])
+        .all(|(o, d)| *o < d);
     Ok(Table {
         id: "4.8",
         title: "slider-crank with TSDA on [0, 0.5], RKSTAB/PStab, atol = rtol = TOL ([EXT] data)".into(),

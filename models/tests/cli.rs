@@ -1,0 +1,157 @@
+//! The `mbsim` binary end to end (std::process::Command on the built binary): `list`,
+//! `kernels`, a short `simulate` with its files, and bad arguments, which must give a clear
+//! message and a non-zero exit status, never a panic.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn mbsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mbsim"))
+        .args(args)
+        .output()
+        .expect("mbsim runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh scratch directory under the target directory (no temp-dir crate needed).
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn list_shows_every_model_and_its_source() {
+    let out = mbsim(&["list"]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    for name in [
+        "andrews",
+        "pendulum",
+        "two-arm-robot",
+        "two-link-case2",
+        "slider-crank-tsda",
+        "rolling-disc",
+        "crank-slider-wu",
+        "me451-pendulum",
+        "haug-pendulum",
+    ] {
+        assert!(
+            stdout.contains(name),
+            "`mbsim list` lacks {name}:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("source: [CHIN]"), "{stdout}");
+}
+
+#[test]
+fn kernels_prints_the_generated_code() {
+    let out = mbsim(&["kernels", "pendulum"]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("impl ::runtime::ConstrainedSystem for Pendulum"));
+}
+
+#[test]
+fn simulate_writes_csv_summary_and_plots() {
+    let dir = scratch("simulate_pendulum");
+    let dir_s = dir.to_str().expect("utf-8 path");
+    let out = mbsim(&[
+        "simulate", "pendulum", "--t-end", "1.005", "--dt-out", "0.01", "--param", "len=2",
+        "--out", dir_s,
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let csv = std::fs::read_to_string(dir.join("trajectory.csv")).expect("trajectory.csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,x,y,x_dot,y_dot,lambda_1,phi_norm,phidot_norm")
+    );
+    let rows: Vec<&str> = lines.collect();
+    // 0, 0.01, …, 1.00 (101 rows) and exactly t_end = 1.005.
+    assert_eq!(rows.len(), 102, "rows");
+    let last_t: f64 = rows[101]
+        .split(',')
+        .next()
+        .and_then(|t| t.parse().ok())
+        .expect("t");
+    assert_eq!(last_t, 1.005);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary"))
+            .expect("json");
+    assert_eq!(summary["model"], "pendulum");
+    assert_eq!(summary["method"], "pstab");
+    assert_eq!(summary["parameters"]["len"], 2.0);
+    for key in [
+        "NFCN",
+        "NSTEP",
+        "NACCP",
+        "NREJCT",
+        "NSTAB",
+        "cpu_seconds",
+        "stab_cpu_seconds",
+        "max_drift_position",
+        "max_drift_velocity",
+        "rtol",
+        "atol",
+        "datol",
+    ] {
+        assert!(!summary[key].is_null(), "summary lacks {key}");
+    }
+    assert!(summary["max_drift_position"].as_f64().expect("number") <= 1e-10);
+    for png in ["coordinates.png", "drift.png"] {
+        let bytes = std::fs::read(dir.join(png)).expect("plot written");
+        assert_eq!(&bytes[..4], b"\x89PNG", "{png} is a PNG");
+    }
+}
+
+#[test]
+fn bad_arguments_fail_cleanly() {
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["simulate", "nosuch", "--out", "x"],
+            "unknown model `nosuch`",
+        ),
+        (
+            &["simulate", "pendulum", "--method", "magic", "--out", "x"],
+            "invalid value 'magic'",
+        ),
+        (
+            &["simulate", "pendulum", "--param", "mass=2", "--out", "x"],
+            "no runtime parameter `mass`",
+        ),
+        (
+            &["simulate", "pendulum", "--param", "m", "--out", "x"],
+            "expected NAME=VALUE",
+        ),
+        (
+            &["simulate", "pendulum", "--t-end", "0", "--out", "x"],
+            "invalid --t-end",
+        ),
+        (
+            &["simulate", "pendulum", "--t-end", "-1", "--out", "x"],
+            "invalid --t-end",
+        ),
+        (
+            &["simulate", "pendulum", "--rtol", "-1e-6", "--out", "x"],
+            "invalid --rtol",
+        ),
+        (&["kernels", "nosuch"], "unknown model"),
+    ];
+    for (args, message) in cases {
+        let out = mbsim(args);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            stderr.contains(message),
+            "{args:?}: stderr lacks {message:?}:\n{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
+    }
+    let out = mbsim(&["simulate", "pendulum", "--atol", "-1", "--out", "x"]);
+    assert!(!out.status.success() && text(&out.stderr).contains("invalid --atol"));
+    let out = mbsim(&["repro", "9.9"]);
+    assert!(!out.status.success() && text(&out.stderr).contains("unknown table `9.9`"));
+}

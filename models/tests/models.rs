@@ -1,0 +1,281 @@
+//! Fast per-model checks of the models added for the `mbsim` command (run in CI):
+//! 1. the macro-generated kernels against the `codegen` interpreter evaluating the same derived
+//!    expressions (rebuilt from the annotated source), at seeded random states and parameters;
+//! 2. a short RKSTAB/PStab simulation from the registry's consistent start keeps the drift at
+//!    every stabilized step ≤ 1e-10;
+//! 3. model-specific cross-checks: the printed two-arm robot equals the Lagrangian two-link
+//!    model; Haug's pendulum DAE equals its reduced ODE (P16, hard).
+
+use codegen::{Env, ExprId, Model, frontend, kernels};
+use models::app::{registry, simulate};
+use models::{HaugPendulum, TwoArmRobot};
+use nalgebra::DMatrix;
+use runtime::{ConstrainedSystem, InitOptions, Options};
+
+/// (registry name, annotated source, struct name) of every model this file covers.
+const MODELS: [(&str, &str, &str); 11] = [
+    ("andrews", include_str!("../src/andrews.rs"), "Andrews"),
+    (
+        "two-arm-robot",
+        include_str!("../src/two_arm_robot.rs"),
+        "TwoArmRobot",
+    ),
+    (
+        "two-link-case2",
+        include_str!("../src/two_link_case2.rs"),
+        "TwoLinkCase2",
+    ),
+    (
+        "slider-crank-tsda",
+        include_str!("../src/slider_crank_tsda.rs"),
+        "SliderCrankTsda",
+    ),
+    (
+        "singular-slider-crank",
+        include_str!("../src/singular_slider_crank.rs"),
+        "SingularSliderCrank",
+    ),
+    (
+        "slider-crank-reformulated",
+        include_str!("../src/slider_crank_reformulated.rs"),
+        "SliderCrankReformulated",
+    ),
+    (
+        "crank-slider-wu",
+        include_str!("../src/crank_slider_wu.rs"),
+        "CrankSliderWu",
+    ),
+    (
+        "me451-pendulum",
+        include_str!("../src/me451_pendulum.rs"),
+        "Me451Pendulum",
+    ),
+    (
+        "haug-pendulum",
+        include_str!("../src/haug_pendulum.rs"),
+        "HaugPendulum",
+    ),
+    ("pendulum", include_str!("../src/pendulum.rs"), "Pendulum"),
+    (
+        "rolling-disc",
+        include_str!("../src/rolling_disc.rs"),
+        "RollingDisc",
+    ),
+];
+
+/// Kernels vs interpreter, relative to max(1, ‖reference‖∞): both sides evaluate the same
+/// expressions up to CSE's reassociation, i.e. rounding of sums of ≤ 60 terms, N ε ≈ 1e-14 per
+/// unit of magnitude with mild cancellation; 1e-11 leaves margin and still catches any wrong
+/// index, sign or term (as in `macro_vs_interpreter.rs`).
+const KERNEL_TOL: f64 = 1e-11;
+
+/// SplitMix64, so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The one comparison helper: index, both values, delta and tolerance on failure.
+fn compare(what: &str, ours: &[f64], reference: &[f64], tol: f64) {
+    assert_eq!(ours.len(), reference.len(), "{what}: length");
+    let scale = reference.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    for (i, (o, r)) in ours.iter().zip(reference).enumerate() {
+        let (delta, bound) = ((o - r).abs(), tol * scale);
+        assert!(
+            delta <= bound,
+            "{what}[{i}]: ours {o:e}, reference {r:e}, delta {delta:e} > tol {bound:e}"
+        );
+    }
+}
+
+fn row_major(m: &DMatrix<f64>) -> Vec<f64> {
+    m.transpose().as_slice().to_vec()
+}
+
+fn model_from_source(source: &str, name: &str) -> Model {
+    let found = frontend::file::models_in_source(source).expect("the model file parses");
+    found
+        .into_iter()
+        .find(|m| m.name == name)
+        .expect("the model is in its file")
+        .build()
+        .expect("valid model")
+}
+
+fn check_kernels(registry_name: &str, source: &str, struct_name: &str, seed: u64) {
+    let mut model = model_from_source(source, struct_name);
+    let k = kernels::derive(&mut model);
+    let info = registry::find(registry_name).expect("registered");
+    let mut rng = Rng(seed);
+    for _ in 0..3 {
+        let mut sys = (info.build)();
+        let params: Vec<f64> = model
+            .parameters
+            .iter()
+            .map(|_| rng.uniform(0.5, 1.5))
+            .collect();
+        for (p, &value) in model.parameters.iter().zip(&params) {
+            sys.set_parameter(&p.name, value)
+                .expect("the registry model has the source's parameters");
+        }
+        let d = sys.dims();
+        let (n, rows) = (d.n, d.constraint_rows());
+        let t = rng.uniform(0.0, 2.0);
+        let q: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let mut env = Env::new();
+        env.set(&model.pool, model.time, t);
+        for (i, c) in model.coordinates.iter().enumerate() {
+            env.set(&model.pool, c.q, q[i]).set(&model.pool, c.v, v[i]);
+        }
+        for (p, &value) in model.parameters.iter().zip(&params) {
+            env.set(&model.pool, p.sym, value);
+        }
+        let eval = |ids: &[ExprId]| model.pool.eval_many(ids, &env);
+        let what = |k: &str| format!("{registry_name}.{k}");
+        let mut phi = vec![f64::NAN; d.m];
+        sys.phi_into(t, &q, &mut phi);
+        compare(&what("phi"), &phi, &eval(&k.phi), KERNEL_TOL);
+        sys.phi_t_into(t, &q, &mut phi);
+        compare(&what("phi_t"), &phi, &eval(&k.phi_t), KERNEL_TOL);
+        let mut mat = DMatrix::from_element(d.m, n, f64::NAN);
+        sys.phi_q_into(t, &q, mat.as_view_mut());
+        compare(
+            &what("phi_q"),
+            &row_major(&mat),
+            &eval(&k.phi_q.entries),
+            KERNEL_TOL,
+        );
+        sys.l_into(t, &q, &v, mat.as_view_mut());
+        compare(
+            &what("l"),
+            &row_major(&mat),
+            &eval(&k.l.entries),
+            KERNEL_TOL,
+        );
+        let mut gamma = vec![f64::NAN; rows];
+        sys.gamma_into(t, &q, &v, &mut gamma);
+        compare(&what("gamma"), &gamma, &eval(&k.gamma), KERNEL_TOL);
+        let mut mass = DMatrix::from_element(n, n, f64::NAN);
+        sys.mass_into(t, &q, mass.as_view_mut());
+        compare(
+            &what("mass"),
+            &row_major(&mass),
+            &eval(&k.mass.entries),
+            KERNEL_TOL,
+        );
+        let mut force = vec![f64::NAN; n];
+        sys.force_into(t, &q, &v, &mut force);
+        compare(&what("force"), &force, &eval(&k.force), KERNEL_TOL);
+    }
+}
+
+#[test]
+fn generated_kernels_match_the_interpreter() {
+    for (i, (name, source, struct_name)) in MODELS.iter().enumerate() {
+        check_kernels(name, source, struct_name, 100 + i as u64);
+    }
+}
+
+/// Every registry model: 0.2 s (Andrews: 0.01 s, ~20 % of a crank turn) of PStab at rtol 1e-8
+/// from its consistent start. PStab's drift after a step is O(h^{2(p+1)}) on top of the round-off
+/// of one projection, ~ε · cond · |q|, so 1e-10 has orders of margin; a missing Φ_t, a wrong Φ_q
+/// or a broken projection shows up as drift ≥ 1e-8 (the local error).
+#[test]
+fn short_pstab_runs_keep_the_drift_below_1e_10() {
+    let failures: Vec<String> = registry::models()
+        .iter()
+        .filter_map(|info| short_run(info).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One model's short run; every model runs even when another fails, so one report names all.
+fn short_run(info: &registry::ModelInfo) -> Result<(), String> {
+    let sys = (info.build)();
+    let (q0, v0) = (info.initial)(sys.as_ref());
+    let init = runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())
+        .map_err(|e| format!("{}: initialization: {e}", info.name))?;
+    let t_end = if info.name == "andrews" { 0.01 } else { 0.2 };
+    let run = simulate::integrate(
+        sys.as_ref(),
+        &init,
+        Options::new(1e-8),
+        t_end,
+        &[0.0, t_end],
+        false,
+    )
+    .map_err(|e| format!("{}: {e}", info.name))?;
+    let d = run.max_drift_steps;
+    println!(
+        "{}: NSTEP {}, max |phi| {:.2e}, max |phi_dot| {:.2e}",
+        info.name, run.stats.nstep, d.position, d.velocity
+    );
+    if d.position > 1e-10 || d.velocity > 1e-10 {
+        return Err(format!(
+            "{}: max |phi| {:e}, max |phi_dot| {:e}, tolerance 1e-10",
+            info.name, d.position, d.velocity
+        ));
+    }
+    if run.rec.t.last().copied() != Some(t_end) {
+        return Err(format!("{}: no sample exactly at t_end", info.name));
+    }
+    Ok(())
+}
+
+/// The thesis' printed M and f (TwoArmRobot) equal the Lagrangian derivation (TwoLink) at random
+/// states: both are the same polynomial in sin/cos evaluated in different orders, so they agree
+/// to rounding, 1e-12 relative to the largest entry.
+#[test]
+fn printed_two_arm_robot_equals_lagrangian_two_link() {
+    let (printed, lagrangian) = (TwoArmRobot::published(), TwoArmRobot::two_link());
+    let mut rng = Rng(7);
+    for _ in 0..10 {
+        let q: Vec<f64> = (0..2).map(|_| rng.uniform(-3.0, 3.0)).collect();
+        let v: Vec<f64> = (0..2).map(|_| rng.uniform(-3.0, 3.0)).collect();
+        let (mut m1, mut m2) = (DMatrix::zeros(2, 2), DMatrix::zeros(2, 2));
+        printed.mass_into(0.0, &q, m1.as_view_mut());
+        lagrangian.mass_into(0.0, &q, m2.as_view_mut());
+        compare("mass", m1.as_slice(), m2.as_slice(), 1e-12);
+        let (mut f1, mut f2) = ([0.0; 2], [0.0; 2]);
+        printed.force_into(0.0, &q, &v, &mut f1);
+        lagrangian.force_into(0.0, &q, &v, &mut f2);
+        compare("force", &f1, &f2, 1e-12);
+        let (mut p1, mut p2) = ([0.0; 1], [0.0; 1]);
+        printed.phi_into(0.0, &q, &mut p1);
+        lagrangian.phi_into(0.0, &q, &mut p2);
+        compare("phi", &p1, &p2, 1e-12);
+    }
+}
+
+/// \[HAUG\] Example 7.2.1/7.3.1 (digest P16, hard): the DAE and the reduced ODE
+/// (J' + m) φ̈ = −m g cos φ give the same φ1(t). The ODE is integrated with classical RK4 at
+/// h = 1e-3 (global error ~ h⁴ · T · |φ⁽⁵⁾| ≈ 1e-12 · 2 · 1e3 ≈ 1e-9 on [0, 2]); the DAE with RKSTAB
+/// at rtol = 1e-11 (global error ~1e-10). 1e-7 leaves two orders of margin.
+#[test]
+fn haug_pendulum_dae_equals_the_reduced_ode() {
+    let sys = HaugPendulum::chosen();
+    let (q0, v0) = HaugPendulum::initial(&sys);
+    let t_end = 2.0;
+    let (rec, _) = runtime::integrate(&sys, Options::new(1e-11), 0.0, &q0, &v0, t_end, &[t_end])
+        .expect("integrates");
+    let accel = |phi: f64| -sys.m * sys.g * phi.cos() / (sys.j + sys.m);
+    let (mut s, mut r, h) = (q0[2], v0[2], 1e-3);
+    for _ in 0..2000 {
+        let (k1s, k1r) = (r, accel(s));
+        let (k2s, k2r) = (r + 0.5 * h * k1r, accel(s + 0.5 * h * k1s));
+        let (k3s, k3r) = (r + 0.5 * h * k2r, accel(s + 0.5 * h * k2s));
+        let (k4s, k4r) = (r + h * k3r, accel(s + h * k3s));
+        s += h / 6.0 * (k1s + 2.0 * k2s + 2.0 * k3s + k4s);
+        r += h / 6.0 * (k1r + 2.0 * k2r + 2.0 * k3r + k4r);
+    }
+    compare("phi1(2)", &[rec.q[0][2], rec.v[0][2]], &[s, r], 1e-7);
+}
