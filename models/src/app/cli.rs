@@ -237,20 +237,23 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             let cfg = args.config()?;
             let run = super::simulate::run(&cfg, true)?;
             super::output::write_all(&cfg, &run)?;
-            println!("{}", super::output::report(&cfg, &run));
+            crate::app::say!("{}", super::output::report(&cfg, &run));
             Ok(())
         }
         Command::List => {
             for m in registry::models() {
-                println!(
+                crate::app::say!(
                     "{:<26} {}\n{:<26} source: {}",
-                    m.name, m.title, "", m.source
+                    m.name,
+                    m.title,
+                    "",
+                    m.source
                 );
             }
             Ok(())
         }
         Command::Kernels { model: name } => {
-            print!("{}", model(&name)?.kernels);
+            crate::app::say!("{}", model(&name)?.kernels.trim_end());
             Ok(())
         }
         Command::Repro { table, out } => super::repro::run(&table, &out),

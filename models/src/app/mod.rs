@@ -5,6 +5,22 @@
 //! Errors are values ([`AppError`]): a bad argument prints one clear line and exits non-zero;
 //! nothing here panics on user input.
 
+/// `println!` that ends the process quietly when stdout is a closed pipe (`mbsim repro | head`)
+/// instead of panicking; other write errors are reported on stderr.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("mbsim: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }};
+}
+pub(crate) use say;
+
 pub mod cli;
 pub mod output;
 pub mod plot;

@@ -59,6 +59,8 @@ impl Table {
                     format!("{:>12}", "-")
                 } else if x != 0.0 && (x.abs() < 1e-2 || x.abs() >= 1e6) {
                     format!("{x:>12.2e}")
+                } else if x.fract() == 0.0 {
+                    format!("{x:>12.0}")
                 } else {
                     format!("{x:>12.5}")
                 }
@@ -201,7 +203,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "4.6" => manipulator::table_4_6(out)?,
             "4.7" => {
                 let variant = manipulator::table_4_7(out, 0.5)?;
-                println!("{}", variant.render());
+                crate::app::say!("{}", variant.render());
                 variant.write_csv(out)?;
                 manipulator::table_4_7(out, 1.0)?
             }
@@ -209,7 +211,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "p10" => trends::p10(out)?,
             _ => trends::p11(out)?,
         };
-        println!("{}", t.render());
+        crate::app::say!("{}", t.render());
         t.write_csv(out)?;
         failed.extend(
             t.checks
@@ -218,17 +220,17 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
                 .map(|c| format!("Table {}: {}", t.id, c.0)),
         );
         if id == "4.7" {
-            println!(
+            crate::app::say!(
                 "(Table 4.7-w0.5 above is the model's default omega = 0.5, shown for comparison; its checks are informational)"
             );
         }
     }
-    println!("\nwrote CSV files and plots into {}", out.display());
+    crate::app::say!("\nwrote CSV files and plots into {}", out.display());
     if failed.is_empty() {
-        println!("all acceptance checks passed (variants marked w0.5 are informational)");
+        crate::app::say!("all acceptance checks passed (variants marked w0.5 are informational)");
     } else {
-        println!("acceptance checks that did not pass (see the notes):");
-        failed.iter().for_each(|f| println!("  {f}"));
+        crate::app::say!("acceptance checks that did not pass (see the notes):");
+        failed.iter().for_each(|f| crate::app::say!("  {f}"));
     }
     Ok(())
 }
