@@ -360,8 +360,9 @@ pub(crate) fn ulit(i: usize) -> proc_macro2::Literal {
 
 /// A Rust identifier for a user name; keywords become raw identifiers (`r#gen`).
 pub fn ident(name: &str) -> Ident {
+    // syn 2 parses `gen` (reserved since edition 2024) as a plain identifier: escape it too.
     match syn::parse_str::<Ident>(name) {
-        Ok(id) => id,
-        Err(_) => Ident::new_raw(name, Span::call_site()),
+        Ok(id) if name != "gen" => id,
+        _ => Ident::new_raw(name, Span::call_site()),
     }
 }

@@ -59,3 +59,19 @@ fn chain_jacobian_operation_count_is_linear() {
         "Φ_q op count not linear: {c20} → {c40}"
     );
 }
+
+/// A parameter named after a keyword reserved in edition 2024 (`gen`) is emitted as a raw
+/// identifier, so the generated struct and kernels compile.
+#[test]
+fn reserved_names_become_raw_identifiers() {
+    let mut b = codegen::ModelBuilder::new("Reserved");
+    let (x, _) = b.coordinate("x");
+    let g = b.parameter("gen");
+    let pool = b.pool();
+    let phi = pool.sub(x, g);
+    let one = pool.one();
+    let zero = pool.zero();
+    b.holonomic(&[phi]).mass_diagonal(&[one]).force(&[zero]);
+    let text = source(b.build().expect("valid model"));
+    assert!(text.contains("pub r#gen: f64") && text.contains("self.r#gen"), "{text}");
+}
