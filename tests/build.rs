@@ -18,15 +18,31 @@ fn main() {
         ("rheonomic", fixtures::rheonomic),
         ("node_zoo", fixtures::node_zoo),
     ];
+    let whole = emit::EmitOptions {
+        with_struct: true,
+        ..Default::default()
+    };
     for (file, build) in models {
         let mut model = build();
         let kernels = kernels::derive(&mut model);
-        let options = emit::EmitOptions {
-            with_struct: true,
-            ..Default::default()
-        };
-        let source = emit::emit_source(&model, &kernels, &options);
-        std::fs::write(Path::new(&out_dir).join(format!("{file}.rs")), source)
-            .expect("write generated kernels");
+        write(&out_dir, file, &emit::emit_source(&model, &kernels, &whole));
     }
+    // Andrews again with every kernel split into parts (the large-model emission path).
+    let mut model = fixtures::andrews();
+    model.name = "AndrewsSplit".into();
+    let kernels = kernels::derive(&mut model);
+    let split = emit::EmitOptions {
+        max_statements_per_fn: 4,
+        ..whole
+    };
+    write(
+        &out_dir,
+        "andrews_split",
+        &emit::emit_source(&model, &kernels, &split),
+    );
+}
+
+fn write(out_dir: &str, file: &str, source: &str) {
+    std::fs::write(Path::new(out_dir).join(format!("{file}.rs")), source)
+        .expect("write generated kernels");
 }

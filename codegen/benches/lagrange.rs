@@ -36,8 +36,7 @@
 //! emitted n = 60 source (8.6 MB) took 10 min (5.5 min CPU) to `cargo build --release`: the
 //! kernels need splitting into smaller functions before the ≤ 30 s goal can be met.
 
-use codegen::lagrange::{self, Lagrangian};
-use codegen::{ExprId, Func, Model, ModelBuilder, emit, kernels};
+use codegen::{emit, kernels};
 use criterion::{BenchmarkId, Criterion};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,64 +44,9 @@ use std::time::{Duration, Instant};
 
 const SIZES: [usize; 5] = [5, 10, 20, 40, 60];
 
-/// The n-link pendulum as a validated model whose M and Q are derived from its Lagrangian.
-fn n_link_pendulum(n: usize) -> Model {
-    let mut b = ModelBuilder::new(&format!("NLinkPendulum{n}"));
-    let (q, v): (Vec<ExprId>, Vec<ExprId>) =
-        (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
-    let m: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("m{i}"))).collect();
-    let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
-    let g = b.parameter("g");
-    let time = b.time();
-    let pool = b.pool();
-    let rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
-    let along_v = pool.direction(&rates);
-    let (half, twelfth) = (pool.rational(1, 2), pool.rational(1, 12));
-    let (mut angle, mut jx, mut jy) = (pool.zero(), pool.zero(), pool.zero());
-    let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
-    for i in 0..n {
-        angle = pool.add2(angle, q[i]);
-        let (c, s) = (pool.func(Func::Cos, angle), pool.func(Func::Sin, angle));
-        let half_l = pool.mul2(half, l[i]);
-        let (hx, hy) = (pool.mul2(half_l, c), pool.mul2(half_l, s));
-        let (cx, cy) = (pool.add2(jx, hx), pool.add2(jy, hy));
-        let (lx, ly) = (pool.mul2(l[i], c), pool.mul2(l[i], s));
-        (jx, jy) = (pool.add2(jx, lx), pool.add2(jy, ly));
-        let (vx, vy, w) = (
-            pool.directional(cx, along_v),
-            pool.directional(cy, along_v),
-            pool.directional(angle, along_v),
-        );
-        let (vx2, vy2, w2, l2) = (
-            pool.powi(vx, 2),
-            pool.powi(vy, 2),
-            pool.powi(w, 2),
-            pool.powi(l[i], 2),
-        );
-        let speed2 = pool.add2(vx2, vy2);
-        kinetic.push(pool.mul(&[half, m[i], speed2]));
-        kinetic.push(pool.mul(&[half, twelfth, m[i], l2, w2]));
-        potential.push(pool.mul(&[m[i], g, cy]));
-    }
-    let (kinetic, potential) = (pool.add(&kinetic), pool.add(&potential));
-    let zero = pool.zero();
-    let nonconservative = vec![zero; n];
-    let lagrangian = Lagrangian {
-        time,
-        q: &q,
-        v: &v,
-        kinetic,
-        potential,
-        nonconservative: &nonconservative,
-    };
-    let eom = lagrange::derive(pool, &lagrangian).expect("a mechanical Lagrangian");
-    b.mass(eom.mass).force(&eom.force);
-    b.build().expect("the n-link pendulum is valid")
-}
-
 /// The timed pipeline: derive, then emit; returns the source so nothing is optimised away.
 fn derive_and_emit(n: usize) -> String {
-    let mut model = n_link_pendulum(n);
+    let mut model = codegen::fixtures::n_link_pendulum(n);
     let k = kernels::derive(&mut model);
     emit::emit_source(
         &model,
@@ -181,7 +125,7 @@ fn comparison_table() {
     );
     for n in SIZES {
         let derive = best_of(3, || {
-            let model = n_link_pendulum(n);
+            let model = codegen::fixtures::n_link_pendulum(n);
             model.name
         });
         let full = best_of(2, || derive_and_emit(n));

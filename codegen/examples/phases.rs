@@ -13,7 +13,11 @@ fn main() {
         .unwrap_or(3);
     for _ in 0..reps {
         let t0 = Instant::now();
-        let mut model = fixtures::closed_chain(n);
+        let mut model = if std::env::var("LAGRANGE").is_ok() {
+            fixtures::n_link_pendulum(n)
+        } else {
+            fixtures::closed_chain(n)
+        };
         let t1 = Instant::now();
         let k = kernels::derive(&mut model);
         let t2 = Instant::now();

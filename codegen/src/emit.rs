@@ -12,7 +12,7 @@ use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
 use crate::pool::{ExprId, Node, SymbolKind};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 
 /// How to emit.
 #[derive(Clone, Debug)]
@@ -21,6 +21,11 @@ pub struct EmitOptions {
     pub runtime_path: syn::Path,
     /// Also emit the model struct itself (one `pub f64` field per parameter).
     pub with_struct: bool,
+    /// A kernel with more statements than this is split into parts of a few hundred statements,
+    /// with its temporaries in a heap-allocated scratch array (the one allocation a kernel may
+    /// make, and only for models this large): rustc's time grows faster than linearly with the
+    /// size of a function.
+    pub max_statements_per_fn: usize,
 }
 
 impl Default for EmitOptions {
@@ -28,6 +33,7 @@ impl Default for EmitOptions {
         EmitOptions {
             runtime_path: syn::parse_quote!(::runtime),
             with_struct: false,
+            max_statements_per_fn: 4000,
         }
     }
 }
@@ -62,7 +68,7 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
         ulit(kernels.phi.len()),
         ulit(kernels.nh_offset.len()),
     );
-    let kernel_fns = kernel_functions(model, kernels, &fields, rt);
+    let (kernel_fns, kernel_helpers) = kernel_functions(model, kernels, &fields, options);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
     let l_nz = sparsity(model, &kernels.l);
@@ -98,6 +104,7 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
             pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[#phi_q_nz];
             /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
             pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
+            #kernel_helpers
         }
         impl #rt::ConstrainedSystem for #name {
             #accessors
@@ -124,8 +131,8 @@ fn kernel_functions(
     model: &Model,
     kernels: &Kernels,
     fields: &[Ident],
-    rt: &syn::Path,
-) -> TokenStream {
+    options: &EmitOptions,
+) -> (TokenStream, TokenStream) {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
         shape: Shape::Vector(entries.len()),
@@ -186,20 +193,30 @@ fn kernel_functions(
             ],
         ),
     ];
-    specs
-        .into_iter()
-        .map(|(name, inputs, outputs)| kernel_fn(model, fields, rt, name, inputs, &outputs))
-        .collect()
+    let (mut methods, mut helpers) = (TokenStream::new(), TokenStream::new());
+    for (name, inputs, outputs) in specs {
+        let code = kernel_fn(model, fields, options, (name, inputs), &outputs);
+        methods.extend(code.method);
+        helpers.extend(code.helpers);
+    }
+    (methods, helpers)
+}
+
+/// A kernel's trait method and, for kernels split into parts, the private helper methods.
+struct KernelCode {
+    method: TokenStream,
+    helpers: TokenStream,
 }
 
 fn kernel_fn(
     model: &Model,
     fields: &[Ident],
-    rt: &syn::Path,
-    name: &str,
-    inputs: Inputs,
+    options: &EmitOptions,
+    spec: (&str, Inputs),
     outputs: &[Output],
-) -> TokenStream {
+) -> KernelCode {
+    let (name, inputs) = spec;
+    let rt = &options.runtime_path;
     let pool = &model.pool;
     let n = ulit(model.n());
     let roots: Vec<ExprId> = outputs
@@ -208,11 +225,20 @@ fn kernel_fn(
         .filter(|&e| !is_zero(model, e))
         .collect();
     let schedule = Schedule::new(pool, &roots);
+    let split = schedule.temps.len() + roots.len() > options.max_statements_per_fn;
     let temp_names = schedule
         .temps
         .iter()
         .enumerate()
-        .map(|(i, &id)| (id, format_ident!("x{i}")))
+        .map(|(i, &id)| {
+            let name = if split {
+                let i = ulit(i);
+                quote!(z[#i])
+            } else {
+                format_ident!("x{i}").into_token_stream()
+            };
+            (id, name)
+        })
         .collect();
     let emitter = ExprEmitter {
         pool,
@@ -227,42 +253,135 @@ fn kernel_fn(
     let v_check = (inputs == Inputs::TimeQV)
         .then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
     let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs);
-    let bindings = schedule.temps.iter().map(|&id| {
-        let name = &emitter.temp_names[&id];
-        let (value, _) = emitter.node(id);
-        quote!(let #name = #value;)
-    });
-    let assignments = outputs.iter().flat_map(|o| {
-        let emitter = &emitter;
-        o.entries
-            .iter()
-            .enumerate()
-            .filter(|&(_, &e)| !is_zero(model, e))
-            .map(move |(i, &e)| {
-                let value = emitter.at(e, Prec::Sum);
-                let binding = &o.binding;
-                match o.shape {
-                    Shape::Vector(_) => {
-                        let i = ulit(i);
-                        quote!(#binding[#i] = #value;)
-                    }
-                    Shape::Matrix(_, cols) => {
-                        let (r, c) = (ulit(i / cols), ulit(i % cols));
-                        quote!(#binding[(#r, #c)] = #value;)
-                    }
-                }
-            })
-    });
-    quote! {
-        fn #fn_name(&self, #t: f64, q: &[f64], #v_param #out_params) {
-            assert_eq!(q.len(), #n, "q must have n = {} entries", #n);
-            #v_check
-            #out_checks
-            #fills
-            #(#bindings)*
-            #(#assignments)*
-        }
+    let mut statements: Vec<TokenStream> = schedule
+        .temps
+        .iter()
+        .map(|&id| {
+            let name = &emitter.temp_names[&id];
+            let (value, _) = emitter.node(id);
+            if split {
+                quote!(#name = #value;)
+            } else {
+                quote!(let #name = #value;)
+            }
+        })
+        .collect();
+    statements.extend(assignments(model, &emitter, outputs));
+    let signature = quote!(fn #fn_name(&self, #t: f64, q: &[f64], #v_param #out_params));
+    let prologue = quote! {
+        assert_eq!(q.len(), #n, "q must have n = {} entries", #n);
+        #v_check
+        #out_checks
+        #fills
+    };
+    if !split {
+        let method = quote!(#signature { #prologue #(#statements)* });
+        return KernelCode {
+            method,
+            helpers: TokenStream::new(),
+        };
     }
+    split_kernel(
+        rt,
+        name,
+        inputs,
+        outputs,
+        schedule.temps.len(),
+        &statements,
+        (signature, prologue),
+    )
+}
+
+/// A kernel too large for one function (rustc's time grows faster than linearly with function
+/// size): temporaries live in a scratch array `z`, and the statements are cut into parts, each a
+/// private `#[inline(never)]` method, called in order.
+fn split_kernel(
+    rt: &syn::Path,
+    name: &str,
+    inputs: Inputs,
+    outputs: &[Output],
+    temps: usize,
+    statements: &[TokenStream],
+    (signature, prologue): (TokenStream, TokenStream),
+) -> KernelCode {
+    let size = ulit(temps.max(1));
+    let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
+    let v_arg = (inputs == Inputs::TimeQV).then(|| quote!(v,));
+    let out_params = outputs.iter().map(|o| {
+        let b = &o.binding;
+        match o.shape {
+            Shape::Vector(_) => quote!(#b: &mut [f64]),
+            Shape::Matrix(..) => quote!(#b: &mut #rt::MatOut<'_>),
+        }
+    });
+    let out_params: Vec<TokenStream> = out_params.collect();
+    let out_args: Vec<TokenStream> = outputs
+        .iter()
+        .map(|o| {
+            let b = &o.binding;
+            match o.shape {
+                Shape::Vector(_) => quote!(#b),
+                Shape::Matrix(..) => quote!(&mut #b),
+            }
+        })
+        .collect();
+    let chunk = statements
+        .len()
+        .div_ceil(statements.len().div_ceil(PART_STATEMENTS));
+    let mut helpers = TokenStream::new();
+    let mut calls = TokenStream::new();
+    for (i, part) in statements.chunks(chunk.max(1)).enumerate() {
+        let part_name = format_ident!("{name}_part{i}");
+        helpers.extend(quote! {
+            #[inline(never)]
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            fn #part_name(&self, t: f64, q: &[f64], #v_param z: &mut [f64], #(#out_params),*) {
+                #(#part)*
+            }
+        });
+        calls.extend(quote!(self.#part_name(t, q, #v_arg &mut z, #(#out_args),*);));
+    }
+    let signature = signature.to_string().replace("_t :", "t :");
+    let signature: TokenStream = signature.parse().expect("the signature re-parses");
+    let method = quote! {
+        #signature {
+            #prologue
+            // Scratch space for the temporaries of the parts below (large models only).
+            let mut z = vec![0.0_f64; #size];
+            #calls
+        }
+    };
+    KernelCode { method, helpers }
+}
+
+/// Statements per part of a split kernel.
+const PART_STATEMENTS: usize = 400;
+
+/// One assignment per structurally nonzero output entry.
+fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> Vec<TokenStream> {
+    outputs
+        .iter()
+        .flat_map(|o| {
+            o.entries
+                .iter()
+                .enumerate()
+                .filter(|&(_, &e)| !is_zero(model, e))
+                .map(move |(i, &e)| {
+                    let value = emitter.at(e, Prec::Sum);
+                    let binding = &o.binding;
+                    match o.shape {
+                        Shape::Vector(_) => {
+                            let i = ulit(i);
+                            quote!(#binding[#i] = #value;)
+                        }
+                        Shape::Matrix(_, cols) => {
+                            let (r, c) = (ulit(i / cols), ulit(i % cols));
+                            quote!(#binding[(#r, #c)] = #value;)
+                        }
+                    }
+                })
+        })
+        .collect()
 }
 
 /// Parameters, shape assertions and zero fills for a kernel's outputs.

@@ -22,7 +22,8 @@ pub(crate) enum Prec {
 pub(crate) struct ExprEmitter<'a> {
     pub pool: &'a Pool,
     pub schedule: &'a Schedule,
-    pub temp_names: FxHashMap<ExprId, Ident>,
+    /// How each temporary is referred to: a local (`x3`) or a slot of the scratch array (`z[3]`).
+    pub temp_names: FxHashMap<ExprId, TokenStream>,
     pub param_fields: &'a [Ident],
 }
 
@@ -55,7 +56,7 @@ impl ExprEmitter<'_> {
     /// The expression at its own precedence; temporaries are referred to by name.
     pub fn expr(&self, id: ExprId) -> (TokenStream, Prec) {
         if let Some(name) = self.temp_names.get(&id) {
-            return (quote!(#name), Prec::Atom);
+            return (name.clone(), Prec::Atom);
         }
         self.node(id)
     }

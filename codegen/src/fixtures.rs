@@ -5,6 +5,7 @@
 //! They are built with the pool constructors, independently of the Python oracles
 //! (`tests/oracle/kernels.py`), which define the same constraints in SymPy/SymEngine.
 
+use crate::lagrange::{self, Lagrangian};
 use crate::model::{Model, ModelBuilder};
 use crate::pool::{ExprId, Func, Pool};
 
@@ -461,4 +462,61 @@ pub fn node_zoo() -> Model {
         .mass_diagonal(&[mass, mass])
         .force(&[fx, fy]);
     b.build().expect("the node-zoo fixture is valid")
+}
+
+/// The planar n-link pendulum from its Lagrangian: uniform rods (masses `m1..mn`, lengths
+/// `l1..ln`), relative angles `q1..qn`, the first rod pinned at the origin, gravity `g` along −y.
+/// M and Q are derived by [`crate::lagrange::derive`] (the model-authoring benchmark fixture).
+pub fn n_link_pendulum(n: usize) -> Model {
+    let mut b = ModelBuilder::new(&format!("NLinkPendulum{n}"));
+    let (q, v): (Vec<ExprId>, Vec<ExprId>) =
+        (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
+    let m: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("m{i}"))).collect();
+    let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
+    let g = b.parameter("g");
+    let time = b.time();
+    let pool = b.pool();
+    let rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
+    let along_v = pool.direction(&rates);
+    let (half, twelfth) = (pool.rational(1, 2), pool.rational(1, 12));
+    let (mut angle, mut jx, mut jy) = (pool.zero(), pool.zero(), pool.zero());
+    let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        angle = pool.add2(angle, q[i]);
+        let (c, s) = (pool.func(Func::Cos, angle), pool.func(Func::Sin, angle));
+        let half_l = pool.mul2(half, l[i]);
+        let (hx, hy) = (pool.mul2(half_l, c), pool.mul2(half_l, s));
+        let (cx, cy) = (pool.add2(jx, hx), pool.add2(jy, hy));
+        let (lx, ly) = (pool.mul2(l[i], c), pool.mul2(l[i], s));
+        (jx, jy) = (pool.add2(jx, lx), pool.add2(jy, ly));
+        let (vx, vy, w) = (
+            pool.directional(cx, along_v),
+            pool.directional(cy, along_v),
+            pool.directional(angle, along_v),
+        );
+        let (vx2, vy2, w2, l2) = (
+            pool.powi(vx, 2),
+            pool.powi(vy, 2),
+            pool.powi(w, 2),
+            pool.powi(l[i], 2),
+        );
+        let speed2 = pool.add2(vx2, vy2);
+        kinetic.push(pool.mul(&[half, m[i], speed2]));
+        kinetic.push(pool.mul(&[half, twelfth, m[i], l2, w2]));
+        potential.push(pool.mul(&[m[i], g, cy]));
+    }
+    let (kinetic, potential) = (pool.add(&kinetic), pool.add(&potential));
+    let zero = pool.zero();
+    let nonconservative = vec![zero; n];
+    let lagrangian = Lagrangian {
+        time,
+        q: &q,
+        v: &v,
+        kinetic,
+        potential,
+        nonconservative: &nonconservative,
+    };
+    let eom = lagrange::derive(pool, &lagrangian).expect("a mechanical Lagrangian");
+    b.mass(eom.mass).force(&eom.force);
+    b.build().expect("the n-link pendulum is valid")
 }

@@ -73,5 +73,8 @@ fn reserved_names_become_raw_identifiers() {
     let zero = pool.zero();
     b.holonomic(&[phi]).mass_diagonal(&[one]).force(&[zero]);
     let text = source(b.build().expect("valid model"));
-    assert!(text.contains("pub r#gen: f64") && text.contains("self.r#gen"), "{text}");
+    assert!(
+        text.contains("pub r#gen: f64") && text.contains("self.r#gen"),
+        "{text}"
+    );
 }

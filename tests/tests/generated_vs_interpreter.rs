@@ -12,7 +12,7 @@ use codegen::{Env, ExprId, Kernels, Model, fixtures, kernels};
 use nalgebra::DMatrix;
 use runtime::{ConstrainedSystem, DynamicsOut};
 use tests::generated::{
-    Andrews, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic,
+    Andrews, AndrewsSplit, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic,
 };
 
 const TOLERANCE: f64 = 1e-11;
@@ -226,5 +226,15 @@ fn node_zoo() {
         |p| NodeZoo::from_parameters(p.try_into().unwrap()),
         6,
         |p| p[2] = 1.0,
+    );
+}
+
+#[test]
+fn andrews_split_into_parts() {
+    // The same kernels emitted through the large-model path (scratch array, parts of 4 statements).
+    check_model(
+        fixtures::andrews(),
+        |p| AndrewsSplit::from_parameters(p.try_into().unwrap()),
+        7,
     );
 }
