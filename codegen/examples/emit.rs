@@ -10,6 +10,9 @@ fn main() {
         Some("andrews") => fixtures::andrews(),
         Some("rheonomic") => fixtures::rheonomic(),
         Some("zoo") => fixtures::node_zoo(),
+        Some("lagrange") => {
+            fixtures::n_link_pendulum(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5))
+        }
         _ => fixtures::cartesian_pendulum(),
     };
     let kernels = kernels::derive(&mut model);

@@ -252,7 +252,7 @@ fn kernel_fn(
     let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
     let v_check = (inputs == Inputs::TimeQV)
         .then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
-    let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs);
+    let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs, split);
     let mut statements: Vec<TokenStream> = schedule
         .temps
         .iter()
@@ -389,6 +389,7 @@ fn output_plumbing(
     model: &Model,
     rt: &syn::Path,
     outputs: &[Output],
+    split: bool,
 ) -> (TokenStream, TokenStream, TokenStream) {
     let mut checks = TokenStream::new();
     let mut fills = TokenStream::new();
@@ -410,8 +411,10 @@ fn output_plumbing(
         }
     }
     // A matrix view is written through `&mut self` methods, so it is `mut` when written at all.
+    // In a split kernel every matrix view is lent out as `&mut` to the parts.
     let mutability = |o: &Output| {
-        (matches!(o.shape, Shape::Matrix(..)) && !o.entries.is_empty()).then(|| quote!(mut))
+        (matches!(o.shape, Shape::Matrix(..)) && (split || !o.entries.is_empty()))
+            .then(|| quote!(mut))
     };
     let params = if outputs.len() == 1 {
         let b = &outputs[0].binding;
