@@ -412,13 +412,5 @@ fn fold_func(f: Func, n: Number) -> Option<Number> {
         return exact;
     }
     let Number::Float(_) = n else { return None };
-    let x = n.to_f64();
-    Number::from_f64(match f {
-        Func::Sin => x.sin(),
-        Func::Cos => x.cos(),
-        Func::Tan => x.tan(),
-        Func::Exp => x.exp(),
-        Func::Ln => x.ln(),
-        Func::Abs => x.abs(),
-    })
+    Number::from_f64(crate::eval::eval_func(f, n.to_f64()))
 }

@@ -30,7 +30,7 @@ impl fmt::Display for Show<'_> {
     }
 }
 
-/// The s-expression head of a function.
+/// The name of a function: its s-expression head and its `f64` method in emitted Rust.
 pub fn func_name(f: Func) -> &'static str {
     match f {
         Func::Sin => "sin",

@@ -4,7 +4,7 @@
 
 use crate::cse::Schedule;
 use crate::number::Number;
-use crate::pool::{CmpOp, ExprId, Func, Node, Pool, SymbolKind};
+use crate::pool::{CmpOp, ExprId, Node, Pool, SymbolKind};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use rustc_hash::FxHashMap;
@@ -71,7 +71,7 @@ impl ExprEmitter<'_> {
             Node::Pow(b, e) => self.power(*b, *e),
             Node::Func(f, a) => {
                 let recv = self.receiver(*a);
-                let method = format_ident!("{}", func_method(*f));
+                let method = format_ident!("{}", crate::display::func_name(*f));
                 (quote!(#recv.#method()), Prec::Atom)
             }
             Node::Atan2(y, x) => self.method2(*y, "atan2", *x),
@@ -311,15 +311,4 @@ pub(crate) fn float_literal(x: f64, typed: bool) -> TokenStream {
     }
     let lit: Literal = text.parse().expect("a float literal");
     quote!(#lit)
-}
-
-fn func_method(f: Func) -> &'static str {
-    match f {
-        Func::Sin => "sin",
-        Func::Cos => "cos",
-        Func::Tan => "tan",
-        Func::Exp => "exp",
-        Func::Ln => "ln",
-        Func::Abs => "abs",
-    }
 }
