@@ -6,11 +6,12 @@
 //! 3. model-specific cross-checks: the printed two-arm robot equals the Lagrangian two-link
 //!    model; Haug's pendulum DAE equals its reduced ODE (P16, hard).
 
-use codegen::{Env, ExprId, Model, frontend, kernels};
+use codegen::{Model, frontend};
 use models::app::{registry, simulate};
 use models::{HaugPendulum, TwoArmRobot};
 use nalgebra::DMatrix;
 use runtime::{ConstrainedSystem, InitOptions, Options};
+use tests::support::{Rng, check_kernels, compare};
 
 /// (registry name, annotated source, struct name) of every model this file covers.
 const MODELS: [(&str, &str, &str); 11] = [
@@ -63,43 +64,6 @@ const MODELS: [(&str, &str, &str); 11] = [
     ),
 ];
 
-/// Kernels vs interpreter, relative to max(1, ‖reference‖∞): both sides evaluate the same
-/// expressions up to CSE's reassociation, i.e. rounding of sums of ≤ 60 terms, N ε ≈ 1e-14 per
-/// unit of magnitude with mild cancellation; 1e-11 leaves margin and still catches any wrong
-/// index, sign or term (as in `macro_vs_interpreter.rs`).
-const KERNEL_TOL: f64 = 1e-11;
-
-/// SplitMix64, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// The one comparison helper: index, both values, delta and tolerance on failure.
-fn compare(what: &str, ours: &[f64], reference: &[f64], tol: f64) {
-    assert_eq!(ours.len(), reference.len(), "{what}: length");
-    let scale = reference.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (i, (o, r)) in ours.iter().zip(reference).enumerate() {
-        let (delta, bound) = ((o - r).abs(), tol * scale);
-        assert!(
-            delta <= bound,
-            "{what}[{i}]: ours {o:e}, reference {r:e}, delta {delta:e} > tol {bound:e}"
-        );
-    }
-}
-
-fn row_major(m: &DMatrix<f64>) -> Vec<f64> {
-    m.transpose().as_slice().to_vec()
-}
-
 fn model_from_source(source: &str, name: &str) -> Model {
     let found = frontend::file::models_in_source(source).expect("the model file parses");
     found
@@ -110,78 +74,27 @@ fn model_from_source(source: &str, name: &str) -> Model {
         .expect("valid model")
 }
 
-fn check_kernels(registry_name: &str, source: &str, struct_name: &str, seed: u64) {
-    let mut model = model_from_source(source, struct_name);
-    let k = kernels::derive(&mut model);
+/// The registry model's kernels against the interpreter on the model rebuilt from its source
+/// (shared harness; parameters are set by name).
+fn check_registry_kernels(registry_name: &str, source: &str, struct_name: &str, seed: u64) {
+    let model = model_from_source(source, struct_name);
     let info = registry::find(registry_name).expect("registered");
-    let mut rng = Rng(seed);
-    for _ in 0..3 {
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let make = |p: &[f64]| {
         let mut sys = (info.build)();
-        let params: Vec<f64> = model
-            .parameters
-            .iter()
-            .map(|_| rng.uniform(0.5, 1.5))
-            .collect();
-        for (p, &value) in model.parameters.iter().zip(&params) {
-            sys.set_parameter(&p.name, value)
+        for (name, &value) in names.iter().zip(p) {
+            sys.set_parameter(name, value)
                 .expect("the registry model has the source's parameters");
         }
-        let d = sys.dims();
-        let (n, rows) = (d.n, d.constraint_rows());
-        let t = rng.uniform(0.0, 2.0);
-        let q: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        let mut env = Env::new();
-        env.set(&model.pool, model.time, t);
-        for (i, c) in model.coordinates.iter().enumerate() {
-            env.set(&model.pool, c.q, q[i]).set(&model.pool, c.v, v[i]);
-        }
-        for (p, &value) in model.parameters.iter().zip(&params) {
-            env.set(&model.pool, p.sym, value);
-        }
-        let eval = |ids: &[ExprId]| model.pool.eval_many(ids, &env);
-        let what = |k: &str| format!("{registry_name}.{k}");
-        let mut phi = vec![f64::NAN; d.m];
-        sys.phi_into(t, &q, &mut phi);
-        compare(&what("phi"), &phi, &eval(&k.phi), KERNEL_TOL);
-        sys.phi_t_into(t, &q, &mut phi);
-        compare(&what("phi_t"), &phi, &eval(&k.phi_t), KERNEL_TOL);
-        let mut mat = DMatrix::from_element(d.m, n, f64::NAN);
-        sys.phi_q_into(t, &q, mat.as_view_mut());
-        compare(
-            &what("phi_q"),
-            &row_major(&mat),
-            &eval(&k.phi_q.entries),
-            KERNEL_TOL,
-        );
-        sys.l_into(t, &q, &v, mat.as_view_mut());
-        compare(
-            &what("l"),
-            &row_major(&mat),
-            &eval(&k.l.entries),
-            KERNEL_TOL,
-        );
-        let mut gamma = vec![f64::NAN; rows];
-        sys.gamma_into(t, &q, &v, &mut gamma);
-        compare(&what("gamma"), &gamma, &eval(&k.gamma), KERNEL_TOL);
-        let mut mass = DMatrix::from_element(n, n, f64::NAN);
-        sys.mass_into(t, &q, mass.as_view_mut());
-        compare(
-            &what("mass"),
-            &row_major(&mass),
-            &eval(&k.mass.entries),
-            KERNEL_TOL,
-        );
-        let mut force = vec![f64::NAN; n];
-        sys.force_into(t, &q, &v, &mut force);
-        compare(&what("force"), &force, &eval(&k.force), KERNEL_TOL);
-    }
+        sys
+    };
+    check_kernels(model, make, seed, 3, |_| {});
 }
 
 #[test]
 fn generated_kernels_match_the_interpreter() {
     for (i, (name, source, struct_name)) in MODELS.iter().enumerate() {
-        check_kernels(name, source, struct_name, 100 + i as u64);
+        check_registry_kernels(name, source, struct_name, 100 + i as u64);
     }
 }
 
