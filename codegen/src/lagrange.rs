@@ -12,11 +12,11 @@
 //! q ↦ v, t ↦ 1 with v held fixed: one directional derivative per momentum
 //! ([`Pool::directional`]) instead of n² partial derivatives. Only the upper triangle of M is
 //! differentiated; the lower one is its mirror, so M is symmetric by construction. The
-//! derivatives in v skip velocity-free subgraphs (`VelocityFlags`), which keeps the Hessian of T
-//! linear in the size of its velocity-dependent part.
+//! derivatives in v skip velocity-free subgraphs through the pool's cached symbol sets
+//! ([`Pool::diff`] prunes by them), which keeps the Hessian of T linear in the size of its
+//! velocity-dependent part.
 
-use crate::pool::{ExprId, Node, Pool, SymbolKind, children};
-use rustc_hash::FxHashMap;
+use crate::pool::{ExprId, Pool, SymbolKind};
 
 /// The energies and forces of a Lagrangian model; all ids live in one pool.
 #[derive(Clone, Debug)]
@@ -104,26 +104,22 @@ pub fn derive(
     if let Some(velocity) = first_velocity(pool, potential) {
         return Err(LagrangeError::VelocityInPotential { velocity });
     }
-    let mut flags = VelocityFlags::new(pool, &[kinetic]);
-    let mut momenta = Vec::with_capacity(n);
-    for &vi in v {
-        flags.memo.clear();
-        momenta.push(flags.diff(pool, kinetic, vi));
-    }
-    flags = VelocityFlags::new(pool, &momenta);
+    let momenta: Vec<ExprId> = v.iter().map(|&vi| pool.diff(kinetic, vi)).collect();
     let zero = pool.zero();
     let mut mass = vec![vec![zero; n]; n];
     for j in 0..n {
-        flags.memo.clear();
         for i in 0..=j {
-            let entry = flags.diff(pool, momenta[i], v[j]);
+            let entry = pool.diff(momenta[i], v[j]);
             mass[i][j] = entry;
             mass[j][i] = entry;
         }
     }
     let entries: Vec<ExprId> = mass.iter().flatten().copied().collect();
-    let in_mass = VelocityFlags::new(pool, &entries);
-    if let Some(pos) = entries.iter().position(|e| in_mass.has_v[e.index()]) {
+    let velocities = pool.symbol_mask(v.iter().filter_map(|&vi| pool.as_symbol(vi)));
+    if let Some(pos) = entries
+        .iter()
+        .position(|&e| pool.depends_on_any(e, &velocities))
+    {
         let (i, j) = (pos / n, pos % n);
         let name = |e: ExprId| {
             pool.symbol_info(pool.as_symbol(e).expect("symbol"))
@@ -154,81 +150,6 @@ pub fn derive(
         .collect();
     debug_assert!(pool.check_invariants());
     Ok(EquationsOfMotion { mass, force })
-}
-
-/// Which nodes mention a velocity, and ∂/∂v_k that skips the subgraphs that do not.
-///
-/// `Pool::diff` visits every node below its argument; a momentum p_j = ∂T/∂v_j, though, is
-/// mostly position-only subexpressions (∂c/∂q, sines, cosines), and M needs n²/2 derivatives of
-/// momenta. Returning 0 at once for velocity-free nodes makes those derivatives cost the size of
-/// their velocity-dependent part only (O(n³) instead of O(n⁴) for a serial chain). Sums,
-/// products, symbols and constant powers are differentiated here; any other node that mentions
-/// v falls back to `Pool::diff` (same rules, unpruned). The memo is per variable: clear it when
-/// the variable changes.
-struct VelocityFlags {
-    has_v: Vec<bool>,
-    memo: FxHashMap<ExprId, ExprId>,
-}
-
-impl VelocityFlags {
-    /// Flags for every node reachable from `roots` (nodes created later count as mentioning v).
-    fn new(pool: &Pool, roots: &[ExprId]) -> VelocityFlags {
-        let mut has_v = vec![false; pool.len()];
-        for id in pool.reachable(roots) {
-            has_v[id.index()] = match pool.node(id) {
-                Node::Sym(s) => matches!(pool.symbol_info(*s).kind, SymbolKind::Velocity(_)),
-                node => children(node).iter().any(|c| has_v[c.index()]),
-            };
-        }
-        VelocityFlags {
-            has_v,
-            memo: FxHashMap::default(),
-        }
-    }
-
-    /// ∂e/∂x for the velocity symbol `x` (memoised until `memo` is cleared).
-    fn diff(&mut self, pool: &mut Pool, e: ExprId, x: ExprId) -> ExprId {
-        if !self.has_v.get(e.index()).copied().unwrap_or(true) {
-            return pool.zero();
-        }
-        if let Some(&d) = self.memo.get(&e) {
-            return d;
-        }
-        let d = match pool.node(e).clone() {
-            Node::Add(terms) => {
-                let ds: Vec<ExprId> = terms.iter().map(|&t| self.diff(pool, t, x)).collect();
-                pool.add(&ds)
-            }
-            Node::Mul(factors) => {
-                let mut terms = Vec::new();
-                for (i, &f) in factors.iter().enumerate() {
-                    let df = self.diff(pool, f, x);
-                    if pool.as_number(df).is_some_and(|d| d.is_zero()) {
-                        continue;
-                    }
-                    let mut rest: Vec<ExprId> = factors
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, _)| j != i)
-                        .map(|(_, &g)| g)
-                        .collect();
-                    rest.push(df);
-                    terms.push(pool.mul(&rest));
-                }
-                pool.add(&terms)
-            }
-            Node::Pow(b, k) if pool.as_number(k).is_some() => {
-                let db = self.diff(pool, b, x);
-                let m1 = pool.int(-1);
-                let km1 = pool.add2(k, m1);
-                let p = pool.pow(b, km1);
-                pool.mul(&[k, p, db])
-            }
-            _ => pool.diff(e, x),
-        };
-        self.memo.insert(e, d);
-        d
-    }
 }
 
 /// The name of the first velocity symbol occurring in `e`.
