@@ -17,7 +17,8 @@
 //!
 //! Environment: `BENCH_PEER_N` (default "5 10 20 40 60"), `BENCH_PEER_TIMEOUT` (seconds per peer
 //! process, default 300), `BENCH_PEER_BACKENDS` (default "symengine sympy sympy_mechanics"),
-//! `BENCH_COMPILE_N` (default 60; "0" skips the rustc measurement). The peers need `.venv`
+//! `BENCH_COMPILE_N` (default 20, about 6 s of rustc; 40 takes ~100 s and 60 several minutes;
+//! "0" skips the rustc measurement). The peers need `.venv`
 //! (`cargo xtask oracle-env`); without it this bench fails, it does not skip.
 //!
 //! Figures (2026-11-22, this machine, shared with other builds, so ±30 %; best of 2–3):
@@ -200,7 +201,7 @@ fn main() {
     let compile_n: usize = std::env::var("BENCH_COMPILE_N")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(60);
+        .unwrap_or(20);
     if compile_n > 0 {
         let t = rustc_compile_time(compile_n);
         println!(
