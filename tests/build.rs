@@ -1,7 +1,7 @@
 //! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
 //! compiled as part of the test build (the bindgen "expectations compile" discipline).
 
-use codegen::{Model, emit, fixtures, kernels};
+use mbsim_codegen::{Model, emit, fixtures, kernels};
 use std::path::Path;
 
 /// A generated file's name and the fixture it comes from.
@@ -20,7 +20,7 @@ fn main() {
     ];
     let whole = emit::EmitOptions {
         with_struct: true,
-        ..Default::default()
+        ..emit::EmitOptions::direct_runtime()
     };
     for (file, build) in models {
         let mut model = build();

@@ -12,9 +12,9 @@
 //! peer process, default 120) bound the peer runs. The peers need `.venv` with the pinned
 //! packages (`cargo xtask oracle-env`); without it this bench fails, it does not skip.
 
-use codegen::cse::Schedule;
-use codegen::{Model, emit, fixtures, kernels};
 use criterion::{BenchmarkId, Criterion};
+use mbsim_codegen::cse::Schedule;
+use mbsim_codegen::{Model, emit, fixtures, kernels};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};

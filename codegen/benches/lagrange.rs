@@ -8,7 +8,7 @@
 //! along q ↦ v, T = Σ ½ m_i |ċ_i|² + ½ (m_i l_i²/12) ȧ_i², V = Σ m_i g (c_i)_y.
 //!
 //! Timed here, two figures: "derive" = build T and V with the pool API, derive M and Q
-//! (`codegen::lagrange::derive`), build and validate the model — what the peers do; and
+//! (`mbsim_codegen::lagrange::derive`), build and validate the model — what the peers do; and
 //! "+emit" = that plus every kernel, the joint CSE schedules and the whole emitted
 //! `impl ConstrainedSystem` (prettyplease-formatted; criterion times this one). Timed for the
 //! peers (fresh process each): SymEngine and SymPy from first principles (p = ∂T/∂v,
@@ -37,8 +37,8 @@
 //! emitted n = 60 source (8.6 MB) took 10 min (5.5 min CPU) to `cargo build --release`: the
 //! kernels need splitting into smaller functions before the ≤ 30 s goal can be met.
 
-use codegen::{emit, kernels};
 use criterion::{BenchmarkId, Criterion};
+use mbsim_codegen::{emit, kernels};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -47,7 +47,7 @@ const SIZES: [usize; 5] = [5, 10, 20, 40, 60];
 
 /// The timed pipeline: derive, then emit; returns the source so nothing is optimised away.
 fn derive_and_emit(n: usize) -> String {
-    let mut model = codegen::fixtures::n_link_pendulum(n);
+    let mut model = mbsim_codegen::fixtures::n_link_pendulum(n);
     let k = kernels::derive(&mut model);
     emit::emit_source(
         &model,
@@ -126,7 +126,7 @@ fn comparison_table() {
     );
     for n in SIZES {
         let derive = best_of(3, || {
-            let model = codegen::fixtures::n_link_pendulum(n);
+            let model = mbsim_codegen::fixtures::n_link_pendulum(n);
             model.name
         });
         let full = best_of(2, || derive_and_emit(n));
@@ -153,12 +153,9 @@ fn comparison_table() {
 fn rustc_compile_time(n: usize) -> Duration {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lagrange-compile-{n}"));
     std::fs::create_dir_all(dir.join("src")).expect("scratch crate dir");
-    let runtime = root()
-        .join("runtime")
-        .canonicalize()
-        .expect("runtime crate");
+    let runtime = root().join("mbsim").canonicalize().expect("façade crate");
     let manifest = format!(
-        "[package]\nname = \"nlink{n}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nruntime = {{ path = {:?} }}\n\n[workspace]\n",
+        "[package]\nname = \"nlink{n}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nmbsim = {{ path = {:?} }}\n\n[workspace]\n",
         runtime.display().to_string()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");

@@ -1,5 +1,5 @@
 //! Print the generated Rust for a fixture model: `cargo run -p codegen --example emit -- chain 3`.
-use codegen::{emit, fixtures, kernels};
+use mbsim_codegen::{emit, fixtures, kernels};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

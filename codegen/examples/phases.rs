@@ -1,5 +1,5 @@
 //! Time the phases of generation for the closed chain: `cargo run --release -p codegen --example phases -- 60`.
-use codegen::{cse::Schedule, emit, fixtures, kernels};
+use mbsim_codegen::{cse::Schedule, emit, fixtures, kernels};
 use std::time::Instant;
 
 fn main() {

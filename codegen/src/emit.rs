@@ -17,7 +17,10 @@ use quote::{ToTokens, format_ident, quote};
 /// How to emit.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
-    /// Path of the runtime crate in the generated code (e.g. `::runtime`).
+    /// Path at which the generated code finds the runtime's items (`ConstrainedSystem`,
+    /// `Dims`, …). Default `::mbsim::__private`, the façade's hidden re-export, so a user's crate
+    /// depends on the façade `mbsim` alone; [`EmitOptions::direct_runtime`] names
+    /// `::mbsim_runtime` for code that depends on the runtime crate itself.
     pub runtime_path: syn::Path,
     /// Also emit the model struct itself (one `pub f64` field per parameter).
     pub with_struct: bool,
@@ -31,10 +34,29 @@ pub struct EmitOptions {
 impl Default for EmitOptions {
     fn default() -> Self {
         EmitOptions {
-            runtime_path: syn::parse_quote!(::runtime),
+            runtime_path: syn::parse_quote!(::mbsim::__private),
             with_struct: false,
             max_statements_per_fn: 4000,
         }
+    }
+}
+
+impl EmitOptions {
+    /// Options for code compiled in a crate that depends on `mbsim-runtime` directly (the
+    /// workspace's own test crate), not on the façade.
+    pub fn direct_runtime() -> Self {
+        EmitOptions {
+            runtime_path: syn::parse_quote!(::mbsim_runtime),
+            ..Default::default()
+        }
+    }
+
+    /// The runtime path for a façade found at `facade` (the attribute's `crate = path`).
+    pub fn with_facade(mut self, facade: &syn::Path) -> Self {
+        let mut path = facade.clone();
+        path.segments.push(syn::parse_quote!(__private));
+        self.runtime_path = path;
+        self
     }
 }
 

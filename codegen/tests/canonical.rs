@@ -1,6 +1,6 @@
 //! Canonicalising constructors, one line per rule: parse an s-expression, print it back.
 
-use codegen::{Pool, SymbolKind};
+use mbsim_codegen::{Pool, SymbolKind};
 
 /// Parse `input` with free symbols x, y, z declared and compare the canonical print.
 fn check(input: &str, expect: &str) {

@@ -6,8 +6,8 @@
 
 mod common;
 
-use codegen::{CmpOp, ExprId, Func, Pool, SymbolKind};
 use common::{assert_close, central_diff, eval_with, magnitude};
+use mbsim_codegen::{CmpOp, ExprId, Func, Pool, SymbolKind};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
@@ -243,8 +243,8 @@ const MAX_MAGNITUDE: f64 = 1e6;
 /// loosely); 256 ulps covers the depth-4 trees generated here.
 const RANDOM_ULPS: f64 = 256.0;
 
-fn env_at(pool: &Pool, vars: &[ExprId; 3], point: [f64; 3]) -> codegen::Env {
-    let mut env = codegen::Env::new();
+fn env_at(pool: &Pool, vars: &[ExprId; 3], point: [f64; 3]) -> mbsim_codegen::Env {
+    let mut env = mbsim_codegen::Env::new();
     for (v, x) in vars.iter().zip(point) {
         env.set(pool, *v, x);
     }

@@ -2,7 +2,7 @@
 //! prettyplease inside `emit_source`), byte-identical output across independent runs, and the
 //! operation counts the CSE schedule reaches.
 
-use codegen::{Model, cse::Schedule, emit, fixtures, kernels};
+use mbsim_codegen::{Model, cse::Schedule, emit, fixtures, kernels};
 
 fn source(mut model: Model) -> String {
     let kernels = kernels::derive(&mut model);
@@ -64,7 +64,7 @@ fn chain_jacobian_operation_count_is_linear() {
 /// identifier, so the generated struct and kernels compile.
 #[test]
 fn reserved_names_become_raw_identifiers() {
-    let mut b = codegen::ModelBuilder::new("Reserved");
+    let mut b = mbsim_codegen::ModelBuilder::new("Reserved");
     let (x, _) = b.coordinate("x");
     let g = b.parameter("gen");
     let pool = b.pool();

@@ -4,7 +4,7 @@
 //! duplicate names), each asserting the `ModelError` variant and that its message names the
 //! offending expression or name.
 
-use codegen::{ExprId, Model, ModelBuilder, ModelError, SymbolKind};
+use mbsim_codegen::{ExprId, Model, ModelBuilder, ModelError, SymbolKind};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// A model as text, edited by each case: by default a point on a circle of radius `len`.

@@ -3,7 +3,7 @@
 //! with `let`, `if` and `PI`), equivalence of the spellings users write (`x.sin()` and
 //! `sin(x)`, `powf`/`sqrt`), and error messages as values.
 
-use codegen::frontend::{self, file};
+use mbsim_codegen::frontend::{self, file};
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -6,11 +6,11 @@
 
 mod common;
 
-use codegen::kernels::{Kernels, derive};
-use codegen::{Env, ExprId, Model, ModelBuilder, Pool, SymbolKind};
 use common::{
     EVAL_ULPS, Rng, State, assert_close, central_diff, eval_with, magnitude, second_diff,
 };
+use mbsim_codegen::kernels::{Kernels, derive};
+use mbsim_codegen::{Env, ExprId, Model, ModelBuilder, Pool, SymbolKind};
 
 /// Random states per model.
 const POINTS: usize = 8;
@@ -269,7 +269,7 @@ fn nonholonomic_sled() {
 fn nonholonomic_offset_is_velocity_free() {
     let mut model = sled();
     let k = derive(&mut model);
-    let is_velocity = |s: &codegen::Symbol| matches!(s.kind, SymbolKind::Velocity(_));
+    let is_velocity = |s: &mbsim_codegen::Symbol| matches!(s.kind, SymbolKind::Velocity(_));
     let mentions: Vec<bool> = k
         .nh_offset
         .iter()

@@ -1,9 +1,9 @@
-//! Lagrangian derivation (`codegen::lagrange`): the planar pendulum's closed form, symbolically
+//! Lagrangian derivation (`mbsim_codegen::lagrange`): the planar pendulum's closed form, symbolically
 //! exact; a Lagrangian whose kinetic energy is not quadratic, and a velocity in the potential,
 //! as error values; and the front end's Lagrangian mode agreeing with hand-written M and Q.
 
-use codegen::lagrange::{self, LagrangeError, Lagrangian};
-use codegen::{Func, ModelBuilder, frontend};
+use mbsim_codegen::lagrange::{self, LagrangeError, Lagrangian};
+use mbsim_codegen::{Func, ModelBuilder, frontend};
 use quote::quote;
 
 /// The planar pendulum in its angle: T = ½ m l² θ̇², V = −m g l cos θ. Closed form
@@ -130,7 +130,7 @@ fn lagrangian_mode_matches_hand_written_cart_pendulum() {
     );
     let a = frontend::model(lagrangian, item.clone()).expect("Lagrangian model");
     let b = frontend::model(by_hand, item).expect("hand-written model");
-    let show = |m: &codegen::Model, ids: &[codegen::ExprId]| {
+    let show = |m: &mbsim_codegen::Model, ids: &[mbsim_codegen::ExprId]| {
         ids.iter().map(|&e| m.pool.to_sexpr(e)).collect::<Vec<_>>()
     };
     assert_eq!(show(&a, &a.mass), show(&b, &b.mass));

@@ -9,9 +9,9 @@
 
 mod common;
 
-use codegen::Model;
-use codegen::kernels::derive;
 use common::{Rng, State, assert_close, magnitude};
+use mbsim_codegen::Model;
+use mbsim_codegen::kernels::derive;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::Command;

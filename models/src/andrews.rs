@@ -23,7 +23,8 @@
 //! The published consistent start is [`Andrews::Q0`] with zero velocities; the KKT solve there
 //! reproduces [`Andrews::VDOT0`] and [`Andrews::LAMBDA0`] (`models/tests/andrews.rs`).
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Andrews' squeezing mechanism (7 coordinates, 6 holonomic constraints).
 #[model(
@@ -176,3 +177,16 @@ impl Andrews {
         }
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "andrews",
+    title: "Andrews' squeezing mechanism, 7 bodies (n = 7, m = 6)",
+    source: "[CHIN] §4.4.1 Tables 4.1-4.3 (digest P6); data Hairer-Wanner II §VII.7 [EXT]",
+    build: || Box::new(Andrews::published()),
+    initial: |_| (Andrews::Q0.to_vec(), vec![0.0; 7]),
+    t_end: 0.3,
+    dt_out: 5e-4,
+    rtol: 1e-6,
+    kernels: include_str!("generated/andrews.rs"),
+};

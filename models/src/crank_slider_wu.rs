@@ -12,7 +12,8 @@
 //! x0 = 0.3 √11 / 6 + 0.15 √3, y0 = 0.1, at rest (the printed 4-digit values violate Φ1 by
 //! 4.1e-5). Wu's time span is not printed (ambiguity 2); T = 10 s reproduces Table 3.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Wu's crank-slider.
 #[model(
@@ -58,9 +59,22 @@ impl CrankSliderWu {
     }
 
     /// The exact consistent start (ambiguity 4), at rest.
-    pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(_: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let x0 = 0.3 * 11f64.sqrt() / 6.0 + 0.15 * 3f64.sqrt();
         let q = vec![(5.0f64 / 6.0).asin(), -std::f64::consts::PI / 6.0, x0, 0.1];
         (q, vec![0.0; 4])
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "crank-slider-wu",
+    title: "Wu's crank-slider with a massless crank (n = 4, m = 3)",
+    source: "[WU] Table 3 (digest P1, ambiguities 1-5)",
+    build: || Box::new(CrankSliderWu::published()),
+    initial: CrankSliderWu::initial,
+    t_end: 10.0,
+    dt_out: 0.01,
+    rtol: 1e-8,
+    kernels: include_str!("generated/crank_slider_wu.rs"),
+};

@@ -7,7 +7,8 @@
 //! (x1, y1) = (0, −1) and (ẋ1, ẏ1) = (1, 0). m and J' are not given in the chapter: chosen
 //! m = 1 kg, J' = 1/3 kg m² (a uniform bar of length 2 about its centre), g = 9.81 m/s².
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Haug's pendulum, absolute coordinates.
 #[model(
@@ -37,7 +38,7 @@ impl HaugPendulum {
     }
 
     /// φ1(0) = 3π/2, φ̇1(0) = 1.
-    pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(_: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let phi = 1.5 * std::f64::consts::PI;
         (
             vec![phi.cos(), phi.sin(), phi],
@@ -45,3 +46,16 @@ impl HaugPendulum {
         )
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "haug-pendulum",
+    title: "Haug's pendulum body (x1, y1, phi1), l = 1 (n = 3, m = 2)",
+    source: "[HAUG] Examples 7.2.1 / 7.3.1 (digest P16, ambiguity 29)",
+    build: || Box::new(HaugPendulum::chosen()),
+    initial: HaugPendulum::initial,
+    t_end: 10.0,
+    dt_out: 0.01,
+    rtol: 1e-8,
+    kernels: include_str!("generated/haug_pendulum.rs"),
+};

@@ -1,7 +1,7 @@
 //! Mechanisms of the sources as annotated models.
 //!
 //! Scheme (one per model, simple to extend):
-//! - `src/<model>.rs` holds the annotated struct, `#[macros::model(…)]`; `lib.rs` declares it as
+//! - `src/<model>.rs` holds the annotated struct, `#[mbsim::model(…)]`; `lib.rs` declares it as
 //!   a module, so the crate compiles the macro's expansion — the same path a user's crate takes.
 //! - `src/generated/<model>.rs` is the reviewed copy of that expansion, written by
 //!   `cargo xtask generate` (stamped `@generated`, prettyplease-formatted). It is not compiled
@@ -9,11 +9,16 @@
 //!   up as a diff in review. `tests/fresh.rs` (and `cargo xtask generate --check` in CI) fails
 //!   when a copy is stale, and compares it byte for byte with the macro's expansion.
 //!
-//! Adding a model: write `src/<name>.rs` with an annotated struct, add `pub mod <name>;` and a
-//! re-export here, run `cargo xtask generate`, and commit both files.
+//! - Next to each model, `pub const ENTRY: ModelEntry` is its catalog entry (name, source,
+//!   default parameters, initial guess, default run) for front ends such as the `mbsim` command
+//!   (crate `mbsim-cli`); [`catalog`] lists them. This crate depends on the façade `mbsim` only:
+//!   a user of the mechanisms compiles none of the command's dependencies.
+//!
+//! Adding a model: write `src/<name>.rs` with an annotated struct and its `ENTRY`, add
+//! `pub mod <name>;`, a re-export and a line in [`catalog`] here, run `cargo xtask generate`,
+//! and commit both files.
 
 pub mod andrews;
-pub mod app;
 pub mod crank_slider_wu;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
@@ -38,3 +43,25 @@ pub use slider_crank_tsda::SliderCrankTsda;
 pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
 pub use two_link_case2::TwoLinkCase2;
+
+use mbsim::runtime::catalog::ModelEntry;
+
+/// Every model's catalog entry, in the order `mbsim list` shows them.
+pub fn catalog() -> &'static [ModelEntry] {
+    &CATALOG
+}
+
+static CATALOG: [ModelEntry; 12] = [
+    andrews::ENTRY,
+    pendulum::ENTRY,
+    two_link::ENTRY,
+    two_arm_robot::ENTRY,
+    two_link_case2::ENTRY,
+    slider_crank_tsda::ENTRY,
+    singular_slider_crank::ENTRY,
+    slider_crank_reformulated::ENTRY,
+    rolling_disc::ENTRY,
+    crank_slider_wu::ENTRY,
+    me451_pendulum::ENTRY,
+    haug_pendulum::ENTRY,
+];

@@ -14,7 +14,8 @@
 // approximation of π (reported to the macro owner); the value is exactly `f64::consts::PI`.
 #![allow(clippy::approx_constant)]
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// ME451 pendulum with an RSDA.
 #[model(
@@ -61,7 +62,7 @@ impl Me451Pendulum {
     }
 
     /// Hanging at rest: φ = 3π/2, centre of mass at (0, −L/2).
-    pub fn initial(sys: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(sys: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let len = sys.parameter("len").unwrap_or(2.0);
         (
             vec![0.0, -len / 2.0, 1.5 * std::f64::consts::PI],
@@ -69,3 +70,16 @@ impl Me451Pendulum {
         )
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "me451-pendulum",
+    title: "ME451 pendulum with a rotational spring-damper-actuator (n = 3, m = 2)",
+    source: "[ME451] (digest P15, ambiguity 36)",
+    build: || Box::new(Me451Pendulum::published()),
+    initial: Me451Pendulum::initial,
+    t_end: 10.0,
+    dt_out: 0.01,
+    rtol: 1e-8,
+    kernels: include_str!("generated/me451_pendulum.rs"),
+};

@@ -2,7 +2,8 @@
 //! pinned at the origin, gravity `g` along −y. Φ = x² + y² − len², M = diag(m, m),
 //! Q = (0, −m g). The smallest complete model: one holonomic constraint, a diagonal mass matrix.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Point mass on a rod, in Cartesian coordinates.
 #[model(
@@ -20,3 +21,22 @@ pub struct Pendulum {
     /// Gravitational acceleration [m/s²].
     pub g: f64,
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "pendulum",
+    title: "Cartesian planar pendulum, point mass on a rod (n = 2, m = 1)",
+    source: "the Cartesian planar pendulum (x, y), x^2 + y^2 = len^2",
+    build: || {
+        Box::new(Pendulum {
+            m: 1.0,
+            len: 1.0,
+            g: 9.81,
+        })
+    },
+    initial: |s| (vec![s.parameter("len").unwrap_or(0.0), 0.0], vec![0.0; 2]),
+    t_end: 10.0,
+    dt_out: 0.01,
+    rtol: 1e-8,
+    kernels: include_str!("generated/pendulum.rs"),
+};

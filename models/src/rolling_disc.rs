@@ -5,7 +5,8 @@
 //! kinetic energy is (4.30) plus the translation of the centre as printed in the thesis, the
 //! potential V = m g r cos θ; M and Q are derived, nothing by hand.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// The rolling disc, nonholonomic (k = 2).
 #[model(
@@ -36,3 +37,30 @@ pub struct RollingDisc {
     /// Gravitational acceleration [m/s²].
     pub g: f64,
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "rolling-disc",
+    title: "rolling disc, nonholonomic (n = 5, k = 2)",
+    source: "[CHIN] §4.6 (digest P11, ambiguity 24)",
+    build: || {
+        Box::new(RollingDisc {
+            m: 1.0,
+            r: 1.0,
+            A: 0.25,
+            C: 0.5,
+            g: 9.81,
+        })
+    },
+    initial: |_| {
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        (
+            vec![0.0, 0.0, half_pi, 0.0, 0.0],
+            vec![0.0, 0.1, 0.1, -0.1, -0.1],
+        )
+    },
+    t_end: 2.0,
+    dt_out: 0.005,
+    rtol: 1e-3,
+    kernels: include_str!("generated/rolling_disc.rs"),
+};

@@ -13,7 +13,8 @@
 //! energy is ½ (3 + 2 cos 2θ1) θ̇1² + g cos θ1, and the crank goes over the top (θ1 ≡ 0, the
 //! singular point) at t ≈ 1.04 and again at t ≈ 2.70, as the thesis' runs on [0, 3] do.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Singular slider-crank (4.27).
 #[model(
@@ -53,8 +54,21 @@ impl SingularSliderCrank {
 
     /// On the branch θ2 = π − θ1 (slider moving along its line): θ1 = [`Self::THETA1_0`],
     /// θ̇1 = [`Self::OMEGA1_0`], θ̇2 = −θ̇1.
-    pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(_: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let (t1, w1) = (Self::THETA1_0, Self::OMEGA1_0);
         (vec![t1, std::f64::consts::PI - t1], vec![w1, -w1])
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "singular-slider-crank",
+    title: "singular slider-crank, G = 0 at (0, pi) (n = 2, m = 1)",
+    source: "[CHIN] §4.5 eq. (4.27) (digest P10), after Petzold-Ren-Maly",
+    build: || Box::new(SingularSliderCrank::published()),
+    initial: SingularSliderCrank::initial,
+    t_end: 3.0,
+    dt_out: 0.01,
+    rtol: 1e-5,
+    kernels: include_str!("generated/singular_slider_crank.rs"),
+};

@@ -7,7 +7,8 @@
 // approximation of π (reported to the macro owner); the value is exactly `f64::consts::PI`.
 #![allow(clippy::approx_constant)]
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Slider-crank with the linear constraint (4.28).
 #[model(
@@ -40,3 +41,16 @@ impl SliderCrankReformulated {
         }
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "slider-crank-reformulated",
+    title: "singular slider-crank reformulated: theta1 + theta2 = pi (n = 2, m = 1)",
+    source: "[CHIN] §4.5 Remark 4.4 eq. (4.28) (digest P10)",
+    build: || Box::new(SliderCrankReformulated::published()),
+    initial: crate::SingularSliderCrank::initial,
+    t_end: 20.0,
+    dt_out: 0.02,
+    rtol: 1e-10,
+    kernels: include_str!("generated/slider_crank_reformulated.rs"),
+};

@@ -20,7 +20,8 @@
 //! The constraints g4, g6 put the crank's centre of mass 1 from the pivot and the pin 3 from it
 //! (used as printed).
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Slider-crank with a TSDA, 12 absolute coordinates.
 #[model(
@@ -112,7 +113,7 @@ impl SliderCrankTsda {
     }
 
     /// Crank vertical (θ2 = π/2), rod from the pin (0, 3) to the slider at (4, 0), at rest.
-    pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(_: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         let th3 = -(0.6_f64).asin();
         let q = vec![
             0.0,
@@ -131,3 +132,16 @@ impl SliderCrankTsda {
         (q, vec![0.0; 12])
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "slider-crank-tsda",
+    title: "slider-crank with a TSDA, 4 bodies in 12 absolute coordinates (n = 12, m = 11)",
+    source: "[CHIN] §4.4.4 Table 4.8 (digest P9); masses etc. chosen [EXT]",
+    build: || Box::new(SliderCrankTsda::chosen()),
+    initial: SliderCrankTsda::initial,
+    t_end: 0.5,
+    dt_out: 0.005,
+    rtol: 1e-5,
+    kernels: include_str!("generated/slider_crank_tsda.rs"),
+};

@@ -17,7 +17,8 @@
 //! depend on it, λ scales with it), l1 = l2 = 1 m, g = 9.81 m/s², θ(0) = (70°, −140°),
 //! θ̇(0) = 0, so b = x2(0)² = (2 cos 70°)² = 0.467911… makes the start consistent.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Two-link manipulator, case I, printed mass matrix and forces.
 #[model(
@@ -83,7 +84,7 @@ impl TwoArmRobot {
     }
 
     /// The initial guess θ(0) = (70°, −140°), θ̇(0) = 0 (for every manipulator model).
-    pub fn initial(_: &dyn runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
+    pub fn initial(_: &dyn mbsim::runtime::ConstrainedSystem) -> (Vec<f64>, Vec<f64>) {
         (Self::THETA0.to_vec(), vec![0.0; 2])
     }
 
@@ -98,3 +99,16 @@ impl TwoArmRobot {
         }
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "two-arm-robot",
+    title: "two-arm robot of Table 3.1 = manipulator case I, printed M and f (n = 2, m = 1)",
+    source: "[CHIN] §3.4 Table 3.1 and §4.4.3 (digest P7)",
+    build: || Box::new(TwoArmRobot::published()),
+    initial: TwoArmRobot::initial,
+    t_end: 10.0,
+    dt_out: 0.02,
+    rtol: 1e-6,
+    kernels: include_str!("generated/two_arm_robot.rs"),
+};

@@ -1,13 +1,14 @@
 //! The planar two-link manipulator of the thesis §4.4.3 (SEEDS-DIGEST P7), case I: uniform
 //! links, link 1 pinned at the origin, `theta2` relative to link 1, the tip held on the
 //! parabola y₂ = x₂² − b. Written as a Lagrangian; the mass matrix and forces printed in the
-//! thesis are what `codegen::lagrange` derives from it (checked in `models/tests/lagrange.rs`).
+//! thesis are what `mbsim_codegen::lagrange` derives from it (checked in `models/tests/lagrange.rs`).
 //!
 //! T = ½ (m1 l1²/3) θ̇1² + ½ m2 |ċ2|² + ½ (m2 l2²/12) ω² with ω = θ̇1 + θ̇2 and
 //! |ċ2|² = l1² θ̇1² + (l2²/4) ω² + l1 l2 θ̇1 ω cos θ2 (centre c2 = l1 e(θ1) + (l2/2) e(θ1+θ2));
 //! V = m1 g (l1/2) sin θ1 + m2 g (l1 sin θ1 + (l2/2) sin(θ1+θ2)); g is baked.
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Two uniform links with the tip on a parabola (case I).
 #[model(
@@ -37,3 +38,16 @@ pub struct TwoLink {
     /// Offset of the parabola y₂ = x₂² − b [m].
     pub b: f64,
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "two-link",
+    title: "two-link manipulator, case I: tip on the parabola y2 = x2^2 - b (n = 2, m = 1)",
+    source: "[CHIN] §4.4.3 Table 4.6 (digest P7), Lagrangian form",
+    build: || Box::new(crate::TwoArmRobot::two_link()),
+    initial: crate::TwoArmRobot::initial,
+    t_end: 10.0,
+    dt_out: 0.02,
+    rtol: 1e-6,
+    kernels: include_str!("generated/two_link.rs"),
+};

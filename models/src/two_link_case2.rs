@@ -8,7 +8,8 @@
 //! Data as case I: m1 = m2 = 30 kg, l1 = l2 = 1 m, g = 9.81 m/s², θ(0) = (70°, −140°), θ̇(0) = 0
 //! (y2(0) = 0 for l1 = l2).
 
-use macros::model;
+use mbsim::model;
+use mbsim::runtime::catalog::ModelEntry;
 
 /// Two-link manipulator, case II: prescribed tip height.
 #[model(
@@ -60,3 +61,16 @@ impl TwoLinkCase2 {
         }
     }
 }
+
+/// The `mbsim` catalog entry of this model.
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "two-link-case2",
+    title: "two-link manipulator, case II: tip height y2 = sin^2(omega t) (n = 2, m = 1)",
+    source: "[CHIN] §4.4.3 Table 4.7 (digest P7, ambiguity 17)",
+    build: || Box::new(TwoLinkCase2::published()),
+    initial: crate::TwoArmRobot::initial,
+    t_end: 10.0,
+    dt_out: 0.02,
+    rtol: 1e-5,
+    kernels: include_str!("generated/two_link_case2.rs"),
+};

@@ -2,8 +2,8 @@
 //! the published consistent start (q0, 0) reproduces the published accelerations and
 //! multipliers, which validates the transcription of the model and the solve together.
 
-use models::Andrews;
-use runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
+use mbsim_models::Andrews;
+use mbsim_runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
 
 /// Compare `ours` with `published` entry by entry, relative to the larger of |published| and
 /// `scale` (the zero entries are compared against the size of the nonzero ones).

@@ -1,7 +1,7 @@
 //! The committed `src/generated/` files are fresh, and each is byte for byte what the macro
 //! expands to: the same generator as `cargo xtask generate --check` (rust-analyzer's
 //! `generate(check = true)` test), then, independently of xtask, every committed file against
-//! `stamp + prettyplease(codegen::frontend::expand(attr, item))` of its annotated source — the
+//! `stamp + prettyplease(mbsim_codegen::frontend::expand(attr, item))` of its annotated source — the
 //! very function the proc-macro calls. Also: rustfmt leaves the committed files alone.
 
 use quote::ToTokens;
@@ -17,7 +17,7 @@ fn generated_files_are_fresh() {
 
 #[test]
 fn generated_files_are_the_macro_expansion() {
-    use codegen::frontend::{expand, file};
+    use mbsim_codegen::frontend::{expand, file};
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut checked = 0;
     for entry in std::fs::read_dir(&src).expect("models/src") {

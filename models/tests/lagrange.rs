@@ -12,9 +12,9 @@
 //! truncation error h²/6·|T'''| ≈ 2e-9·|T|. With |T| ≤ 10 at these states, 1e-6 is safe and
 //! still 4 orders below a wrong term.
 
-use models::{RollingDisc, TwoLink};
+use mbsim_models::{RollingDisc, TwoLink};
+use mbsim_runtime::ConstrainedSystem;
 use nalgebra::DMatrix;
-use runtime::ConstrainedSystem;
 
 struct Rng(u64);
 
@@ -197,6 +197,6 @@ fn rolling_disc_derives_lagranges_equations() {
         let mut b = [f64::NAN; 2];
         sys.nh_offset_into(0.0, &q, &mut b);
         assert_eq!(b, [0.0, 0.0]);
-        assert_eq!(sys.dims(), runtime::Dims { n: 5, m: 0, k: 2 });
+        assert_eq!(sys.dims(), mbsim_runtime::Dims { n: 5, m: 0, k: 2 });
     }
 }

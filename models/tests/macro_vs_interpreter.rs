@@ -2,12 +2,12 @@
 //! the same derived expressions (the model is rebuilt from the annotated source text by the same
 //! front end), at seeded random states and parameters.
 //!
-//! The comparison and its tolerance are `tests::support::check_kernels`'.
+//! The comparison and its tolerance are `mbsim_tests::support::check_kernels`'.
 
-use codegen::{Model, frontend};
-use models::{Pendulum, RollingDisc, TwoLink};
-use runtime::ConstrainedSystem;
-use tests::support::check_kernels;
+use mbsim_codegen::{Model, frontend};
+use mbsim_models::{Pendulum, RollingDisc, TwoLink};
+use mbsim_runtime::ConstrainedSystem;
+use mbsim_tests::support::check_kernels;
 
 /// The model `name` as the front end builds it from the annotated source.
 fn model_from_source(source: &str, name: &str) -> Model {

@@ -6,12 +6,12 @@
 //! 3. model-specific cross-checks: the printed two-arm robot equals the Lagrangian two-link
 //!    model; Haug's pendulum DAE equals its reduced ODE (P16, hard).
 
-use codegen::{Model, frontend};
-use models::app::{registry, simulate};
-use models::{HaugPendulum, TwoArmRobot};
+use mbsim_codegen::{Model, frontend};
+use mbsim_models::{HaugPendulum, TwoArmRobot};
+use mbsim_runtime::catalog::{self, ModelEntry};
+use mbsim_runtime::{ConstrainedSystem, InitOptions, Options};
+use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
-use runtime::{ConstrainedSystem, InitOptions, Options};
-use tests::support::{Rng, check_kernels, compare};
 
 /// (registry name, annotated source, struct name) of every model this file covers.
 const MODELS: [(&str, &str, &str); 11] = [
@@ -78,7 +78,7 @@ fn model_from_source(source: &str, name: &str) -> Model {
 /// (shared harness; parameters are set by name).
 fn check_registry_kernels(registry_name: &str, source: &str, struct_name: &str, seed: u64) {
     let model = model_from_source(source, struct_name);
-    let info = registry::find(registry_name).expect("registered");
+    let info = catalog::find(mbsim_models::catalog(), registry_name).expect("registered");
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
     let make = |p: &[f64]| {
         let mut sys = (info.build)();
@@ -104,7 +104,7 @@ fn generated_kernels_match_the_interpreter() {
 /// or a broken projection shows up as drift ≥ 1e-8 (the local error).
 #[test]
 fn short_pstab_runs_keep_the_drift_below_1e_10() {
-    let failures: Vec<String> = registry::models()
+    let failures: Vec<String> = mbsim_models::catalog()
         .iter()
         .filter_map(|info| short_run(info).err())
         .collect();
@@ -112,25 +112,29 @@ fn short_pstab_runs_keep_the_drift_below_1e_10() {
 }
 
 /// One model's short run; every model runs even when another fails, so one report names all.
-fn short_run(info: &registry::ModelInfo) -> Result<(), String> {
+fn short_run(info: &ModelEntry) -> Result<(), String> {
     let sys = (info.build)();
     let (q0, v0) = (info.initial)(sys.as_ref());
-    let init = runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())
+    let init = mbsim_runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())
         .map_err(|e| format!("{}: initialization: {e}", info.name))?;
     let t_end = if info.name == "andrews" { 0.01 } else { 0.2 };
-    let run = simulate::integrate(
+    // Every accepted (stabilized) step point is a sample, so the maximum is over the steps.
+    let mut opts = Options::new(1e-8);
+    opts.output_steps = true;
+    let (rec, stats) = mbsim_runtime::integrate(
         sys.as_ref(),
-        &init,
-        Options::new(1e-8),
+        opts,
+        0.0,
+        &init.q,
+        &init.v,
         t_end,
         &[0.0, t_end],
-        false,
     )
     .map_err(|e| format!("{}: {e}", info.name))?;
-    let d = run.max_drift_steps;
+    let d = rec.max_drift();
     println!(
         "{}: NSTEP {}, max |phi| {:.2e}, max |phi_dot| {:.2e}",
-        info.name, run.stats.nstep, d.position, d.velocity
+        info.name, stats.nstep, d.position, d.velocity
     );
     if d.position > 1e-10 || d.velocity > 1e-10 {
         return Err(format!(
@@ -138,7 +142,7 @@ fn short_run(info: &registry::ModelInfo) -> Result<(), String> {
             info.name, d.position, d.velocity
         ));
     }
-    if run.rec.t.last().copied() != Some(t_end) {
+    if rec.t.last().copied() != Some(t_end) {
         return Err(format!("{}: no sample exactly at t_end", info.name));
     }
     Ok(())
@@ -178,8 +182,9 @@ fn haug_pendulum_dae_equals_the_reduced_ode() {
     let sys = HaugPendulum::chosen();
     let (q0, v0) = HaugPendulum::initial(&sys);
     let t_end = 2.0;
-    let (rec, _) = runtime::integrate(&sys, Options::new(1e-11), 0.0, &q0, &v0, t_end, &[t_end])
-        .expect("integrates");
+    let (rec, _) =
+        mbsim_runtime::integrate(&sys, Options::new(1e-11), 0.0, &q0, &v0, t_end, &[t_end])
+            .expect("integrates");
     let accel = |phi: f64| -sys.m * sys.g * phi.cos() / (sys.j + sys.m);
     let (mut s, mut r, h) = (q0[2], v0[2], 1e-3);
     for _ in 0..2000 {

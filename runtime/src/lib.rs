@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 pub mod baumgarte;
+pub mod catalog;
 mod dense;
 pub mod error;
 pub mod fixed_step;

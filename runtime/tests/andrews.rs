@@ -7,7 +7,7 @@ mod common;
 
 use common::models::Andrews;
 use common::{Sys, assert_below, assert_within};
-use runtime::{Baumgarte, Options, Recorder, Stabilization, Stats, integrate};
+use mbsim_runtime::{Baumgarte, Options, Recorder, Stabilization, Stats, integrate};
 
 /// RKSTAB on [0, t_end] with atol = rtol/10, samples at every accepted step.
 fn run(rtol: f64, stab: Stabilization, datol: f64, t_end: f64) -> (Recorder, Stats) {
@@ -153,11 +153,11 @@ fn stabilized_estimate_collapses_at_round_off_tolerances() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, runtime::SimError::StepSizeUnderflow { t, .. } if t > 0.029),
+        matches!(err, mbsim_runtime::SimError::StepSizeUnderflow { t, .. } if t > 0.029),
         "{err:?}"
     );
     let mut plain = opts;
-    plain.error_estimate = runtime::ErrorEstimate::Unstabilized;
+    plain.error_estimate = mbsim_runtime::ErrorEstimate::Unstabilized;
     let (_, stats) = integrate(
         &Sys(Andrews),
         plain,

@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 
 use common::models::{Pendulum, TwoLink};
 use common::{Sys, assert_below, assert_close, assert_within};
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::tableau::{DOPRI5_FIXED, ExplicitTableau, HEUN, RK4};
-use runtime::{
+use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim_runtime::tableau::{DOPRI5_FIXED, ExplicitTableau, HEUN, RK4};
+use mbsim_runtime::{
     Baumgarte, ErrorEstimate, InitOptions, Options, Recorder, Stabilization, Stats, initialize,
     integrate,
 };
@@ -284,7 +284,7 @@ fn conformance_fixed_heun() {
 /// One Heun step of size h from a consistent moving state of the two-link manipulator (case I,
 /// [CHIN] P7; the pendulum is too special: its velocity invariant x ẋ + y ẏ gains an extra
 /// order under Heun); the drift after it.
-fn one_step_drift(stab: Stabilization, h: f64) -> runtime::Drift {
+fn one_step_drift(stab: Stabilization, h: f64) -> mbsim_runtime::Drift {
     let sys = Sys(TwoLink::case_one());
     let (q0, _) = TwoLink::initial_state();
     // A generic consistent velocity: the projection of (1, 0.3) onto Φ_q v = 0.

@@ -5,11 +5,11 @@ mod common;
 
 use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within};
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::tableau::HEUN;
-use runtime::{InitOptions, Kernel, Options, SimError, Stabilization, initialize, integrate};
+use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim_runtime::tableau::HEUN;
+use mbsim_runtime::{InitOptions, Kernel, Options, SimError, Stabilization, initialize, integrate};
 
-fn run(defect: Defect, opts: Options, t_end: f64) -> Result<runtime::Stats, SimError> {
+fn run(defect: Defect, opts: Options, t_end: f64) -> Result<mbsim_runtime::Stats, SimError> {
     let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
     integrate(&Sys(Broken(defect)), opts, 0.0, &q0, &v0, t_end, &[]).map(|(_, s)| s)
 }

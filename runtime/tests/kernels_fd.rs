@@ -7,8 +7,8 @@ use common::models::{
     Andrews, KnifeEdge, MixedPendulum, Pendulum, RollingDisc, SlavedKnifeEdge, SliderCrank, TwoLink,
 };
 use common::{Model, Sys, assert_close};
+use mbsim_runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
 use nalgebra::DMatrix;
-use runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
 
 fn main_check<T: Model>(model: T, t: f64, q: &[f64], v: &[f64]) {
     let sys = Sys(model);

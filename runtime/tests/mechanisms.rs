@@ -6,9 +6,9 @@ mod common;
 
 use common::models::{Andrews, KnifeEdge, MixedPendulum, Pendulum, SlavedKnifeEdge, TwoLink};
 use common::{Sys, assert_below, assert_close, assert_within};
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::tableau::HEUN;
-use runtime::{
+use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim_runtime::tableau::HEUN;
+use mbsim_runtime::{
     Baumgarte, InitOptions, Observer, Options, Rkstab, Sample, Stabilization, StepInfo, initialize,
     integrate,
 };

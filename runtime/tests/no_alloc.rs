@@ -10,9 +10,9 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 use common::Sys;
 use common::models::Andrews;
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::tableau::RK4;
-use runtime::{Options, Rkstab, Stabilization, Tolerance};
+use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim_runtime::tableau::RK4;
+use mbsim_runtime::{Options, Rkstab, Stabilization, Tolerance};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;

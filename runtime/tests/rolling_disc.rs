@@ -8,7 +8,7 @@ mod common;
 
 use common::models::RollingDisc;
 use common::{Sys, assert_below, assert_within};
-use runtime::{Baumgarte, Options, Recorder, Stabilization, integrate};
+use mbsim_runtime::{Baumgarte, Options, Recorder, Stabilization, integrate};
 
 fn run(stab: Stabilization, rtol: f64, t_end: f64) -> Recorder {
     let (q0, v0) = RollingDisc::initial_state();

@@ -10,7 +10,7 @@ mod common;
 
 use common::models::SliderCrank;
 use common::{Sys, assert_below, assert_close};
-use runtime::{Baumgarte, Options, Recorder, SimError, Stabilization, integrate};
+use mbsim_runtime::{Baumgarte, Options, Recorder, SimError, Stabilization, integrate};
 
 fn run(linear: bool, stab: Stabilization, tol: f64) -> Result<Recorder, SimError> {
     let (q0, v0) = SliderCrank::initial_state();

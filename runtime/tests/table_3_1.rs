@@ -6,9 +6,9 @@ mod common;
 
 use common::models::TwoLink;
 use common::{Sys, assert_within};
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::tableau::HEUN;
-use runtime::{Baumgarte, Drift, Stabilization};
+use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim_runtime::tableau::HEUN;
+use mbsim_runtime::{Baumgarte, Drift, Stabilization};
 
 fn max_drift(stab: Stabilization, h: f64) -> Drift {
     let sys = Sys(TwoLink::case_one());

@@ -3,12 +3,12 @@
 //! (`cargo bench -p tests --bench kernels`). The fused/separate ratio shows what sharing buys:
 //! an integrator stage needs all four outputs.
 
-use codegen::fixtures::{ANDREWS_PARAMETERS, ANDREWS_Q0};
 use criterion::{Criterion, criterion_group, criterion_main};
+use mbsim_codegen::fixtures::{ANDREWS_PARAMETERS, ANDREWS_Q0};
+use mbsim_runtime::{ConstrainedSystem, DynamicsOut};
+use mbsim_tests::generated::{Andrews, ClosedChain20};
 use nalgebra::DMatrix;
-use runtime::{ConstrainedSystem, DynamicsOut};
 use std::hint::black_box;
-use tests::generated::{Andrews, ClosedChain20};
 
 fn bench_system<S: ConstrainedSystem>(
     c: &mut Criterion,

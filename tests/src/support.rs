@@ -10,9 +10,9 @@
 //! kernel's largest entry; [`KERNEL_TOLERANCE`] × max(1, ‖kernel‖_∞) is exceeded by many orders of
 //! magnitude by a wrong index, sign or missing term.
 
-use codegen::{Env, ExprId, Kernels, Model, kernels};
+use mbsim_codegen::{Env, ExprId, Kernels, Model, kernels};
+use mbsim_runtime::{ConstrainedSystem, DynamicsOut};
 use nalgebra::DMatrix;
-use runtime::{ConstrainedSystem, DynamicsOut};
 
 /// Relative tolerance of generated kernels against the interpreter (see the module docs).
 pub const KERNEL_TOLERANCE: f64 = 1e-11;

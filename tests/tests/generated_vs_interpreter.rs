@@ -1,12 +1,12 @@
 //! The generated kernels (compiled into this crate by `build.rs`) against the `codegen`
 //! interpreter evaluating the same derived expressions, at random states, through the shared
-//! harness `tests::support::check_kernels` (its docs derive the tolerance).
+//! harness `mbsim_tests::support::check_kernels` (its docs derive the tolerance).
 
-use codegen::fixtures;
-use tests::generated::{
+use mbsim_codegen::fixtures;
+use mbsim_tests::generated::{
     Andrews, AndrewsSplit, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic,
 };
-use tests::support::check_kernels;
+use mbsim_tests::support::check_kernels;
 
 const SAMPLES: usize = 5;
 

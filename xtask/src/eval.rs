@@ -10,7 +10,7 @@
 //! (`const`) cannot be set. Errors name the model and the value at fault.
 
 use anyhow::{Context, Result, bail};
-use codegen::{Env, ExprId, Model, frontend, kernels};
+use mbsim_codegen::{Env, ExprId, Model, frontend, kernels};
 use nalgebra::{DMatrix, DVector};
 use serde_json::{Value, json};
 use std::path::PathBuf;

@@ -3,14 +3,14 @@
 //!
 //! For the workspace, every `models/src/*.rs` (not recursing into `generated/`) is searched for
 //! `#[model(…)]` structs; each becomes `models/src/generated/<snake_name>.rs`, whose text is
-//! `codegen::frontend::file::render`: the `@generated` stamp (which also tells rustfmt to skip
+//! `mbsim_codegen::frontend::file::render`: the `@generated` stamp (which also tells rustfmt to skip
 //! the file, so `rustfmt --check` passes and never rewrites it) plus prettyplease of exactly the
 //! tokens the proc-macro expands to; `models/tests/fresh.rs` compares the two byte for byte. `--check` writes nothing and fails when a file is missing,
 //! differs, or is a stamped leftover of a model that no longer exists; without `--check` such
 //! leftovers are removed. Model errors are printed as `file:line:col: message`.
 
 use anyhow::{Result, bail};
-use codegen::frontend::file;
+use mbsim_codegen::frontend::file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -33,7 +33,7 @@ pub fn models_in_source(text: &str) -> syn::Result<Vec<AnnotatedModel>> {
     find_models(&syn::parse_file(text)?)
 }
 
-/// Whether an attribute is the model attribute (`#[model(…)]`, `#[macros::model(…)]`).
+/// Whether an attribute is the model attribute (`#[model(…)]`, `#[mbsim::model(…)]`).
 pub fn is_model_attribute(attr: &Attribute) -> bool {
     attr.path()
         .segments

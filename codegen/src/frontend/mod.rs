@@ -1,9 +1,9 @@
-//! The Rust-syntax model front end shared by the proc-macro (`macros::model`) and
+//! The Rust-syntax model front end shared by the proc-macro (`mbsim::model`) and
 //! `cargo xtask generate / eval`: one attribute on a struct describes a model, [`expand`] turns
-//! it into the struct plus its `impl runtime::ConstrainedSystem`.
+//! it into the struct plus its `impl mbsim_runtime::ConstrainedSystem`.
 //!
 //! ```text
-//! #[macros::model(
+//! #[mbsim::model(
 //!     coordinates: [x, y],                       // velocities are x_dot, y_dot
 //!     let r2 = x.powi(2) + y.powi(2),            // named subexpression
 //!     const g = 9.81,                            // baked parameter (constant-folded)
@@ -20,7 +20,7 @@
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
 //! [`errors`]) → [`crate::kernels::derive`] → [`crate::emit::emit_tokens`] with runtime path
-//! `::runtime`. [`file`] finds annotated structs in a source file and renders the committed
+//! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`] finds annotated structs in a source file and renders the committed
 //! form of an expansion. Everything is text and tokens; no file IO.
 
 pub mod assemble;
@@ -44,12 +44,18 @@ pub fn model(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
 }
 
 /// The macro expansion: the struct unchanged, then the emitted impls (runtime path
-/// `::runtime`). The proc-macro and `cargo xtask generate` both call exactly this.
+/// `::mbsim::__private`, or `<crate>::__private` with `crate = path`). The proc-macro and
+/// `cargo xtask generate` both call exactly this.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let parsed: ItemStruct = syn::parse2(item.clone())?;
-    let mut model = model(attr, item)?;
+    let spec: syntax::ModelSpec = syn::parse2(attr)?;
+    let mut model = assemble::assemble(&spec, &parsed)?;
     let kernels = kernels::derive(&mut model);
+    let options = match &spec.facade {
+        Some(facade) => EmitOptions::default().with_facade(facade),
+        None => EmitOptions::default(),
+    };
     let mut out = parsed.to_token_stream();
-    out.extend(emit::emit_tokens(&model, &kernels, &EmitOptions::default()));
+    out.extend(emit::emit_tokens(&model, &kernels, &options));
     Ok(out)
 }

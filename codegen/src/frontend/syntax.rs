@@ -5,6 +5,7 @@
 //! entry   := "let" IDENT "=" EXPR          a named subexpression, usable by later entries
 //!          | "const" IDENT (":" TYPE)? "=" EXPR   a baked parameter (constant-folded)
 //!          | KEY ":" EXPR
+//!          | "crate" "=" PATH                 where the façade `mbsim` is (re-exporters)
 //! KEY     := coordinates | holonomic | nonholonomic | mass | force | kinetic | potential
 //! ```
 //! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); `holonomic`,
@@ -44,6 +45,8 @@ pub enum Entry {
 pub struct ModelSpec {
     /// The entries.
     pub entries: Vec<Entry>,
+    /// `crate = path`: the path of the façade crate in the user's crate (default `::mbsim`).
+    pub facade: Option<syn::Path>,
 }
 
 impl ModelSpec {
@@ -59,7 +62,27 @@ impl ModelSpec {
 impl Parse for ModelSpec {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut entries: Vec<Entry> = Vec::new();
+        let mut facade: Option<syn::Path> = None;
         while !input.is_empty() {
+            if input.peek(Token![crate]) && input.peek2(Token![=]) {
+                let kw = input.parse::<Token![crate]>()?;
+                input.parse::<Token![=]>()?;
+                if facade.is_some() {
+                    return Err(syn::Error::new(kw.span, "`crate` is given twice"));
+                }
+                facade = Some(input.call(syn::Path::parse_mod_style)?);
+                if input.is_empty() {
+                    break;
+                }
+                if input.peek(Token![,]) {
+                    input.parse::<Token![,]>()?;
+                } else {
+                    input.parse::<Token![;]>().map_err(|e| {
+                        syn::Error::new(e.span(), "expected `,` or `;` between entries")
+                    })?;
+                }
+                continue;
+            }
             let entry = if input.peek(Token![let]) {
                 input.parse::<Token![let]>()?;
                 let name: Ident = input.parse()?;
@@ -115,7 +138,7 @@ impl Parse for ModelSpec {
                 })?;
             }
         }
-        Ok(ModelSpec { entries })
+        Ok(ModelSpec { entries, facade })
     }
 }
 

@@ -6,7 +6,7 @@
 //! Each test binary uses only part of this module, hence the `dead_code` allowance below.
 #![allow(dead_code)] // shared by several test binaries, each using a subset
 
-use codegen::{Env, ExprId, Model, ModelBuilder, Pool};
+use mbsim_codegen::{Env, ExprId, Model, ModelBuilder, Pool};
 
 /// Parameter values of the Andrews squeezer, SEEDS-DIGEST P6 (Hairer–Wanner II §VII.7).
 pub const ANDREWS_PARAMS: [(&str, f64); 11] = [
@@ -56,7 +56,10 @@ pub fn chain(n: usize) -> Model {
     let mut a = p.zero();
     for i in 0..n {
         a = p.add2(a, th[i]);
-        let (c, s) = (p.func(codegen::Func::Cos, a), p.func(codegen::Func::Sin, a));
+        let (c, s) = (
+            p.func(mbsim_codegen::Func::Cos, a),
+            p.func(mbsim_codegen::Func::Sin, a),
+        );
         xs.push(p.mul2(l[i], c));
         ys.push(p.mul2(l[i], s));
     }

@@ -93,7 +93,7 @@ impl Andrews {
         (5, 6),
     ];
 }
-impl ::runtime::ConstrainedSystem for Andrews {
+impl ::mbsim::__private::ConstrainedSystem for Andrews {
     fn name(&self) -> &'static str {
         "Andrews"
     }
@@ -147,7 +147,7 @@ impl ::runtime::ConstrainedSystem for Andrews {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => self.m1 = value,
             "m2" => self.m2 = value,
@@ -167,7 +167,7 @@ impl ::runtime::ConstrainedSystem for Andrews {
             "c0" => self.c0 = value,
             "l0" => self.l0 = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "Andrews",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, m5, m6, m7, i1, i2, i3, i4, i5, i6, i7, mom, c0, l0"
@@ -177,22 +177,22 @@ impl ::runtime::ConstrainedSystem for Andrews {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 7,
             m: 6,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 6,
             cols: 7,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 6,
             cols: 7,
             nonzeros: Self::L_SPARSITY,
@@ -215,7 +215,7 @@ impl ::runtime::ConstrainedSystem for Andrews {
         out[4] = 0.06934 + x0 + x2 - 0.02 * x6.cos() - 0.04 * q[6].sin();
         out[5] = 0.00227 + x3 + x4 - 0.02 * x6.sin() + 0.04 * q[6].cos();
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.shape(), (6, 7), "out has the wrong shape");
         out.fill(0.0);
@@ -258,7 +258,7 @@ impl ::runtime::ConstrainedSystem for Andrews {
         assert_eq!(out.len(), 6, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.shape(), (0, 7), "out has the wrong shape");
     }
@@ -291,7 +291,13 @@ impl ::runtime::ConstrainedSystem for Andrews {
         out[4] = x1 + x4 - 0.02 * x11.cos() * x12 - 0.04 * q[6].sin() * x13;
         out[5] = x6 + x7 - 0.02 * x11.sin() * x12 + 0.04 * q[6].cos() * x13;
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(v.len(), 7, "v must have n = {} entries", 7);
         assert_eq!(out.shape(), (6, 7), "out has the wrong shape");
@@ -333,7 +339,7 @@ impl ::runtime::ConstrainedSystem for Andrews {
         out[(5, 5)] = x13;
         out[(5, 6)] = x13 - 0.04 * v[6] * q[6].cos();
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
         out.fill(0.0);
@@ -390,11 +396,11 @@ impl ::runtime::ConstrainedSystem for Andrews {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(v.len(), 7, "v must have n = {} entries", 7);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (7, 7), "mass has the wrong shape");
         assert_eq!(force.len(), 7, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (6, 7), "jacobian has the wrong shape");

@@ -42,7 +42,7 @@ impl CrankSliderWu {
         (2, 1),
     ];
 }
-impl ::runtime::ConstrainedSystem for CrankSliderWu {
+impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
     fn name(&self) -> &'static str {
         "CrankSliderWu"
     }
@@ -68,7 +68,7 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "j1" => self.j1 = value,
             "j2" => self.j2 = value,
@@ -78,7 +78,7 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
             "l1" => self.l1 = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "CrankSliderWu",
                     name: name.to_string(),
                     known: "j1, j2, m, r, l, l1, g".to_string(),
@@ -87,22 +87,22 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 4,
             m: 3,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 3,
             cols: 4,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 3,
             cols: 4,
             nonzeros: Self::L_SPARSITY,
@@ -116,7 +116,7 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         out[1] = self.r * q[0].sin() + self.l1 * x0 - q[3];
         out[2] = q[3] + x0 * (self.l - self.l1);
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.shape(), (3, 4), "out has the wrong shape");
         out.fill(0.0);
@@ -136,7 +136,7 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         assert_eq!(out.len(), 3, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.shape(), (0, 4), "out has the wrong shape");
     }
@@ -155,7 +155,13 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         out[1] = self.r * q[0].sin() * x0 + self.l1 * x2 * x1;
         out[2] = x2 * (self.l - self.l1) * x1;
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(v.len(), 4, "v must have n = {} entries", 4);
         assert_eq!(out.shape(), (3, 4), "out has the wrong shape");
@@ -168,7 +174,7 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         out[(1, 1)] = x0 * v[1] * x1;
         out[(2, 1)] = -v[1] * x1 * (self.l + x0);
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.shape(), (4, 4), "out has the wrong shape");
         out.fill(0.0);
@@ -189,11 +195,11 @@ impl ::runtime::ConstrainedSystem for CrankSliderWu {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(v.len(), 4, "v must have n = {} entries", 4);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (4, 4), "mass has the wrong shape");
         assert_eq!(force.len(), 4, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (3, 4), "jacobian has the wrong shape");

@@ -24,7 +24,7 @@ impl HaugPendulum {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 2), (1, 2)];
 }
-impl ::runtime::ConstrainedSystem for HaugPendulum {
+impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
     fn name(&self) -> &'static str {
         "HaugPendulum"
     }
@@ -46,13 +46,13 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => self.m = value,
             "j" => self.j = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "HaugPendulum",
                     name: name.to_string(),
                     known: "m, j, g".to_string(),
@@ -61,22 +61,22 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 3,
             m: 2,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 2,
             cols: 3,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 2,
             cols: 3,
             nonzeros: Self::L_SPARSITY,
@@ -88,7 +88,7 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         out[0] = q[0] - q[2].cos();
         out[1] = q[1] - q[2].sin();
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.shape(), (2, 3), "out has the wrong shape");
         out.fill(0.0);
@@ -102,7 +102,7 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         assert_eq!(out.len(), 2, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.shape(), (0, 3), "out has the wrong shape");
     }
@@ -118,7 +118,13 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         out[0] = -q[2].cos() * x0;
         out[1] = -q[2].sin() * x0;
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(v.len(), 3, "v must have n = {} entries", 3);
         assert_eq!(out.shape(), (2, 3), "out has the wrong shape");
@@ -126,7 +132,7 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         out[(0, 2)] = v[2] * q[2].cos();
         out[(1, 2)] = v[2] * q[2].sin();
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
         out.fill(0.0);
@@ -146,11 +152,11 @@ impl ::runtime::ConstrainedSystem for HaugPendulum {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(v.len(), 3, "v must have n = {} entries", 3);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (3, 3), "mass has the wrong shape");
         assert_eq!(force.len(), 3, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (2, 3), "jacobian has the wrong shape");

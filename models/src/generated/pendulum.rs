@@ -19,7 +19,7 @@ impl Pendulum {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
 }
-impl ::runtime::ConstrainedSystem for Pendulum {
+impl ::mbsim::__private::ConstrainedSystem for Pendulum {
     fn name(&self) -> &'static str {
         "Pendulum"
     }
@@ -41,13 +41,13 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => self.m = value,
             "len" => self.len = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "Pendulum",
                     name: name.to_string(),
                     known: "m, len, g".to_string(),
@@ -56,22 +56,22 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 2,
             m: 1,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::L_SPARSITY,
@@ -82,7 +82,7 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = q[0].powi(2) + q[1].powi(2) - self.len.powi(2);
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         out[(0, 0)] = 2.0 * q[0];
@@ -93,7 +93,7 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (0, 2), "out has the wrong shape");
     }
@@ -107,14 +107,20 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = -2.0 * v[0].powi(2) - 2.0 * v[1].powi(2);
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         out[(0, 0)] = 2.0 * v[0];
         out[(0, 1)] = 2.0 * v[1];
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
         out.fill(0.0);
@@ -133,11 +139,11 @@ impl ::runtime::ConstrainedSystem for Pendulum {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (2, 2), "mass has the wrong shape");
         assert_eq!(force.len(), 2, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (1, 2), "jacobian has the wrong shape");

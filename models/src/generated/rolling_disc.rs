@@ -24,7 +24,7 @@ impl RollingDisc {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[];
 }
-impl ::runtime::ConstrainedSystem for RollingDisc {
+impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
     fn name(&self) -> &'static str {
         "RollingDisc"
     }
@@ -48,7 +48,7 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => self.m = value,
             "r" => self.r = value,
@@ -56,7 +56,7 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
             "C" => self.C = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "RollingDisc",
                     name: name.to_string(),
                     known: "m, r, A, C, g".to_string(),
@@ -65,22 +65,22 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 5,
             m: 0,
             k: 2,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 0,
             cols: 5,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 0,
             cols: 5,
             nonzeros: Self::L_SPARSITY,
@@ -90,7 +90,7 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.len(), 0, "out has the wrong shape");
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.shape(), (0, 5), "out has the wrong shape");
     }
@@ -98,7 +98,12 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.len(), 0, "out has the wrong shape");
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.shape(), (2, 5), "out has the wrong shape");
         out.fill(0.0);
@@ -119,12 +124,18 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         out[0] = v[2] * v[4] * self.r * q[2].sin();
         out[1] = -v[2] * v[4] * self.r * q[2].cos();
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(v.len(), 5, "v must have n = {} entries", 5);
         assert_eq!(out.shape(), (0, 5), "out has the wrong shape");
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
         out.fill(0.0);
@@ -196,11 +207,11 @@ impl ::runtime::ConstrainedSystem for RollingDisc {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(v.len(), 5, "v must have n = {} entries", 5);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (5, 5), "mass has the wrong shape");
         assert_eq!(force.len(), 5, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (2, 5), "jacobian has the wrong shape");

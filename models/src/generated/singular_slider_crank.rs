@@ -21,7 +21,7 @@ impl SingularSliderCrank {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
 }
-impl ::runtime::ConstrainedSystem for SingularSliderCrank {
+impl ::mbsim::__private::ConstrainedSystem for SingularSliderCrank {
     fn name(&self) -> &'static str {
         "SingularSliderCrank"
     }
@@ -44,14 +44,14 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => self.m1 = value,
             "m2" => self.m2 = value,
             "l" => self.l = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "SingularSliderCrank",
                     name: name.to_string(),
                     known: "m1, m2, l, g".to_string(),
@@ -60,22 +60,22 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 2,
             m: 1,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::L_SPARSITY,
@@ -86,7 +86,7 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = -q[0].cos() - q[1].cos();
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         out[(0, 0)] = q[0].sin();
@@ -97,7 +97,7 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (0, 2), "out has the wrong shape");
     }
@@ -111,14 +111,20 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = -q[0].cos() * v[0].powi(2) - q[1].cos() * v[1].powi(2);
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         out[(0, 0)] = v[0] * q[0].cos();
         out[(0, 1)] = v[1] * q[1].cos();
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
         let x0 = self.l.powi(2);
@@ -147,11 +153,11 @@ impl ::runtime::ConstrainedSystem for SingularSliderCrank {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (2, 2), "mass has the wrong shape");
         assert_eq!(force.len(), 2, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (1, 2), "jacobian has the wrong shape");

@@ -86,7 +86,7 @@ impl SliderCrankTsda {
         (10, 11),
     ];
 }
-impl ::runtime::ConstrainedSystem for SliderCrankTsda {
+impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
     fn name(&self) -> &'static str {
         "SliderCrankTsda"
     }
@@ -131,7 +131,7 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => self.m1 = value,
             "m2" => self.m2 = value,
@@ -147,7 +147,7 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
             "torque" => self.torque = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "SliderCrankTsda",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, j1, j2, j3, j4, k, c, l0, torque, g"
@@ -157,22 +157,22 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 12,
             m: 11,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 11,
             cols: 12,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 11,
             cols: 12,
             nonzeros: Self::L_SPARSITY,
@@ -201,7 +201,7 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         out[9] = x6 * (q[0] + x4) - x7 * (q[1] + x5);
         out[10] = x7 * q[11].sin() - q[11].cos() * x6;
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.shape(), (11, 12), "out has the wrong shape");
         out.fill(0.0);
@@ -249,7 +249,7 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         assert_eq!(out.len(), 11, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.shape(), (0, 12), "out has the wrong shape");
     }
@@ -285,7 +285,13 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         out[10] = x8 * x9 * x7 + x8 * x9 * x10 - x11 * x6 * x10 - x11 * x6 * x7
             + 2.0 * v[2] * v[11] * x11 * x6 - 2.0 * v[2] * v[11] * x8 * x9;
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(v.len(), 12, "v must have n = {} entries", 12);
         assert_eq!(out.shape(), (11, 12), "out has the wrong shape");
@@ -322,7 +328,7 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         out[(10, 2)] = (-x10) + (-x12) + x13 + x14;
         out[(10, 11)] = x10 + x12 + (-x14) + (-x13);
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
         out.fill(0.0);
@@ -375,11 +381,11 @@ impl ::runtime::ConstrainedSystem for SliderCrankTsda {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(v.len(), 12, "v must have n = {} entries", 12);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (12, 12), "mass has the wrong shape");
         assert_eq!(force.len(), 12, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (11, 12), "jacobian has the wrong shape");

@@ -25,7 +25,7 @@ impl TwoArmRobot {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
 }
-impl ::runtime::ConstrainedSystem for TwoArmRobot {
+impl ::mbsim::__private::ConstrainedSystem for TwoArmRobot {
     fn name(&self) -> &'static str {
         "TwoArmRobot"
     }
@@ -50,7 +50,7 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => self.m1 = value,
             "m2" => self.m2 = value,
@@ -59,7 +59,7 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
             "b" => self.b = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "TwoArmRobot",
                     name: name.to_string(),
                     known: "m1, m2, l1, l2, b, g".to_string(),
@@ -68,22 +68,22 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 2,
             m: 1,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::L_SPARSITY,
@@ -96,7 +96,7 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         out[0] = self.b + self.l1 * q[0].sin() + self.l2 * x0.sin()
             - (self.l1 * q[0].cos() + self.l2 * x0.cos()).powi(2);
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         let x0 = q[0] + q[1];
@@ -111,7 +111,7 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out.fill(0.0);
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (0, 2), "out has the wrong shape");
     }
@@ -135,7 +135,13 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
             + 2.0 * (-v[0] * self.l1 * x0 - self.l2 * x3 * x4).powi(2)
             + 2.0 * (x6 + x7) * ((-x6 * x1) + (-x7 * x5));
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
@@ -152,7 +158,7 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         out[(0, 0)] = x6 - 2.0 * (x0 + x3) * x6 - 2.0 * x9 * ((-x7 * v[0]) + (-x8 * x4));
         out[(0, 1)] = x5 + 2.0 * self.l2 * x2 * x6 + 2.0 * x8 * x9 * x4;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
         let x0 = self.l1.powi(2);
@@ -183,11 +189,11 @@ impl ::runtime::ConstrainedSystem for TwoArmRobot {
         _t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (2, 2), "mass has the wrong shape");
         assert_eq!(force.len(), 2, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (1, 2), "jacobian has the wrong shape");

@@ -25,7 +25,7 @@ impl TwoLinkCase2 {
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
 }
-impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
+impl ::mbsim::__private::ConstrainedSystem for TwoLinkCase2 {
     fn name(&self) -> &'static str {
         "TwoLinkCase2"
     }
@@ -50,7 +50,7 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         &mut self,
         name: &str,
         value: f64,
-    ) -> Result<(), ::runtime::ParameterError> {
+    ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => self.m1 = value,
             "m2" => self.m2 = value,
@@ -59,7 +59,7 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
             "omega" => self.omega = value,
             "g" => self.g = value,
             _ => {
-                return Err(::runtime::ParameterError {
+                return Err(::mbsim::__private::ParameterError {
                     model: "TwoLinkCase2",
                     name: name.to_string(),
                     known: "m1, m2, l1, l2, omega, g".to_string(),
@@ -68,22 +68,22 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         }
         Ok(())
     }
-    fn dims(&self) -> ::runtime::Dims {
-        ::runtime::Dims {
+    fn dims(&self) -> ::mbsim::__private::Dims {
+        ::mbsim::__private::Dims {
             n: 2,
             m: 1,
             k: 0,
         }
     }
-    fn phi_q_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn phi_q_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::PHI_Q_SPARSITY,
         }
     }
-    fn l_sparsity(&self) -> ::runtime::Sparsity {
-        ::runtime::Sparsity {
+    fn l_sparsity(&self) -> ::mbsim::__private::Sparsity {
+        ::mbsim::__private::Sparsity {
             rows: 1,
             cols: 2,
             nonzeros: Self::L_SPARSITY,
@@ -95,7 +95,7 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         out[0] = self.l1 * q[0].sin() + self.l2 * (q[0] + q[1]).sin()
             - (t * self.omega).sin().powi(2);
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
         let x0 = self.l2 * (q[0] + q[1]).cos();
@@ -108,7 +108,7 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         let x0 = t * self.omega;
         out[0] = -2.0 * self.omega * x0.sin() * x0.cos();
     }
-    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::runtime::MatOut<'_>) {
+    fn nh_matrix_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (0, 2), "out has the wrong shape");
     }
@@ -126,7 +126,13 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
             + self.l2 * (q[0] + q[1]).sin() * (v[0] + v[1]).powi(2)
             + 2.0 * x0 * x1.cos().powi(2) - 2.0 * x1.sin().powi(2) * x0;
     }
-    fn l_into(&self, _t: f64, q: &[f64], v: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn l_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
         assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
@@ -134,7 +140,7 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         out[(0, 0)] = -v[0] * self.l1 * q[0].sin() + x0;
         out[(0, 1)] = x0;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::runtime::MatOut<'_>) {
+    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
         let x0 = self.l1.powi(2);
@@ -165,11 +171,11 @@ impl ::runtime::ConstrainedSystem for TwoLinkCase2 {
         t: f64,
         q: &[f64],
         v: &[f64],
-        out: ::runtime::DynamicsOut<'_>,
+        out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
-        let ::runtime::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+        let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (2, 2), "mass has the wrong shape");
         assert_eq!(force.len(), 2, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (1, 2), "jacobian has the wrong shape");

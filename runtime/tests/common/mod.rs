@@ -8,7 +8,7 @@
 
 pub mod models;
 
-use runtime::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+use mbsim_runtime::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
 
 /// What a hand-written test model provides; outputs arrive zero-filled, so only nonzero
 /// entries need to be written.

@@ -5,7 +5,7 @@
 //! singular slider-crank ([CHIN] P10 and its reformulation, Remark 4.4) and deliberately
 //! broken models that provoke each failure (in `models/singular.rs`).
 
-use runtime::{Dims, MatOut};
+use mbsim_runtime::{Dims, MatOut};
 
 use super::Model;
 

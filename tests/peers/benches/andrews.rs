@@ -11,10 +11,10 @@ use std::time::Duration;
 use cpu_time::ThreadTime;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use peers::test_models::Sys;
-use peers::test_models::models::Andrews;
-use peers::{RunResult, rkstab, rkstab_with, russell, significant_digits};
-use runtime::{Baumgarte, ErrorEstimate, Options, Stabilization};
+use mbsim_peers::test_models::Sys;
+use mbsim_peers::test_models::models::Andrews;
+use mbsim_peers::{RunResult, rkstab, rkstab_with, russell, significant_digits};
+use mbsim_runtime::{Baumgarte, ErrorEstimate, Options, Stabilization};
 use russell_ode::Method;
 
 const T_END: f64 = 0.03;
@@ -43,7 +43,7 @@ impl Solver {
             Solver::Rkstab(_, stab) => rkstab(&sys, stab, rtol, &Andrews::Q0, &v0, T_END).ok(),
             Solver::Russell(_, m) => russell(&sys, m, rtol, &Andrews::Q0, &v0, T_END).ok(),
             #[cfg(feature = "ida")]
-            Solver::Ida => peers::ida(&sys, rtol, &Andrews::Q0, &v0, T_END).ok(),
+            Solver::Ida => mbsim_peers::ida(&sys, rtol, &Andrews::Q0, &v0, T_END).ok(),
             #[cfg(not(feature = "ida"))]
             Solver::Ida => None,
         }

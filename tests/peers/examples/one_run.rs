@@ -2,10 +2,10 @@
 //! `valgrind --tool=callgrind target/release/examples/one_run SOLVER RTOL` with SOLVER one of
 //! pstab, baumgarte, none, dopri5, dopri8, radau5 (and ida with `--features ida`).
 
-use peers::test_models::Sys;
-use peers::test_models::models::Andrews;
-use peers::{rkstab, russell};
-use runtime::{Baumgarte, Stabilization};
+use mbsim_peers::test_models::Sys;
+use mbsim_peers::test_models::models::Andrews;
+use mbsim_peers::{rkstab, russell};
+use mbsim_runtime::{Baumgarte, Stabilization};
 use russell_ode::Method;
 
 fn main() {
@@ -47,7 +47,7 @@ fn main() {
             }
             #[cfg(feature = "ida")]
             "ida" => {
-                peers::ida(&sys, rtol, &Andrews::Q0, &v0, 0.03)
+                mbsim_peers::ida(&sys, rtol, &Andrews::Q0, &v0, 0.03)
                     .unwrap()
                     .nfcn
             }

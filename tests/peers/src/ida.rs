@@ -9,7 +9,7 @@
 
 use std::os::raw::{c_int, c_long, c_void};
 
-use runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
+use mbsim_runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
 use sundials_sys as sun;
 
 use crate::RunResult;

@@ -1,7 +1,7 @@
 //! Peer solvers for the runtime's benchmarks, kept out of `runtime`'s test build.
 //!
 //! The peers integrate the index-1 ODE form z' = (v, v̇(q, v)) of a [`ConstrainedSystem`], with
-//! v̇ from the same KKT solve the runtime uses ([`runtime::accelerations_into`]) and no
+//! v̇ from the same KKT solve the runtime uses ([`mbsim_runtime::accelerations_into`]) and no
 //! stabilization (so they correspond to the runtime's `Stabilization::None`); `russell_ode`
 //! provides DoPri5, DoPri8 and Radau5 (numerical Jacobian), and, with the `ida` feature, SUNDIALS IDA (BDF) on the
 //! implicit-residual view of the same ODE. The hand-written test models of
@@ -9,7 +9,9 @@
 
 use std::sync::Mutex;
 
-use runtime::{ConstrainedSystem, KktWorkspace, Options, Stabilization, Stats, accelerations_into};
+use mbsim_runtime::{
+    ConstrainedSystem, KktWorkspace, Options, Stabilization, Stats, accelerations_into,
+};
 use russell_lab::Vector;
 use russell_ode::{Method, NoArgs, OdeSolver, Params, System};
 
@@ -41,7 +43,7 @@ pub fn rkstab<S: ConstrainedSystem>(
     q0: &[f64],
     v0: &[f64],
     t_end: f64,
-) -> Result<RunResult, runtime::SimError> {
+) -> Result<RunResult, mbsim_runtime::SimError> {
     rkstab_with(
         sys,
         Options::new(rtol).with_stabilization(stab),
@@ -58,9 +60,9 @@ pub fn rkstab_with<S: ConstrainedSystem>(
     q0: &[f64],
     v0: &[f64],
     t_end: f64,
-) -> Result<RunResult, runtime::SimError> {
+) -> Result<RunResult, mbsim_runtime::SimError> {
     let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
-    let mut rk = runtime::Rkstab::new(sys, opts);
+    let mut rk = mbsim_runtime::Rkstab::new(sys, opts);
     let s: Stats = rk.integrate_into(0.0, &mut q, &mut v, t_end, &[], &mut ())?;
     Ok(RunResult {
         q,

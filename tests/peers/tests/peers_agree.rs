@@ -2,10 +2,10 @@
 //! russell's DoPri5 and RKSTAB without stabilization (the same index-1 ODE) agree, and both
 //! agree with RKSTAB/PStab, at rtol 1e-9.
 
-use peers::test_models::Sys;
-use peers::test_models::models::Andrews;
-use peers::{rkstab, russell, significant_digits};
-use runtime::Stabilization;
+use mbsim_peers::test_models::Sys;
+use mbsim_peers::test_models::models::Andrews;
+use mbsim_peers::{rkstab, russell, significant_digits};
+use mbsim_runtime::Stabilization;
 use russell_ode::Method;
 
 #[test]
@@ -33,7 +33,7 @@ fn ida_peer_agrees_with_rkstab() {
     let sys = Sys(Andrews);
     let v0 = [0.0; 7];
     let pstab = rkstab(&sys, Stabilization::PStab, 1e-10, &Andrews::Q0, &v0, 0.03).unwrap();
-    let peer = peers::ida(&sys, 1e-8, &Andrews::Q0, &v0, 0.03).unwrap();
+    let peer = mbsim_peers::ida(&sys, 1e-8, &Andrews::Q0, &v0, 0.03).unwrap();
     // BDF at rtol 1e-8 is less accurate per tolerance than DOPRI5; 4 digits is a loose floor.
     let d = significant_digits(&peer.q, &pstab.q);
     assert!(d >= 4.0, "ida vs rkstab-pstab: {d:.2} digits");

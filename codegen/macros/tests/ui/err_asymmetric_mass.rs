@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y],
     mass: [[m, c * x], [c * y, m]],
 )]

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, m],
     mass: diag(m, m),
 )]

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y],
     mass: diag(m, m),
     force: [0.0, -m * g, 0.0],

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y],
     mass: [[m, 0.0], [0.0, m], [0.0, 0.0]],
 )]

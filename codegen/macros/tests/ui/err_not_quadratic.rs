@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x],
     kinetic: m * x_dot.powi(4),
     potential: k * x.powi(2) / 2.0,

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y],
     holonomic: [x.powi(2) + y.powi(2) - lenght.powi(2)],
     mass: diag(m, m),

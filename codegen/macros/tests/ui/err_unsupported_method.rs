@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x],
     mass: diag(m),
     force: [-x.cosh()],

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y],
     mass: diag(m + x_dot.powi(2), m),
 )]

@@ -1,4 +1,4 @@
-#[macros::model(
+#[mbsim::model(
     coordinates: [x],
     kinetic: m / 2.0 * x_dot.powi(2),
     potential: k / 2.0 * x.powi(2) + c * x * x_dot,

@@ -1,7 +1,7 @@
 //! Every supported construct in one model (compiles, and its kernels run).
-use runtime::ConstrainedSystem;
+use mbsim::runtime::ConstrainedSystem;
 
-#[macros::model(
+#[mbsim::model(
     coordinates: [x, y, z],
     const g = 9.81,
     const half_pi: f64 = PI / 2.0,

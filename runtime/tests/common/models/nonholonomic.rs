@@ -1,7 +1,7 @@
 //! Nonholonomic test models: the knife edge on an incline (closed form), the knife edge with
 //! a slaved mass (mixed holonomic + nonholonomic), and the rolling disc ([CHIN] P11).
 
-use runtime::{Dims, MatOut};
+use mbsim_runtime::{Dims, MatOut};
 
 use super::super::Model;
 

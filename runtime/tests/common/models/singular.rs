@@ -1,7 +1,7 @@
 //! Models that are singular or broken on purpose: the singular slider-crank ([CHIN] P10) and
 //! the [`Broken`] pendulum variants that provoke each failure kind.
 
-use runtime::{Dims, MatOut};
+use mbsim_runtime::{Dims, MatOut};
 
 use super::super::Model;
 use super::Pendulum;

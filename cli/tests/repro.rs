@@ -1,7 +1,7 @@
 //! The fast reproductions as tests (the long ones run from `mbsim repro`): \[CHIN\] Table 3.1
 //! (hard, digest P7: Heun RK2 on [0, 10], ~33 000 KKT solves) and the rolling-disc trends (P11).
 
-use models::app::repro::{manipulator, trends};
+use mbsim_cli::repro::{manipulator, trends};
 
 /// Table 3.1 (digest §4.1, P7 hard): every entry within ~10 % of the published one, except
 /// PStab's velocity drift at h = 0.01, which the digest's independent reproduction also finds at

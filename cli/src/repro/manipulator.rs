@@ -10,13 +10,13 @@
 
 use std::path::Path;
 
-use runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use runtime::{Baumgarte, Options, Stabilization, tableau};
+use mbsim::runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use mbsim::runtime::{Baumgarte, Options, Stabilization, tableau};
 
 use super::{Row, Table, published, rkstab, rkstab_with};
-use crate::TwoArmRobot;
-use crate::app::AppError;
-use crate::app::plot::{self, PlotSpec, Series};
+use crate::AppError;
+use crate::plot::{self, PlotSpec, Series};
+use mbsim_models::TwoArmRobot;
 
 /// Drifts below this are rounding (see the module docs).
 const ROUND_OFF: f64 = 100.0 * f64::EPSILON;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use runtime::Options;
+use mbsim::runtime::Options;
 
 use super::{Row, Table, published, rkstab, rkstab_with};
 
@@ -20,8 +20,8 @@ const LIGHT: [(&str, f64); 6] = [
     ("j3", 25.0 / 12.0),
     ("j4", 1.0),
 ];
-use crate::app::AppError;
-use crate::app::plot::{self, PlotSpec, Series};
+use crate::AppError;
+use crate::plot::{self, PlotSpec, Series};
 
 /// Table 4.8.
 pub fn table_4_8(out: &Path) -> Result<Table, AppError> {

@@ -8,12 +8,12 @@
 
 use std::path::Path;
 
-use runtime::{Baumgarte, Options, Rkstab, Stabilization};
+use mbsim::runtime::{Baumgarte, Options, Rkstab, Stabilization};
 
 use super::{Row, Table, published, rkstab};
-use crate::Andrews;
-use crate::app::AppError;
-use crate::app::plot::{self, PlotSpec, Series};
+use crate::AppError;
+use crate::plot::{self, PlotSpec, Series};
+use mbsim_models::Andrews;
 
 const T_END: f64 = 0.3;
 const RTOLS: [f64; 4] = [1e-4, 1e-5, 1e-6, 1e-7];
@@ -167,7 +167,7 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
 pub fn drift_figure(
     path: &Path,
     title: &str,
-    drift: &[(f64, runtime::Drift)],
+    drift: &[(f64, mbsim::runtime::Drift)],
 ) -> Result<(), AppError> {
     let series = vec![
         Series {

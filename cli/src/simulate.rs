@@ -1,10 +1,10 @@
 //! One simulation run: build the model, apply the parameters, make the initial state
-//! consistent, integrate with RKSTAB (`runtime::Rkstab`) and collect the samples on the output
+//! consistent, integrate with RKSTAB (`mbsim::runtime::Rkstab`) and collect the samples on the output
 //! grid, the maximum drift over the accepted steps, the counters and the CPU time.
 
 use std::time::{Duration, Instant};
 
-use runtime::{
+use mbsim::runtime::{
     ConstrainedSystem, Drift, InitOptions, InitReport, Observer, Options, Recorder, Rkstab, Sample,
     Stats, StepInfo,
 };
@@ -152,7 +152,7 @@ pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitRepor
         sys.set_parameter(name, *value)?;
     }
     let (q0, v0) = (cfg.model.initial)(sys.as_ref());
-    let init = runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
+    let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
     Ok((sys, init))
 }
 

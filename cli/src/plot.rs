@@ -11,7 +11,7 @@ use super::AppError;
 use super::simulate::RunResult;
 
 /// The plot font (DejaVu Sans, Bitstream Vera licence: `assets/DejaVuSans-LICENSE.txt`).
-static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
 /// Values below this are drawn at this value on log scales (exact zeros have no logarithm).
 pub const LOG_FLOOR: f64 = 1e-18;

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use runtime::{Baumgarte, Options, SimError, Stabilization};
+use mbsim::runtime::{Baumgarte, Options, SimError, Stabilization};
 
 use super::{Outcome, Row, Table, rkstab};
-use crate::app::AppError;
+use crate::AppError;
 
 /// Where a run ended: t_end, or the time of the failure.
 fn reached(result: &Result<Outcome, AppError>, t_end: f64) -> f64 {

@@ -14,7 +14,7 @@ pub mod trends;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use runtime::{Drift, InitOptions, Options, Recorder, Stats};
+use mbsim::runtime::{Drift, InitOptions, Options, Recorder, Stats};
 
 use super::AppError;
 use super::simulate;
@@ -168,7 +168,7 @@ pub fn rkstab_with(
         sys.set_parameter(p, *v)?;
     }
     let (q0, v0) = (info.initial)(sys.as_ref());
-    let init = runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
+    let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
     let grid = simulate::output_times(t_end, dt);
     let r = simulate::integrate(sys.as_ref(), &init, opts, t_end, &grid, true)?;
     Ok(Outcome {
@@ -203,7 +203,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "4.6" => manipulator::table_4_6(out)?,
             "4.7" => {
                 let variant = manipulator::table_4_7(out, 0.5)?;
-                crate::app::say!("{}", variant.render());
+                crate::say!("{}", variant.render());
                 variant.write_csv(out)?;
                 manipulator::table_4_7(out, 1.0)?
             }
@@ -211,7 +211,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "p10" => trends::p10(out)?,
             _ => trends::p11(out)?,
         };
-        crate::app::say!("{}", t.render());
+        crate::say!("{}", t.render());
         t.write_csv(out)?;
         failed.extend(
             t.checks
@@ -220,17 +220,17 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
                 .map(|c| format!("Table {}: {}", t.id, c.0)),
         );
         if id == "4.7" {
-            crate::app::say!(
+            crate::say!(
                 "(Table 4.7-w0.5 above is the model's default omega = 0.5, shown for comparison; its checks are informational)"
             );
         }
     }
-    crate::app::say!("\nwrote CSV files and plots into {}", out.display());
+    crate::say!("\nwrote CSV files and plots into {}", out.display());
     if failed.is_empty() {
-        crate::app::say!("all acceptance checks passed (variants marked w0.5 are informational)");
+        crate::say!("all acceptance checks passed (variants marked w0.5 are informational)");
     } else {
-        crate::app::say!("acceptance checks that did not pass (see the notes):");
-        failed.iter().for_each(|f| crate::app::say!("  {f}"));
+        crate::say!("acceptance checks that did not pass (see the notes):");
+        failed.iter().for_each(|f| crate::say!("  {f}"));
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The `mbsim` command as a library: argument parsing ([`cli`]), the model registry
 //! ([`registry`]), a simulation run ([`simulate`]) and its files ([`output`], [`plot`]), and the
-//! reproduction of the thesis' tables ([`repro`]). `src/bin/mbsim.rs` only calls [`main_with`].
+//! reproduction of the thesis' tables ([`repro`]). `src/main.rs` only calls [`main_with`].
 //!
 //! Errors are values ([`AppError`]): a bad argument prints one clear line and exits non-zero;
 //! nothing here panics on user input.
@@ -44,7 +44,7 @@ pub enum AppError {
     },
     /// `--param` names a parameter the model does not have.
     #[error(transparent)]
-    UnknownParameter(#[from] runtime::ParameterError),
+    UnknownParameter(#[from] mbsim::runtime::ParameterError),
     /// A numeric argument out of its range, or malformed.
     #[error("invalid {what} `{value}`: {why}")]
     BadValue {
@@ -60,7 +60,7 @@ pub enum AppError {
     UnknownTable(String),
     /// The integration or the initialization failed.
     #[error("simulation failed: {0}")]
-    Sim(#[from] runtime::SimError),
+    Sim(#[from] mbsim::runtime::SimError),
     /// Writing an output file failed.
     #[error("cannot write {path}: {source}")]
     Io {

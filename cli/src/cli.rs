@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use runtime::{Baumgarte, Stabilization};
+use mbsim::runtime::{Baumgarte, Stabilization};
 
 use super::AppError;
-use super::registry::{self, ModelInfo};
+use super::registry::{self, ModelEntry};
 
 /// `mbsim`: constrained multibody models of the sources, simulated with RKSTAB.
 #[derive(Debug, Parser)]
@@ -105,7 +105,7 @@ pub struct SimulateArgs {
 #[derive(Clone, Debug)]
 pub struct SimConfig {
     /// The model.
-    pub model: &'static ModelInfo,
+    pub model: &'static ModelEntry,
     /// Parameter overrides, validated against the model.
     pub params: Vec<(String, f64)>,
     /// The method's name on the command line.
@@ -142,7 +142,7 @@ fn checked(what: &'static str, value: f64, ok: bool, why: &'static str) -> Resul
 }
 
 /// The model called `name`, or an error listing the known ones.
-pub fn model(name: &str) -> Result<&'static ModelInfo, AppError> {
+pub fn model(name: &str) -> Result<&'static ModelEntry, AppError> {
     registry::find(name).ok_or_else(|| AppError::UnknownModel {
         name: name.to_string(),
         known: registry::names(),
@@ -237,12 +237,12 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             let cfg = args.config()?;
             let run = super::simulate::run(&cfg, true)?;
             super::output::write_all(&cfg, &run)?;
-            crate::app::say!("{}", super::output::report(&cfg, &run));
+            crate::say!("{}", super::output::report(&cfg, &run));
             Ok(())
         }
         Command::List => {
             for m in registry::models() {
-                crate::app::say!(
+                crate::say!(
                     "{:<26} {}\n{:<26} source: {}",
                     m.name,
                     m.title,
@@ -253,7 +253,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Kernels { model: name } => {
-            crate::app::say!("{}", model(&name)?.kernels.trim_end());
+            crate::say!("{}", model(&name)?.kernels.trim_end());
             Ok(())
         }
         Command::Repro { table, out } => super::repro::run(&table, &out),

@@ -1,0 +1,31 @@
+//! Constrained multibody models turned into fast, verified Rust simulation code — the one
+//! dependency a user needs.
+//!
+//! Annotate a struct with [`model`] (the symbolic pipeline runs at compile time and implements
+//! [`ConstrainedSystem`](runtime::ConstrainedSystem) for it), then integrate it with the
+//! methods of [`runtime`]. `use mbsim::prelude::*;` brings the annotation, the kernel contract
+//! and the integration entry points into scope.
+//!
+//! The expansion of [`model`] names every item through this crate's hidden path
+//! `::mbsim::__private`, so a user's crate needs no other dependency. A crate that re-exports
+//! `mbsim` under another path passes it with `#[model(crate = path::to::mbsim, …)]`.
+#![warn(missing_docs)]
+
+pub use mbsim_macros::model;
+pub use mbsim_runtime as runtime;
+pub use nalgebra;
+
+/// The annotation, the kernel contract and the integration entry points.
+pub mod prelude {
+    pub use crate::model;
+    pub use mbsim_runtime::{
+        Baumgarte, ConstrainedSystem, InitOptions, Options, Recorder, SimError, Stabilization,
+        Stats, initialize, integrate,
+    };
+}
+
+/// Items the expansion of [`model`] refers to. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use mbsim_runtime::*;
+}
