@@ -24,6 +24,11 @@ pub mod prelude {
     };
 }
 
+/// The workspace README's Rust examples, compiled and run as doc tests of this crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// Items the expansion of [`model`] refers to. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

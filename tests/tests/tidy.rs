@@ -29,7 +29,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn workspace_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for krate in ["codegen", "runtime", "models", "tests", "xtask"] {
+    for krate in [
+        "mbsim", "codegen", "runtime", "models", "cli", "tests", "xtask",
+    ] {
         rust_files(&root.join(krate), &mut files);
     }
     files.sort();

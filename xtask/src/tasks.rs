@@ -2,7 +2,8 @@
 //!
 //! - `test`: the README's test command — makes sure the Python oracle environment exists
 //!   (`oracle-env`), checks formatting, checks that the committed generated models are fresh
-//!   (`generate --check`), then runs every test of the workspace.
+//!   (`generate --check`), that the publishable crates package (`cargo package --list`), then
+//!   runs every test of the workspace.
 //! - `oracle-env`: creates `.venv` with the pinned SymPy/SymEngine used by the oracle tests and
 //!   the peer benchmarks (`tests/oracle/requirements.txt`), if it is missing or incomplete.
 
@@ -10,7 +11,11 @@ use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::process::Command;
 
-/// Oracle environment, formatting check, generated-code freshness, then `cargo test --workspace`.
+/// The packages a user can depend on: `cargo package --list` must work for each.
+const PUBLISHABLE: [&str; 4] = ["mbsim", "mbsim-runtime", "mbsim-codegen", "mbsim-macros"];
+
+/// Oracle environment, formatting check, generated-code freshness, packaging of the publishable
+/// crates, then `cargo test --workspace`.
 pub fn test(root: &Path, extra: &[String]) -> Result<()> {
     oracle_env(root)?;
     run(
@@ -20,6 +25,22 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
         "cargo fmt --check",
     )?;
     crate::generate::models(root, true)?;
+    for package in PUBLISHABLE {
+        run(
+            Command::new("cargo")
+                .args([
+                    "package",
+                    "--list",
+                    "--allow-dirty",
+                    "--quiet",
+                    "-p",
+                    package,
+                ])
+                .stdout(std::process::Stdio::null())
+                .current_dir(root),
+            &format!("cargo package --list -p {package}"),
+        )?;
+    }
     run(
         Command::new("cargo")
             .args(["test", "--workspace"])
