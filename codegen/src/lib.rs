@@ -14,6 +14,10 @@ pub mod emit;
 mod emit_expr;
 pub mod error;
 pub mod eval;
+/// Models shared by the workspace's tests and benchmarks; not part of the public API (enabled by
+/// the `fixtures` feature, which only the workspace's test crates turn on).
+#[cfg(feature = "fixtures")]
+#[doc(hidden)]
 pub mod fixtures;
 pub mod frontend;
 pub mod kernels;

@@ -4,20 +4,14 @@
 
 use mbsim_models::Andrews;
 use mbsim_runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
+use mbsim_testkit::assert_entry;
 
 /// Compare `ours` with `published` entry by entry, relative to the larger of |published| and
 /// `scale` (the zero entries are compared against the size of the nonzero ones).
 fn compare(what: &str, ours: &[f64], published: &[f64], scale: f64, tol: f64) {
     assert_eq!(ours.len(), published.len(), "{what}: length");
     for (i, (o, p)) in ours.iter().zip(published).enumerate() {
-        let (delta, bound) = ((o - p).abs(), tol * p.abs().max(scale));
-        println!(
-            "{what}[{i}]: ours {o:.17e}, published {p:.17e}, delta {delta:.2e}, tol {bound:.2e}"
-        );
-        assert!(
-            delta <= bound,
-            "{what}[{i}]: ours {o:e}, published {p:e}, delta {delta:e} > tol {bound:e}"
-        );
+        assert_entry(what, i, *o, *p, tol * p.abs().max(scale));
     }
 }
 

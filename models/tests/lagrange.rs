@@ -14,27 +14,12 @@
 
 use mbsim_models::{RollingDisc, TwoLink};
 use mbsim_runtime::ConstrainedSystem;
+use mbsim_testkit::{Rng, assert_entry};
 use nalgebra::DMatrix;
 
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
+/// `|got − want| ≤ tol`, through the one comparison helper.
 fn close(what: &str, got: f64, want: f64, tol: f64) {
-    let delta = (got - want).abs();
-    assert!(
-        delta <= tol,
-        "{what}: derived {got:e}, reference {want:e}, delta {delta:e} > tol {tol:e}"
-    );
+    assert_entry(what, "-", got, want, tol);
 }
 
 fn mass_and_force<S: ConstrainedSystem>(sys: &S, q: &[f64], v: &[f64]) -> (DMatrix<f64>, Vec<f64>) {
@@ -50,7 +35,7 @@ fn mass_and_force<S: ConstrainedSystem>(sys: &S, q: &[f64], v: &[f64]) -> (DMatr
 #[test]
 fn two_link_matches_the_printed_mass_matrix_and_forces() {
     let g = 9.81;
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for _ in 0..20 {
         let (m1, m2, l1, l2) = (
             rng.uniform(0.5, 40.0),
@@ -149,7 +134,7 @@ fn finite_difference_eom(p: &RollingDisc, q: &[f64], v: &[f64]) -> (DMatrix<f64>
 
 #[test]
 fn rolling_disc_derives_lagranges_equations() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for _ in 0..10 {
         let (m, r) = (rng.uniform(0.5, 2.0), rng.uniform(0.5, 1.5));
         let sys = RollingDisc {

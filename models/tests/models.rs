@@ -154,7 +154,7 @@ fn short_run(info: &ModelEntry) -> Result<(), String> {
 #[test]
 fn printed_two_arm_robot_equals_lagrangian_two_link() {
     let (printed, lagrangian) = (TwoArmRobot::published(), TwoArmRobot::two_link());
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for _ in 0..10 {
         let q: Vec<f64> = (0..2).map(|_| rng.uniform(-3.0, 3.0)).collect();
         let v: Vec<f64> = (0..2).map(|_| rng.uniform(-3.0, 3.0)).collect();

@@ -17,34 +17,7 @@ use nalgebra::DMatrix;
 /// Relative tolerance of generated kernels against the interpreter (see the module docs).
 pub const KERNEL_TOLERANCE: f64 = 1e-11;
 
-/// A tiny deterministic generator (SplitMix64), so failures reproduce.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// A uniform sample in `[lo, hi)`.
-    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        lo + (hi - lo) * (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Compare values with a reference, relative to max(1, ‖reference‖_∞); on failure print the
-/// index, both values, the delta and the tolerance.
-pub fn compare(what: &str, ours: &[f64], reference: &[f64], relative: f64) {
-    assert_eq!(ours.len(), reference.len(), "{what}: length");
-    let scale = reference.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (i, (g, r)) in ours.iter().zip(reference).enumerate() {
-        let (delta, tol) = ((g - r).abs(), relative * scale);
-        assert!(
-            delta <= tol,
-            "{what}[{i}]: ours {g:e}, reference {r:e}, delta {delta:e} > tol {tol:e}"
-        );
-    }
-}
+pub use mbsim_testkit::{Rng, compare};
 
 /// Row-major values of a nalgebra matrix (expression matrices are row-major).
 pub fn row_major(m: &DMatrix<f64>) -> Vec<f64> {
@@ -61,7 +34,7 @@ pub fn check_kernels(
     adjust: fn(&mut [f64]),
 ) {
     let k: Kernels = kernels::derive(&mut model);
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for _ in 0..samples {
         let mut params: Vec<f64> = model
             .parameters

@@ -146,35 +146,7 @@ impl State {
     }
 }
 
-/// SplitMix64: a tiny seeded generator, so that every run sees the same states.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator with a fixed seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    /// `n` values uniform in [lo, hi).
-    pub fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| self.range(lo, hi)).collect()
-    }
-}
+pub use mbsim_testkit::{Rng, assert_entry};
 
 /// A random state of `chain(n)`: angles in [−π, π), lengths in [0.5, 2), anchor in [−2, 2)²,
 /// velocities in [−1, 1), time in [0, 1).
@@ -194,7 +166,7 @@ pub fn chain_state(rng: &mut Rng, n: usize) -> State {
 pub fn andrews_state(rng: &mut Rng) -> State {
     let q = ANDREWS_Q0
         .iter()
-        .map(|&q0| q0 + rng.range(-0.1, 0.1))
+        .map(|&q0| q0 + rng.uniform(-0.1, 0.1))
         .collect();
     let p = ANDREWS_PARAMS.iter().map(|&(_, v)| v).collect();
     State {
@@ -209,13 +181,13 @@ pub fn andrews_state(rng: &mut Rng) -> State {
 /// Lb > r and the square root stays away from zero), ell in [0.5, 1.5), q and v in [−1, 1).
 pub fn rheonomic_state(rng: &mut Rng) -> State {
     let p = vec![
-        rng.range(0.2, 0.5),
-        rng.range(0.5, 3.0),
-        rng.range(1.0, 2.0),
-        rng.range(0.5, 1.5),
+        rng.uniform(0.2, 0.5),
+        rng.uniform(0.5, 3.0),
+        rng.uniform(1.0, 2.0),
+        rng.uniform(0.5, 1.5),
     ];
     State {
-        t: rng.range(0.0, 2.0),
+        t: rng.uniform(0.0, 2.0),
         q: rng.vec(2, -1.0, 1.0),
         v: rng.vec(2, -1.0, 1.0),
         p,
@@ -309,15 +281,4 @@ pub fn second_diff(f: impl Fn(f64) -> f64, rate: f64, size: f64, noise: f64) -> 
     let truncation = (h * rate).powi(4) / 90.0 * rate * rate * size;
     let roundoff = 64.0 / 12.0 * noise / (h * h);
     (value, 4.0 * (truncation + roundoff))
-}
-
-/// The one comparison helper: `|got − want| ≤ tol`, else panic with the context, the index,
-/// both values, the difference and the tolerance.
-#[track_caller]
-pub fn assert_close(context: &str, index: &str, got: f64, want: f64, tol: f64) {
-    let delta = (got - want).abs();
-    assert!(
-        delta <= tol && got.is_finite() == want.is_finite(),
-        "{context} [{index}]: got {got:e}, want {want:e}, |delta| = {delta:e} > tol = {tol:e}"
-    );
 }

@@ -1,12 +1,16 @@
 //! Shared test support: a compact [`Model`] trait for hand-written kernels, the [`Sys`] adapter
-//! to [`ConstrainedSystem`], and the one comparison helper every test uses.
+//! to [`ConstrainedSystem`], and the comparison helpers
+//! (re-exported from `mbsim-testkit`, the one place they are defined).
 //!
 //! Hand-written models stand in for generated code until the proc-macro lands; they live in
 //! `models.rs`. Every integration-test binary includes this module, so not every item is used
 //! by every binary.
 #![allow(dead_code)] // each test binary uses a different subset of the shared helpers
+#![allow(unused_imports)] // likewise for the re-exported comparison helpers
 
 pub mod models;
+
+pub use mbsim_testkit::{assert_below, assert_close, assert_within};
 
 use mbsim_runtime::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
 
@@ -135,37 +139,4 @@ fn dense_pattern(rows: usize, cols: usize) -> Sparsity {
         cols,
         nonzeros: Box::leak(nz.into_boxed_slice()),
     }
-}
-
-/// Compare `actual` with `expected` entry by entry: |a − e| ≤ abs + rel |e|. On failure the
-/// message names the quantity, the index, both values, the difference and the tolerance.
-#[track_caller]
-pub fn assert_close(what: &str, actual: &[f64], expected: &[f64], abs: f64, rel: f64) {
-    assert_eq!(actual.len(), expected.len(), "{what}: lengths differ");
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        let tol = abs + rel * e.abs();
-        let delta = (a - e).abs();
-        assert!(
-            delta <= tol,
-            "{what}[{i}]: actual {a:.17e}, expected {e:.17e}, |delta| {delta:.3e} > tolerance {tol:.3e}"
-        );
-    }
-}
-
-/// Assert `value ≤ bound`, naming the quantity.
-#[track_caller]
-pub fn assert_below(what: &str, value: f64, bound: f64) {
-    assert!(
-        value <= bound,
-        "{what}: {value:.3e} exceeds bound {bound:.3e}"
-    );
-}
-
-/// Assert lo ≤ value ≤ hi, naming the quantity.
-#[track_caller]
-pub fn assert_within(what: &str, value: f64, lo: f64, hi: f64) {
-    assert!(
-        (lo..=hi).contains(&value),
-        "{what}: {value:.4e} outside [{lo:.4e}, {hi:.4e}]"
-    );
 }
