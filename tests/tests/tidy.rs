@@ -89,3 +89,32 @@ fn files_stay_small() {
         .collect();
     assert!(large.is_empty(), "files to split:\n{}", large.join("\n"));
 }
+
+/// The names of the `[dependencies]` table of a crate's manifest (not dev- or build-).
+fn normal_dependencies(krate: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).expect("manifest");
+    let mut in_table = false;
+    let mut names = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_table = line == "[dependencies]";
+        } else if in_table && let Some((name, _)) = line.split_once('=') {
+            names.push(name.trim().trim_end_matches(".workspace").to_string());
+        }
+    }
+    names.sort();
+    names
+}
+
+/// A user of the mechanisms compiles none of the CLI's dependencies (clap, plotters, csv,
+/// indicatif): `mbsim-models` depends on the façade alone, and the façade on the annotation, the
+/// runtime and nalgebra.
+#[test]
+fn models_depend_on_the_facade_alone() {
+    assert_eq!(normal_dependencies("models"), ["mbsim"]);
+    assert_eq!(
+        normal_dependencies("mbsim"),
+        ["mbsim-macros", "mbsim-runtime", "nalgebra"]
+    );
+}
