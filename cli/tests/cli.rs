@@ -51,7 +51,7 @@ fn list_shows_every_model_and_its_source() {
 fn kernels_prints_the_generated_code() {
     let out = mbsim(&["kernels", "pendulum"]);
     assert!(out.status.success());
-    assert!(text(&out.stdout).contains("impl ::mbsim_runtime::ConstrainedSystem for Pendulum"));
+    assert!(text(&out.stdout).contains("impl ::mbsim::__private::ConstrainedSystem for Pendulum"));
 }
 
 #[test]

@@ -43,7 +43,7 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
     }
     run(
         Command::new("cargo")
-            .args(["test", "--workspace"])
+            .args(["test", "--workspace", "--no-fail-fast"])
             .args(extra)
             .current_dir(root),
         "cargo test --workspace",
