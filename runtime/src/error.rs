@@ -79,8 +79,10 @@ pub enum SimError {
         /// The step size that was too small.
         h: f64,
     },
-    /// More than `max_steps` steps (accepted and rejected) were attempted.
-    #[error("more than {max_steps} steps needed; stopped at t = {t:e}")]
+    /// More than `max_steps` steps (accepted, rejected and failed) were attempted.
+    #[error(
+        "more than {max_steps} step attempts needed; stopped at t = {t:e} (raise `CommonOptions::max_steps`, `--max-steps` on the command line, or loosen the tolerances)"
+    )]
     TooManySteps {
         /// Time reached.
         t: f64,
@@ -113,4 +115,47 @@ pub enum SimError {
         /// Gauss–Newton iterations performed.
         iterations: usize,
     },
+    /// An option is out of its domain (checked before any kernel is called).
+    #[error("invalid option `{option}` = {value}: {reason}")]
+    InvalidOption {
+        /// The option's name (field path).
+        option: &'static str,
+        /// The value given.
+        value: String,
+        /// What the option requires.
+        reason: &'static str,
+    },
+    /// The problem (time span, initial state, output grid) is malformed.
+    #[error("invalid problem: {what}")]
+    InvalidProblem {
+        /// What is wrong.
+        what: String,
+    },
+    /// The initial state does not satisfy the constraints to the tolerance of the check.
+    #[error(
+        "inconsistent initial state at t = {t:e}: drift |Φ| = {:e}, |Φ̇| = {:e} exceeds {tolerance:e}; violated position rows (index, residual) {position_rows:?}, velocity rows {velocity_rows:?}. Make the state consistent with `initialize` first (or set `CommonOptions::consistency`)", drift.position, drift.velocity
+    )]
+    InconsistentInitialState {
+        /// The initial time.
+        t: f64,
+        /// The drift of the initial state.
+        drift: crate::stabilize::Drift,
+        /// The tolerance of the check.
+        tolerance: f64,
+        /// Holonomic rows with |Φ_i| above the tolerance, with their residuals.
+        position_rows: Vec<(usize, f64)>,
+        /// Rows of G v + [Φ_t; b] above the tolerance, with their residuals.
+        velocity_rows: Vec<(usize, f64)>,
+    },
+}
+
+impl SimError {
+    /// Whether a step attempt that failed this way may be retried with a smaller step (a
+    /// singular KKT matrix or a non-finite kernel value at a stage).
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            SimError::SingularKkt { .. } | SimError::NonFiniteKernel { .. }
+        )
+    }
 }

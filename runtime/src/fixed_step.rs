@@ -1,130 +1,222 @@
-//! Constant-step explicit Runge–Kutta with stabilization: the driver for table reproductions
-//! (\[CHIN\] Table 3.1 uses Heun's RK2 with h = 0.01, 0.001) and for convergence studies.
+//! Constant-step explicit Runge–Kutta with stabilization: the method of table reproductions
+//! (\[CHIN\] Table 3.1 uses Heun's RK2 with h = 0.01, 0.001) and of convergence studies.
 //!
-//! Each step: the explicit stages of [`FixedStepOptions::tableau`] on z = (q, v) with
-//! f = (v, v̇) from the KKT solve, then the post-stabilization (every step, DATOL = 0), then the
-//! drift of the stabilized state is measured; [`FixedStepReport::max_drift`] is the maximum
-//! over all steps (the thesis' "maximum drift"). No FSAL, no error control: NFCN = s·NSTEP.
-//! Workspaces are allocated once per call; steps allocate nothing.
+//! Each step: the explicit stages of [`FixedStep::tableau`] on z = (q, v) with f = (v, v̇) from
+//! the KKT solve, then the post-stabilization of [`crate::CommonOptions::stabilization`]. No
+//! FSAL, no error control: NFCN = s·NSTEP. The span must be a whole number of steps (to 1e-9
+//! relative); step i starts at exactly t0 + i h. Samples between step points come from the
+//! cubic Hermite interpolant of the step (q, v and their derivatives at both ends; the end
+//! slope costs one KKT solve per step that holds a sample, counted as an output solve).
+//! The maximum drift over the step points is the layer's [`crate::Stats::max_drift`].
 
 use crate::error::SimError;
-use crate::output::{Observer, Stats, StepInfo};
+use crate::integrator::common::{invalid, positive};
+use crate::integrator::controller::Uniform;
+use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
+use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::output::Observer;
 use crate::rhs::Rhs;
-use crate::stabilize::{Drift, Stabilization, Stabilizer};
+use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 use crate::tableau::ExplicitTableau;
 
-/// Settings of a constant-step run.
-#[derive(Clone, Copy, Debug)]
-pub struct FixedStepOptions {
+/// A constant-step explicit Runge–Kutta method with stabilization.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixedStep {
     /// The explicit method.
     pub tableau: ExplicitTableau,
-    /// Step size (the span must be an integer number of steps, to 1e-9 relative).
+    /// Step size (> 0; the direction comes from the problem).
     pub h: f64,
-    /// Drift control.
-    pub stabilization: Stabilization,
-    /// Emit an output sample every this many steps (and at t0); 0 emits none.
-    pub output_every: usize,
+    /// The options every method shares.
+    pub common: CommonOptions,
 }
 
-/// Result of a constant-step run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FixedStepReport {
-    /// Counters (NFCN, NSTEP = NACCP, NSTAB, stabilization time).
-    pub stats: Stats,
-    /// Maximum over steps of the drift after stabilization.
-    pub max_drift: Drift,
+impl FixedStep {
+    /// `tableau` with step `h`, PStab on every step.
+    pub fn new(tableau: ExplicitTableau, h: f64) -> Self {
+        Self {
+            tableau,
+            h,
+            common: CommonOptions::default(),
+        }
+    }
+
+    /// The same method with another stabilization.
+    pub fn with_stabilization(mut self, stabilization: Stabilization) -> Self {
+        self.common.stabilization = stabilization;
+        self
+    }
+
+    /// The number of steps over `problem`'s span.
+    fn steps(&self, problem: &Problem) -> Result<usize, SimError> {
+        positive("h", self.h)?;
+        let steps_f = (problem.t_end - problem.t0).abs() / self.h;
+        let steps = steps_f.round() as usize;
+        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
+            return Err(invalid(
+                "h",
+                &self.h.to_string(),
+                "the span |t_end - t0| must be a whole number of steps",
+            ));
+        }
+        Ok(steps)
+    }
 }
 
-/// Integrate from (t0, q, v) to `t_end` with constant steps; `q`, `v` end at the final state
-/// (or the last completed step on failure).
-#[allow(clippy::too_many_arguments)] // model, options, time span, state and observer
-pub fn integrate_fixed_into<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
-    sys: &S,
-    opts: &FixedStepOptions,
-    t0: f64,
-    t_end: f64,
-    q: &mut [f64],
-    v: &mut [f64],
-    observer: &mut O,
-) -> Result<FixedStepReport, SimError> {
-    let dims = sys.dims();
-    let n = dims.n;
-    assert!(
-        q.len() == n && v.len() == n,
-        "integrate_fixed_into: q and v need length n"
-    );
-    let steps_f = (t_end - t0) / opts.h;
-    let steps = steps_f.round() as usize;
-    assert!(
-        opts.h > 0.0 && (steps_f - steps as f64).abs() <= 1e-9 * steps_f.max(1.0),
-        "integrate_fixed_into: (t_end - t0) / h must be a positive integer"
-    );
-    let tab = &opts.tableau;
-    let s = tab.stages();
-    let mut rhs = Rhs::new(dims, opts.stabilization.baumgarte().copied());
-    let mut stab = Stabilizer::new(opts.stabilization, dims);
-    let mut k: Vec<Vec<f64>> = vec![vec![0.0; 2 * n]; s];
-    let mut z: Vec<f64> = q.iter().chain(v.iter()).copied().collect();
-    let mut stage = z.clone();
-    let mut max_drift = Drift::default();
-    if opts.output_every > 0 {
-        rhs.emit(sys, t0, &z, observer)?;
+impl Integrator for FixedStep {
+    fn name(&self) -> String {
+        self.tableau.name.to_string()
     }
-    let mut result = Ok(());
-    for step in 0..steps {
-        let t = t0 + step as f64 * opts.h;
-        let h = opts.h;
-        let mut run = || -> Result<bool, SimError> {
-            for i in 0..s {
-                for c in 0..2 * n {
-                    let sum: f64 = tab.a[i].iter().enumerate().map(|(j, a)| a * k[j][c]).sum();
-                    stage[c] = z[c] + h * sum;
-                }
-                rhs.eval(sys, t + tab.c[i] * h, &stage, h, &mut k[i])?;
-            }
-            for c in 0..2 * n {
-                z[c] += h * (0..s).map(|j| tab.b[j] * k[j][c]).sum::<f64>();
-            }
-            let (zq, zv) = z.split_at_mut(n);
-            let stabilized = stab.apply(sys, t + h, h, zq, zv, 0.0)?;
-            let d = stab.drift(sys, t + h, zq, zv)?;
-            max_drift.position = max_drift.position.max(d.position);
-            max_drift.velocity = max_drift.velocity.max(d.velocity);
-            Ok(stabilized)
-        };
-        match run() {
-            Ok(stabilized) => observer.step(&StepInfo {
-                t,
-                h,
-                accepted: true,
-                error: 0.0,
-                stabilized,
-            }),
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-        if opts.output_every > 0 && (step + 1) % opts.output_every == 0 {
-            let t_out = if step + 1 == steps { t_end } else { t + h };
-            if let Err(e) = rhs.emit(sys, t_out, &z, observer) {
-                result = Err(e);
-                break;
-            }
+
+    fn common(&self) -> &CommonOptions {
+        &self.common
+    }
+
+    fn integrate_into<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &self,
+        sys: &S,
+        problem: &Problem,
+        observer: &mut O,
+    ) -> Result<Solution, SimError> {
+        let steps = self.steps(problem)?;
+        let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
+        let mut stepper = ExplicitRk::new(sys, self, &problem.q0, &problem.v0);
+        let schedule = Schedule::Uniform(Uniform {
+            t0: problem.t0,
+            h: run.dir * self.h,
+            steps,
+        });
+        run.drive(&mut stepper, schedule, &mut stats)?;
+        let (q, v) = stepper.z.split_at(stepper.z.len() / 2);
+        Ok(Solution {
+            t: problem.t_end,
+            q: q.to_vec(),
+            v: v.to_vec(),
+            stats,
+        })
+    }
+}
+
+/// The explicit RK step and its Hermite interpolant, preallocated.
+struct ExplicitRk {
+    tableau: ExplicitTableau,
+    datol: f64,
+    rhs: Rhs,
+    stab: Stabilizer,
+    k: Vec<Vec<f64>>,
+    z: Vec<f64>,
+    stage: Vec<f64>,
+    znew: Vec<f64>,
+    /// The last accepted step [t_prev, t_prev + h_prev]: start state and both end slopes.
+    z_prev: Vec<f64>,
+    f_prev: Vec<f64>,
+    f_end: Vec<f64>,
+    f_end_ready: bool,
+    t_prev: f64,
+    h_prev: f64,
+    /// Evaluations of the end slope for interpolation (output solves, not NFCN).
+    rhs_out: Rhs,
+}
+
+impl ExplicitRk {
+    fn new<S: ConstrainedSystem + ?Sized>(sys: &S, m: &FixedStep, q0: &[f64], v0: &[f64]) -> Self {
+        let dims = sys.dims();
+        let len = 2 * dims.n;
+        let tab = m.tableau;
+        assert!(
+            tab.c[0] == 0.0 && tab.a[0].is_empty(),
+            "FixedStep: the first stage of an explicit tableau is f(t_n, z_n)"
+        );
+        let baumgarte = m.common.stabilization.baumgarte().copied();
+        let z: Vec<f64> = q0.iter().chain(v0).copied().collect();
+        Self {
+            tableau: tab,
+            datol: m.common.datol,
+            rhs: Rhs::new(dims, baumgarte),
+            stab: Stabilizer::new(m.common.stabilization, dims),
+            k: vec![vec![0.0; len]; tab.stages()],
+            stage: z.clone(),
+            znew: z.clone(),
+            z_prev: z.clone(),
+            z,
+            f_prev: vec![0.0; len],
+            f_end: vec![0.0; len],
+            f_end_ready: false,
+            t_prev: 0.0,
+            h_prev: 0.0,
+            rhs_out: Rhs::new(dims, baumgarte),
         }
     }
-    q.copy_from_slice(&z[..n]);
-    v.copy_from_slice(&z[n..]);
-    result?;
-    let stats = Stats {
-        nfcn: rhs.nfcn,
-        nstep: steps,
-        naccpt: steps,
-        nstab: stab.applications,
-        output_solves: rhs.output_solves,
-        stabilization_time: stab.time,
-        ..Stats::default()
-    };
-    Ok(FixedStepReport { stats, max_drift })
+}
+
+impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
+    fn state(&self) -> &[f64] {
+        &self.z
+    }
+
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        let (tab, len) = (&self.tableau, self.z.len());
+        for i in 0..tab.stages() {
+            for c in 0..len {
+                let sum: f64 = tab.a[i]
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| a * self.k[j][c])
+                    .sum();
+                self.stage[c] = self.z[c] + h * sum;
+            }
+            self.rhs
+                .eval(sys, t + tab.c[i] * h, &self.stage, h, &mut self.k[i])?;
+        }
+        for c in 0..len {
+            self.znew[c] = self.z[c]
+                + h * (0..tab.stages())
+                    .map(|j| tab.b[j] * self.k[j][c])
+                    .sum::<f64>();
+        }
+        let (q, v) = self.znew.split_at_mut(len / 2);
+        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+        Ok(Attempt {
+            error: 0.0,
+            stabilized,
+        })
+    }
+
+    fn accept(&mut self, t: f64, h: f64) {
+        std::mem::swap(&mut self.z_prev, &mut self.z);
+        std::mem::swap(&mut self.z, &mut self.znew);
+        self.f_prev.copy_from_slice(&self.k[0]);
+        (self.t_prev, self.h_prev, self.f_end_ready) = (t, h, false);
+    }
+
+    fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        let h = self.h_prev;
+        if !self.f_end_ready {
+            let t_end = self.t_prev + h;
+            self.rhs_out.eval(sys, t_end, &self.z, h, &mut self.f_end)?;
+            self.f_end_ready = true;
+        }
+        let th = (t - self.t_prev) / h;
+        let (th2, th3) = (th * th, th * th * th);
+        let h00 = 2.0 * th3 - 3.0 * th2 + 1.0;
+        let h10 = th3 - 2.0 * th2 + th;
+        let h01 = 3.0 * th2 - 2.0 * th3;
+        let h11 = th3 - th2;
+        for c in 0..out.len() {
+            out[c] = h00 * self.z_prev[c]
+                + h10 * h * self.f_prev[c]
+                + h01 * self.z[c]
+                + h11 * h * self.f_end[c];
+        }
+        Ok(())
+    }
+
+    fn counters(&self) -> StepperCounters {
+        StepperCounters {
+            nfcn: self.rhs.nfcn,
+            nstab: self.stab.applications,
+            stabilization_time: self.stab.time,
+            output_solves: self.rhs_out.nfcn,
+        }
+    }
 }

@@ -4,10 +4,13 @@
 //! proc-macro or `cargo xtask generate`) implements [`ConstrainedSystem`]; integrators consume it.
 //! `runtime` never depends on `codegen`.
 //!
-//! Integrators:
-//! - [`Rkstab`] / [`integrate`]: adaptive DOPRI5(4) with post-stabilization (\[CHIN\] RKSTAB);
-//! - [`fixed_step::integrate_fixed_into`]: constant-step explicit Runge–Kutta with
-//!   stabilization (table reproductions, convergence studies).
+//! Integrators share one layer ([`integrator`]): a [`Problem`] (t0, t_end, q0, v0, output
+//! grid), one [`Integrator`] trait with one signature, [`CommonOptions`] beside each method's
+//! own, one run loop with the step-size controller, failure retry, output scheduling, drift
+//! monitoring and counters ([`Stats`]). Methods:
+//! - [`Rkstab`]: adaptive DOPRI5(4) with post-stabilization (\[CHIN\] RKSTAB);
+//! - [`FixedStep`]: constant-step explicit Runge–Kutta with stabilization (table
+//!   reproductions, convergence studies).
 //!
 //! Both evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
@@ -22,10 +25,14 @@
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
 //!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2).
+//! - `drift.rs`: [`DriftMeter`], the one evaluator of ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
+//! - `integrator/`: [`Problem`], [`Integrator`], [`CommonOptions`], the run loop
+//!   (`driver.rs`), the controllers (`controller.rs`), samples (`sampler.rs`).
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
-//! - `rhs.rs`: f(t, z) = (v, v̇) and output samples; `rkstab.rs`: the adaptive integrator;
-//!   `fixed_step.rs`: the constant-step driver; `init.rs`: consistent initialization.
-//! - `options.rs`, `output.rs`, `error.rs`: [`Options`], [`Observer`]/[`Stats`], [`SimError`].
+//! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
+//!   `init.rs`: consistent initialization.
+//! - `options.rs`, `output.rs`, `error.rs`: [`Tolerance`], [`StepControl`];
+//!   [`Observer`]/[`Recorder`]/[`Stats`]; [`SimError`].
 //!
 //! Invariants, stated as absences: no allocation after an integrator's construction (tested
 //! with a counting allocator); no panic on bad numerics (every numerical failure is a
@@ -55,9 +62,11 @@
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
+mod drift;
 pub mod error;
 pub mod fixed_step;
 pub mod init;
+pub mod integrator;
 mod kernels;
 pub mod kkt;
 pub mod lu;
@@ -70,11 +79,17 @@ pub mod system;
 pub mod tableau;
 
 pub use baumgarte::Baumgarte;
+pub use drift::DriftMeter;
 pub use error::{Kernel, SimError};
+pub use fixed_step::FixedStep;
 pub use init::{InitOptions, InitReport, initialize};
+pub use integrator::{
+    CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
+    integrate,
+};
 pub use kkt::{KktWorkspace, accelerations_into};
-pub use options::{ErrorEstimate, Options, StepControl, Tolerance};
-pub use output::{Observer, Recorder, Sample, Stats, StepInfo};
-pub use rkstab::{Rkstab, integrate};
+pub use options::{ErrorEstimate, StepControl, Tolerance};
+pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
+pub use rkstab::Rkstab;
 pub use stabilize::{Drift, Stabilization, Stabilizer};
 pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};

@@ -1,10 +1,11 @@
-//! Integrator options: tolerances, stabilization, DATOL, step control, limits.
+//! Options of the adaptive methods: tolerances, the local error estimate, step-size control.
 //!
-//! One [`Options`] struct instead of a list of flags, passed explicitly to the integrator.
-//! Defaults follow the thesis' runs and Hairer's `dopri5.f`: `atol = rtol / 10`, DATOL = 0
-//! (stabilize every step), safety 0.9, step ratio in [0.2, 10], β = 0.04 (Lund stabilization).
+//! The options every method shares are [`crate::CommonOptions`]; a method's value (e.g.
+//! [`crate::Rkstab`]) holds both parts. Defaults follow Hairer's `dopri5.f`: safety 0.9, step
+//! ratio in [0.2, 10], β = 0.04 (Lund stabilization).
 
-use crate::stabilize::Stabilization;
+use crate::error::SimError;
+use crate::integrator::common::{invalid, positive};
 
 /// A scalar tolerance or one per component of z = (q, v) (length 2n: positions first).
 #[derive(Clone, Debug, PartialEq)]
@@ -21,16 +22,6 @@ impl Tolerance {
         match self {
             Tolerance::Scalar(x) => *x,
             Tolerance::PerComponent(v) => v[i],
-        }
-    }
-
-    pub(crate) fn check_len(&self, len: usize, what: &str) {
-        if let Tolerance::PerComponent(v) = self {
-            assert_eq!(
-                v.len(),
-                len,
-                "{what}: a per-component tolerance needs 2n = {len} entries"
-            );
         }
     }
 }
@@ -67,9 +58,6 @@ pub struct StepControl {
     pub h_max: f64,
     /// Initial step; `None` selects it like Hairer's `HINIT` (one extra evaluation).
     pub h_init: Option<f64>,
-    /// Consecutive step attempts that may fail with a singular KKT matrix or a non-finite
-    /// kernel value (each retried with h/4) before the failure is returned. Default 10.
-    pub max_failed_attempts: usize,
 }
 
 impl Default for StepControl {
@@ -81,64 +69,56 @@ impl Default for StepControl {
             beta: 0.04,
             h_max: f64::INFINITY,
             h_init: None,
-            max_failed_attempts: 10,
         }
     }
 }
 
-/// Everything the adaptive integrator needs besides the model and the state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Options {
-    /// Relative tolerance.
-    pub rtol: Tolerance,
-    /// Absolute tolerance.
-    pub atol: Tolerance,
-    /// Drift control.
-    pub stabilization: Stabilization,
-    /// DATOL: post-stabilize only when max(‖Φ‖∞, ‖Gv + [Φ_t; b]‖∞) of the unstabilized result
-    /// exceeds it; 0 stabilizes every step (ambiguity 10).
-    pub datol: f64,
-    /// Limit on attempted steps `NMAX`, default 100 000.
-    pub max_steps: usize,
-    /// Which local error estimate drives the step control.
-    pub error_estimate: ErrorEstimate,
-    /// Step-size control parameters.
-    pub step_control: StepControl,
-    /// Also emit a sample at every accepted step point (the stabilized state), in time order
-    /// with the requested output times. Default false.
-    pub output_steps: bool,
-}
-
-impl Options {
-    /// `rtol` with the thesis' usual `atol = rtol / 10`, PStab on every step.
-    pub fn new(rtol: f64) -> Self {
-        Self {
-            rtol: Tolerance::Scalar(rtol),
-            atol: Tolerance::Scalar(rtol / 10.0),
-            stabilization: Stabilization::PStab,
-            datol: 0.0,
-            max_steps: 100_000,
-            error_estimate: ErrorEstimate::Stabilized,
-            step_control: StepControl::default(),
-            output_steps: false,
+impl StepControl {
+    /// The domains of `dopri5.f` (safety in (1e-4, 1), β ≤ 0.2, ratio limits around 1) and
+    /// positive step sizes.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let check = |name, x: f64, ok: bool, reason| {
+            if ok {
+                Ok(())
+            } else {
+                Err(invalid(name, &x.to_string(), reason))
+            }
+        };
+        let (safety, beta, min_ratio) = (self.safety, self.beta, self.min_ratio);
+        let safe_ok = safety > 1e-4 && safety < 1.0;
+        check(
+            "step_control.safety",
+            safety,
+            safe_ok,
+            "must lie in (1e-4, 1)",
+        )?;
+        let beta_ok = (0.0..=0.2).contains(&beta);
+        check("step_control.beta", beta, beta_ok, "must lie in [0, 0.2]")?;
+        let min_ok = min_ratio > 0.0 && min_ratio <= 1.0;
+        check(
+            "step_control.min_ratio",
+            min_ratio,
+            min_ok,
+            "must lie in (0, 1]",
+        )?;
+        let max = self.max_ratio;
+        if !(max >= 1.0 && max.is_finite()) {
+            return Err(invalid(
+                "step_control.max_ratio",
+                &max.to_string(),
+                "must be finite and >= 1",
+            ));
         }
-    }
-
-    /// The same options with another stabilization.
-    pub fn with_stabilization(mut self, stabilization: Stabilization) -> Self {
-        self.stabilization = stabilization;
-        self
-    }
-
-    /// The same options with another absolute tolerance.
-    pub fn with_atol(mut self, atol: f64) -> Self {
-        self.atol = Tolerance::Scalar(atol);
-        self
-    }
-
-    /// The same options with another DATOL.
-    pub fn with_datol(mut self, datol: f64) -> Self {
-        self.datol = datol;
-        self
+        if !(self.h_max > 0.0) {
+            return Err(invalid(
+                "step_control.h_max",
+                &self.h_max.to_string(),
+                "must be > 0 (∞ for no limit)",
+            ));
+        }
+        if let Some(h) = self.h_init {
+            positive("step_control.h_init", h)?;
+        }
+        Ok(())
     }
 }

@@ -57,7 +57,50 @@ pub trait Observer {
 /// An observer that ignores everything.
 impl Observer for () {}
 
-/// Counters of a run (the thesis' names in brackets).
+/// Method-specific counters beside the common ones in [`Stats`]: a small fixed map from a
+/// counter's name (e.g. `"newton_iterations"`) to its value, so every method reports through
+/// the same type without allocating. Names are printed in insertion order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Extra {
+    entries: [Option<(&'static str, u64)>; Extra::CAPACITY],
+}
+
+impl Extra {
+    /// How many method-specific counters a method may report.
+    pub const CAPACITY: usize = 8;
+
+    /// Set counter `name` to `value` (inserting it if new).
+    ///
+    /// # Panics
+    /// If more than [`Extra::CAPACITY`] distinct names are set (a programming error).
+    pub fn set(&mut self, name: &'static str, value: u64) {
+        let slot = self
+            .entries
+            .iter()
+            .position(|e| e.is_none_or(|(n, _)| n == name))
+            .unwrap_or_else(|| panic!("Extra: more than {} counters", Self::CAPACITY));
+        self.entries[slot] = Some((name, value));
+    }
+
+    /// Add `by` to counter `name` (starting from 0).
+    pub fn add(&mut self, name: &'static str, by: u64) {
+        let value = self.get(name).unwrap_or(0) + by;
+        self.set(name, value);
+    }
+
+    /// The value of counter `name`, if the method reported it.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// Every reported counter, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.entries.iter().flatten().copied()
+    }
+}
+
+/// Counters of a run (the thesis' names in brackets); the same for every method, with the
+/// method's own counters in [`Stats::extra`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {
     /// Right-hand-side evaluations = KKT solves of the integration proper `NFCN`. For the
@@ -74,20 +117,46 @@ pub struct Stats {
     pub nstab: usize,
     /// Step attempts abandoned because a kernel was non-finite or the KKT matrix singular.
     pub failed: usize,
-    /// Extra KKT solves for output samples (λ and v̇ at output times); not in `nfcn`.
+    /// Extra KKT solves for output samples (λ and v̇ at output times, projections of
+    /// samples, interpolation slopes); not in `nfcn`.
     pub output_solves: usize,
     /// Time spent in post-stabilization (including DATOL tests) `STAB-CPU`.
     pub stabilization_time: Duration,
+    /// The drift of the initial state.
+    pub initial_drift: Drift,
+    /// The largest drift over the accepted step points (t0 excluded; see `initial_drift`),
+    /// when [`crate::CommonOptions::track_drift`] is set (the thesis' "maximum drift").
+    pub max_drift: Drift,
+    /// The smallest and the largest accepted step magnitude (0 before the first step).
+    pub h_range: (f64, f64),
+    /// Method-specific counters.
+    pub extra: Extra,
+}
+
+impl Stats {
+    pub(crate) fn note_accepted(&mut self, h: f64) {
+        let (lo, hi) = self.h_range;
+        self.h_range = if self.naccpt == 1 {
+            (h, h)
+        } else {
+            (lo.min(h), hi.max(h))
+        };
+    }
 }
 
 impl std::fmt::Display for Stats {
-    /// The deterministic counters only (no times): what the statistics snapshots compare.
+    /// The deterministic counters only (no times, no drift): what the statistics snapshots
+    /// compare.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "nfcn={} nstep={} naccpt={} nrejct={} nstab={} failed={}",
             self.nfcn, self.nstep, self.naccpt, self.nrejct, self.nstab, self.failed
-        )
+        )?;
+        for (name, value) in self.extra.iter() {
+            write!(f, " {name}={value}")?;
+        }
+        Ok(())
     }
 }
 

@@ -7,7 +7,7 @@
 
 /// An explicit Runge–Kutta method: nodes c, strictly lower-triangular A (row i has i entries),
 /// weights b, and its classical order.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExplicitTableau {
     /// Name for reports.
     pub name: &'static str,

@@ -6,18 +6,16 @@
 mod common;
 
 use common::models::Andrews;
-use common::{Sys, assert_below, assert_within};
-use mbsim_runtime::{Baumgarte, Options, Recorder, Stabilization, Stats, integrate};
+use common::{Sys, assert_below, assert_within, simulate};
+use mbsim_runtime::{Baumgarte, Recorder, Rkstab, Stabilization, Stats};
 
 /// RKSTAB on [0, t_end] with atol = rtol/10, samples at every accepted step.
 fn run(rtol: f64, stab: Stabilization, datol: f64, t_end: f64) -> (Recorder, Stats) {
-    let mut opts = Options::new(rtol)
-        .with_stabilization(stab)
-        .with_datol(datol);
-    opts.output_steps = true;
-    let (rec, stats) = integrate(
+    let mut opts = Rkstab::new(rtol).with_stabilization(stab).with_datol(datol);
+    opts.common.output_steps = true;
+    let (rec, stats) = simulate(
         &Sys(Andrews),
-        opts,
+        &opts,
         0.0,
         &Andrews::Q0,
         &[0.0; 7],
@@ -141,10 +139,10 @@ fn statistics_snapshot_andrews() {
 /// the stabilized estimate gets a noise floor, flip the first assertion.
 #[test]
 fn stabilized_estimate_collapses_at_round_off_tolerances() {
-    let opts = Options::new(1e-13);
-    let err = integrate(
+    let opts = Rkstab::new(1e-13);
+    let err = simulate(
         &Sys(Andrews),
-        opts.clone(),
+        &opts,
         0.0,
         &Andrews::Q0,
         &[0.0; 7],
@@ -158,9 +156,9 @@ fn stabilized_estimate_collapses_at_round_off_tolerances() {
     );
     let mut plain = opts;
     plain.error_estimate = mbsim_runtime::ErrorEstimate::Unstabilized;
-    let (_, stats) = integrate(
+    let (_, stats) = simulate(
         &Sys(Andrews),
-        plain,
+        &plain,
         0.0,
         &Andrews::Q0,
         &[0.0; 7],

@@ -11,71 +11,38 @@ mod common;
 use std::sync::OnceLock;
 
 use common::models::{Pendulum, TwoLink};
-use common::{Sys, assert_below, assert_close, assert_within};
-use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use mbsim_runtime::tableau::{DOPRI5_FIXED, ExplicitTableau, HEUN, RK4};
+use common::{Sys, assert_below, assert_close, assert_within, simulate};
+use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
-    Baumgarte, ErrorEstimate, InitOptions, Options, Recorder, Stabilization, Stats, initialize,
-    integrate,
+    Baumgarte, ErrorEstimate, FixedStep, InitOptions, Integrator, Recorder, Rkstab, Stabilization,
+    Stats, initialize,
 };
-
-/// An integrator under test.
-#[derive(Clone, Copy, Debug)]
-enum Method {
-    /// Adaptive RKSTAB (DOPRI5(4) + post-stabilization).
-    Rkstab,
-    /// Constant-step explicit RK.
-    Fixed(ExplicitTableau),
-}
-
-impl Method {
-    fn name(&self) -> &'static str {
-        match self {
-            Method::Rkstab => "rkstab",
-            Method::Fixed(t) => t.name,
-        }
-    }
-
-    fn order(&self) -> usize {
-        match self {
-            Method::Rkstab => 5,
-            Method::Fixed(t) => t.order,
-        }
-    }
-}
 
 /// Amplitude 1 rad: far from the small-angle regime, so the exact period matters.
 const THETA0: f64 = 1.0;
 
-/// Run `method` on the pendulum over one exact period, outputs at 20 equal intervals. `acc` is
-/// rtol for RKSTAB (atol = rtol/10) and the number of steps per period for fixed-step methods.
-fn run(method: Method, stab: Stabilization, acc: f64) -> (Recorder, Stats) {
+/// Run `method` on the pendulum over one exact period, outputs at 20 equal intervals.
+fn run<I: Integrator>(method: &I) -> (Recorder, Stats) {
     let p = Pendulum::UNIT;
-    let sys = Sys(p);
     let period = p.period(THETA0);
     let (q0, v0) = p.at_rest(THETA0);
     let times: Vec<f64> = (0..=20).map(|i| period * i as f64 / 20.0).collect();
-    match method {
-        Method::Rkstab => {
-            let opts = Options::new(acc).with_stabilization(stab);
-            integrate(&sys, opts, 0.0, &q0, &v0, period, &times).expect("pendulum run")
-        }
-        Method::Fixed(tableau) => {
-            let steps = acc as usize;
-            assert_eq!(steps % 20, 0, "fixed-step runs need a multiple of 20 steps");
-            let opts = FixedStepOptions {
-                tableau,
-                h: period / steps as f64,
-                stabilization: stab,
-                output_every: steps / 20,
-            };
-            let mut rec = Recorder::default();
-            let (mut q, mut v) = (q0, v0);
-            let report = integrate_fixed_into(&sys, &opts, 0.0, period, &mut q, &mut v, &mut rec)
-                .expect("pendulum run");
-            (rec, report.stats)
-        }
-    }
+    simulate(&Sys(p), method, 0.0, &q0, &v0, period, &times).expect("pendulum run")
+}
+
+/// RKSTAB with its step pinned to `h` (h_init = h_max = h and a loose rtol = 0.1 so that every
+/// step is accepted — asserted by the callers): the scheme itself, modified 7th stage and
+/// stabilized result included.
+fn pinned_rkstab(h: f64, stab: Stabilization) -> Rkstab {
+    let mut m = Rkstab::new(0.1).with_stabilization(stab);
+    m.step_control.h_init = Some(h);
+    m.step_control.h_max = h;
+    m
+}
+
+/// RKSTAB at rtol (atol = rtol / 10).
+fn adaptive(rtol: f64, stab: Stabilization) -> Rkstab {
+    Rkstab::new(rtol).with_stabilization(stab)
 }
 
 /// Reference solution at the 21 output times: fixed-step DOPRI5 with PStab and 2000 steps per
@@ -83,7 +50,8 @@ fn run(method: Method, stab: Stabilization, acc: f64) -> (Recorder, Stats) {
 /// the 5th-order law), far below every error measured against it.
 fn reference() -> &'static Recorder {
     static REF: OnceLock<Recorder> = OnceLock::new();
-    REF.get_or_init(|| run(Method::Fixed(DOPRI5_FIXED), Stabilization::PStab, 2000.0).0)
+    let period = Pendulum::UNIT.period(THETA0);
+    REF.get_or_init(|| run(&FixedStep::new(DOPRI5_FIXED, period / 2000.0)).0)
 }
 
 /// Global error: max over the outputs of |q − q_ref|. (The error at exactly one period is not
@@ -98,29 +66,27 @@ fn global_error(rec: &Recorder) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// A method under test: its name, its order and how to build it with constant step h.
+struct Subject<I: Integrator> {
+    name: &'static str,
+    order: usize,
+    with_step: fn(f64, Stabilization) -> I,
+}
+
 /// The conformance suite for one method and stabilization.
-fn conformance(method: Method, stab: Stabilization) {
-    let m = method.name();
+fn conformance<I: Integrator>(subject: &Subject<I>, stab: Stabilization) {
+    let m = subject.name;
     let p = Pendulum::UNIT;
     let post = stab.is_post_step();
-    // (1) Closed form. Accuracy setting: rtol 1e-10 for RKSTAB; 400 steps per period
-    // (h ≈ 5.3e-3) for fixed-step methods of order ≥ 4, 20000 for order 2.
-    let acc = match method {
-        Method::Rkstab => 1e-10,
-        Method::Fixed(t) if t.order >= 4 => 400.0,
-        Method::Fixed(_) => 20_000.0,
-    };
-    let (rec, _) = run(method, stab, acc);
+    // (1) Closed form, 400 steps per period (h ≈ 5.3e-3) for methods of order ≥ 4, 20000
+    // for order 2. Error budgets: RK4 with h = 5.3e-3 has C h⁴ ≈ 1e-9 with C ≈ |q⁽⁵⁾| T ~ 1;
+    // DOPRI5 far less; Heun with h = 1e-4: C h² ≈ 1e-8 · |q⁽³⁾| T ~ 1e-6.
+    let steps = if subject.order >= 4 { 400.0 } else { 20_000.0 };
+    let period = p.period(THETA0);
+    let (rec, stats) = run(&(subject.with_step)(period / steps, stab));
+    assert_eq!(stats.naccpt, steps as usize, "{m}: constant steps");
     let (q0, _) = p.at_rest(THETA0);
-    // Error budgets: RKSTAB's global error over one period stays within ~100 rtol (a tolerance-
-    // proportional method accumulating ~100 local errors each ≤ rtol, measured 1e-9 ≈ 10 rtol);
-    // fixed steps: RK4 with h = 5.3e-3 has C h⁴ ≈ 1e-9 with C ≈ |q^(5)| T ~ 1 e.g.
-    // DOPRI5 far less; Heun with h = 1e-4: C h² ≈ 1e-8 · |q'''| T ~ 1e-6.
-    let budget = match method {
-        Method::Rkstab => 1e-8,
-        Method::Fixed(t) if t.order >= 4 => 1e-7,
-        Method::Fixed(_) => 2e-6,
-    };
+    let budget = if subject.order >= 4 { 1e-7 } else { 2e-6 };
     let q_end = rec.q.last().unwrap();
     assert_close(
         &format!("{m}/{} q(T)", stab.name()),
@@ -161,18 +127,11 @@ fn conformance(method: Method, stab: Stabilization) {
             10.0 * budget + 10.0 * drift,
         );
     }
-    // (2) Drift: post-step methods hold ‖Φ‖ and ‖Φ_q v‖ near the manifold at every output
-    // (the velocity-only variant does not correct positions, so only its velocity level).
-    // Fixed-step outputs are step points: drift O(h^{2(p+1)}) or round-off, bound 1e-12.
-    // RKSTAB outputs come from dense output, whose error (hence drift) is of the size of the
-    // local error tolerance per component, sk = atol + rtol |z| ≤ 1e-11 + 1e-10 · 3.0 (the
-    // top speed is √(2g(1 − cos 1)) = 3.0); allow 3 sk (measured 2.4e-11 / 1.1e-10 for PStab).
-    let max = rec.max_drift();
-    let drift_bound = if matches!(method, Method::Rkstab) {
-        1e-9
-    } else {
-        1e-12
-    };
+    // (2) Drift: post-step methods hold ‖Φ‖ and ‖Φ_q v‖ near the manifold at every step
+    // point (the velocity-only variant does not correct positions, so only its velocity
+    // level): O(h^{2(p+1)}) or round-off, bound 1e-12.
+    let max = stats.max_drift;
+    let drift_bound = 1e-12;
     if post {
         if stab != Stabilization::VelocityOnly {
             assert_below(
@@ -188,8 +147,8 @@ fn conformance(method: Method, stab: Stabilization) {
         );
     }
     // (3) Order of convergence.
-    let order = measured_order(method, stab);
-    let p_expected = method.order() as f64;
+    let order = measured_order(subject, stab);
+    let p_expected = subject.order as f64;
     assert_within(
         &format!("{m}/{} order", stab.name()),
         order,
@@ -198,39 +157,22 @@ fn conformance(method: Method, stab: Stabilization) {
     );
 }
 
-/// The observed order: log2 of the error ratio between N and 2N steps per period. RKSTAB runs
-/// with its step pinned (h_init = h_max = T/N and a loose rtol = 0.1 so that every step is
-/// accepted — asserted), which measures the scheme itself: modified 7th stage and stabilized
-/// result included (the outputs are step points; dense output has its own test below).
-fn measured_order(method: Method, stab: Stabilization) -> f64 {
-    let m = method.name();
+/// The observed order: log2 of the error ratio between N and 2N constant steps per period.
+fn measured_order<I: Integrator>(subject: &Subject<I>, stab: Stabilization) -> f64 {
+    let m = subject.name;
     // Step counts chosen so the finer error stays 1e3 above round-off (~1e-13 here) and h
     // stays in the asymptotic range of B(20, 100) (α h ≤ 0.2).
-    let n = match method.order() {
-        2 => 400.0,
-        4 => 80.0,
-        _ => 80.0,
-    };
-    let error = |steps: f64| match method {
-        Method::Rkstab => {
-            let p = Pendulum::UNIT;
-            let period = p.period(THETA0);
-            let (q0, v0) = p.at_rest(THETA0);
-            let times: Vec<f64> = (0..=20).map(|i| period * i as f64 / 20.0).collect();
-            let mut opts = Options::new(0.1).with_stabilization(stab);
-            opts.step_control.h_init = Some(period / steps);
-            opts.step_control.h_max = period / steps;
-            let (rec, stats) =
-                integrate(&Sys(p), opts, 0.0, &q0, &v0, period, &times).expect("pinned run");
-            assert_eq!(
-                (stats.nstep, stats.naccpt),
-                (steps as usize, steps as usize),
-                "{m}/{}: pinned run",
-                stab.name()
-            );
-            global_error(&rec)
-        }
-        Method::Fixed(_) => global_error(&run(method, stab, steps).0),
+    let n = if subject.order == 2 { 400.0 } else { 80.0 };
+    let period = Pendulum::UNIT.period(THETA0);
+    let error = |steps: f64| {
+        let (rec, stats) = run(&(subject.with_step)(period / steps, stab));
+        assert_eq!(
+            (stats.nstep, stats.naccpt),
+            (steps as usize, steps as usize),
+            "{m}/{}: constant steps",
+            stab.name()
+        );
+        global_error(&rec)
     };
     let (e1, e2) = (error(n), error(2.0 * n));
     let order = (e1 / e2).log2();
@@ -253,31 +195,52 @@ fn all_stabilizations() -> [Stabilization; 7] {
     ]
 }
 
-#[test]
-fn conformance_rkstab() {
-    for stab in all_stabilizations() {
-        conformance(Method::Rkstab, stab);
-    }
+/// One test per method: adding a method to the suite is one line here.
+macro_rules! conformance_suite {
+    ($($test:ident: $name:literal, order $order:literal, $with_step:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let subject = Subject { name: $name, order: $order, with_step: $with_step };
+            for stab in all_stabilizations() {
+                conformance(&subject, stab);
+            }
+        }
+    )*};
 }
 
-#[test]
-fn conformance_fixed_dopri5() {
-    for stab in all_stabilizations() {
-        conformance(Method::Fixed(DOPRI5_FIXED), stab);
-    }
+conformance_suite! {
+    conformance_rkstab: "rkstab", order 5, pinned_rkstab;
+    conformance_fixed_dopri5: "dopri5", order 5, |h, s| FixedStep::new(DOPRI5_FIXED, h).with_stabilization(s);
+    conformance_fixed_rk4: "rk4", order 4, |h, s| FixedStep::new(RK4, h).with_stabilization(s);
+    conformance_fixed_heun: "heun", order 2, |h, s| FixedStep::new(HEUN, h).with_stabilization(s);
 }
 
+/// RKSTAB at its accuracy setting (rtol 1e-10, atol 1e-11) against the closed form: q after one
+/// exact period within 100 rtol (a tolerance-proportional method accumulating ~100 local errors
+/// each ≤ rtol; measured ≈ 10 rtol), and the drift of the dense-output samples, whose error is
+/// of the size of the local error tolerance per component, sk = atol + rtol |z| ≤ 1e-11 +
+/// 1e-10 · 3.0 (the top speed is √(2g(1 − cos 1)) = 3.0): 3 sk (measured 2.4e-11 / 1.1e-10).
 #[test]
-fn conformance_fixed_rk4() {
+fn rkstab_at_tolerance_matches_the_closed_form() {
+    let p = Pendulum::UNIT;
+    let (q0, _) = p.at_rest(THETA0);
     for stab in all_stabilizations() {
-        conformance(Method::Fixed(RK4), stab);
-    }
-}
-
-#[test]
-fn conformance_fixed_heun() {
-    for stab in all_stabilizations() {
-        conformance(Method::Fixed(HEUN), stab);
+        let (rec, _) = run(&adaptive(1e-10, stab));
+        let what = format!("rkstab rtol 1e-10/{}", stab.name());
+        assert_close(
+            &format!("{what} q(T)"),
+            rec.q.last().unwrap(),
+            &q0,
+            1e-8,
+            0.0,
+        );
+        if stab.is_post_step() {
+            let max = rec.max_drift();
+            assert_below(&format!("{what} sample velocity drift"), max.velocity, 1e-9);
+            if stab != Stabilization::VelocityOnly {
+                assert_below(&format!("{what} sample position drift"), max.position, 1e-9);
+            }
+        }
     }
 }
 
@@ -289,15 +252,10 @@ fn one_step_drift(stab: Stabilization, h: f64) -> mbsim_runtime::Drift {
     let (q0, _) = TwoLink::initial_state();
     // A generic consistent velocity: the projection of (1, 0.3) onto Φ_q v = 0.
     let init = initialize(&sys, 0.0, &q0, &[1.0, 0.3], &InitOptions::default()).unwrap();
-    let (mut q, mut v) = (init.q, init.v);
-    let opts = FixedStepOptions {
-        tableau: HEUN,
-        h,
-        stabilization: stab,
-        output_every: 0,
-    };
-    integrate_fixed_into(&sys, &opts, 0.0, h, &mut q, &mut v, &mut ())
+    let opts = FixedStep::new(HEUN, h).with_stabilization(stab);
+    simulate(&sys, &opts, 0.0, &init.q, &init.v, h, &[])
         .unwrap()
+        .1
         .max_drift
 }
 
@@ -370,7 +328,7 @@ fn drift_orders_after_one_heun_step() {
 fn statistics_snapshot_pendulum() {
     let mut lines = String::new();
     for stab in all_stabilizations() {
-        let (_, stats) = run(Method::Rkstab, stab, 1e-6);
+        let (_, stats) = run(&adaptive(1e-6, stab));
         assert_eq!(
             stats.nfcn,
             6 * stats.nstep + 2,
@@ -391,9 +349,9 @@ fn statistics_snapshot_pendulum() {
     // DATOL = 1e-7 (so NSTAB < NSTEP).
     let p = Pendulum::UNIT;
     let (q0, v0) = p.at_rest(THETA0);
-    let mut opts = Options::new(1e-6).with_datol(1e-7);
+    let mut opts = Rkstab::new(1e-6).with_datol(1e-7);
     opts.error_estimate = ErrorEstimate::Unstabilized;
-    let (_, stats) = integrate(&Sys(p), opts, 0.0, &q0, &v0, p.period(THETA0), &[]).unwrap();
+    let (_, stats) = simulate(&Sys(p), &opts, 0.0, &q0, &v0, p.period(THETA0), &[]).unwrap();
     lines.push_str(&format!(
         "pstab, unstabilized estimate, datol 1e-7: {stats}\n"
     ));
@@ -423,20 +381,14 @@ fn dense_output_converges() {
     let times: Vec<f64> = (0..160)
         .map(|k| period * (2 * k + 1) as f64 / 320.0)
         .collect();
-    let opts = FixedStepOptions {
-        tableau: DOPRI5_FIXED,
-        h: period / 2560.0,
-        stabilization: Stabilization::PStab,
-        output_every: 8,
-    };
-    let mut reference = Recorder::default();
-    let (mut q, mut v) = (q0.clone(), v0.clone());
-    integrate_fixed_into(&Sys(p), &opts, 0.0, period, &mut q, &mut v, &mut reference).unwrap();
+    let opts = FixedStep::new(DOPRI5_FIXED, period / 2560.0);
+    let grid: Vec<f64> = (0..=320).map(|k| period * k as f64 / 320.0).collect();
+    let (reference, _) = simulate(&Sys(p), &opts, 0.0, &q0, &v0, period, &grid).unwrap();
     let error = |steps: f64| {
-        let mut opts = Options::new(0.1);
+        let mut opts = Rkstab::new(0.1);
         opts.step_control.h_init = Some(period / steps);
         opts.step_control.h_max = period / steps;
-        let (rec, stats) = integrate(&Sys(p), opts, 0.0, &q0, &v0, period, &times).unwrap();
+        let (rec, stats) = simulate(&Sys(p), &opts, 0.0, &q0, &v0, period, &times).unwrap();
         assert_eq!(stats.nstep, steps as usize, "pinned run");
         // Reference sample 2k + 1 (of 321, at multiples of T/320) is our sample k.
         rec.q

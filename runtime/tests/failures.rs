@@ -4,19 +4,18 @@
 mod common;
 
 use common::models::{Broken, Defect, Pendulum};
-use common::{Sys, assert_within};
-use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use common::{Sys, assert_within, simulate};
 use mbsim_runtime::tableau::HEUN;
-use mbsim_runtime::{InitOptions, Kernel, Options, SimError, Stabilization, initialize, integrate};
+use mbsim_runtime::{FixedStep, InitOptions, Kernel, Rkstab, SimError, Stabilization, initialize};
 
-fn run(defect: Defect, opts: Options, t_end: f64) -> Result<mbsim_runtime::Stats, SimError> {
+fn run(defect: Defect, opts: Rkstab, t_end: f64) -> Result<mbsim_runtime::Stats, SimError> {
     let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
-    integrate(&Sys(Broken(defect)), opts, 0.0, &q0, &v0, t_end, &[]).map(|(_, s)| s)
+    simulate(&Sys(Broken(defect)), &opts, 0.0, &q0, &v0, t_end, &[]).map(|(_, s)| s)
 }
 
 #[test]
 fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
-    let err = run(Defect::RedundantConstraint, Options::new(1e-6), 1.0).unwrap_err();
+    let err = run(Defect::RedundantConstraint, Rkstab::new(1e-6), 1.0).unwrap_err();
     assert_eq!(
         err,
         SimError::SingularKkt {
@@ -31,14 +30,11 @@ fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
     );
     // The fixed-step driver reports the same failure.
     let sys = Sys(Broken(Defect::RedundantConstraint));
-    let (mut q, mut v) = Pendulum::UNIT.at_rest(0.5);
-    let opts = FixedStepOptions {
-        tableau: HEUN,
-        h: 0.1,
-        stabilization: Stabilization::PStab,
-        output_every: 0,
-    };
-    let err = integrate_fixed_into(&sys, &opts, 0.0, 1.0, &mut q, &mut v, &mut ()).unwrap_err();
+    let (q, v) = Pendulum::UNIT.at_rest(0.5);
+    let opts = FixedStep::new(HEUN, 0.1).with_stabilization(Stabilization::PStab);
+    let err = simulate(&sys, &opts, 0.0, &q, &v, 1.0, &[])
+        .map(|(_, stats)| stats)
+        .unwrap_err();
     assert!(
         matches!(err, SimError::SingularKkt { ref dependent_rows, .. } if dependent_rows == &[1]),
         "{err:?}"
@@ -49,8 +45,8 @@ fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
 fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
     // No retries: the first stage past t = 0.5 fails. G = (x, y) has full rank, so the
     // dependent-row list is empty (M is not positive definite on ker G: Lemma 4.1 fails).
-    let mut opts = Options::new(1e-6);
-    opts.step_control.max_failed_attempts = 0;
+    let mut opts = Rkstab::new(1e-6);
+    opts.common.max_failed_attempts = 0;
     match run(Defect::MassVanishes { from: 0.5 }, opts, 1.0).unwrap_err() {
         SimError::SingularKkt {
             t,
@@ -64,7 +60,7 @@ fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
     }
     // With the default retries (h/4 each) the step in front of t = 0.5 keeps failing until
     // the retries run out; the error is still the singular matrix.
-    let err = run(Defect::MassVanishes { from: 0.5 }, Options::new(1e-6), 1.0).unwrap_err();
+    let err = run(Defect::MassVanishes { from: 0.5 }, Rkstab::new(1e-6), 1.0).unwrap_err();
     assert!(
         matches!(err, SimError::SingularKkt { t, .. } if t >= 0.5),
         "{err:?}"
@@ -73,7 +69,7 @@ fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
 
 #[test]
 fn non_finite_kernel_outputs_name_kernel_entry_and_state() {
-    let err = run(Defect::NanForce { from: 0.0 }, Options::new(1e-6), 1.0).unwrap_err();
+    let err = run(Defect::NanForce { from: 0.0 }, Rkstab::new(1e-6), 1.0).unwrap_err();
     let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
     assert_eq!(
         err,
@@ -86,8 +82,8 @@ fn non_finite_kernel_outputs_name_kernel_entry_and_state() {
         }
     );
     assert!(err.to_string().contains("kernel `force`"), "{err}");
-    let mut opts = Options::new(1e-6);
-    opts.step_control.max_failed_attempts = 0;
+    let mut opts = Rkstab::new(1e-6);
+    opts.common.max_failed_attempts = 0;
     match run(Defect::InfiniteGamma { from: 0.3 }, opts, 1.0).unwrap_err() {
         SimError::NonFiniteKernel {
             kernel,
@@ -109,7 +105,7 @@ fn a_pole_in_the_solution_is_a_step_size_underflow() {
     // h geometrically until 0.1 h ≤ ε t.
     let err = run(
         Defect::Blowup,
-        Options::new(1e-6).with_stabilization(Stabilization::None),
+        Rkstab::new(1e-6).with_stabilization(Stabilization::None),
         2.0,
     )
     .unwrap_err();
@@ -124,10 +120,10 @@ fn a_pole_in_the_solution_is_a_step_size_underflow() {
 
 #[test]
 fn exceeding_max_steps_is_too_many_steps() {
-    let mut opts = Options::new(1e-8);
-    opts.max_steps = 10;
+    let mut opts = Rkstab::new(1e-8);
+    opts.common.max_steps = 10;
     let (q0, v0) = Pendulum::UNIT.at_rest(1.0);
-    let err = integrate(&Sys(Pendulum::UNIT), opts, 0.0, &q0, &v0, 10.0, &[]).unwrap_err();
+    let err = simulate(&Sys(Pendulum::UNIT), &opts, 0.0, &q0, &v0, 10.0, &[]).unwrap_err();
     match err {
         SimError::TooManySteps { t, max_steps } => {
             assert_eq!(max_steps, 10);

@@ -5,12 +5,11 @@
 mod common;
 
 use common::models::{Andrews, KnifeEdge, MixedPendulum, Pendulum, SlavedKnifeEdge, TwoLink};
-use common::{Sys, assert_below, assert_close, assert_within};
-use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use common::{Sys, assert_below, assert_close, assert_within, simulate};
 use mbsim_runtime::tableau::HEUN;
 use mbsim_runtime::{
-    Baumgarte, InitOptions, Observer, Options, Rkstab, Sample, Stabilization, StepInfo, initialize,
-    integrate,
+    Baumgarte, FixedStep, InitOptions, Integrator, Observer, Problem, Rkstab, Sample,
+    Stabilization, StepInfo, initialize,
 };
 
 #[test]
@@ -120,9 +119,9 @@ fn knife_edge_matches_its_closed_form_with_nonholonomic_post_stabilization() {
         }),
         Stabilization::None,
     ] {
-        let mut opts = Options::new(1e-9).with_stabilization(stab);
-        opts.output_steps = true;
-        let (rec, stats) = integrate(&Sys(KNIFE), opts, 0.0, &q0, &v0, 4.0, &times).unwrap();
+        let mut opts = Rkstab::new(1e-9).with_stabilization(stab);
+        opts.common.output_steps = true;
+        let (rec, stats) = simulate(&Sys(KNIFE), &opts, 0.0, &q0, &v0, 4.0, &times).unwrap();
         assert_eq!(stats.nfcn, 6 * stats.nstep + 2);
         for (i, t) in rec.t.iter().enumerate() {
             let (q, v) = KNIFE.exact(omega, *t);
@@ -171,14 +170,10 @@ fn knife_edge_matches_its_closed_form_with_nonholonomic_post_stabilization() {
 fn knife_edge_heun_drift_is_round_off_with_projection_and_grows_without() {
     let omega = 1.5;
     let run = |stab| {
-        let (mut q, mut v) = KNIFE.exact(omega, 0.0);
-        let opts = FixedStepOptions {
-            tableau: HEUN,
-            h: 0.01,
-            stabilization: stab,
-            output_every: 0,
-        };
-        integrate_fixed_into(&Sys(KNIFE), &opts, 0.0, 4.0, &mut q, &mut v, &mut ())
+        let (q, v) = KNIFE.exact(omega, 0.0);
+        let opts = FixedStep::new(HEUN, 0.01).with_stabilization(stab);
+        simulate(&Sys(KNIFE), &opts, 0.0, &q, &v, 4.0, &[])
+            .map(|(_, stats)| stats)
             .unwrap()
             .max_drift
             .velocity
@@ -200,9 +195,9 @@ fn rheonomic_manipulator_case_two_uses_phi_t_in_the_velocity_residual() {
     let sys = Sys(TwoLink::case_two());
     let (q0, v0) = TwoLink::initial_state();
     let run = |stab| {
-        let mut opts = Options::new(1e-5).with_stabilization(stab);
-        opts.output_steps = true;
-        integrate(&sys, opts, 0.0, &q0, &v0, 10.0, &[]).unwrap()
+        let mut opts = Rkstab::new(1e-5).with_stabilization(stab);
+        opts.common.output_steps = true;
+        simulate(&sys, &opts, 0.0, &q0, &v0, 10.0, &[]).unwrap()
     };
     let (rec_p, p) = run(Stabilization::PStab);
     let (rec_b, b) = run(Stabilization::Baumgarte(Baumgarte::from_chin(12.0, 70.0)));
@@ -236,9 +231,9 @@ fn manipulator_case_one_table_4_6_trend() {
     let (q0, v0) = TwoLink::initial_state();
     for (rtol, nfcn_p, nfcn_b) in published {
         let run = |stab| {
-            let mut opts = Options::new(rtol).with_stabilization(stab);
-            opts.output_steps = true;
-            integrate(&sys, opts, 0.0, &q0, &v0, 10.0, &[]).unwrap()
+            let mut opts = Rkstab::new(rtol).with_stabilization(stab);
+            opts.common.output_steps = true;
+            simulate(&sys, &opts, 0.0, &q0, &v0, 10.0, &[]).unwrap()
         };
         let (rec_p, p) = run(Stabilization::PStab);
         let (rec_b, b) = run(Stabilization::Baumgarte(Baumgarte::from_chin(12.0, 70.0)));
@@ -302,14 +297,14 @@ impl Observer for Checker {
 #[test]
 fn observer_streams_requested_samples_and_every_step_attempt() {
     let p = Pendulum::UNIT;
-    let (mut q, mut v) = p.at_rest(1.0);
+    let (q, v) = p.at_rest(1.0);
     let times = [0.0, 0.25, 0.5, 0.5, 1.0];
     let mut obs = Checker::default();
     let sys = Sys(p);
-    let mut rk = Rkstab::new(&sys, Options::new(1e-8));
-    let stats = rk
-        .integrate_into(0.0, &mut q, &mut v, 1.0, &times, &mut obs)
-        .unwrap();
+    let rk = Rkstab::new(1e-8);
+    let problem = Problem::new(0.0, 1.0, &q, &v).with_times(&times);
+    let end = rk.integrate_into(&sys, &problem, &mut obs).unwrap();
+    let stats = end.stats;
     assert_eq!(
         obs.samples,
         times.to_vec(),
@@ -319,10 +314,9 @@ fn observer_streams_requested_samples_and_every_step_attempt() {
     // Rejections before the first acceptance are not counted in NREJCT (Hairer's convention).
     assert!(obs.rejected >= stats.nrejct && obs.accepted + obs.rejected == stats.nstep);
     assert_eq!(stats.output_solves, times.len());
-    // The workspace is reusable: a second run from the end state continues to t = 2.
-    let stats2 = rk
-        .integrate_into(1.0, &mut q, &mut v, 2.0, &[2.0], &mut ())
-        .unwrap();
+    // A second run from the end state continues to t = 2.
+    let problem = Problem::new(1.0, 2.0, &end.q, &end.v).with_times(&[2.0]);
+    let stats2 = rk.integrate_into(&sys, &problem, &mut ()).unwrap().stats;
     assert_eq!(stats2.nfcn, 6 * stats2.nstep + 2);
 }
 
@@ -337,7 +331,7 @@ fn singular_mass_matrix_works_through_the_augmented_kkt_matrix() {
     let times: Vec<f64> = (0..=8).map(|i| period * i as f64 / 8.0).collect();
     let (q0, v0) = p.at_rest(1.0);
     let (reference, _) =
-        integrate(&Sys(p), Options::new(1e-10), 0.0, &q0, &v0, period, &times).unwrap();
+        simulate(&Sys(p), &Rkstab::new(1e-10), 0.0, &q0, &v0, period, &times).unwrap();
     let mixed = MixedPendulum(p);
     let (mq0, mv0) = mixed.at_rest(1.0);
     for stab in [
@@ -345,8 +339,8 @@ fn singular_mass_matrix_works_through_the_augmented_kkt_matrix() {
         Stabilization::GGt,
         Stabilization::SFull,
     ] {
-        let opts = Options::new(1e-10).with_stabilization(stab);
-        let (rec, stats) = integrate(&Sys(mixed), opts, 0.0, &mq0, &mv0, period, &times).unwrap();
+        let opts = Rkstab::new(1e-10).with_stabilization(stab);
+        let (rec, stats) = simulate(&Sys(mixed), &opts, 0.0, &mq0, &mv0, period, &times).unwrap();
         assert_eq!(stats.nfcn, 6 * stats.nstep + 2);
         for (i, t) in times.iter().enumerate() {
             let what = format!("{} mixed pendulum (x, y) at t = {t:.3}", stab.name());
@@ -384,9 +378,9 @@ fn mixed_holonomic_and_nonholonomic_constraints_are_both_stabilized() {
         Stabilization::SFull,
         Stabilization::None,
     ] {
-        let mut opts = Options::new(1e-9).with_stabilization(stab);
-        opts.output_steps = true;
-        let (rec, stats) = integrate(&Sys(model), opts, 0.0, &q0, &v0, 4.0, &[]).unwrap();
+        let mut opts = Rkstab::new(1e-9).with_stabilization(stab);
+        opts.common.output_steps = true;
+        let (rec, stats) = simulate(&Sys(model), &opts, 0.0, &q0, &v0, 4.0, &[]).unwrap();
         assert_eq!(stats.nfcn, 6 * stats.nstep + 2);
         let d = rec.max_drift();
         eprintln!("slaved knife edge {}: {stats}, drift {d:?}", stab.name());

@@ -10,9 +10,8 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 use common::Sys;
 use common::models::Andrews;
-use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
 use mbsim_runtime::tableau::RK4;
-use mbsim_runtime::{Options, Rkstab, Stabilization, Tolerance};
+use mbsim_runtime::{FixedStep, Integrator, Problem, Rkstab, Stabilization, Stats, Tolerance};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -27,54 +26,44 @@ fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
 /// One test function: the allocation counter is process-wide, so parallel tests would pollute it.
 #[test]
 fn integrators_allocate_only_their_setup() {
-    integration_steps_do_not_allocate();
+    rkstab_allocates_only_its_setup();
     fixed_step_allocates_only_its_setup();
 }
 
-fn integration_steps_do_not_allocate() {
+/// Allocations of a whole run from `Andrews::Q0` to `t_end` with samples every 1e-3: the
+/// setup (workspaces, the problem's copies, the solution) and nothing per step or sample.
+fn allocations_of_run<I: Integrator>(method: &I, t_end: f64) -> (Stats, usize) {
     let sys = Sys(Andrews);
-    let times: Vec<f64> = (0..=30).map(|i| 0.001 * i as f64).collect();
+    let problem = Problem::new(0.0, t_end, &Andrews::Q0, &[0.0; 7]).with_uniform_output(1e-3);
+    let (solution, count) = allocations(|| method.integrate_into(&sys, &problem, &mut ()));
+    (solution.expect("andrews run").stats, count)
+}
+
+fn rkstab_allocates_only_its_setup() {
     for stab in [
         Stabilization::PStab,
         Stabilization::SFull,
         Stabilization::GGt,
         Stabilization::None,
     ] {
-        // Per-component tolerances exercise that path too: looser on the velocities.
-        let mut opts = Options::new(1e-6).with_stabilization(stab);
+        let mut opts = Rkstab::new(1e-6).with_stabilization(stab);
         opts.atol = Tolerance::PerComponent([vec![1e-7; 7], vec![1e-5; 7]].concat());
-        opts.datol = 1e-7;
-        let mut rk = Rkstab::new(&sys, opts);
-        let (mut q, mut v) = (Andrews::Q0, [0.0; 7]);
-        let (stats, count) = allocations(|| {
-            rk.integrate_into(0.0, &mut q, &mut v, 0.03, &times, &mut ())
-                .unwrap()
-        });
-        assert!(stats.naccpt > 50, "{stats}");
+        opts.common.datol = 1e-7;
+        let (short, short_count) = allocations_of_run(&opts, 0.003);
+        let (long, long_count) = allocations_of_run(&opts, 0.03);
+        assert!(long.naccpt > 5 * short.naccpt, "{short} vs {long}");
         assert_eq!(
-            count,
-            0,
-            "{}: allocations during integrate_into ({stats})",
+            short_count,
+            long_count,
+            "{}: allocations grow with the steps ({short} vs {long})",
             stab.name()
         );
     }
 }
 
 fn fixed_step_allocates_only_its_setup() {
-    let sys = Sys(Andrews);
-    let opts = FixedStepOptions {
-        tableau: RK4,
-        h: 1e-5,
-        stabilization: Stabilization::PStab,
-        output_every: 0,
-    };
-    let count = |t_end: f64| {
-        let (mut q, mut v) = (Andrews::Q0, [0.0; 7]);
-        allocations(|| {
-            integrate_fixed_into(&sys, &opts, 0.0, t_end, &mut q, &mut v, &mut ()).unwrap()
-        })
-        .1
-    };
-    // 10 steps and 100 steps allocate the same (setup only).
-    assert_eq!(count(1e-4), count(1e-3));
+    let opts = FixedStep::new(RK4, 1e-5);
+    let (_, short) = allocations_of_run(&opts, 1e-4);
+    let (_, long) = allocations_of_run(&opts, 1e-3);
+    assert_eq!(short, long);
 }

@@ -7,14 +7,14 @@
 mod common;
 
 use common::models::RollingDisc;
-use common::{Sys, assert_below, assert_within};
-use mbsim_runtime::{Baumgarte, Options, Recorder, Stabilization, integrate};
+use common::{Sys, assert_below, assert_within, simulate};
+use mbsim_runtime::{Baumgarte, Recorder, Rkstab, Stabilization};
 
 fn run(stab: Stabilization, rtol: f64, t_end: f64) -> Recorder {
     let (q0, v0) = RollingDisc::initial_state();
-    let mut opts = Options::new(rtol).with_stabilization(stab);
-    opts.output_steps = true;
-    integrate(&Sys(RollingDisc::THESIS), opts, 0.0, &q0, &v0, t_end, &[])
+    let mut opts = Rkstab::new(rtol).with_stabilization(stab);
+    opts.common.output_steps = true;
+    simulate(&Sys(RollingDisc::THESIS), &opts, 0.0, &q0, &v0, t_end, &[])
         .expect("rolling disc")
         .0
 }

@@ -9,15 +9,24 @@
 mod common;
 
 use common::models::SliderCrank;
-use common::{Sys, assert_below, assert_close};
-use mbsim_runtime::{Baumgarte, Options, Recorder, SimError, Stabilization, integrate};
+use common::{Sys, assert_below, assert_close, simulate};
+use mbsim_runtime::{Baumgarte, Recorder, Rkstab, SimError, Stabilization};
 
 fn run(linear: bool, stab: Stabilization, tol: f64) -> Result<Recorder, SimError> {
     let (q0, v0) = SliderCrank::initial_state();
     // atol = rtol = tol, as in the thesis' figures (it mixes "atol" and "rtol", [AMBIG-23]).
-    let mut opts = Options::new(tol).with_stabilization(stab).with_atol(tol);
-    opts.output_steps = true;
-    integrate(&Sys(SliderCrank { linear }), opts, 0.0, &q0, &v0, 10.0, &[]).map(|(rec, _)| rec)
+    let mut opts = Rkstab::new(tol).with_stabilization(stab).with_atol(tol);
+    opts.common.output_steps = true;
+    simulate(
+        &Sys(SliderCrank { linear }),
+        &opts,
+        0.0,
+        &q0,
+        &v0,
+        10.0,
+        &[],
+    )
+    .map(|(rec, _)| rec)
 }
 
 /// Distance from the branch θ1 + θ2 = π the motion starts on.
@@ -107,10 +116,10 @@ fn reformulated_model_is_smooth_and_exactly_projected() {
 #[test]
 fn starting_on_the_singular_point_is_a_singular_kkt() {
     // At (0, π) G = (0, 0): the only constraint row is (numerically) zero.
-    let opts = Options::new(1e-6);
-    let err = integrate(
+    let opts = Rkstab::new(1e-6);
+    let err = simulate(
         &Sys(SliderCrank { linear: false }),
-        opts,
+        &opts,
         0.0,
         &[0.0, std::f64::consts::PI],
         &[0.0, 0.0],

@@ -5,21 +5,16 @@
 mod common;
 
 use common::models::TwoLink;
-use common::{Sys, assert_within};
-use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
+use common::{Sys, assert_within, simulate};
 use mbsim_runtime::tableau::HEUN;
-use mbsim_runtime::{Baumgarte, Drift, Stabilization};
+use mbsim_runtime::{Baumgarte, Drift, FixedStep, Stabilization};
 
 fn max_drift(stab: Stabilization, h: f64) -> Drift {
     let sys = Sys(TwoLink::case_one());
-    let (mut q, mut v) = TwoLink::initial_state();
-    let opts = FixedStepOptions {
-        tableau: HEUN,
-        h,
-        stabilization: stab,
-        output_every: 0,
-    };
-    integrate_fixed_into(&sys, &opts, 0.0, 10.0, &mut q, &mut v, &mut ())
+    let (q, v) = TwoLink::initial_state();
+    let opts = FixedStep::new(HEUN, h).with_stabilization(stab);
+    simulate(&sys, &opts, 0.0, &q, &v, 10.0, &[])
+        .map(|(_, stats)| stats)
         .expect("table 3.1 run")
         .max_drift
 }

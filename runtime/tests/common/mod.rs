@@ -140,3 +140,19 @@ fn dense_pattern(rows: usize, cols: usize) -> Sparsity {
         nonzeros: Box::leak(nz.into_boxed_slice()),
     }
 }
+
+/// Integrate with `method` from (t0, q0, v0) to `t_end`, sampling at `times`: the suites'
+/// one-line form of [`mbsim_runtime::integrate`] with a [`mbsim_runtime::Problem`].
+#[allow(clippy::too_many_arguments)] // model, method, span, state and grid, as in a table row
+pub fn simulate<S: ConstrainedSystem + ?Sized, I: mbsim_runtime::Integrator>(
+    sys: &S,
+    method: &I,
+    t0: f64,
+    q0: &[f64],
+    v0: &[f64],
+    t_end: f64,
+    times: &[f64],
+) -> Result<(mbsim_runtime::Recorder, mbsim_runtime::Stats), mbsim_runtime::SimError> {
+    let problem = mbsim_runtime::Problem::new(t0, t_end, q0, v0).with_times(times);
+    mbsim_runtime::integrate(sys, method, &problem).map(|(rec, sol)| (rec, sol.stats))
+}

@@ -1,0 +1,254 @@
+//! The one run loop every one-step method uses: limits, step-size schedule, failure retry,
+//! output scheduling, drift monitoring and counters. A method supplies only its step
+//! ([`Stepper`]): attempt a step, accept it, interpolate inside it.
+//!
+//! Per attempt: the step-attempt limit, the step-size underflow test (adaptive), clipping of
+//! the last step onto t_end; then [`Stepper::attempt`]. An attempt that fails with a singular
+//! KKT matrix or a non-finite kernel value is retried with a quarter step (adaptive schedule;
+//! up to [`super::CommonOptions::max_failed_attempts`] in a row, then that failure is returned,
+//! also instead of a step-size underflow it caused). A completed attempt is judged by the
+//! controller; an accepted one is committed, the output times it covers are sampled, and its
+//! end point's drift is measured.
+
+use crate::drift::DriftMeter;
+use crate::error::SimError;
+use crate::output::{Observer, Stats, StepInfo};
+use crate::system::ConstrainedSystem;
+
+use super::common::CommonOptions;
+use super::controller::{Adaptive, Uniform, Verdict};
+use super::sampler::Sampler;
+
+/// Outcome of one completed step attempt.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Attempt {
+    /// Scaled error norm (≤ 1 accepts); 0 for constant-step methods.
+    pub(crate) error: f64,
+    /// Whether a post-stabilization was applied.
+    pub(crate) stabilized: bool,
+}
+
+/// Counters a stepper keeps itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StepperCounters {
+    pub(crate) nfcn: usize,
+    pub(crate) nstab: usize,
+    pub(crate) stabilization_time: std::time::Duration,
+    /// Extra KKT solves made for interpolation (counted as output solves).
+    pub(crate) output_solves: usize,
+}
+
+/// One step of a one-step method on z = (q, v), with its workspace.
+pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
+    /// The accepted state z_n.
+    fn state(&self) -> &[f64];
+    /// Attempt a step of signed size `h` from (t, z_n); the result is kept until
+    /// [`Stepper::accept`] or the next attempt.
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError>;
+    /// Make the last attempt's result the state and prepare interpolation over [t, t + h].
+    fn accept(&mut self, t: f64, h: f64);
+    /// The state at `t` inside the last accepted step, into `out`.
+    fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError>;
+    /// Counters so far.
+    fn counters(&self) -> StepperCounters;
+}
+
+/// How step sizes are chosen.
+pub(crate) enum Schedule {
+    /// Error-controlled, starting with magnitude `h0`.
+    Adaptive { control: Adaptive, h0: f64 },
+    /// Constant steps.
+    Uniform(Uniform),
+}
+
+/// The fixed parts of a run.
+pub(crate) struct Run<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> {
+    pub(crate) sys: &'a S,
+    pub(crate) common: &'a CommonOptions,
+    pub(crate) t0: f64,
+    pub(crate) t_end: f64,
+    pub(crate) dir: f64,
+    pub(crate) sampler: Sampler,
+    pub(crate) meter: DriftMeter,
+    pub(crate) observer: &'a mut O,
+}
+
+impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
+    /// Integrate with `stepper` (holding z0) under `schedule`; returns the time reached, which
+    /// is t_end on success. `stats` is filled in on success and failure alike.
+    pub(crate) fn drive<St: Stepper<S>>(
+        &mut self,
+        stepper: &mut St,
+        schedule: Schedule,
+        stats: &mut Stats,
+    ) -> Result<(), SimError> {
+        let result = self.start(stepper).and_then(|()| match schedule {
+            Schedule::Adaptive { control, h0 } => self.adaptive(stepper, control, h0, stats),
+            Schedule::Uniform(u) => self.uniform(stepper, u, stats),
+        });
+        let c = stepper.counters();
+        stats.nfcn = c.nfcn;
+        stats.nstab = c.nstab;
+        stats.stabilization_time = c.stabilization_time;
+        stats.output_solves = self.sampler.solves + c.output_solves;
+        result
+    }
+
+    /// Samples at t0.
+    fn start<St: Stepper<S>>(&mut self, stepper: &mut St) -> Result<(), SimError> {
+        while self.sampler.due(self.t0, 0.0).is_some() {
+            self.sampler
+                .emit(self.sys, self.t0, stepper.state(), self.observer)?;
+        }
+        Ok(())
+    }
+
+    fn adaptive<St: Stepper<S>>(
+        &mut self,
+        stepper: &mut St,
+        mut control: Adaptive,
+        mut h: f64,
+        stats: &mut Stats,
+    ) -> Result<(), SimError> {
+        if self.t_end == self.t0 {
+            return Ok(());
+        }
+        let (mut t, mut last) = (self.t0, false);
+        // The failure of the last attempt(s), if they failed, and how many in a row.
+        let (mut failure, mut failures): (Option<SimError>, usize) = (None, 0);
+        loop {
+            self.check_limit(t, stats)?;
+            if 0.1 * h.abs() <= t.abs() * f64::EPSILON || h < f64::MIN_POSITIVE {
+                // If the step shrank because attempts kept failing, that failure is the cause.
+                return Err(failure.unwrap_or(SimError::StepSizeUnderflow { t, h }));
+            }
+            if self.dir * (t + self.dir * 1.01 * h - self.t_end) > 0.0 {
+                h = self.dir * (self.t_end - t);
+                last = true;
+            }
+            let attempt = match stepper.attempt(self.sys, t, self.dir * h) {
+                Ok(a) => a,
+                Err(e) if e.is_retryable() => {
+                    stats.failed += 1;
+                    failures += 1;
+                    if failures > self.common.max_failed_attempts {
+                        return Err(e);
+                    }
+                    failure = Some(e);
+                    self.observer.step(&StepInfo {
+                        t,
+                        h: self.dir * h,
+                        accepted: false,
+                        error: f64::INFINITY,
+                        stabilized: false,
+                    });
+                    h = control.after_failure(h);
+                    last = false;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            (failure, failures) = (None, 0);
+            stats.nstep += 1;
+            let verdict = control.judge(attempt.error, h);
+            self.report(t, h, attempt, matches!(verdict, Verdict::Accept(_)));
+            match verdict {
+                Verdict::Accept(h_new) => {
+                    let t_new = if last { self.t_end } else { t + self.dir * h };
+                    self.commit(stepper, t, h, t_new, 0.0, stats)?;
+                    t = t_new;
+                    if last {
+                        return Ok(());
+                    }
+                    h = h_new;
+                }
+                Verdict::Reject(h_new) => {
+                    if stats.naccpt >= 1 {
+                        stats.nrejct += 1;
+                    }
+                    last = false;
+                    h = h_new;
+                }
+            }
+        }
+    }
+
+    fn uniform<St: Stepper<S>>(
+        &mut self,
+        stepper: &mut St,
+        u: Uniform,
+        stats: &mut Stats,
+    ) -> Result<(), SimError> {
+        for step in 0..u.steps {
+            let t = u.t0 + step as f64 * u.h;
+            self.check_limit(t, stats)?;
+            let attempt = stepper.attempt(self.sys, t, u.h)?;
+            stats.nstep += 1;
+            self.report(t, u.h.abs(), attempt, true);
+            // The step ends at t + h (t_end up to round-off on the last step); a grid time
+            // within 1e-9 h of a step point is sampled at the step point, under its own time.
+            self.commit(stepper, t, u.h.abs(), t + u.h, 1e-9 * u.h.abs(), stats)?;
+        }
+        Ok(())
+    }
+
+    fn check_limit(&self, t: f64, stats: &Stats) -> Result<(), SimError> {
+        if stats.nstep + stats.failed >= self.common.max_steps {
+            return Err(SimError::TooManySteps {
+                t,
+                max_steps: self.common.max_steps,
+            });
+        }
+        Ok(())
+    }
+
+    fn report(&mut self, t: f64, h: f64, attempt: Attempt, accepted: bool) {
+        self.observer.step(&StepInfo {
+            t,
+            h: self.dir * h,
+            accepted,
+            error: attempt.error,
+            stabilized: attempt.stabilized,
+        });
+    }
+
+    /// Accept the step [t, t_new] of magnitude `h`: samples, step-point output, drift.
+    fn commit<St: Stepper<S>>(
+        &mut self,
+        stepper: &mut St,
+        t: f64,
+        h: f64,
+        t_new: f64,
+        snap: f64,
+        stats: &mut Stats,
+    ) -> Result<(), SimError> {
+        stats.naccpt += 1;
+        stats.note_accepted(h);
+        stepper.accept(t, self.dir * h);
+        let mut at_step_point = false;
+        while let Some(t_out) = self.sampler.due(t_new, snap) {
+            if (t_out - t_new).abs() <= snap {
+                at_step_point = true;
+                self.sampler
+                    .emit(self.sys, t_out, stepper.state(), self.observer)?;
+            } else {
+                let mut z = std::mem::take(&mut self.sampler.z);
+                let interpolated = stepper.interpolate(self.sys, t_out, &mut z);
+                self.sampler.z = z;
+                interpolated?;
+                self.sampler
+                    .emit_interpolated(self.sys, t_out, self.observer)?;
+            }
+        }
+        if self.common.output_steps && !at_step_point {
+            self.sampler
+                .emit(self.sys, t_new, stepper.state(), self.observer)?;
+        }
+        if self.common.track_drift {
+            let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
+            let drift = self.meter.measure(self.sys, t_new, q, v)?;
+            stats.max_drift = stats.max_drift.worst(drift);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,123 @@
+//! Output scheduling and samples: which output times fall into an accepted step, and the
+//! [`crate::Sample`] at each (state, v̇ and λ from a KKT solve there, the drift).
+//!
+//! Samples at a step point use the step's (stabilized) state; samples inside a step use the
+//! method's interpolant, post-stabilized first when [`SampleKind::Projected`] is asked for.
+
+use crate::baumgarte::Baumgarte;
+use crate::drift::DriftMeter;
+use crate::error::SimError;
+use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::output::{Observer, Sample};
+use crate::stabilize::{Stabilization, Stabilizer};
+use crate::system::{ConstrainedSystem, Dims};
+
+use super::common::SampleKind;
+
+/// Preallocated sample evaluator and the position in the output grid.
+pub(crate) struct Sampler {
+    dims: Dims,
+    baumgarte: Option<Baumgarte>,
+    kkt: KktWorkspace,
+    vdot: Vec<f64>,
+    lambda: Vec<f64>,
+    meter: DriftMeter,
+    projector: Option<Stabilizer>,
+    /// Scratch state for interpolated samples.
+    pub(crate) z: Vec<f64>,
+    times: Vec<f64>,
+    next: usize,
+    dir: f64,
+    /// KKT solves (and projections) spent on samples.
+    pub(crate) solves: usize,
+}
+
+impl Sampler {
+    pub(crate) fn new(
+        dims: Dims,
+        stabilization: Stabilization,
+        kind: SampleKind,
+        times: Vec<f64>,
+        dir: f64,
+    ) -> Self {
+        let project = kind == SampleKind::Projected && dims.constraint_rows() > 0;
+        Self {
+            dims,
+            baumgarte: stabilization.baumgarte().copied(),
+            kkt: KktWorkspace::new(dims),
+            vdot: vec![0.0; dims.n],
+            lambda: vec![0.0; dims.constraint_rows()],
+            meter: DriftMeter::new(dims),
+            projector: project.then(|| Stabilizer::new(Stabilization::PStab, dims)),
+            z: vec![0.0; 2 * dims.n],
+            times,
+            next: 0,
+            dir,
+            solves: 0,
+        }
+    }
+
+    /// The next output time at or before `t` (in the direction of integration, with a slack of
+    /// `snap`), consumed.
+    pub(crate) fn due(&mut self, t: f64, snap: f64) -> Option<f64> {
+        let time = *self.times.get(self.next)?;
+        (self.dir * (time - t) <= snap).then(|| {
+            self.next += 1;
+            time
+        })
+    }
+
+    /// Report the sample at (t, z) to `observer`.
+    pub(crate) fn emit<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        z: &[f64],
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        self.solves += 1;
+        let (q, v) = z.split_at(self.dims.n);
+        accelerations_into(
+            sys,
+            t,
+            q,
+            v,
+            self.baumgarte.as_ref(),
+            &mut self.kkt,
+            0.0,
+            &mut self.vdot,
+            &mut self.lambda,
+        )?;
+        // `accelerations_into` left G(t, q) in kkt.jac.
+        let drift = self
+            .meter
+            .measure_with_jacobian(sys, t, q, v, &self.kkt.jac)?;
+        observer.output(&Sample {
+            t,
+            q,
+            v,
+            vdot: &self.vdot,
+            lambda: &self.lambda,
+            drift,
+        });
+        Ok(())
+    }
+
+    /// Report the interpolated state in `self.z` at `t`, projected first if asked for.
+    pub(crate) fn emit_interpolated<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        if let Some(projector) = &mut self.projector {
+            self.solves += 1;
+            let (q, v) = self.z.split_at_mut(self.dims.n);
+            projector.apply(sys, t, 0.0, q, v, 0.0)?;
+        }
+        let z = std::mem::take(&mut self.z);
+        let result = self.emit(sys, t, &z, observer);
+        self.z = z;
+        result
+    }
+}
