@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mbsim::runtime::{Baumgarte, Stabilization};
+use mbsim::runtime::{Baumgarte, CommonOptions, SampleKind, Stabilization};
 
 use super::AppError;
 use super::registry::{self, ModelEntry};
@@ -61,6 +61,15 @@ pub enum Method {
     None,
 }
 
+/// How output samples between step points are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Samples {
+    /// Dense output projected onto the constraints (PStab).
+    Projected,
+    /// Dense output as it is.
+    Interpolated,
+}
+
 /// Arguments of `mbsim simulate`.
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -93,6 +102,14 @@ pub struct SimulateArgs {
     /// Change a runtime parameter, e.g. --param g=1.62 (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// How samples between step points are made: `projected` (default with a post-step
+    /// stabilization: on the constraint manifold to the step accuracy) or `interpolated`
+    /// (the raw dense output; the default without post-step stabilization, so its drift shows).
+    #[arg(long, value_enum)]
+    pub samples: Option<Samples>,
+    /// Limit on step attempts (default 10 000 000).
+    #[arg(long)]
+    pub max_steps: Option<usize>,
     /// Output directory.
     #[arg(long)]
     pub out: PathBuf,
@@ -122,6 +139,10 @@ pub struct SimConfig {
     pub t_end: f64,
     /// Output spacing.
     pub dt_out: f64,
+    /// How samples between step points are made.
+    pub samples: SampleKind,
+    /// Limit on step attempts.
+    pub max_steps: usize,
     /// Output directory.
     pub out: PathBuf,
     /// Whether to draw plots.
@@ -214,6 +235,20 @@ impl SimulateArgs {
                 why: "Baumgarte gains need --method baumgarte",
             });
         }
+        let samples = match self.samples {
+            Some(Samples::Projected) => SampleKind::Projected,
+            Some(Samples::Interpolated) => SampleKind::Interpolated,
+            None if stabilization.is_post_step() => SampleKind::Projected,
+            None => SampleKind::Interpolated,
+        };
+        let max_steps = self.max_steps.unwrap_or(CommonOptions::default().max_steps);
+        if max_steps == 0 {
+            return Err(AppError::BadValue {
+                what: "--max-steps",
+                value: "0".to_string(),
+                why: "must be at least 1",
+            });
+        }
         Ok(SimConfig {
             model,
             params,
@@ -224,6 +259,8 @@ impl SimulateArgs {
             datol,
             t_end,
             dt_out,
+            samples,
+            max_steps,
             out: self.out.clone(),
             plots: !self.no_plots,
         })

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use mbsim::runtime::{
-    ConstrainedSystem, Drift, InitOptions, InitReport, Observer, Options, Recorder, Rkstab, Sample,
-    Stats, StepInfo,
+    ConstrainedSystem, Drift, InitOptions, InitReport, Integrator, Observer, Problem, Recorder,
+    Rkstab, Sample, Stats, StepInfo,
 };
 
 use super::AppError;
@@ -102,21 +102,20 @@ impl Observer for Collector<'_> {
     }
 }
 
-/// Integrate `sys` from the consistent (q0, v0) at t = 0 to `t_end` with `opts`, sampling on
+/// Integrate `sys` from the consistent (q0, v0) at t = 0 to `t_end` with `method`, sampling on
 /// `grid`; `progress` shows a bar on runs longer than a second.
 pub fn integrate(
     sys: &dyn ConstrainedSystem,
     init: &InitReport,
-    opts: Options,
+    method: Rkstab,
     t_end: f64,
     grid: &[f64],
     progress: bool,
 ) -> Result<Integrated, AppError> {
-    let mut opts = opts;
-    // Every accepted step point becomes a sample, so the maximum drift is taken over the
-    // stabilized step points (the thesis' "max drift") and not only over the output grid.
-    opts.output_steps = true;
-    opts.max_steps = opts.max_steps.max(1_000_000);
+    let mut method = method;
+    // Every accepted step point becomes a sample, so the drift of each step point (the
+    // thesis' "max drift", plotted over time) is collected besides the output grid.
+    method.common.output_steps = true;
     let mut collector = Collector {
         grid,
         next: 0,
@@ -126,15 +125,14 @@ pub fn integrate(
         step_drift: Vec::new(),
         progress: progress.then(|| Progress::new(t_end)),
     };
-    let (mut q, mut v) = (init.q.clone(), init.v.clone());
+    let problem = Problem::new(0.0, t_end, &init.q, &init.v).with_times(grid);
     let start = Instant::now();
-    let result =
-        Rkstab::new(sys, opts).integrate_into(0.0, &mut q, &mut v, t_end, grid, &mut collector);
+    let result = method.integrate_into(sys, &problem, &mut collector);
     let cpu = start.elapsed();
     if let Some(p) = &collector.progress {
         p.finish();
     }
-    let stats = result?;
+    let stats = result?.stats;
     Ok(Integrated {
         rec: collector.rec,
         stats,
@@ -159,12 +157,14 @@ pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitRepor
 /// Run the simulation `cfg` describes.
 pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
     let (sys, init) = prepare(cfg)?;
-    let opts = Options::new(cfg.rtol)
+    let mut method = Rkstab::new(cfg.rtol)
         .with_atol(cfg.atol)
         .with_datol(cfg.datol)
         .with_stabilization(cfg.stabilization);
+    method.common.samples = cfg.samples;
+    method.common.max_steps = cfg.max_steps;
     let grid = output_times(cfg.t_end, cfg.dt_out);
-    let run = integrate(sys.as_ref(), &init, opts, cfg.t_end, &grid, progress)?;
+    let run = integrate(sys.as_ref(), &init, method, cfg.t_end, &grid, progress)?;
     let params = sys
         .parameter_names()
         .iter()

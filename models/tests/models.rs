@@ -9,7 +9,7 @@
 use mbsim_codegen::{Model, frontend};
 use mbsim_models::{HaugPendulum, TwoArmRobot};
 use mbsim_runtime::catalog::{self, ModelEntry};
-use mbsim_runtime::{ConstrainedSystem, InitOptions, Options};
+use mbsim_runtime::{ConstrainedSystem, InitOptions, Problem, Rkstab};
 use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
 
@@ -118,20 +118,11 @@ fn short_run(info: &ModelEntry) -> Result<(), String> {
     let init = mbsim_runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())
         .map_err(|e| format!("{}: initialization: {e}", info.name))?;
     let t_end = if info.name == "andrews" { 0.01 } else { 0.2 };
-    // Every accepted (stabilized) step point is a sample, so the maximum is over the steps.
-    let mut opts = Options::new(1e-8);
-    opts.output_steps = true;
-    let (rec, stats) = mbsim_runtime::integrate(
-        sys.as_ref(),
-        opts,
-        0.0,
-        &init.q,
-        &init.v,
-        t_end,
-        &[0.0, t_end],
-    )
-    .map_err(|e| format!("{}: {e}", info.name))?;
-    let d = rec.max_drift();
+    // The layer measures the drift at every accepted (stabilized) step point.
+    let problem = Problem::new(0.0, t_end, &init.q, &init.v).with_times(&[0.0, t_end]);
+    let (rec, end) = mbsim_runtime::integrate(sys.as_ref(), &Rkstab::new(1e-8), &problem)
+        .map_err(|e| format!("{}: {e}", info.name))?;
+    let (stats, d) = (end.stats, end.stats.max_drift);
     println!(
         "{}: NSTEP {}, max |phi| {:.2e}, max |phi_dot| {:.2e}",
         info.name, stats.nstep, d.position, d.velocity
@@ -182,9 +173,8 @@ fn haug_pendulum_dae_equals_the_reduced_ode() {
     let sys = HaugPendulum::chosen();
     let (q0, v0) = HaugPendulum::initial(&sys);
     let t_end = 2.0;
-    let (rec, _) =
-        mbsim_runtime::integrate(&sys, Options::new(1e-11), 0.0, &q0, &v0, t_end, &[t_end])
-            .expect("integrates");
+    let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&[t_end]);
+    let (rec, _) = mbsim_runtime::integrate(&sys, &Rkstab::new(1e-11), &problem).expect("integrates");
     let accel = |phi: f64| -sys.m * sys.g * phi.cos() / (sys.j + sys.m);
     let (mut s, mut r, h) = (q0[2], v0[2], 1e-3);
     for _ in 0..2000 {

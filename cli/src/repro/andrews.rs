@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use mbsim::runtime::{Baumgarte, Options, Rkstab, Stabilization};
+use mbsim::runtime::{Baumgarte, Integrator, Problem, Rkstab, Stabilization};
 
 use super::{Row, Table, published, rkstab};
 use crate::AppError;
@@ -31,13 +31,13 @@ pub fn table_4_1(out: &Path) -> Result<Table, AppError> {
     for &rtol in &RTOLS {
         let b = rkstab(
             "andrews",
-            Options::new(rtol).with_stabilization(b20_100()),
+            Rkstab::new(rtol).with_stabilization(b20_100()),
             T_END,
             1e-3,
         )?;
         let p = rkstab(
             "andrews",
-            Options::new(rtol).with_datol(rtol / 10.0),
+            Rkstab::new(rtol).with_datol(rtol / 10.0),
             T_END,
             1e-3,
         )?;
@@ -111,16 +111,10 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
     let sys = Andrews::published();
     let mut rows: Vec<Vec<f64>> = vec![Vec::new(); 6];
     for &datol in &datols {
-        let (mut q, mut v) = (Andrews::Q0.to_vec(), vec![0.0; 7]);
+        let problem = Problem::new(0.0, T_END, &Andrews::Q0, &[0.0; 7]);
         let start = std::time::Instant::now();
-        let stats = Rkstab::new(&sys, Options::new(1e-5).with_datol(datol)).integrate_into(
-            0.0,
-            &mut q,
-            &mut v,
-            T_END,
-            &[],
-            &mut (),
-        )?;
+        let method = Rkstab::new(1e-5).with_datol(datol);
+        let stats = method.integrate_into(&sys, &problem, &mut ())?.stats;
         let cpu = start.elapsed().as_secs_f64();
         let stab = 100.0 * stats.stabilization_time.as_secs_f64() / cpu;
         for (r, x) in rows.iter_mut().zip([

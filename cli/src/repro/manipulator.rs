@@ -10,8 +10,7 @@
 
 use std::path::Path;
 
-use mbsim::runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
-use mbsim::runtime::{Baumgarte, Options, Stabilization, tableau};
+use mbsim::runtime::{Baumgarte, FixedStep, Integrator, Problem, Rkstab, Stabilization, tableau};
 
 use super::{Row, Table, published, rkstab, rkstab_with};
 use crate::AppError;
@@ -48,16 +47,11 @@ pub fn table_3_1(_out: &Path) -> Result<Table, AppError> {
     for ((label, stab), p) in methods.iter().zip(pubs) {
         let mut ours = Vec::new();
         for h in [0.01, 0.001] {
-            let (mut q, mut v) = (TwoArmRobot::THETA0.to_vec(), vec![0.0; 2]);
-            let opts = FixedStepOptions {
-                tableau: tableau::HEUN,
-                h,
-                stabilization: *stab,
-                output_every: 0,
-            };
-            let report = integrate_fixed_into(&sys, &opts, 0.0, 10.0, &mut q, &mut v, &mut ())?;
-            ours.push(report.max_drift.velocity);
-            ours.push(report.max_drift.position);
+            let problem = Problem::new(0.0, 10.0, &TwoArmRobot::THETA0, &[0.0; 2]);
+            let method = FixedStep::new(tableau::HEUN, h).with_stabilization(*stab);
+            let drift = method.integrate_into(&sys, &problem, &mut ())?.stats.max_drift;
+            ours.push(drift.velocity);
+            ours.push(drift.position);
         }
         if label.contains("PStab") {
             let ok = ours.iter().zip(p).all(|(&o, p)| no_larger(o, p));
@@ -88,11 +82,11 @@ pub fn table_4_6(out: &Path) -> Result<Table, AppError> {
     for &rtol in &rtols {
         let b = rkstab(
             "two-arm-robot",
-            Options::new(rtol).with_stabilization(chin(12.0, 70.0)),
+            Rkstab::new(rtol).with_stabilization(chin(12.0, 70.0)),
             10.0,
             0.02,
         )?;
-        let p = rkstab("two-arm-robot", Options::new(rtol), 10.0, 0.02)?;
+        let p = rkstab("two-arm-robot", Rkstab::new(rtol), 10.0, 0.02)?;
         for (i, x) in [b.stats.nfcn, p.stats.nfcn, b.stats.nstep, p.stats.nstep]
             .iter()
             .enumerate()
@@ -185,7 +179,7 @@ pub fn table_4_7(out: &Path, omega: f64) -> Result<Table, AppError> {
         let o = rkstab_with(
             "two-link-case2",
             &[("omega", omega)],
-            Options::new(1e-5).with_stabilization(stab),
+            Rkstab::new(1e-5).with_stabilization(stab),
             10.0,
             0.02,
         )?;

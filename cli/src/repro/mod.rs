@@ -14,7 +14,7 @@ pub mod trends;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use mbsim::runtime::{Drift, InitOptions, Options, Recorder, Stats};
+use mbsim::runtime::{Drift, InitOptions, Recorder, Rkstab, Stats};
 
 use super::AppError;
 use super::simulate;
@@ -150,7 +150,7 @@ pub struct Outcome {
 
 /// Run the registry model `name` (default parameters, consistent start) with RKSTAB `opts` on
 /// [0, t_end], sampling every `dt` for plots.
-pub fn rkstab(name: &str, opts: Options, t_end: f64, dt: f64) -> Result<Outcome, AppError> {
+pub fn rkstab(name: &str, opts: Rkstab, t_end: f64, dt: f64) -> Result<Outcome, AppError> {
     rkstab_with(name, &[], opts, t_end, dt)
 }
 
@@ -158,7 +158,7 @@ pub fn rkstab(name: &str, opts: Options, t_end: f64, dt: f64) -> Result<Outcome,
 pub fn rkstab_with(
     name: &str,
     params: &[(&str, f64)],
-    opts: Options,
+    opts: Rkstab,
     t_end: f64,
     dt: f64,
 ) -> Result<Outcome, AppError> {

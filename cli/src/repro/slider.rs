@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use mbsim::runtime::Options;
+use mbsim::runtime::Rkstab;
 
 use super::{Row, Table, published, rkstab, rkstab_with};
 
@@ -31,7 +31,7 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
     for &tol in &tols {
         let o = rkstab(
             "slider-crank-tsda",
-            Options::new(tol).with_atol(tol),
+            Rkstab::new(tol).with_atol(tol),
             0.5,
             0.005,
         )?;
@@ -42,7 +42,7 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
         let h = rkstab_with(
             "slider-crank-tsda",
             &LIGHT,
-            Options::new(tol).with_atol(tol),
+            Rkstab::new(tol).with_atol(tol),
             0.5,
             0.005,
         )?;

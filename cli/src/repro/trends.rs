@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use mbsim::runtime::{Baumgarte, Options, SimError, Stabilization};
+use mbsim::runtime::{Baumgarte, Rkstab, SimError, Stabilization};
 
 use super::{Outcome, Row, Table, rkstab};
 use crate::AppError;
@@ -27,11 +27,11 @@ fn reached(result: &Result<Outcome, AppError>, t_end: f64) -> f64 {
 /// Singular slider-crank runs (P10).
 pub fn p10(_out: &Path) -> Result<Table, AppError> {
     let b = Stabilization::Baumgarte(Baumgarte::from_chin(20.0, 100.0));
-    let runs: [(&str, &str, Options, f64); 5] = [
+    let runs: [(&str, &str, Rkstab, f64); 5] = [
         (
             "none 1e-5",
             "singular-slider-crank",
-            Options::new(1e-5)
+            Rkstab::new(1e-5)
                 .with_atol(1e-5)
                 .with_stabilization(Stabilization::None),
             3.0,
@@ -39,7 +39,7 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         (
             "none 1e-8",
             "singular-slider-crank",
-            Options::new(1e-8)
+            Rkstab::new(1e-8)
                 .with_atol(1e-5)
                 .with_stabilization(Stabilization::None),
             3.0,
@@ -47,19 +47,19 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         (
             "B(20,100) 1e-10",
             "singular-slider-crank",
-            Options::new(1e-10).with_atol(1e-10).with_stabilization(b),
+            Rkstab::new(1e-10).with_atol(1e-10).with_stabilization(b),
             10.0,
         ),
         (
             "PStab 1e-10",
             "singular-slider-crank",
-            Options::new(1e-10).with_atol(1e-10),
+            Rkstab::new(1e-10).with_atol(1e-10),
             10.0,
         ),
         (
             "reform. 1e-10",
             "slider-crank-reformulated",
-            Options::new(1e-10).with_atol(1e-10),
+            Rkstab::new(1e-10).with_atol(1e-10),
             20.0,
         ),
     ];
@@ -120,7 +120,7 @@ pub fn p11(_out: &Path) -> Result<Table, AppError> {
     for stab in [Stabilization::PStab, b] {
         let o = rkstab(
             "rolling-disc",
-            Options::new(1e-3).with_stabilization(stab),
+            Rkstab::new(1e-3).with_stabilization(stab),
             2.0,
             0.005,
         )?;

@@ -14,7 +14,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
 use mbsim_peers::{RunResult, rkstab, rkstab_with, russell, significant_digits};
-use mbsim_runtime::{Baumgarte, ErrorEstimate, Options, Stabilization};
+use mbsim_runtime::{Baumgarte, ErrorEstimate, Rkstab, Stabilization};
 use russell_ode::Method;
 
 const T_END: f64 = 0.03;
@@ -82,7 +82,7 @@ fn print_table() {
     // At rtol 1e-13 the thesis' stabilized error estimate has a round-off floor (the PStab
     // correction of an already-stabilized point does not vanish as h → 0) and the step size
     // collapses; the reference therefore uses the plain DOPRI5 estimate.
-    let mut opts = Options::new(1e-13);
+    let mut opts = Rkstab::new(1e-13);
     opts.error_estimate = ErrorEstimate::Unstabilized;
     let reference = rkstab_with(&sys, opts, &Andrews::Q0, &[0.0; 7], T_END).expect("reference");
     let check =

@@ -10,7 +10,7 @@
 use std::sync::Mutex;
 
 use mbsim_runtime::{
-    ConstrainedSystem, KktWorkspace, Options, Stabilization, Stats, accelerations_into,
+    ConstrainedSystem, Integrator, KktWorkspace, Problem, Rkstab, Stabilization, accelerations_into,
 };
 use russell_lab::Vector;
 use russell_ode::{Method, NoArgs, OdeSolver, Params, System};
@@ -46,7 +46,7 @@ pub fn rkstab<S: ConstrainedSystem>(
 ) -> Result<RunResult, mbsim_runtime::SimError> {
     rkstab_with(
         sys,
-        Options::new(rtol).with_stabilization(stab),
+        Rkstab::new(rtol).with_stabilization(stab),
         q0,
         v0,
         t_end,
@@ -56,16 +56,16 @@ pub fn rkstab<S: ConstrainedSystem>(
 /// RKSTAB with explicit options.
 pub fn rkstab_with<S: ConstrainedSystem>(
     sys: &S,
-    opts: Options,
+    method: Rkstab,
     q0: &[f64],
     v0: &[f64],
     t_end: f64,
 ) -> Result<RunResult, mbsim_runtime::SimError> {
-    let (mut q, mut v) = (q0.to_vec(), v0.to_vec());
-    let mut rk = mbsim_runtime::Rkstab::new(sys, opts);
-    let s: Stats = rk.integrate_into(0.0, &mut q, &mut v, t_end, &[], &mut ())?;
+    let problem = Problem::new(0.0, t_end, q0, v0);
+    let end = method.integrate_into(sys, &problem, &mut ())?;
+    let s = end.stats;
     Ok(RunResult {
-        q,
+        q: end.q,
         nfcn: s.nfcn,
         nstep: s.nstep,
     })
