@@ -174,7 +174,8 @@ fn haug_pendulum_dae_equals_the_reduced_ode() {
     let (q0, v0) = HaugPendulum::initial(&sys);
     let t_end = 2.0;
     let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&[t_end]);
-    let (rec, _) = mbsim_runtime::integrate(&sys, &Rkstab::new(1e-11), &problem).expect("integrates");
+    let (rec, _) =
+        mbsim_runtime::integrate(&sys, &Rkstab::new(1e-11), &problem).expect("integrates");
     let accel = |phi: f64| -sys.m * sys.g * phi.cos() / (sys.j + sys.m);
     let (mut s, mut r, h) = (q0[2], v0[2], 1e-3);
     for _ in 0..2000 {

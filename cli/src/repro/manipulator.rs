@@ -49,7 +49,10 @@ pub fn table_3_1(_out: &Path) -> Result<Table, AppError> {
         for h in [0.01, 0.001] {
             let problem = Problem::new(0.0, 10.0, &TwoArmRobot::THETA0, &[0.0; 2]);
             let method = FixedStep::new(tableau::HEUN, h).with_stabilization(*stab);
-            let drift = method.integrate_into(&sys, &problem, &mut ())?.stats.max_drift;
+            let drift = method
+                .integrate_into(&sys, &problem, &mut ())?
+                .stats
+                .max_drift;
             ours.push(drift.velocity);
             ours.push(drift.position);
         }
