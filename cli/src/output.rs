@@ -95,6 +95,9 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "max_drift_velocity": run.max_drift_steps.velocity,
         "max_drift_output_position": run.max_drift_output.position,
         "max_drift_output_velocity": run.max_drift_output.velocity,
+        "samples": format!("{:?}", cfg.samples).to_lowercase(),
+        "h_min": s.h_range.0,
+        "h_max": s.h_range.1,
         "initialization": {
             "iterations": run.init.iterations,
             "moved_q": run.init.moved_q,
@@ -124,7 +127,7 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     format!(
         "{} on [0, {}] with {:?}, rtol {:e}, atol {:e}, datol {:e}\n\
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\
-         max drift at the steps: position {:.2e}, velocity {:.2e}\n\
+         max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}\n\
          wrote {}",
         cfg.model.name,
         cfg.t_end,
@@ -141,6 +144,9 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         s.stabilization_time.as_secs_f64(),
         run.max_drift_steps.position,
         run.max_drift_steps.velocity,
+        cfg.samples,
+        run.max_drift_output.position,
+        run.max_drift_output.velocity,
         cfg.out.display()
     )
 }
