@@ -55,7 +55,9 @@ pub struct CommonOptions {
     /// Also emit a sample at every accepted step point, in time order with the output grid.
     pub output_steps: bool,
     /// Measure the drift at every accepted step point ([`crate::Stats::max_drift`]); costs one
-    /// evaluation of Φ, G, Φ_t and b per step. Default true.
+    /// evaluation of Φ, G, Φ_t and b per step: +2.3 % instructions on Andrews (RKSTAB, rtol
+    /// 1e-6, callgrind; the layer itself without it: −0.2 % against the pre-layer RKSTAB).
+    /// Default true.
     pub track_drift: bool,
     /// The consistency check of the initial state.
     pub consistency: ConsistencyCheck,
