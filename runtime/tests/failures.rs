@@ -5,6 +5,7 @@ mod common;
 
 use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within};
+use mbsim_runtime::error::SingularBlock;
 use mbsim_runtime::fixed_step::{FixedStepOptions, integrate_fixed_into};
 use mbsim_runtime::tableau::HEUN;
 use mbsim_runtime::{InitOptions, Kernel, Options, SimError, Stabilization, initialize, integrate};
@@ -22,6 +23,7 @@ fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
         SimError::SingularKkt {
             t: 0.0,
             h: 0.0,
+            block: SingularBlock::Jacobian,
             dependent_rows: vec![1]
         }
     );
@@ -55,8 +57,10 @@ fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
         SimError::SingularKkt {
             t,
             h,
+            block,
             dependent_rows,
         } => {
+            assert_eq!(block, SingularBlock::MassOnKernel);
             assert!(dependent_rows.is_empty(), "{dependent_rows:?}");
             assert_within("failure time", t, 0.5, 0.5 + h);
         }
@@ -149,6 +153,7 @@ fn an_unreachable_constraint_is_an_initialization_failure() {
         SimError::InitializationFailed {
             residual,
             iterations,
+            ..
         } => {
             assert_eq!(iterations, opts.max_iterations);
             // |Φ| = |x² + y² − 1|/2 ≥ 3/2 for x = 2.
