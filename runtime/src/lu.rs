@@ -165,8 +165,10 @@ pub fn diagnose_singular(
     if !dependent.is_empty() {
         return (SingularBlock::Jacobian, dependent);
     }
-    // Orthonormal basis of the row space (rows of `q`), completed to ℝⁿ by the unit vectors
-    // with the largest remaining components: the completion spans ker G.
+    // Orthonormal basis of the row space (columns of `q`), completed to ℝⁿ by the unit vectors
+    // e_j, in order, whose component outside the basis so far exceeds 1/(2√n); the completion
+    // spans ker G. It always completes: the squared outside components of all e_j sum to
+    // n − (basis size) ≥ 1, which skipped vectors (≤ 1/(4n) each) cannot reach.
     let q = if r == 0 {
         DMatrix::zeros(n, 0)
     } else {
