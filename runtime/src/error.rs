@@ -48,26 +48,60 @@ impl std::fmt::Display for Kernel {
     }
 }
 
+/// Which block of the augmented KKT matrix [M Gᵀ; G 0] made it singular (\[CHIN\] Lemma 4.1:
+/// it is nonsingular iff G has full row rank and M is positive definite on ker G).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SingularBlock {
+    /// The constraint Jacobian G = [Φ_q; A] has (nearly) lost row rank: redundant constraints,
+    /// or a singular configuration of the mechanism.
+    Jacobian,
+    /// G has full row rank, but the mass matrix M is not positive definite on the null space
+    /// of G (e.g. a body without mass or inertia in a direction the constraints leave free).
+    MassOnKernel,
+}
+
+impl SingularBlock {
+    /// The plain-language diagnosis used by [`SimError::SingularKkt`]'s message.
+    fn explain(block: SingularBlock, rows: &[usize]) -> String {
+        match block {
+            SingularBlock::Jacobian => format!(
+                "the constraint Jacobian G = [Φ_q; A] has lost rank; dependent constraint \
+                 rows: {rows:?} (redundant constraints or a singular configuration)"
+            ),
+            SingularBlock::MassOnKernel => "the constraint Jacobian has full rank, but the mass \
+                 matrix M is not positive definite on its null space (a motion the constraints \
+                 allow has no inertia)"
+                .to_string(),
+        }
+    }
+}
+
 /// A numerical failure of an integrator or of the consistent initialization.
 ///
 /// `t` is always the time at which the failing evaluation was attempted; `h` the step size of
 /// the step in progress (`0.0` outside a step, e.g. during initialization).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SimError {
-    /// The augmented matrix [M Gᵀ; G 0] is numerically singular.
+    /// The augmented matrix [W Gᵀ; G 0] (W = M for the dynamics and the M-metric projections,
+    /// the identity for GGᵀ and initialization; HHᵀ for S-full) is numerically singular.
     ///
-    /// `dependent_rows` lists the constraint rows (indices into G = [Φ_q; A]) that are linearly
-    /// dependent on the rows before them (or zero). An empty list means G has full row rank and
-    /// M is not positive definite on the null space of G (thesis Lemma 4.1 fails).
+    /// `block` says which part is to blame (see [`crate::lu::diagnose_singular`] for the
+    /// rank-revealing test and its tolerance). For [`SingularBlock::Jacobian`],
+    /// `dependent_rows` lists the constraint rows (indices into G = [Φ_q; A]) that are
+    /// (nearly) linearly dependent on the rows before them, or vanish; for
+    /// [`SingularBlock::MassOnKernel`] it is empty.
     #[error(
-        "singular KKT matrix at t = {t:e} (step h = {h:e}); dependent constraint rows: {dependent_rows:?}"
+        "singular KKT matrix at t = {t:e} (step h = {h:e}): {}",
+        SingularBlock::explain(*block, dependent_rows)
     )]
     SingularKkt {
         /// Time of the failing evaluation.
         t: f64,
         /// Step size of the step in progress.
         h: f64,
-        /// Constraint rows dependent on earlier rows (empty: M singular on ker G).
+        /// Which block of the augmented matrix failed.
+        block: SingularBlock,
+        /// Constraint rows dependent on earlier rows (empty for [`SingularBlock::MassOnKernel`]).
         dependent_rows: Vec<usize>,
     },
     /// The step size became negligible relative to `t` (`0.1 |h| <= |t| ε`) or fell below the
@@ -105,15 +139,24 @@ pub enum SimError {
         /// Velocities of the evaluation (empty for kernels that do not take v).
         v: Vec<f64>,
     },
-    /// Consistent initialization could not reach ‖Φ‖∞ <= tolerance.
+    /// Consistent initialization could not reach ‖Φ‖∞ ≤ tol (positions) or
+    /// ‖G v + [Φ_t; b]‖∞ ≤ tol (velocities).
     #[error(
-        "consistent initialization failed: residual {residual:e} after {iterations} iterations"
+        "consistent initialization failed ({stage}): residual {residual:e} after {iterations} \
+         iterations; rows still violated: {}",
+        ViolatedRow::list(violated)
     )]
     InitializationFailed {
+        /// Which stage failed.
+        stage: InitStage,
         /// ‖Φ(t0, q)‖∞ (or the velocity residual) at the last iterate.
         residual: f64,
         /// Gauss–Newton iterations performed.
         iterations: usize,
+        /// Every row whose residual exceeds the tolerance, largest |residual| first: indices
+        /// into Φ (stage [`InitStage::Positions`]) or into G v + [Φ_t; b] = [Φ_q v + Φ_t; A v + b]
+        /// (stage [`InitStage::Velocities`]).
+        violated: Vec<ViolatedRow>,
     },
     /// An option is out of its domain (checked before any kernel is called).
     #[error("invalid option `{option}` = {value}: {reason}")]
@@ -157,5 +200,76 @@ impl SimError {
             self,
             SimError::SingularKkt { .. } | SimError::NonFiniteKernel { .. }
         )
+    }
+}
+
+/// The stage of [`crate::initialize`] that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InitStage {
+    /// Gauss–Newton on Φ(t0, q) = 0.
+    Positions,
+    /// The projection onto G v + [Φ_t; b] = 0.
+    Velocities,
+}
+
+impl std::fmt::Display for InitStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            InitStage::Positions => "positions, Φ = 0",
+            InitStage::Velocities => "velocities, Φ_q v + Φ_t = 0",
+        })
+    }
+}
+
+/// One constraint row that stays violated, for [`SimError::InitializationFailed`].
+///
+/// Identified by its index for now; a constraint name can be added as a field once the kernel
+/// contract exports names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViolatedRow {
+    /// Row index (into Φ, or into the velocity residual; see the variant).
+    pub row: usize,
+    /// The row's residual at the last iterate.
+    pub residual: f64,
+}
+
+impl ViolatedRow {
+    /// Rows with |r_i| > `tol` (NaN rows too), largest |r_i| first (ties by index).
+    pub fn collect(residuals: &[f64], tol: f64) -> Vec<ViolatedRow> {
+        let mut rows: Vec<ViolatedRow> = residuals
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_nan() || r.abs() > tol)
+            .map(|(row, &residual)| ViolatedRow { row, residual })
+            .collect();
+        rows.sort_by(|a, b| {
+            let key = |r: &ViolatedRow| {
+                if r.residual.is_nan() {
+                    f64::INFINITY
+                } else {
+                    r.residual.abs()
+                }
+            };
+            key(b).total_cmp(&key(a)).then(a.row.cmp(&b.row))
+        });
+        rows
+    }
+
+    /// "row 0 (1.5e0), row 3 (-2e-3)", at most ten rows, then "… and k more".
+    fn list(rows: &[ViolatedRow]) -> String {
+        const SHOWN: usize = 10;
+        let mut s: Vec<String> = rows
+            .iter()
+            .take(SHOWN)
+            .map(|r| format!("row {} ({:e})", r.row, r.residual))
+            .collect();
+        if rows.len() > SHOWN {
+            s.push(format!("… and {} more", rows.len() - SHOWN));
+        }
+        if s.is_empty() {
+            "none above the tolerance".to_string()
+        } else {
+            s.join(", ")
+        }
     }
 }

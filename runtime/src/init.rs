@@ -8,9 +8,11 @@
 //!    linear in v), again with locked velocities held fixed.
 //! 3. Accelerations and multipliers at t0 from the KKT solve.
 //!
-//! The report says which coordinates and velocities moved and by how much.
+//! The report says which coordinates and velocities moved and by how much; a failure
+//! ([`SimError::InitializationFailed`]) names the stage and every row still violated, with its
+//! residual.
 
-use crate::error::SimError;
+use crate::error::{InitStage, SimError, ViolatedRow};
 use crate::kernels;
 use crate::kkt::{KktWorkspace, Metric, accelerations_into};
 use crate::stabilize::{Drift, inf_norm};
@@ -86,8 +88,10 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
         }
         if iterations == opts.max_iterations || !residual.is_finite() {
             return Err(SimError::InitializationFailed {
+                stage: InitStage::Positions,
                 residual,
                 iterations,
+                violated: ViolatedRow::collect(&pos.phi, opts.tol),
             });
         }
         iterations += 1;
@@ -119,8 +123,10 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
         // NaN residuals fail too.
         if residual.is_nan() || residual > bound {
             return Err(SimError::InitializationFailed {
+                stage: InitStage::Velocities,
                 residual,
                 iterations,
+                violated: ViolatedRow::collect(&vel.vel_res, bound),
             });
         }
     }

@@ -13,7 +13,7 @@ use nalgebra::DMatrix;
 use crate::baumgarte::Baumgarte;
 use crate::error::{Kernel, SimError};
 use crate::kernels;
-use crate::lu::{DenseLu, dependent_rows};
+use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
 
 /// What goes in the (1,1) block of the augmented matrix.
@@ -72,14 +72,16 @@ impl KktWorkspace {
         a.view_mut((0, n), (n, r)).tr_copy_from(&self.jac);
         a.view_mut((n, n), (r, r)).fill(0.0);
         self.lu.factor().map_err(|_| {
-            let scale = match metric {
-                Metric::Mass => self.mass.amax(),
-                Metric::Identity => 1.0,
+            let w = match metric {
+                Metric::Mass => Some(&self.mass),
+                Metric::Identity => None,
             };
+            let (block, dependent_rows) = diagnose_singular(&self.jac, w);
             SimError::SingularKkt {
                 t,
                 h,
-                dependent_rows: dependent_rows(&self.jac, scale),
+                block,
+                dependent_rows,
             }
         })
     }

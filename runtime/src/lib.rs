@@ -80,7 +80,7 @@ pub mod tableau;
 
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{Kernel, SimError};
+pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
 pub use fixed_step::FixedStep;
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{

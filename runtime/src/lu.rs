@@ -3,7 +3,8 @@
 //! nalgebra's `LU::new` consumes its matrix, which would force an allocation per factorization.
 //! [`DenseLu`] factors in place into storage allocated once, so the integrators' hot path
 //! allocates nothing. Pivots below `n ε max|a_ij|` mark the matrix as singular; the cold path
-//! [`dependent_rows`] then says which constraint rows are to blame.
+//! [`diagnose_singular`] then says which block (G or M on ker G) and which constraint rows are
+//! to blame.
 
 use nalgebra::DMatrix;
 
@@ -106,28 +107,115 @@ impl DenseLu {
     }
 }
 
-/// Rows of `g` (in order) that are linearly dependent on the rows before them, by modified
-/// Gram–Schmidt with the threshold `√ε · max(largest row norm, scale)`. `scale` supplies an
-/// outside magnitude (the largest mass-matrix entry, say) so that a Jacobian that is zero up to
-/// round-off as a whole is still diagnosed. Cold path: it allocates.
-pub fn dependent_rows(g: &DMatrix<f64>, scale: f64) -> Vec<usize> {
-    let threshold = f64::EPSILON.sqrt() * g.row_iter().map(|r| r.norm()).fold(scale, f64::max);
+/// Rows of `g` whose distance to the span of the earlier independent rows is at most `tol`
+/// (modified Gram–Schmidt in row order, each row orthogonalized twice against the accepted
+/// basis), and the smallest distance among the independent rows (`∞` if there are none).
+/// Cold path: it allocates.
+pub fn dependent_rows(g: &DMatrix<f64>, tol: f64) -> (Vec<usize>, Option<(usize, f64)>) {
     let mut basis: Vec<nalgebra::RowDVector<f64>> = Vec::new();
     let mut dependent = Vec::new();
+    let mut weakest: Option<(usize, f64)> = None;
     for (i, row) in g.row_iter().enumerate() {
         let mut w = row.into_owned();
-        for b in &basis {
-            let c = w.dot(b);
-            w -= b * c;
+        for _ in 0..2 {
+            for b in &basis {
+                let c = w.dot(b);
+                w -= b * c;
+            }
         }
         let norm = w.norm();
-        if norm.is_nan() || norm <= threshold {
+        if norm.is_nan() || norm <= tol {
             dependent.push(i);
         } else {
+            if weakest.is_none_or(|(_, d)| norm < d) {
+                weakest = Some((i, norm));
+            }
             basis.push(w / norm);
         }
     }
-    dependent
+    (dependent, weakest)
+}
+
+/// Which block of the singular augmented matrix [W Gᵀ; G 0] is to blame (`w = None` means
+/// W = I), and for the Jacobian the rows to blame. Cold path (it allocates): called only after
+/// [`DenseLu::factor`] failed.
+///
+/// With N = n + r the order of the augmented matrix, K = max(max|W|, max|G|) its largest entry
+/// and ω = max|W|, the LU fails when a pivot falls below N ε K. A row of G at distance ρ from
+/// the span of the others produces a Schur-complement pivot of about ρ²/ω, so
+///
+/// 1. rows with ρ ≤ τ_G = √(N ε K ω) (distance to the earlier independent rows, see
+///    [`dependent_rows`]) are dependent → [`SingularBlock::Jacobian`];
+/// 2. otherwise, with Z an orthonormal basis of ker G, W is tested on it: if the smallest
+///    eigenvalue of Zᵀ W Z is ≤ τ_W = N ε K → [`SingularBlock::MassOnKernel`];
+/// 3. if neither threshold is crossed (the LU failed in between), the block with the smaller
+///    margin ρ_min/τ_G vs λ_min/τ_W is named; for the Jacobian, the row with the smallest ρ.
+pub fn diagnose_singular(
+    g: &DMatrix<f64>,
+    w: Option<&DMatrix<f64>>,
+) -> (crate::error::SingularBlock, Vec<usize>) {
+    use crate::error::SingularBlock;
+    let (r, n) = g.shape();
+    let amax = |m: &DMatrix<f64>| m.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+    let omega = w.map_or(1.0, amax);
+    let big = omega.max(amax(g));
+    let eps_n = (n + r) as f64 * f64::EPSILON;
+    let tau_g = (eps_n * big * omega).sqrt();
+    let (dependent, weakest) = dependent_rows(g, tau_g);
+    if !dependent.is_empty() {
+        return (SingularBlock::Jacobian, dependent);
+    }
+    // Orthonormal basis of the row space (columns of `q`), completed to ℝⁿ by the unit vectors
+    // e_j, in order, whose component outside the basis so far exceeds 1/(2√n); the completion
+    // spans ker G. It always completes: the squared outside components of all e_j sum to
+    // n − (basis size) ≥ 1, which skipped vectors (≤ 1/(4n) each) cannot reach.
+    let q = if r == 0 {
+        DMatrix::zeros(n, 0)
+    } else {
+        g.transpose().qr().q() // n × min(n, r), orthonormal columns
+    };
+    let mut basis: Vec<nalgebra::DVector<f64>> = q.column_iter().map(|c| c.into_owned()).collect();
+    let mut kernel: Vec<nalgebra::DVector<f64>> = Vec::new();
+    for j in 0..n {
+        if basis.len() == n {
+            break;
+        }
+        let mut e = nalgebra::DVector::zeros(n);
+        e[j] = 1.0;
+        for _ in 0..2 {
+            for b in &basis {
+                let c = e.dot(b);
+                e -= b * c;
+            }
+        }
+        let norm = e.norm();
+        if norm > 0.5 / (n as f64).sqrt() {
+            let e = e / norm;
+            basis.push(e.clone());
+            kernel.push(e);
+        }
+    }
+    let lambda_min = if kernel.is_empty() {
+        f64::INFINITY
+    } else {
+        let z = DMatrix::from_columns(&kernel);
+        let s = match w {
+            Some(w) => z.transpose() * w * &z,
+            None => z.transpose() * &z,
+        };
+        let s = (&s + s.transpose()) * 0.5;
+        s.symmetric_eigenvalues().min()
+    };
+    let tau_w = eps_n * big;
+    if lambda_min.is_nan() || lambda_min <= tau_w {
+        return (SingularBlock::MassOnKernel, Vec::new());
+    }
+    match weakest {
+        Some((row, rho)) if tau_g > 0.0 && rho / tau_g <= lambda_min / tau_w => {
+            (SingularBlock::Jacobian, vec![row])
+        }
+        _ => (SingularBlock::MassOnKernel, Vec::new()),
+    }
 }
 
 #[cfg(test)]
@@ -164,10 +252,10 @@ mod tests {
         lu.matrix_mut().copy_from(&a);
         assert_eq!(lu.factor(), Err(1));
         let g = DMatrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]);
-        assert_eq!(dependent_rows(&g, 0.0), vec![1, 2]);
-        // A Jacobian that vanishes up to round-off relative to an outside scale.
+        assert_eq!(dependent_rows(&g, 0.0).0, vec![1, 2]);
+        // A Jacobian that vanishes up to round-off: dependent against a tolerance, not at 0.
         let tiny = DMatrix::from_row_slice(1, 2, &[0.0, 1.2e-16]);
-        assert_eq!(dependent_rows(&tiny, 0.0), Vec::<usize>::new());
-        assert_eq!(dependent_rows(&tiny, 2.0), vec![0]);
+        assert_eq!(dependent_rows(&tiny, 0.0), (vec![], Some((0, 1.2e-16))));
+        assert_eq!(dependent_rows(&tiny, 1e-8).0, vec![0]);
     }
 }

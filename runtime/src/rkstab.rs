@@ -292,6 +292,10 @@ impl Dopri5 {
                 e += self.zstab[c] - self.znew[c];
             }
             let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.zstab[c].abs());
+            // Never below the round-off the stabilizer measured in this attempt (near singular
+            // positions at tight tolerances; `Stabilizer::floored_scale`; bit-identical
+            // otherwise).
+            let sk = self.stab.floored_scale(c, sk);
             sum += (e / sk) * (e / sk);
         }
         (sum / len as f64).sqrt()

@@ -132,39 +132,3 @@ fn statistics_snapshot_andrews() {
     ggt: nfcn=530 nstep=88 naccpt=71 nrejct=17 nstab=88 failed=0
     ");
 }
-
-/// FIXME (documented limitation, `ErrorEstimate::Stabilized`): at rtol 1e-13 / atol 1e-14 the
-/// PStab correction's round-off noise exceeds the tolerance for every h and the step size
-/// collapses near t ≈ 0.02997; the plain DOPRI5 estimate integrates the same problem. When
-/// the stabilized estimate gets a noise floor, flip the first assertion.
-#[test]
-fn stabilized_estimate_collapses_at_round_off_tolerances() {
-    let opts = Rkstab::new(1e-13);
-    let err = simulate(
-        &Sys(Andrews),
-        &opts,
-        0.0,
-        &Andrews::Q0,
-        &[0.0; 7],
-        0.03,
-        &[],
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, mbsim_runtime::SimError::StepSizeUnderflow { t, .. } if t > 0.029),
-        "{err:?}"
-    );
-    let mut plain = opts;
-    plain.error_estimate = mbsim_runtime::ErrorEstimate::Unstabilized;
-    let (_, stats) = simulate(
-        &Sys(Andrews),
-        &plain,
-        0.0,
-        &Andrews::Q0,
-        &[0.0; 7],
-        0.03,
-        &[],
-    )
-    .unwrap();
-    assert_eq!(stats.nfcn, 6 * stats.nstep + 2);
-}

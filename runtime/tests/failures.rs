@@ -5,6 +5,7 @@ mod common;
 
 use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within, simulate};
+use mbsim_runtime::error::SingularBlock;
 use mbsim_runtime::tableau::HEUN;
 use mbsim_runtime::{FixedStep, InitOptions, Kernel, Rkstab, SimError, Stabilization, initialize};
 
@@ -21,6 +22,7 @@ fn redundant_constraints_are_a_singular_kkt_naming_the_dependent_row() {
         SimError::SingularKkt {
             t: 0.0,
             h: 0.0,
+            block: SingularBlock::Jacobian,
             dependent_rows: vec![1]
         }
     );
@@ -51,8 +53,10 @@ fn vanishing_mass_mid_run_is_a_singular_kkt_with_full_rank_jacobian() {
         SimError::SingularKkt {
             t,
             h,
+            block,
             dependent_rows,
         } => {
+            assert_eq!(block, SingularBlock::MassOnKernel);
             assert!(dependent_rows.is_empty(), "{dependent_rows:?}");
             assert_within("failure time", t, 0.5, 0.5 + h);
         }
@@ -145,6 +149,7 @@ fn an_unreachable_constraint_is_an_initialization_failure() {
         SimError::InitializationFailed {
             residual,
             iterations,
+            ..
         } => {
             assert_eq!(iterations, opts.max_iterations);
             // |Φ| = |x² + y² − 1|/2 ≥ 3/2 for x = 2.

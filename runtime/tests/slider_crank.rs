@@ -132,6 +132,7 @@ fn starting_on_the_singular_point_is_a_singular_kkt() {
         SimError::SingularKkt {
             t: 0.0,
             h: 0.0,
+            block: mbsim_runtime::error::SingularBlock::Jacobian,
             dependent_rows: vec![0]
         }
     );

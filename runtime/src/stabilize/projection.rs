@@ -13,7 +13,7 @@
 //! zero, so the position correction also satisfies A δq = 0, and their velocity residual gives
 //! exactly (3.75) (q unchanged, v ← v − P (A v + b)) when the model is purely nonholonomic.
 
-use super::Stabilizer;
+use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
 use crate::kernels;
 use crate::kkt::Metric;
@@ -73,6 +73,10 @@ impl Stabilizer {
         kernels::jacobian(sys, t, q, &mut self.kkt.jac)?;
         self.kkt.factor(variant.metric, t, h)?;
         let correct_positions = variant.positions && m > 0;
+        if !correct_positions {
+            self.dq.fill(0.0);
+        }
+        let mut first = 0.0;
         for pass in 0..variant.passes {
             // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
             if pass == 0 {
@@ -97,6 +101,9 @@ impl Stabilizer {
             }
             self.kkt.solve_projection(&self.vel_res);
             self.dv.copy_from_slice(&self.kkt.rhs[..n]);
+            if pass == 0 {
+                first = inf_norm(&self.dq);
+            }
             for i in 0..n {
                 if correct_positions {
                     q[i] -= self.dq[i];
@@ -104,6 +111,13 @@ impl Stabilizer {
                 v[i] -= self.dv[i];
             }
         }
+        // Round-off floor: the last (second) pass stagnated (no quadratic contraction of the
+        // position correction) at a round-off-sized position correction.
+        self.floor_active = variant.passes >= 2
+            && correct_positions
+            && inf_norm(&self.dq) >= super::STAGNATION * first
+            && (0..n)
+                .all(|i| self.dq[i].abs() <= super::ROUND_OFF_RELATIVE * f64::EPSILON * q[i].abs());
         Ok(())
     }
 }

@@ -12,7 +12,7 @@
 use super::Stabilizer;
 use crate::error::SimError;
 use crate::kernels;
-use crate::lu::dependent_rows;
+use crate::lu::diagnose_singular;
 use crate::system::ConstrainedSystem;
 
 impl Stabilizer {
@@ -46,10 +46,14 @@ impl Stabilizer {
         // HHᵀ = (Hᵀ)ᵀ Hᵀ, without a temporary.
         self.hh.matrix_mut().gemm_tr(1.0, &self.ht, &self.ht, 0.0);
         if self.hh.factor().is_err() {
+            // HHᵀ is singular exactly when G = [Φ_q; A] lacks full row rank (H is block
+            // triangular with G on the diagonal), so the identity-metric diagnosis names the rows.
+            let (block, dependent_rows) = diagnose_singular(&self.jac_r, None);
             return Err(SimError::SingularKkt {
                 t,
                 h,
-                dependent_rows: dependent_rows(&self.jac_r, 0.0),
+                block,
+                dependent_rows,
             });
         }
         self.hh.solve_in_place(&mut self.zeta);
