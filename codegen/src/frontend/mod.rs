@@ -27,6 +27,8 @@ pub mod assemble;
 pub mod errors;
 pub mod file;
 pub mod lower;
+pub mod stub;
+pub mod suggest;
 pub mod syntax;
 
 use crate::emit::{self, EmitOptions};
