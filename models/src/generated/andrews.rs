@@ -148,33 +148,83 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m1" => self.m1 = value,
-            "m2" => self.m2 = value,
-            "m3" => self.m3 = value,
-            "m4" => self.m4 = value,
-            "m5" => self.m5 = value,
-            "m6" => self.m6 = value,
-            "m7" => self.m7 = value,
-            "i1" => self.i1 = value,
-            "i2" => self.i2 = value,
-            "i3" => self.i3 = value,
-            "i4" => self.i4 = value,
-            "i5" => self.i5 = value,
-            "i6" => self.i6 = value,
-            "i7" => self.i7 = value,
-            "mom" => self.mom = value,
-            "c0" => self.c0 = value,
-            "l0" => self.l0 = value,
+            "m1" => {
+                self.m1 = value;
+                Ok(())
+            }
+            "m2" => {
+                self.m2 = value;
+                Ok(())
+            }
+            "m3" => {
+                self.m3 = value;
+                Ok(())
+            }
+            "m4" => {
+                self.m4 = value;
+                Ok(())
+            }
+            "m5" => {
+                self.m5 = value;
+                Ok(())
+            }
+            "m6" => {
+                self.m6 = value;
+                Ok(())
+            }
+            "m7" => {
+                self.m7 = value;
+                Ok(())
+            }
+            "i1" => {
+                self.i1 = value;
+                Ok(())
+            }
+            "i2" => {
+                self.i2 = value;
+                Ok(())
+            }
+            "i3" => {
+                self.i3 = value;
+                Ok(())
+            }
+            "i4" => {
+                self.i4 = value;
+                Ok(())
+            }
+            "i5" => {
+                self.i5 = value;
+                Ok(())
+            }
+            "i6" => {
+                self.i6 = value;
+                Ok(())
+            }
+            "i7" => {
+                self.i7 = value;
+                Ok(())
+            }
+            "mom" => {
+                self.mom = value;
+                Ok(())
+            }
+            "c0" => {
+                self.c0 = value;
+                Ok(())
+            }
+            "l0" => {
+                self.l0 = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "Andrews",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, m5, m6, m7, i1, i2, i3, i4, i5, i6, i7, mom, c0, l0"
                         .to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

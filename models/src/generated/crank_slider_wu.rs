@@ -69,22 +69,42 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "j1" => self.j1 = value,
-            "j2" => self.j2 = value,
-            "m" => self.m = value,
-            "r" => self.r = value,
-            "l" => self.l = value,
-            "l1" => self.l1 = value,
-            "g" => self.g = value,
+            "j1" => {
+                self.j1 = value;
+                Ok(())
+            }
+            "j2" => {
+                self.j2 = value;
+                Ok(())
+            }
+            "m" => {
+                self.m = value;
+                Ok(())
+            }
+            "r" => {
+                self.r = value;
+                Ok(())
+            }
+            "l" => {
+                self.l = value;
+                Ok(())
+            }
+            "l1" => {
+                self.l1 = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "CrankSliderWu",
                     name: name.to_string(),
                     known: "j1, j2, m, r, l, l1, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

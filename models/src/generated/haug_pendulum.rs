@@ -47,18 +47,26 @@ impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m" => self.m = value,
-            "j" => self.j = value,
-            "g" => self.g = value,
+            "m" => {
+                self.m = value;
+                Ok(())
+            }
+            "j" => {
+                self.j = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "HaugPendulum",
                     name: name.to_string(),
                     known: "m, j, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

@@ -59,22 +59,42 @@ impl ::mbsim::__private::ConstrainedSystem for Me451Pendulum {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m" => self.m = value,
-            "len" => self.len = value,
-            "f0" => self.f0 = value,
-            "k" => self.k = value,
-            "phi0" => self.phi0 = value,
-            "c" => self.c = value,
-            "g" => self.g = value,
+            "m" => {
+                self.m = value;
+                Ok(())
+            }
+            "len" => {
+                self.len = value;
+                Ok(())
+            }
+            "f0" => {
+                self.f0 = value;
+                Ok(())
+            }
+            "k" => {
+                self.k = value;
+                Ok(())
+            }
+            "phi0" => {
+                self.phi0 = value;
+                Ok(())
+            }
+            "c" => {
+                self.c = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "Me451Pendulum",
                     name: name.to_string(),
                     known: "m, len, f0, k, phi0, c, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

@@ -42,18 +42,26 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m" => self.m = value,
-            "len" => self.len = value,
-            "g" => self.g = value,
+            "m" => {
+                self.m = value;
+                Ok(())
+            }
+            "len" => {
+                self.len = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "Pendulum",
                     name: name.to_string(),
                     known: "m, len, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

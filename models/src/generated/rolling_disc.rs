@@ -49,20 +49,34 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m" => self.m = value,
-            "r" => self.r = value,
-            "A" => self.A = value,
-            "C" => self.C = value,
-            "g" => self.g = value,
+            "m" => {
+                self.m = value;
+                Ok(())
+            }
+            "r" => {
+                self.r = value;
+                Ok(())
+            }
+            "A" => {
+                self.A = value;
+                Ok(())
+            }
+            "C" => {
+                self.C = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "RollingDisc",
                     name: name.to_string(),
                     known: "m, r, A, C, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

@@ -45,19 +45,30 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankReformulated {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m1" => self.m1 = value,
-            "m2" => self.m2 = value,
-            "l" => self.l = value,
-            "g" => self.g = value,
+            "m1" => {
+                self.m1 = value;
+                Ok(())
+            }
+            "m2" => {
+                self.m2 = value;
+                Ok(())
+            }
+            "l" => {
+                self.l = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "SliderCrankReformulated",
                     name: name.to_string(),
                     known: "m1, m2, l, g".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

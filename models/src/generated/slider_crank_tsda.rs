@@ -132,29 +132,67 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m1" => self.m1 = value,
-            "m2" => self.m2 = value,
-            "m3" => self.m3 = value,
-            "m4" => self.m4 = value,
-            "j1" => self.j1 = value,
-            "j2" => self.j2 = value,
-            "j3" => self.j3 = value,
-            "j4" => self.j4 = value,
-            "k" => self.k = value,
-            "c" => self.c = value,
-            "l0" => self.l0 = value,
-            "torque" => self.torque = value,
-            "g" => self.g = value,
+            "m1" => {
+                self.m1 = value;
+                Ok(())
+            }
+            "m2" => {
+                self.m2 = value;
+                Ok(())
+            }
+            "m3" => {
+                self.m3 = value;
+                Ok(())
+            }
+            "m4" => {
+                self.m4 = value;
+                Ok(())
+            }
+            "j1" => {
+                self.j1 = value;
+                Ok(())
+            }
+            "j2" => {
+                self.j2 = value;
+                Ok(())
+            }
+            "j3" => {
+                self.j3 = value;
+                Ok(())
+            }
+            "j4" => {
+                self.j4 = value;
+                Ok(())
+            }
+            "k" => {
+                self.k = value;
+                Ok(())
+            }
+            "c" => {
+                self.c = value;
+                Ok(())
+            }
+            "l0" => {
+                self.l0 = value;
+                Ok(())
+            }
+            "torque" => {
+                self.torque = value;
+                Ok(())
+            }
+            "g" => {
+                self.g = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "SliderCrankTsda",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, j1, j2, j3, j4, k, c, l0, torque, g"
                         .to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {

@@ -48,20 +48,34 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLink {
         value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
-            "m1" => self.m1 = value,
-            "m2" => self.m2 = value,
-            "l1" => self.l1 = value,
-            "l2" => self.l2 = value,
-            "b" => self.b = value,
+            "m1" => {
+                self.m1 = value;
+                Ok(())
+            }
+            "m2" => {
+                self.m2 = value;
+                Ok(())
+            }
+            "l1" => {
+                self.l1 = value;
+                Ok(())
+            }
+            "l2" => {
+                self.l2 = value;
+                Ok(())
+            }
+            "b" => {
+                self.b = value;
+                Ok(())
+            }
             _ => {
-                return Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError {
                     model: "TwoLink",
                     name: name.to_string(),
                     known: "m1, m2, l1, l2, b".to_string(),
-                });
+                })
             }
         }
-        Ok(())
     }
     fn dims(&self) -> ::mbsim::__private::Dims {
         ::mbsim::__private::Dims {
