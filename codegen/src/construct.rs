@@ -404,9 +404,10 @@ fn push_base(
 
 fn fold_func(f: Func, n: Number) -> Option<Number> {
     let exact = match (f, n) {
-        (Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh, Number::ZERO) => {
-            Some(Number::ZERO)
-        }
+        (
+            Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh,
+            Number::ZERO,
+        ) => Some(Number::ZERO),
         (Func::Cos | Func::Exp | Func::Cosh, Number::ZERO) => Some(Number::ONE),
         (Func::Ln | Func::Acos, Number::ONE) => Some(Number::ZERO),
         (Func::Abs, _) => Some(if n.is_negative() { n.negated() } else { n }),

@@ -39,10 +39,17 @@ impl Pool {
             Node::Max(a, b) => self.method2(*a, "max", *b),
             Node::Cmp(op, a, b) => {
                 let (a, b) = (self.at(*a, Prec::Sum), self.at(*b, Prec::Sum));
-                (format!("{a} {} {b}", crate::display::cmp_name(*op)), Prec::Compare)
+                (
+                    format!("{a} {} {b}", crate::display::cmp_name(*op)),
+                    Prec::Compare,
+                )
             }
             Node::Select(c, a, b) => {
-                let (c, a, b) = (self.at(*c, Prec::Compare), self.to_rust(*a), self.to_rust(*b));
+                let (c, a, b) = (
+                    self.at(*c, Prec::Compare),
+                    self.to_rust(*a),
+                    self.to_rust(*b),
+                );
                 (format!("if {c} {{ {a} }} else {{ {b} }}"), Prec::Atom)
             }
         }
@@ -189,7 +196,10 @@ impl Pool {
 fn number(n: Number) -> (String, Prec) {
     let text = match n {
         Number::Rational(p, q) if q != 1 && !is_dyadic(q) => {
-            return (format!("{} / {}", float(p as f64), float(q as f64)), Prec::Product);
+            return (
+                format!("{} / {}", float(p as f64), float(q as f64)),
+                Prec::Product,
+            );
         }
         Number::Rational(..) | Number::Float(_) => float(n.to_f64()),
     };
@@ -233,4 +243,3 @@ pub fn sexpr_to_rust(text: &str) -> Option<String> {
     let id = pool.parse(text).ok()?;
     Some(pool.to_rust(id))
 }
-

@@ -114,7 +114,13 @@ fn derivatives_match_finite_differences() {
                 let fd = central_diff(f, p[i], 1.0, noise);
                 assert!(fd.smooth, "{text} is smooth at {p:?}: {fd:?}");
                 let tol = fd.tol + EVAL_ULPS * f64::EPSILON * magnitude(&pool, &[d], &env);
-                assert_entry(&format!("d/d{} {text} at {p:?}", ["x", "y"][i]), i, got, fd.value, tol);
+                assert_entry(
+                    &format!("d/d{} {text} at {p:?}", ["x", "y"][i]),
+                    i,
+                    got,
+                    fd.value,
+                    tol,
+                );
                 worst = worst.max((got - fd.value).abs() / got.abs().max(1.0));
             }
         }
@@ -178,10 +184,17 @@ fn run_oracle(input: &Value, tag: &str) -> Value {
     let python = std::env::var_os("ORACLE_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join(".venv/bin/python"));
-    assert!(python.exists(), "oracle interpreter {} not found: {INSTALL}", python.display());
+    assert!(
+        python.exists(),
+        "oracle interpreter {} not found: {INSTALL}",
+        python.display()
+    );
     let stem = format!("codegen-functions-{}-{tag}", std::process::id());
     let dir = std::env::temp_dir();
-    let (in_path, out_path) = (dir.join(format!("{stem}-in.json")), dir.join(format!("{stem}-out.json")));
+    let (in_path, out_path) = (
+        dir.join(format!("{stem}-in.json")),
+        dir.join(format!("{stem}-out.json")),
+    );
     std::fs::write(&in_path, input.to_string()).expect("write oracle input");
     let output = Command::new(&python)
         .arg(workspace.join("tests/oracle/functions.py"))
@@ -204,7 +217,11 @@ fn run_oracle(input: &Value, tag: &str) -> Value {
 /// calls the `f64` method of the same name.
 #[test]
 fn front_end_spellings_and_emission() {
-    let item = quote!(struct P { a: f64 });
+    let item = quote!(
+        struct P {
+            a: f64,
+        }
+    );
     let methods = quote!(coordinates: [x], mass: diag(1.0),
         force: [x.asin() + x.acos() + (a * x).atan() + x.sinh() + x.cosh() + x.tanh()]);
     let functions = quote!(coordinates: [x], mass: diag(1.0),
@@ -213,7 +230,12 @@ fn front_end_spellings_and_emission() {
     let m2 = frontend::model(functions, item.clone()).expect("functions lower");
     assert_eq!(m1.pool.to_sexpr(m1.force[0]), m2.pool.to_sexpr(m2.force[0]));
     let code = file::pretty(frontend::expand(methods, item).expect("expands"));
-    for method in [".asin()", ".acos()", ".atan()", ".sinh()", ".cosh()", ".tanh()"] {
-        assert!(code.contains(method), "emitted code lacks {method}:\n{code}");
+    for method in [
+        ".asin()", ".acos()", ".atan()", ".sinh()", ".cosh()", ".tanh()",
+    ] {
+        assert!(
+            code.contains(method),
+            "emitted code lacks {method}:\n{code}"
+        );
     }
 }

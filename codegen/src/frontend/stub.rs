@@ -61,7 +61,9 @@ fn f64_fields(item: &ItemStruct) -> Vec<String> {
     named
         .named
         .iter()
-        .filter(|f| matches!(&f.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64")))
+        .filter(
+            |f| matches!(&f.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64")),
+        )
         .filter_map(|f| f.ident.as_ref().map(|i| i.unraw().to_string()))
         .collect()
 }

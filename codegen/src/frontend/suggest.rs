@@ -39,7 +39,11 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 pub fn distance(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     // rows[k][j]: distance between a[..i-2+k] and b[..j] for the last three rows i-2, i-1, i.
-    let mut rows = [vec![0; b.len() + 1], vec![0; b.len() + 1], (0..=b.len()).collect()];
+    let mut rows = [
+        vec![0; b.len() + 1],
+        vec![0; b.len() + 1],
+        (0..=b.len()).collect(),
+    ];
     for i in 1..=a.len() {
         rows.rotate_left(1);
         rows[2][0] = i;
