@@ -196,6 +196,22 @@ fn error_messages() {
             "unsupported function `atna2`; did you mean `atan2`?",
         ),
         (
+            quote!(coordinates: [x], mass: diag(m), force: [x.log()]),
+            "unsupported function `log`; did you mean `ln` (the natural logarithm)?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x.pow(2)]),
+            "unsupported function `pow`; did you mean `powi`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [arcsin(x)]),
+            "unsupported function `arcsin`; did you mean `asin`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [-x ^ 2]),
+            "`^` is exclusive or in Rust, not a power: write `x.powi(2)`",
+        ),
+        (
             quote!(coordinates: [x], mas: diag(m)),
             "unknown key `mas`; did you mean `mass`?",
         ),

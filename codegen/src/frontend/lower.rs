@@ -188,6 +188,12 @@ impl Lowerer {
             BinOp::Le(_) => pool.cmp(CmpOp::Le, l, r),
             BinOp::Gt(_) => pool.cmp(CmpOp::Gt, l, r),
             BinOp::Ge(_) => pool.cmp(CmpOp::Ge, l, r),
+            BinOp::BitXor(op) => {
+                return err(
+                    op.span,
+                    "`^` is exclusive or in Rust, not a power: write `x.powi(2)` (integer exponent) or `x.powf(a)`",
+                );
+            }
             other => {
                 return err(
                     other.span(),
@@ -309,7 +315,10 @@ fn apply(
         }
         _ => {
             let names = function_names();
-            let hint = super::suggest::did_you_mean(name, names.iter().map(String::as_str));
+            let hint = match name {
+                "log" => "; did you mean `ln` (the natural logarithm)?".to_string(),
+                _ => super::suggest::did_you_mean(name, names.iter().map(String::as_str)),
+            };
             err(
                 span,
                 format!(
