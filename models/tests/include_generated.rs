@@ -9,7 +9,10 @@ use mbsim::prelude::ConstrainedSystem;
 macro_rules! included {
     ($($module:ident: $model:ident;)*) => {
         $(
-            #[allow(dead_code, missing_docs)] // only some items of each file are used here
+            // Only some items of each file are used here; generated code is lint-exempt (style
+            // rule 6): it spells constants such as 2π as literals, which clippy flags when the
+            // code is included rather than expanded from the macro.
+            #[allow(dead_code, missing_docs, clippy::all)]
             mod $module {
                 include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/generated/", stringify!($module), ".rs"));
             }
