@@ -6,8 +6,10 @@
 //! - like terms collect (`2x + 3x → 5x`), like factors collect (`x·x → x²`, `x·x⁻¹ → 1`);
 //! - identities with 0 and 1 vanish; a number times a sum distributes (`2(x+y) → 2x+2y`);
 //! - `(x^a)^n → x^(a·n)` and `(x·y)^n → xⁿ·yⁿ` for integer `n` only (always valid);
-//! - functions of exact special values fold (`sin 0`, `cos 0`, `exp 0`, `ln 1`), functions of
-//!   floats fold to floats; `sin(−x) → −sin x`, `cos(−x) → cos x`;
+//! - functions of exact special values fold (`sin 0`, `cos 0`, `exp 0`, `ln 1`, `asin 0`,
+//!   `acos 1`, `cosh 0`, …), functions of floats fold to floats (unless the value is not finite:
+//!   `asin 2.0` stays); odd functions pull out a sign (`sin(−x) → −sin x`, likewise tan, asin,
+//!   atan, sinh, tanh) and even ones drop it (`cos(−x) → cos x`, abs, cosh);
 //! - comparisons, selections, min and max of constants fold; `select(c, a, a) → a`.
 //!
 //! A fold whose result would not be finite (`0⁻¹`, `ln 0`) is not performed: the node stays.
@@ -246,12 +248,12 @@ impl Pool {
         if coeff.is_negative() {
             let pos = self.scale(coeff.negated(), rest);
             match f {
-                Func::Sin | Func::Tan => {
+                Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh => {
                     let inner = self.func(f, pos);
                     return self.neg(inner);
                 }
-                Func::Cos | Func::Abs => return self.func(f, pos),
-                Func::Exp | Func::Ln => {}
+                Func::Cos | Func::Abs | Func::Cosh => return self.func(f, pos),
+                Func::Exp | Func::Ln | Func::Acos => {}
             }
         }
         self.intern(Node::Func(f, a))
@@ -402,9 +404,12 @@ fn push_base(
 
 fn fold_func(f: Func, n: Number) -> Option<Number> {
     let exact = match (f, n) {
-        (Func::Sin | Func::Tan, Number::ZERO) => Some(Number::ZERO),
-        (Func::Cos | Func::Exp, Number::ZERO) => Some(Number::ONE),
-        (Func::Ln, Number::ONE) => Some(Number::ZERO),
+        (
+            Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh,
+            Number::ZERO,
+        ) => Some(Number::ZERO),
+        (Func::Cos | Func::Exp | Func::Cosh, Number::ZERO) => Some(Number::ONE),
+        (Func::Ln | Func::Acos, Number::ONE) => Some(Number::ZERO),
         (Func::Abs, _) => Some(if n.is_negative() { n.negated() } else { n }),
         _ => None,
     };

@@ -201,7 +201,31 @@ impl Pool {
                 let (one, m1) = (self.one(), self.int(-1));
                 self.select(nonneg, one, m1)
             }
+            Func::Asin => self.inverse_sqrt_one_minus_square(a),
+            Func::Acos => {
+                let d = self.inverse_sqrt_one_minus_square(a);
+                self.neg(d)
+            }
+            Func::Atan => {
+                let (one, a2) = (self.one(), self.powi(a, 2));
+                let den = self.add2(one, a2);
+                self.powi(den, -1)
+            }
+            Func::Sinh => self.func(Func::Cosh, a),
+            Func::Cosh => self.func(Func::Sinh, a),
+            Func::Tanh => {
+                let (one, e2) = (self.one(), self.powi(e, 2));
+                self.sub(one, e2)
+            }
         }
+    }
+
+    /// `(1 − a²)^(−1/2)`, the derivative of asin (and of −acos).
+    fn inverse_sqrt_one_minus_square(&mut self, a: ExprId) -> ExprId {
+        let (one, a2) = (self.one(), self.powi(a, 2));
+        let base = self.sub(one, a2);
+        let exp = self.num(Number::HALF.negated());
+        self.pow(base, exp)
     }
 
     /// min/max: the derivative of the branch that is selected (`a` when `a op b`).

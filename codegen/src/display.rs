@@ -32,14 +32,7 @@ impl fmt::Display for Show<'_> {
 
 /// The name of a function: its s-expression head and its `f64` method in emitted Rust.
 pub fn func_name(f: Func) -> &'static str {
-    match f {
-        Func::Sin => "sin",
-        Func::Cos => "cos",
-        Func::Tan => "tan",
-        Func::Exp => "exp",
-        Func::Ln => "ln",
-        Func::Abs => "abs",
-    }
+    f.name()
 }
 
 /// The s-expression head of a comparison.

@@ -100,6 +100,12 @@ pub(crate) fn eval_func(f: Func, x: f64) -> f64 {
         Func::Exp => x.exp(),
         Func::Ln => x.ln(),
         Func::Abs => x.abs(),
+        Func::Asin => x.asin(),
+        Func::Acos => x.acos(),
+        Func::Atan => x.atan(),
+        Func::Sinh => x.sinh(),
+        Func::Cosh => x.cosh(),
+        Func::Tanh => x.tanh(),
     }
 }
 

@@ -49,14 +49,14 @@ pub struct EquationsOfMotion {
 pub enum LagrangeError {
     /// ∂²T/∂v_i∂v_j still depends on a velocity: T is not quadratic in v.
     #[error(
-        "the kinetic energy is not quadratic in the velocities: ∂²T/∂{vi}∂{vj} = `{entry}` depends on `{velocity}`"
+        "the kinetic energy is not quadratic in the velocities: its second derivative ∂²T/∂{vi}∂{vj} (mass-matrix entry) is `{entry}`, which still depends on `{velocity}`"
     )]
     NotQuadratic {
         /// First velocity.
         vi: String,
         /// Second velocity.
         vj: String,
-        /// The mass-matrix entry.
+        /// The mass-matrix entry, in the model's Rust-like syntax.
         entry: String,
         /// The velocity it mentions.
         velocity: String,
@@ -127,7 +127,7 @@ pub fn derive(
                 .clone()
         };
         let velocity = first_velocity(pool, entries[pos]).expect("flagged");
-        let (vi, vj, entry) = (name(v[i]), name(v[j]), pool.to_sexpr(entries[pos]));
+        let (vi, vj, entry) = (name(v[i]), name(v[j]), pool.to_rust(entries[pos]));
         return Err(LagrangeError::NotQuadratic {
             vi,
             vj,

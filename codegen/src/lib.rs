@@ -26,6 +26,7 @@ pub mod model;
 pub mod number;
 pub mod parse;
 pub mod pool;
+pub mod rust_syntax;
 pub mod subst;
 mod validate;
 

@@ -1,7 +1,8 @@
 //! Reading s-expressions into a [`Pool`] through the canonicalising constructors.
 //!
 //! Grammar: a number (`2`, `-1.5`, `1/3`, `1e-3`), a symbol name, or `(head arg…)` with heads
-//! `+ - * / ^ sqrt sin cos tan exp ln abs atan2 min max < <= > >= if`. `-` with one argument
+//! `+ - * / ^ sqrt atan2 min max < <= > >= if` and the unary functions of [`Func::ALL`]
+//! (`sin cos tan exp ln abs asin acos atan sinh cosh tanh`). `-` with one argument
 //! negates; `+` and `*` take any number of arguments. Symbols must have been declared in the
 //! pool (a model's coordinates, velocities, parameters and `t`); anything else is an error that
 //! names the offending token, never a panic.
@@ -182,16 +183,7 @@ impl Pool {
                 })
             }
         };
-        let unary = match head {
-            "sin" => Some(Func::Sin),
-            "cos" => Some(Func::Cos),
-            "tan" => Some(Func::Tan),
-            "exp" => Some(Func::Exp),
-            "ln" => Some(Func::Ln),
-            "abs" => Some(Func::Abs),
-            _ => None,
-        };
-        if let Some(f) = unary {
+        if let Some(f) = Func::from_name(head) {
             arity("1", args.len() == 1)?;
             return Ok(self.func(f, args[0]));
         }

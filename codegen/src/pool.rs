@@ -64,6 +64,51 @@ pub enum Func {
     Ln,
     /// Absolute value.
     Abs,
+    /// Inverse sine, on [−1, 1].
+    Asin,
+    /// Inverse cosine, on [−1, 1].
+    Acos,
+    /// Inverse tangent.
+    Atan,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic tangent.
+    Tanh,
+}
+
+impl Func {
+    /// Every function with its one name: the s-expression head, the front end's method and
+    /// function name, and the `f64` method the emitter calls. The one table of function names.
+    pub const ALL: [(Func, &'static str); 12] = [
+        (Func::Sin, "sin"),
+        (Func::Cos, "cos"),
+        (Func::Tan, "tan"),
+        (Func::Exp, "exp"),
+        (Func::Ln, "ln"),
+        (Func::Abs, "abs"),
+        (Func::Asin, "asin"),
+        (Func::Acos, "acos"),
+        (Func::Atan, "atan"),
+        (Func::Sinh, "sinh"),
+        (Func::Cosh, "cosh"),
+        (Func::Tanh, "tanh"),
+    ];
+
+    /// The function's name (see [`Func::ALL`]).
+    pub fn name(self) -> &'static str {
+        Func::ALL
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, name)| *name)
+            .expect("every function is in Func::ALL")
+    }
+
+    /// The function with this name, if any.
+    pub fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.iter().find(|(_, n)| *n == name).map(|(f, _)| *f)
+    }
 }
 
 /// Comparison operators of [`Node::Cmp`].

@@ -1,5 +1,6 @@
 //! Checks a [`Model`] before derivation: declared symbols only, no velocities in Φ or M,
 //! nonholonomic rows linear in v, M symmetric. Each failure names the offending expression.
+//! Like every pass, the node matches list every [`Node`] kind (no catch-all arm).
 
 use crate::error::ModelError;
 use crate::model::Model;
@@ -94,7 +95,15 @@ impl Flags {
                         && pool.as_number(*e).is_some_and(|e| e.is_negative()),
                     ..Flag::default()
                 },
-                _ => Flag::default(),
+                Node::Num(_)
+                | Node::Add(_)
+                | Node::Mul(_)
+                | Node::Func(..)
+                | Node::Atan2(..)
+                | Node::Min(..)
+                | Node::Max(..)
+                | Node::Cmp(..)
+                | Node::Select(..) => Flag::default(),
             };
             for c in crate::pool::children(node) {
                 let cf = flags[c.index()];
@@ -169,9 +178,19 @@ fn first_symbol(pool: &Pool, root: ExprId, pred: impl Fn(&SymbolKind) -> bool) -
     pool.reachable(&[root])
         .into_iter()
         .find_map(|id| match pool.node(id) {
-            Node::Sym(s) if pred(&pool.symbol_info(*s).kind) => {
-                Some(pool.symbol_info(*s).name.clone())
+            Node::Sym(s) => {
+                let info = pool.symbol_info(*s);
+                pred(&info.kind).then(|| info.name.clone())
             }
-            _ => None,
+            Node::Num(_)
+            | Node::Add(_)
+            | Node::Mul(_)
+            | Node::Pow(..)
+            | Node::Func(..)
+            | Node::Atan2(..)
+            | Node::Min(..)
+            | Node::Max(..)
+            | Node::Cmp(..)
+            | Node::Select(..) => None,
         })
 }

@@ -123,7 +123,7 @@ cases! {
     unknown_symbol_parsed: |p| p.holonomic = vec!["(+ x w)"] => "Parse/UnknownSymbol", ["holonomic[0]", "`w`", "(+ x w)"];
     unknown_symbol_free: |p| { p.free = vec!["w"]; p.holonomic = vec!["(+ x w)"] } => "UnknownSymbol", ["holonomic[0]", "`w`", "(+ x w)"];
     unknown_symbol_free_in_force: |p| { p.free = vec!["g"]; p.force = vec!["0", "(- g)"] } => "UnknownSymbol", ["force[1]", "`g`", "(* -1 g)"];
-    unknown_function: |p| p.holonomic = vec!["(sinh x)"] => "Parse/UnknownFunction", ["`sinh`", "(sinh x)"];
+    unknown_function: |p| p.holonomic = vec!["(sech x)"] => "Parse/UnknownFunction", ["`sech`", "(sech x)"];
     arity_unary: |p| p.holonomic = vec!["(sin x y)"] => "Parse/Arity", ["`sin`", "got 2", "(sin x y)"];
     arity_binary: |p| p.holonomic = vec!["(atan2 x)"] => "Parse/Arity", ["`atan2`", "got 1", "(atan2 x)"];
     arity_select: |p| p.holonomic = vec!["(if x y)"] => "Parse/Arity", ["`if`", "(if x y)"];

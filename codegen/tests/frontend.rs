@@ -1,7 +1,8 @@
 //! The Rust-syntax front end: insta snapshots of the code the macro expands to for small
 //! models (a Lagrangian pendulum with a baked constant, a nonholonomic skate, a driven slider
 //! with `let`, `if` and `PI`), equivalence of the spellings users write (`x.sin()` and
-//! `sin(x)`, `powf`/`sqrt`), and error messages as values.
+//! `sin(x)`, `powf`/`sqrt`), and error messages as values (with their "did you mean" and their
+//! expressions in the user's Rust-like syntax).
 
 use mbsim_codegen::frontend::{self, file};
 use proc_macro2::TokenStream;
@@ -169,6 +170,62 @@ fn error_messages() {
         (
             quote!(coordinates: [x] mass: diag(m)),
             "expected `,` or `;` between entries",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(mm)),
+            "unknown identifier `mm`; did you mean `m`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [-m * x_dto]),
+            "unknown identifier `x_dto`; did you mean `x_dot`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [pi * x]),
+            "unknown identifier `pi`; did you mean `PI`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [zzz]),
+            "unknown identifier `zzz` (known here: m, t, x, x_dot, PI, TAU, E)",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x.son()]),
+            "unsupported function `son`; did you mean `sin`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [atna2(x, 1.0)]),
+            "unsupported function `atna2`; did you mean `atan2`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x.log()]),
+            "unsupported function `log`; did you mean `ln` (the natural logarithm)?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [x.pow(2)]),
+            "unsupported function `pow`; did you mean `powi`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [arcsin(x)]),
+            "unsupported function `arcsin`; did you mean `asin`?",
+        ),
+        (
+            quote!(coordinates: [x], mass: diag(m), force: [-x ^ 2]),
+            "`^` is exclusive or in Rust, not a power: write `x.powi(2)`",
+        ),
+        (
+            quote!(coordinates: [x], mas: diag(m)),
+            "unknown key `mas`; did you mean `mass`?",
+        ),
+        (
+            quote!(coordinates: [x], kinetic: m * x_dot.powi(4) / 12.0),
+            "∂²T/∂x_dot∂x_dot (mass-matrix entry) is `m * x_dot.powi(2)`, which still depends on `x_dot`",
+        ),
+        (
+            quote!(coordinates: [x, y], mass: [[m, x / 3.0], [y.sqrt(), m]]),
+            "entry [0][1] is `x / 3.0` but entry [1][0] is `y.sqrt()`",
+        ),
+        (
+            quote!(coordinates: [x, y], mass: diag(m, m), nonholonomic: [x_dot * y_dot - x]),
+            "its coefficient of `x_dot` is `y_dot`, which still depends on v",
         ),
     ];
     for (attr, expected) in cases {

@@ -1,7 +1,8 @@
 //! Compile-fail tests of the `#[model]` attribute: one file per error message in `tests/ui/`,
 //! each with its committed `.stderr` showing the message and the span it points at
-//! (`TRYBUILD=overwrite cargo test -p macros` rewrites them after a deliberate change), plus
-//! one file that must compile.
+//! (`TRYBUILD=overwrite cargo test -p mbsim-macros` rewrites them after a deliberate change),
+//! plus one file that must compile. The `err_no_cascade*` files use the broken model's struct
+//! as a `ConstrainedSystem`: their `.stderr` holds the located error and nothing else.
 
 #[test]
 fn ui() {

@@ -4,7 +4,8 @@
 //! `mass[0][1]`, `force[2]`, `kinetic`, …, the same labels `validate.rs` puts in its errors), the
 //! span of its tokens and the names it mentions with their spans. An error about a velocity
 //! points at the velocity's token; an error about a whole row points at the row; an asymmetric
-//! mass matrix points at both entries.
+//! mass matrix points at both entries. Expressions are quoted in the model's Rust-like syntax
+//! (`crate::rust_syntax`), not as the pipeline's s-expressions.
 
 /// An error spanning all of `row`'s tokens (the macro's call site when there is no row).
 pub fn at(row: Option<&Row>, msg: impl std::fmt::Display) -> syn::Error {
@@ -69,6 +70,7 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             derivative,
             ..
         } => {
+            let derivative = rust(derivative);
             let msg = format!(
                 "this nonholonomic constraint ({location}) is not linear in the velocities: its coefficient of `{velocity}` is `{derivative}`, which still depends on v"
             );
@@ -80,6 +82,7 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
             upper,
             lower,
         } => {
+            let (upper, lower) = (rust(upper), rust(lower));
             let msg = format!(
                 "the mass matrix is not symmetric: entry [{r}][{c}] is `{upper}` but entry [{c}][{r}] is `{lower}`"
             );
@@ -97,4 +100,9 @@ pub fn map_model_error(e: &ModelError, rows: &[Row], lagrangian: bool) -> syn::E
         | ModelError::NonFiniteConstant { location, .. } => at(row(location), e),
         other => syn::Error::new(Span::call_site(), other.to_string()),
     }
+}
+
+/// An expression of a [`ModelError`] (an s-expression) in the model's Rust-like syntax.
+fn rust(sexpr: &str) -> String {
+    crate::rust_syntax::sexpr_to_rust(sexpr).unwrap_or_else(|| sexpr.to_string())
 }

@@ -3,10 +3,12 @@
 //! Supported, as Rust users write math: literals; names (coordinates, velocities `<q>_dot`,
 //! struct fields, `let` bindings, baked `const`s, `t`, `PI`, `TAU`, `E` unless the model
 //! declares that name); `+ - * /`, unary `-`, parentheses; comparisons `< <= > >=` (1 or 0);
-//! `if c { a } else { b }` (`else if` chains); methods `x.sin() cos tan exp ln abs sqrt recip`,
+//! `if c { a } else { b }` (`else if` chains); methods `x.sin() cos tan exp ln abs asin acos
+//! atan sinh cosh tanh sqrt recip` (the unary ones from the one name table, `Func::ALL`),
 //! `x.powi(k)` (k a constant integer), `x.powf(a)`, `y.atan2(x)`, `x.max(y)`, `x.min(y)`,
 //! `x.hypot(y)`, and the same as functions `sin(x)`, `powi(x, k)`, `atan2(y, x)`, … (also
-//! `f64::sin(x)`). Anything else is an "unsupported construct" error spanned on its tokens.
+//! `f64::sin(x)`). Anything else is an "unsupported construct" error spanned on its tokens; an
+//! unknown name or function also says "did you mean" the closest known one (`suggest.rs`).
 //!
 //! Every lowered name is recorded with the span it was written at ([`Lowerer::mentions`]), so a
 //! later model error ("velocity in a holonomic constraint") can point at the offending token;
@@ -142,10 +144,12 @@ impl Lowerer {
         known.extend(self.lets.keys().cloned());
         known.extend(self.consts.keys().cloned());
         known.sort();
+        known.extend(["PI", "TAU", "E"].map(String::from));
+        let hint = super::suggest::did_you_mean(name, known.iter().map(String::as_str));
         err(
             span,
             format!(
-                "unknown identifier `{name}` (known here: {}, PI)",
+                "unknown identifier `{name}`{hint} (known here: {})",
                 known.join(", ")
             ),
         )
@@ -184,6 +188,12 @@ impl Lowerer {
             BinOp::Le(_) => pool.cmp(CmpOp::Le, l, r),
             BinOp::Gt(_) => pool.cmp(CmpOp::Gt, l, r),
             BinOp::Ge(_) => pool.cmp(CmpOp::Ge, l, r),
+            BinOp::BitXor(op) => {
+                return err(
+                    op.span,
+                    "`^` is exclusive or in Rust, not a power: write `x.powi(2)` (integer exponent) or `x.powf(a)`",
+                );
+            }
             other => {
                 return err(
                     other.span(),
@@ -276,16 +286,7 @@ fn apply(
             )
         }
     };
-    let unary = match name {
-        "sin" => Some(Func::Sin),
-        "cos" => Some(Func::Cos),
-        "tan" => Some(Func::Tan),
-        "exp" => Some(Func::Exp),
-        "ln" => Some(Func::Ln),
-        "abs" => Some(Func::Abs),
-        _ => None,
-    };
-    if let Some(f) = unary {
+    if let Some(f) = Func::from_name(name) {
         want(0)?;
         return Ok(pool.func(f, recv));
     }
@@ -312,13 +313,31 @@ fn apply(
             let s = pool.add2(a, b);
             Ok(pool.sqrt(s))
         }
-        _ => err(
-            span,
-            format!(
-                "unsupported function `{name}` (supported: sin cos tan exp ln abs sqrt recip powi powf atan2 max min hypot)"
-            ),
-        ),
+        _ => {
+            let names = function_names();
+            let hint = match name {
+                "log" => "; did you mean `ln` (the natural logarithm)?".to_string(),
+                _ => super::suggest::did_you_mean(name, names.iter().map(String::as_str)),
+            };
+            err(
+                span,
+                format!(
+                    "unsupported function `{name}`{hint} (supported: {})",
+                    names.join(" ")
+                ),
+            )
+        }
     }
+}
+
+/// Every function the front end accepts, as a method or a function: the unary functions of
+/// [`Func::ALL`], then the ones [`apply`] builds from other nodes.
+pub fn function_names() -> Vec<String> {
+    let unary = Func::ALL.iter().map(|(_, name)| *name);
+    let others = [
+        "sqrt", "recip", "powi", "powf", "atan2", "max", "min", "hypot",
+    ];
+    unary.chain(others).map(str::to_string).collect()
 }
 
 fn literal(pool: &mut Pool, lit: &Lit) -> Result<ExprId> {

@@ -20,13 +20,18 @@
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
 //! [`errors`]) → [`crate::kernels::derive`] → [`crate::emit::emit_tokens`] with runtime path
-//! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`] finds annotated structs in a source file and renders the committed
-//! form of an expansion. Everything is text and tokens; no file IO.
+//! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`] finds
+//! annotated structs in a source file and renders the committed form of an expansion;
+//! [`stub`] is what the proc-macro emits (on a mistake: the located error plus a placeholder
+//! impl, so the error is the only one); [`suggest`] finds the "did you mean" of a misspelt name.
+//! Everything is text and tokens; no file IO.
 
 pub mod assemble;
 pub mod errors;
 pub mod file;
 pub mod lower;
+pub mod stub;
+pub mod suggest;
 pub mod syntax;
 
 use crate::emit::{self, EmitOptions};
@@ -44,8 +49,8 @@ pub fn model(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
 }
 
 /// The macro expansion: the struct unchanged, then the emitted impls (runtime path
-/// `::mbsim::__private`, or `<crate>::__private` with `crate = path`). The proc-macro and
-/// `cargo xtask generate` both call exactly this.
+/// `::mbsim::__private`, or `<crate>::__private` with `crate = path`). The proc-macro (through
+/// [`stub::expand_or_error`]) and `cargo xtask generate` both call exactly this.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let parsed: ItemStruct = syn::parse2(item.clone())?;
     let spec: syntax::ModelSpec = syn::parse2(attr)?;

@@ -111,7 +111,11 @@ impl Parse for ModelSpec {
                     )
                 })?;
                 if !KEYS.contains(&key.to_string().as_str()) {
-                    let msg = format!("unknown key `{key}`; the keys are {}", KEYS.join(", "));
+                    let hint = super::suggest::did_you_mean(&key.to_string(), KEYS);
+                    let msg = format!(
+                        "unknown key `{key}`{hint} (the keys are {})",
+                        KEYS.join(", ")
+                    );
                     return Err(syn::Error::new(key.span(), msg));
                 }
                 if entries

@@ -13,7 +13,8 @@ use mbsim::runtime::ConstrainedSystem;
     force: [
         -k * (r - len) * x / r + sin(x) - x.sin() + f64::cos(y) - y.cos(),
         -m * g + y.atan2(x).max(-1.0).min(1.0) + x.abs().sqrt() * y.exp() / (1.0 + x.powi(2)).ln(),
-        x_dot.powf(2.0) * 0.0 + z_dot.recip() * 0.0 + r#type + y.tan() * std::f64::consts::PI,
+        x_dot.powf(2.0) * 0.0 + z_dot.recip() * 0.0 + r#type + y.tan() * std::f64::consts::PI
+            + (0.1 * x).asin() + acos(0.1 * y) + x.atan() + f64::sinh(z) + z.cosh() + tanh(x * y),
     ],
 )]
 pub struct Everything {
