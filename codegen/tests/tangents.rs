@@ -15,7 +15,7 @@ mod common;
 
 use common::{EVAL_ULPS, Rng, assert_entry, central_diff, magnitude};
 use mbsim_codegen::kernels::{Kernels, derive};
-use mbsim_codegen::{Env, ExprId, Model, ModelBuilder, Pool, fixtures};
+use mbsim_codegen::{Env, ExprId, Model, Pool, fixtures};
 
 /// Random states per model.
 const POINTS: usize = 6;
@@ -180,35 +180,6 @@ fn check(label: &str, mut model: Model, adjust: fn(&mut [f64])) {
     }
 }
 
-/// A skate: q = (x, y, th), M = diag(m, m, m (1 + sin² th)), Q depends on q and v, a rheonomic
-/// holonomic row x² + y² + sin t · th − 1 and a rheonomic nonholonomic row
-/// sin th · ẋ − cos th · ẏ + t · th.
-fn skate() -> Model {
-    let mut b = ModelBuilder::new("Skate");
-    for name in ["x", "y", "th"] {
-        b.coordinate(name);
-    }
-    b.parameter("m");
-    b.parameter("c");
-    let phi = b.parse("(+ (^ x 2) (^ y 2) (* (sin t) th) -1)", "phi");
-    let nh = b.parse(
-        "(+ (* (sin th) x_dot) (* -1 (cos th) y_dot) (* t th))",
-        "nh",
-    );
-    let mass = ["m", "m", "(* m (+ 1 (^ (sin th) 2)))"].map(|s| b.parse(s, "mass"));
-    let force = [
-        "(* -1 c x_dot (cos th))",
-        "(* -1 m (sin x) (^ y_dot 2))",
-        "(* c th_dot y_dot (exp (* -1 (^ x 2))))",
-    ]
-    .map(|s| b.parse(s, "force"));
-    b.holonomic(&[phi])
-        .nonholonomic(&[nh])
-        .mass_diagonal(&mass)
-        .force(&force);
-    b.build().expect("skate builds")
-}
-
 fn keep(_: &mut [f64]) {}
 
 #[test]
@@ -229,5 +200,5 @@ fn cartesian_pendulum() {
 
 #[test]
 fn skate_nonholonomic() {
-    check("skate", skate(), keep);
+    check("skate", common::skate(), keep);
 }
