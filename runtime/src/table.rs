@@ -3,7 +3,9 @@
 //! kernel-vs-interpreter comparison, `mbsim eval`, the checked calls in `kernels.rs`) loop over
 //! [`KERNELS`] instead of naming each kernel. The dispatch is expanded from the table.
 
-pub use mbsim_kernel_table::{Dim, Group, Input, KERNELS, KernelId, KernelSpec, Shape};
+pub use mbsim_kernel_table::{
+    Dim, Group, Input, KERNELS, KernelId, KernelSpec, Shape, kernel_table,
+};
 
 use crate::system::{ConstrainedSystem, MatOut};
 use crate::tangent::{Energy, TangentSystem};
