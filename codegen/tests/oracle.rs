@@ -195,7 +195,7 @@ fn check(case: Case, backend: &str) {
             let scale = size * rate.powi(time_derivatives);
             let ctx = format!("model {label}, backend {backend}, point {point}, kernel {name}");
             for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-                assert_entry(&ctx, &i.to_string(), g, w, REL * w.abs().max(scale));
+                assert_entry(&ctx, i.to_string(), g, w, REL * w.abs().max(scale));
             }
         }
         for spec in KERNELS.iter().filter(|s| s.group == Group::Tangent) {
@@ -209,7 +209,7 @@ fn check(case: Case, backend: &str) {
             assert_eq!(got.len(), want.len(), "{ctx}: a different shape");
             let scale = magnitude(&model.pool, entries, &env);
             for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-                assert_entry(&ctx, &i.to_string(), g, w, REL * w.abs().max(scale));
+                assert_entry(&ctx, i.to_string(), g, w, REL * w.abs().max(scale));
             }
         }
     }
