@@ -1,5 +1,7 @@
 //! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
-//! compiled as part of the test build (the bindgen "expectations compile" discipline).
+//! compiled as part of the test build (the bindgen "expectations compile" discipline). Every
+//! fixture but the 20-link chain also gets its tangent kernels (`Model::tangents`), so they are
+//! compiled and compared too, including through the split-kernel path.
 
 use mbsim_codegen::{Model, emit, fixtures, kernels};
 use std::path::Path;
@@ -24,12 +26,14 @@ fn main() {
     };
     for (file, build) in models {
         let mut model = build();
+        model.tangents = file != "closed_chain20";
         let kernels = kernels::derive(&mut model);
         write(&out_dir, file, &emit::emit_source(&model, &kernels, &whole));
     }
     // Andrews again with every kernel split into parts (the large-model emission path).
     let mut model = fixtures::andrews();
     model.name = "AndrewsSplit".into();
+    model.tangents = true;
     let kernels = kernels::derive(&mut model);
     let split = emit::EmitOptions {
         max_statements_per_fn: 4,

@@ -34,6 +34,20 @@ pub enum Command {
         /// Model name (see `mbsim list`).
         model: String,
     },
+    /// Every kernel of an annotated model file at one state, with accelerations and
+    /// multipliers from the runtime's KKT solve, as JSON (nothing is compiled).
+    Eval(EvalArgs),
+    /// Write the expansion of every model of an annotated file into DIR (or check it).
+    Generate {
+        /// The model file.
+        file: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Write nothing; fail when a file is missing or differs.
+        #[arg(long)]
+        check: bool,
+    },
     /// Reproduce a table of the thesis: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11 or all.
     Repro {
         /// Table name.
@@ -116,6 +130,34 @@ pub struct SimulateArgs {
     /// Skip the PNG plots.
     #[arg(long)]
     pub no_plots: bool,
+}
+
+/// Arguments of `mbsim eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The model file.
+    pub file: PathBuf,
+    /// The model, when the file has several.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub t: f64,
+    /// Coordinates, comma separated.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub q: Vec<f64>,
+    /// Velocities, comma separated.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub v: Vec<f64>,
+    /// A runtime parameter, e.g. --param g=9.81 (repeatable; every one needs a value).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Multipliers for the tangent kernels (default: the KKT solution).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub lambda: Option<Vec<f64>>,
+    /// The vector w of ∂(M w)/∂q (default: the accelerations).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub w: Option<Vec<f64>>,
 }
 
 /// A validated simulation request.
@@ -291,6 +333,30 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         }
         Command::Kernels { model: name } => {
             crate::say!("{}", model(&name)?.kernels.trim_end());
+            Ok(())
+        }
+        Command::Eval(a) => {
+            let input = super::eval::EvalInput {
+                file: a.file,
+                model: a.model,
+                t: a.t,
+                q: a.q,
+                v: a.v,
+                params: a.params,
+                lambda: a.lambda,
+                w: a.w,
+            };
+            crate::say!("{}", super::eval::run(&input)?);
+            Ok(())
+        }
+        Command::Generate { file, out, check } => {
+            let outcome = super::generate::run(&file, &out, check)?;
+            let verb = if check { "stale" } else { "written" };
+            eprintln!(
+                "mbsim: {} generated file(s) fresh, {} {verb}",
+                outcome.fresh.len(),
+                outcome.changed.len()
+            );
             Ok(())
         }
         Command::Repro { table, out } => super::repro::run(&table, &out),

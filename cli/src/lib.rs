@@ -22,6 +22,8 @@ macro_rules! say {
 pub(crate) use say;
 
 pub mod cli;
+pub mod eval;
+pub mod generate;
 pub mod output;
 pub mod plot;
 pub mod progress;
@@ -69,6 +71,10 @@ pub enum AppError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A model file (`mbsim eval`, `mbsim generate`) cannot be read, is invalid, or its
+    /// evaluation or generated files are not what was asked for; the message says where.
+    #[error("{0}")]
+    ModelFile(String),
     /// Drawing a plot failed.
     #[error("cannot draw {path}: {message}")]
     Plot {

@@ -11,6 +11,7 @@ use crate::emit_expr::{ExprEmitter, Prec};
 use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
 use crate::pool::{ExprId, Node, SymbolKind};
+use mbsim_kernel_table::{Group, Input, KERNELS, KernelSpec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
@@ -73,12 +74,8 @@ enum Shape {
     Matrix(usize, usize),
 }
 
-/// Which inputs a kernel takes besides `&self`.
-#[derive(Clone, Copy, PartialEq)]
-enum Inputs {
-    TimeQ,
-    TimeQV,
-}
+/// The inputs of a kernel besides `&self`, `t` and `q`, with their lengths.
+type Inputs<'a> = &'a [(Input, usize)];
 
 /// The tokens of the model's impl (and struct, if asked).
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
@@ -90,7 +87,17 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
         ulit(kernels.phi.len()),
         ulit(kernels.nh_offset.len()),
     );
-    let (kernel_fns, kernel_helpers) = kernel_functions(model, kernels, &fields, options);
+    let ([kernel_fns, tangent_fns, energy_fns], kernel_helpers) =
+        kernel_functions(model, kernels, &fields, options);
+    let tangent = kernels
+        .tangents
+        .is_some()
+        .then(|| quote!(impl #rt::TangentSystem for #name { #tangent_fns }));
+    let energy = kernels
+        .energy
+        .is_some()
+        .then(|| quote!(impl #rt::Energy for #name { #energy_fns }));
+    let names = constraint_names(model);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
     let l_nz = sparsity(model, &kernels.l);
@@ -126,7 +133,7 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
             pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[#phi_q_nz];
             /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
             pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
-            #kernel_helpers
+            #(#kernel_helpers)*
         }
         impl #rt::ConstrainedSystem for #name {
             #accessors
@@ -137,8 +144,11 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
             fn l_sparsity(&self) -> #rt::Sparsity {
                 #rt::Sparsity { rows: #lr, cols: #lc, nonzeros: Self::L_SPARSITY }
             }
+            #names
             #kernel_fns
         }
+        #tangent
+        #energy
     }
 }
 
@@ -149,12 +159,39 @@ pub fn emit_source(model: &Model, kernels: &Kernels, options: &EmitOptions) -> S
     prettyplease::unparse(&file)
 }
 
+/// The methods of every kernel, by group of the kernel table (`[core, tangent, energy]`; the
+/// fused `dynamics_into` ends the core group), and the helpers of split kernels, by group.
 fn kernel_functions(
     model: &Model,
     kernels: &Kernels,
     fields: &[Ident],
     options: &EmitOptions,
-) -> (TokenStream, TokenStream) {
+) -> ([TokenStream; 3], [TokenStream; 3]) {
+    let (mut methods, mut helpers) = <([TokenStream; 3], [TokenStream; 3])>::default();
+    let dims = (model.n(), kernels.phi.len(), kernels.nh_offset.len());
+    for spec in KERNELS {
+        let Some(entries) = kernels.entries(spec.id) else {
+            continue;
+        };
+        let output = Output {
+            binding: format_ident!("out"),
+            shape: shape(spec, dims),
+            entries: entries.to_vec(),
+        };
+        let inputs = inputs(spec, dims);
+        let code = kernel_fn(model, fields, options, (spec.method, &inputs), &[output]);
+        let g = group_index(spec.group);
+        methods[g].extend(code.method);
+        helpers[g].extend(code.helpers);
+    }
+    let code = fused(model, kernels, fields, options);
+    methods[0].extend(code.method);
+    helpers[0].extend(code.helpers);
+    (methods, helpers)
+}
+
+/// `dynamics_into`: M, Q, G and γ with one schedule.
+fn fused(model: &Model, kernels: &Kernels, fields: &[Ident], options: &EmitOptions) -> KernelCode {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
         shape: Shape::Vector(entries.len()),
@@ -165,63 +202,50 @@ fn kernel_functions(
         shape: Shape::Matrix(mat.rows, mat.cols),
         entries: mat.entries.clone(),
     };
-    let jacobian = kernels.jacobian();
-    let specs: Vec<(&str, Inputs, Vec<Output>)> = vec![
-        ("phi_into", Inputs::TimeQ, vec![vector("out", &kernels.phi)]),
-        (
-            "phi_q_into",
-            Inputs::TimeQ,
-            vec![matrix("out", &kernels.phi_q)],
-        ),
-        (
-            "phi_t_into",
-            Inputs::TimeQ,
-            vec![vector("out", &kernels.phi_t)],
-        ),
-        (
-            "nh_matrix_into",
-            Inputs::TimeQ,
-            vec![matrix("out", &kernels.nh_matrix)],
-        ),
-        (
-            "nh_offset_into",
-            Inputs::TimeQ,
-            vec![vector("out", &kernels.nh_offset)],
-        ),
-        (
-            "gamma_into",
-            Inputs::TimeQV,
-            vec![vector("out", &kernels.gamma)],
-        ),
-        ("l_into", Inputs::TimeQV, vec![matrix("out", &kernels.l)]),
-        (
-            "mass_into",
-            Inputs::TimeQ,
-            vec![matrix("out", &kernels.mass)],
-        ),
-        (
-            "force_into",
-            Inputs::TimeQV,
-            vec![vector("out", &kernels.force)],
-        ),
-        (
-            "dynamics_into",
-            Inputs::TimeQV,
-            vec![
-                matrix("mass", &kernels.mass),
-                vector("force", &kernels.force),
-                matrix("jacobian", &jacobian),
-                vector("gamma", &kernels.gamma),
-            ],
-        ),
+    let outputs = [
+        matrix("mass", &kernels.mass),
+        vector("force", &kernels.force),
+        matrix("jacobian", &kernels.jacobian()),
+        vector("gamma", &kernels.gamma),
     ];
-    let (mut methods, mut helpers) = (TokenStream::new(), TokenStream::new());
-    for (name, inputs, outputs) in specs {
-        let code = kernel_fn(model, fields, options, (name, inputs), &outputs);
-        methods.extend(code.method);
-        helpers.extend(code.helpers);
+    let inputs = [(Input::V, model.n())];
+    kernel_fn(model, fields, options, ("dynamics_into", &inputs), &outputs)
+}
+
+fn group_index(group: Group) -> usize {
+    match group {
+        Group::Core => 0,
+        Group::Tangent => 1,
+        Group::Energy => 2,
     }
-    (methods, helpers)
+}
+
+fn shape(spec: &KernelSpec, (n, m, k): (usize, usize, usize)) -> Shape {
+    match spec.shape {
+        mbsim_kernel_table::Shape::Vector(d) => Shape::Vector(d.of(n, m, k)),
+        mbsim_kernel_table::Shape::Matrix(r, c) => Shape::Matrix(r.of(n, m, k), c.of(n, m, k)),
+    }
+}
+
+fn inputs(spec: &KernelSpec, (n, m, k): (usize, usize, usize)) -> Vec<(Input, usize)> {
+    spec.inputs
+        .iter()
+        .map(|&i| (i, i.dim().of(n, m, k)))
+        .collect()
+}
+
+/// `constraint_names()` when a constraint row is labeled (otherwise the trait's default names
+/// are the model's names).
+fn constraint_names(model: &Model) -> TokenStream {
+    if model.constraint_labels.iter().all(Option::is_none) {
+        return TokenStream::new();
+    }
+    let names = model.constraint_names();
+    quote! {
+        fn constraint_names(&self) -> Vec<String> {
+            [#(#names),*].iter().map(|s| s.to_string()).collect()
+        }
+    }
 }
 
 /// A kernel's trait method and, for kernels split into parts, the private helper methods.
@@ -234,7 +258,7 @@ fn kernel_fn(
     model: &Model,
     fields: &[Ident],
     options: &EmitOptions,
-    spec: (&str, Inputs),
+    spec: (&str, Inputs<'_>),
     outputs: &[Output],
 ) -> KernelCode {
     let (name, inputs) = spec;
@@ -271,9 +295,7 @@ fn kernel_fn(
     let uses_time = pool.mentions_any(&roots, |s| matches!(s.kind, SymbolKind::Time));
     let t = if uses_time { quote!(t) } else { quote!(_t) };
     let fn_name = format_ident!("{name}");
-    let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
-    let v_check = (inputs == Inputs::TimeQV)
-        .then(|| quote!(assert_eq!(v.len(), #n, "v must have n = {} entries", #n);));
+    let (v_param, v_check) = input_plumbing(inputs);
     let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs, split);
     let mut statements: Vec<TokenStream> = schedule
         .temps
@@ -320,15 +342,16 @@ fn kernel_fn(
 fn split_kernel(
     rt: &syn::Path,
     name: &str,
-    inputs: Inputs,
+    inputs: Inputs<'_>,
     outputs: &[Output],
     temps: usize,
     statements: &[TokenStream],
     (signature, prologue): (TokenStream, TokenStream),
 ) -> KernelCode {
     let size = ulit(temps.max(1));
-    let v_param = (inputs == Inputs::TimeQV).then(|| quote!(v: &[f64],));
-    let v_arg = (inputs == Inputs::TimeQV).then(|| quote!(v,));
+    let (v_param, _) = input_plumbing(inputs);
+    let names = inputs.iter().map(|(i, _)| format_ident!("{}", i.name()));
+    let v_arg = quote!(#(#names,)*);
     let out_params = outputs.iter().map(|o| {
         let b = &o.binding;
         match o.shape {
@@ -374,6 +397,24 @@ fn split_kernel(
         }
     };
     KernelCode { method, helpers }
+}
+
+/// The parameters `v: &[f64], lambda: &[f64], …` of a kernel's extra inputs and their length
+/// assertions.
+fn input_plumbing(inputs: Inputs<'_>) -> (TokenStream, TokenStream) {
+    let (mut params, mut checks) = (TokenStream::new(), TokenStream::new());
+    for &(input, len) in inputs {
+        let name = format_ident!("{}", input.name());
+        let what = match input {
+            Input::V | Input::W => "n",
+            Input::Lambda => "m + k",
+        };
+        let msg = format!("{name} must have {what} = {{}} entries");
+        let len = ulit(len);
+        params.extend(quote!(#name: &[f64],));
+        checks.extend(quote!(assert_eq!(#name.len(), #len, #msg, #len);));
+    }
+    (params, checks)
 }
 
 /// Statements per part of a split kernel.

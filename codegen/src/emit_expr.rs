@@ -104,6 +104,14 @@ impl ExprEmitter<'_> {
                 let field = &self.param_fields[i];
                 quote!(self.#field)
             }
+            SymbolKind::Multiplier(i) => {
+                let i = crate::emit::ulit(i);
+                quote!(lambda[#i])
+            }
+            SymbolKind::Auxiliary(i) => {
+                let i = crate::emit::ulit(i);
+                quote!(w[#i])
+            }
             SymbolKind::Free => {
                 unreachable!(
                     "validated models have no free symbol ({})",

@@ -50,6 +50,14 @@ pub struct Model {
     pub mass: Vec<ExprId>,
     /// Applied generalized forces Q(t, q, v), `n` entries.
     pub force: Vec<ExprId>,
+    /// Kinetic and potential energy (T, V) of a Lagrangian model; `None` for a model given by M
+    /// and Q. Emitted as the `Energy` kernels.
+    pub energy: Option<(ExprId, ExprId)>,
+    /// Derive and emit the tangent kernels (`TangentSystem`); `tangents: true` in the annotation.
+    pub tangents: bool,
+    /// Labels of the constraint rows, holonomic rows first; `None` for an unlabeled row (named
+    /// `phi_<i>` / `nh_<i>`, counting from 1, by [`Model::constraint_names`]).
+    pub constraint_labels: Vec<Option<String>>,
 }
 
 impl Model {
@@ -66,6 +74,22 @@ impl Model {
     /// The velocity symbols v.
     pub fn v(&self) -> Vec<ExprId> {
         self.coordinates.iter().map(|c| c.v).collect()
+    }
+
+    /// The names of the `m + k` constraint rows: the label if given, else `phi_<i>` (holonomic)
+    /// or `nh_<i>` (nonholonomic), counting from 1 — the runtime's default names.
+    pub fn constraint_names(&self) -> Vec<String> {
+        let m = self.holonomic.len();
+        let default = |r: usize| match r < m {
+            true => format!("phi_{}", r + 1),
+            false => format!("nh_{}", r + 1 - m),
+        };
+        (0..m + self.nonholonomic.len())
+            .map(|r| match self.constraint_labels.get(r) {
+                Some(Some(label)) => label.clone(),
+                Some(None) | None => default(r),
+            })
+            .collect()
     }
 }
 
@@ -102,6 +126,9 @@ impl ModelBuilder {
             nonholonomic: Vec::new(),
             mass: Vec::new(),
             force: Vec::new(),
+            energy: None,
+            tangents: false,
+            constraint_labels: Vec::new(),
         };
         ModelBuilder {
             model,
@@ -220,6 +247,27 @@ impl ModelBuilder {
         self
     }
 
+    /// Record the kinetic energy T and the potential V of a Lagrangian model (exported as the
+    /// `Energy` kernels; M and Q are set separately, see [`crate::lagrange`]).
+    pub fn energy(&mut self, kinetic: ExprId, potential: ExprId) -> &mut Self {
+        self.model.energy = Some((kinetic, potential));
+        self
+    }
+
+    /// Ask for the tangent kernels.
+    pub fn tangents(&mut self, on: bool) -> &mut Self {
+        self.model.tangents = on;
+        self
+    }
+
+    /// Label the constraint rows (holonomic first; `None` keeps the default name). Labels must
+    /// be distinct from each other and from the default names of other rows; checked by
+    /// [`ModelBuilder::build`], which reports a clash as a duplicate name.
+    pub fn constraint_labels(&mut self, labels: Vec<Option<String>>) -> &mut Self {
+        self.model.constraint_labels = labels;
+        self
+    }
+
     /// Validate and return the model.
     pub fn build(mut self) -> Result<Model, ModelError> {
         if let Some(e) = self.errors.into_iter().next() {
@@ -234,6 +282,12 @@ impl ModelBuilder {
         self.model.mass = rows.into_iter().flatten().collect();
         if self.model.force.len() != n {
             return Err(shape("force vector", n, 1, self.model.force.len(), 1));
+        }
+        let names = self.model.constraint_names();
+        if let Some(i) = (0..names.len()).find(|&i| names[..i].contains(&names[i])) {
+            return Err(ModelError::DuplicateName {
+                name: names[i].clone(),
+            });
         }
         crate::validate::validate(&mut self.model)?;
         Ok(self.model)

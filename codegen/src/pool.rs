@@ -36,6 +36,10 @@ pub enum SymbolKind {
     Velocity(usize),
     /// Runtime parameter number `i` (a field of the model struct).
     Parameter(usize),
+    /// Multiplier `lambda[i]`, an input of tangent kernels (never in a model's own expressions).
+    Multiplier(usize),
+    /// Entry `w[i]` of an arbitrary input vector of tangent kernels, as in ∂(M w)/∂q.
+    Auxiliary(usize),
     /// A symbol with no model meaning (tests, scratch work).
     Free,
 }

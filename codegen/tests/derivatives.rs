@@ -293,7 +293,7 @@ proptest! {
             }
             let tol = fd.tol + RANDOM_ULPS * f64::EPSILON * magnitude(&pool, &[d], &env);
             let ctx = format!("d/d{} {} at {p:?}", ["x", "y", "z"][i], pool.to_sexpr(e));
-            assert_entry(&ctx, &format!("∂{i}"), got, fd.value, tol);
+            assert_entry(&ctx, format!("∂{i}"), got, fd.value, tol);
         }
     }
 

@@ -56,7 +56,7 @@ fn check_phi_q(ctx: &str, model: &Model, k: &Kernels, s: &State, env: &Env) {
             let tol = fd.tol + noise(pool, &[k.phi_q.get(i, j)], env);
             assert_entry(
                 &format!("{ctx}, Φ_q"),
-                &format!("{i},{j}"),
+                format!("{i},{j}"),
                 got[i * k.phi_q.cols + j],
                 fd.value,
                 tol,
@@ -79,13 +79,7 @@ fn check_phi_t(ctx: &str, model: &Model, k: &Kernels, env: &Env) {
         );
         assert!(fd.smooth, "{ctx}: Φ[{i}] not smooth in t");
         let tol = fd.tol + noise(pool, &[k.phi_t[i]], env);
-        assert_entry(
-            &format!("{ctx}, Φ_t"),
-            &i.to_string(),
-            got[i],
-            fd.value,
-            tol,
-        );
+        assert_entry(&format!("{ctx}, Φ_t"), i.to_string(), got[i], fd.value, tol);
     }
 }
 
@@ -111,7 +105,7 @@ fn check_gamma(ctx: &str, model: &Model, k: &Kernels, s: &State, env: &Env, rate
             EVAL_ULPS * f64::EPSILON * size,
         );
         let tol = tol + noise(pool, &[k.gamma[i]], env);
-        assert_entry(&format!("{ctx}, γ"), &i.to_string(), got[i], -value, tol);
+        assert_entry(&format!("{ctx}, γ"), i.to_string(), got[i], -value, tol);
     }
 }
 
@@ -133,7 +127,7 @@ fn check_l(ctx: &str, model: &Model, k: &Kernels, s: &State, env: &Env) {
             let tol = fd.tol + noise(pool, &[k.l.get(i, j)], env);
             assert_entry(
                 &format!("{ctx}, L"),
-                &format!("{i},{j}"),
+                format!("{i},{j}"),
                 got[i * n + j],
                 fd.value,
                 tol,

@@ -28,6 +28,7 @@ use mbsim::runtime::catalog::ModelEntry;
 
 /// Andrews' squeezing mechanism (7 coordinates, 6 holonomic constraints).
 #[model(
+    tangents: true,
     coordinates: [beta, theta, gamma, phi, delta, omega, epsilon],
     const xa = -0.06934, const ya = -0.00227, const xb = -0.03635, const yb = 0.03273,
     const xc = 0.014, const yc = 0.072, const d = 28e-3, const da = 115e-4, const e = 2e-2,

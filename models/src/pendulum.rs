@@ -8,7 +8,8 @@ use mbsim::runtime::catalog::ModelEntry;
 /// Point mass on a rod, in Cartesian coordinates.
 #[model(
     coordinates: [x, y],
-    holonomic: [x.powi(2) + y.powi(2) - len.powi(2)],
+    holonomic: [rod = x.powi(2) + y.powi(2) - len.powi(2)],
+    tangents: true,
     mass: diag(m, m),
     force: [0.0, -m * g],
 )]

@@ -10,6 +10,7 @@ use mbsim::runtime::catalog::ModelEntry;
 
 /// The rolling disc, nonholonomic (k = 2).
 #[model(
+    tangents: true,
     coordinates: [x, y, phi, theta, psi],
     nonholonomic: [
         x_dot + r * phi.cos() * psi_dot,

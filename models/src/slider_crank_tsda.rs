@@ -25,6 +25,7 @@ use mbsim::runtime::catalog::ModelEntry;
 
 /// Slider-crank with a TSDA, 12 absolute coordinates.
 #[model(
+    tangents: true,
     coordinates: [x1, y1, theta1, x2, y2, theta2, x3, y3, theta3, x4, y4, theta4],
     let dx = x1 + 12.0 * theta1.cos() - x4 - 2.0 * theta4.cos(),
     let dy = y1 + 12.0 * theta1.sin() - y4 - 2.0 * theta4.sin(),

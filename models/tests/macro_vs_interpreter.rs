@@ -5,9 +5,9 @@
 //! The comparison and its tolerance are `mbsim_tests::support::check_kernels`'.
 
 use mbsim_codegen::{Model, frontend};
-use mbsim_models::{Pendulum, RollingDisc, TwoLink};
-use mbsim_runtime::ConstrainedSystem;
-use mbsim_tests::support::check_kernels;
+use mbsim_models::{Andrews, Pendulum, RollingDisc, SliderCrankTsda, TwoLink};
+use mbsim_runtime::{ConstrainedSystem, Energy, TangentSystem};
+use mbsim_tests::support::{check_energy_kernels, check_tangent_kernels};
 
 /// The model `name` as the front end builds it from the annotated source.
 fn model_from_source(source: &str, name: &str) -> Model {
@@ -19,9 +19,20 @@ fn model_from_source(source: &str, name: &str) -> Model {
     annotated.build().expect("the model is valid")
 }
 
-/// Every kernel of `make(parameters)` against the interpreter (shared harness).
-fn check<S: ConstrainedSystem + 'static>(model: Model, make: impl Fn(&[f64]) -> S, seed: u64) {
-    check_kernels(model, |p| Box::new(make(p)), seed, 5, |_| {});
+/// Every kernel, tangents included, of `make(parameters)` against the interpreter (shared
+/// harness); the models here ask for `tangents: true`.
+fn check<S: TangentSystem + 'static>(model: Model, make: impl Fn(&[f64]) -> S, seed: u64) {
+    assert!(
+        model.tangents,
+        "{} asks for its tangent kernels",
+        model.name
+    );
+    check_tangent_kernels(model, |p| Box::new(make(p)), seed, 5, |_| {});
+}
+
+/// Every kernel, energies included, of a Lagrangian model.
+fn check_lagrangian<S: Energy + 'static>(model: Model, make: impl Fn(&[f64]) -> S, seed: u64) {
+    check_energy_kernels(model, |p| Box::new(make(p)), seed, 5, |_| {});
 }
 
 #[test]
@@ -41,7 +52,7 @@ fn pendulum() {
 #[test]
 fn two_link() {
     let model = model_from_source(include_str!("../src/two_link.rs"), "TwoLink");
-    check(
+    check_lagrangian(
         model,
         |p| TwoLink {
             m1: p[0],
@@ -87,4 +98,53 @@ fn parameters_by_name() {
         err.to_string(),
         "model `Pendulum` has no runtime parameter `mass` (runtime parameters: m, len, g)"
     );
+}
+
+/// `base` with the parameters `p` set by name in declaration order.
+fn with_parameters<S: TangentSystem + Clone>(base: &S, names: &[String], p: &[f64]) -> S {
+    let mut sys = base.clone();
+    for (name, &value) in names.iter().zip(p) {
+        sys.set_parameter(name, value)
+            .expect("a declared parameter");
+    }
+    sys
+}
+
+#[test]
+fn andrews() {
+    let model = model_from_source(include_str!("../src/andrews.rs"), "Andrews");
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = Andrews::published();
+    check(model, |p| with_parameters(&base, &names, p), 14);
+}
+
+#[test]
+fn slider_crank_tsda() {
+    let model = model_from_source(
+        include_str!("../src/slider_crank_tsda.rs"),
+        "SliderCrankTsda",
+    );
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = SliderCrankTsda::chosen();
+    check(model, |p| with_parameters(&base, &names, p), 15);
+}
+
+/// Labels in the model language become the runtime's constraint names.
+#[test]
+fn constraint_names_follow_the_labels() {
+    let pendulum = Pendulum {
+        m: 1.0,
+        len: 1.0,
+        g: 9.81,
+    };
+    assert_eq!(pendulum.constraint_names(), ["rod"]);
+    assert_eq!(pendulum.constraint_index("rod"), Some(0));
+    let disc = RollingDisc {
+        m: 1.0,
+        r: 1.0,
+        A: 1.0,
+        C: 1.0,
+        g: 9.81,
+    };
+    assert_eq!(disc.constraint_names(), ["nh_1", "nh_2"]);
 }

@@ -5,48 +5,39 @@
 //! and never a panic. Dimension mismatches are programming errors and still panic (see
 //! [`crate::system`]).
 
-/// Which kernel of [`crate::ConstrainedSystem`] produced a non-finite value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// `phi_into`: Φ(t, q).
-    Phi,
-    /// `phi_q_into`: Φ_q(t, q).
-    PhiQ,
-    /// `phi_t_into`: Φ_t(t, q).
-    PhiT,
-    /// `nh_matrix_into`: A(t, q).
-    NhMatrix,
-    /// `nh_offset_into`: b(t, q).
-    NhOffset,
-    /// `gamma_into`: γ(t, q, v).
-    Gamma,
-    /// `l_into`: L(t, q, v).
-    L,
-    /// `mass_into`: M(t, q).
-    Mass,
-    /// `force_into`: Q(t, q, v).
-    Force,
-    /// The solution of the KKT system (finite inputs, non-finite accelerations or multipliers).
-    KktSolution,
+/// The `Kernel` enum: one variant per row of the kernel table, plus the KKT solution.
+macro_rules! kernel_enum {
+    ($($group:ident { $($variant:ident $method:ident $name:literal [$($input:ident),*] $kind:ident($($dim:ident),*) $doc:literal;)* })*) => {
+        /// Which kernel produced a non-finite value: a row of the kernel table
+        /// (`mbsim_kernel_table`), or the KKT solution.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Kernel {
+            $($( #[doc = concat!("`", stringify!($method), "`: ", $doc)] $variant, )*)*
+            /// The solution of the KKT system (finite inputs, non-finite accelerations or multipliers).
+            KktSolution,
+        }
+
+        impl From<mbsim_kernel_table::KernelId> for Kernel {
+            fn from(id: mbsim_kernel_table::KernelId) -> Kernel {
+                match id {
+                    $($( mbsim_kernel_table::KernelId::$variant => Kernel::$variant, )*)*
+                }
+            }
+        }
+
+        impl std::fmt::Display for Kernel {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let name = match self {
+                    $($( Kernel::$variant => $name, )*)*
+                    Kernel::KktSolution => "kkt solution",
+                };
+                f.write_str(name)
+            }
+        }
+    };
 }
 
-impl std::fmt::Display for Kernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = match self {
-            Kernel::Phi => "phi",
-            Kernel::PhiQ => "phi_q",
-            Kernel::PhiT => "phi_t",
-            Kernel::NhMatrix => "nh_matrix",
-            Kernel::NhOffset => "nh_offset",
-            Kernel::Gamma => "gamma",
-            Kernel::L => "l",
-            Kernel::Mass => "mass",
-            Kernel::Force => "force",
-            Kernel::KktSolution => "kkt solution",
-        };
-        f.write_str(name)
-    }
-}
+mbsim_kernel_table::kernel_table!(kernel_enum);
 
 /// Which block of the augmented KKT matrix [M Gᵀ; G 0] made it singular (\[CHIN\] Lemma 4.1:
 /// it is nonsingular iff G has full row rank and M is positive definite on ker G).

@@ -1,14 +1,71 @@
 //! Checked kernel calls: every kernel output is tested for NaN/∞ before it is used.
 //!
-//! These wrappers are the only place the integrators call [`ConstrainedSystem`] kernels. Each
-//! one writes into preallocated storage and turns the first non-finite entry into
-//! [`SimError::NonFiniteKernel`] naming the kernel, the entry and the state. They also assemble
-//! the stacked quantities: G = [Φ_q; A] and the velocity residual G v + [Φ_t; b].
+//! These wrappers are the only place the integrators call [`ConstrainedSystem`] kernels. One
+//! wrapper serves every row of the kernel table ([`checked`], through the table's dispatch
+//! [`crate::table::call`]; [`checked_tangent`] for the tangent rows): it writes into
+//! preallocated storage and turns the first non-finite entry into
+//! [`SimError::NonFiniteKernel`] naming the kernel, the entry and the state. The named wrappers
+//! below are shorthands of it, plus the stacked quantities G = [Φ_q; A], the velocity residual
+//! G v + [Φ_t; b] and the fused kernel.
 
 use nalgebra::DMatrix;
 
 use crate::error::{Kernel, SimError};
 use crate::system::{ConstrainedSystem, DynamicsOut};
+use crate::table::{self, KernelArgs, KernelId, KernelOut};
+use crate::tangent::TangentSystem;
+
+/// Any `core` row of the kernel table, evaluated into `out` and checked.
+pub fn checked<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    id: KernelId,
+    args: &KernelArgs<'_>,
+    mut out: KernelOut<'_>,
+) -> Result<(), SimError> {
+    table::call(sys, id, args, out.reborrow());
+    finite(id, args, &out)
+}
+
+/// Any `core` or `tangent` row of the kernel table, evaluated into `out` and checked.
+pub fn checked_tangent<S: TangentSystem + ?Sized>(
+    sys: &S,
+    id: KernelId,
+    args: &KernelArgs<'_>,
+    mut out: KernelOut<'_>,
+) -> Result<(), SimError> {
+    table::call_tangent(sys, id, args, out.reborrow());
+    finite(id, args, &out)
+}
+
+/// `Err(NonFiniteKernel)` for the first non-finite entry of a kernel's output (column-major);
+/// `v` is reported when the row takes it.
+fn finite(id: KernelId, args: &KernelArgs<'_>, out: &KernelOut<'_>) -> Result<(), SimError> {
+    match out.first_non_finite() {
+        None => Ok(()),
+        Some(entry) => Err(SimError::NonFiniteKernel {
+            kernel: id.into(),
+            entry,
+            t: args.t,
+            q: args.q.to_vec(),
+            v: if id.spec().takes(table::Input::V) {
+                args.v.to_vec()
+            } else {
+                Vec::new()
+            },
+        }),
+    }
+}
+
+/// Arguments (t, q) or (t, q, v).
+fn args<'a>(t: f64, q: &'a [f64], v: &'a [f64]) -> KernelArgs<'a> {
+    KernelArgs {
+        t,
+        q,
+        v,
+        lambda: &[],
+        w: &[],
+    }
+}
 
 /// `Err(NonFiniteKernel)` for the first non-finite entry of `data`.
 pub(crate) fn check(
@@ -30,27 +87,6 @@ pub(crate) fn check(
     }
 }
 
-/// Check a stacked G = [Φ_q; A] (column-major) and attribute a bad entry to Φ_q or A.
-fn check_jacobian(jac: &DMatrix<f64>, m: usize, t: f64, q: &[f64]) -> Result<(), SimError> {
-    let rows = jac.nrows();
-    let Some(idx) = jac.as_slice().iter().position(|x| !x.is_finite()) else {
-        return Ok(());
-    };
-    let (i, j) = (idx % rows, idx / rows);
-    let (kernel, entry) = if i < m {
-        (Kernel::PhiQ, j * m + i)
-    } else {
-        (Kernel::NhMatrix, j * (rows - m) + i - m)
-    };
-    Err(SimError::NonFiniteKernel {
-        kernel,
-        entry,
-        t,
-        q: q.to_vec(),
-        v: Vec::new(),
-    })
-}
-
 /// G = [Φ_q(t, q); A(t, q)] into `jac` (`(m + k) × n`).
 pub(crate) fn jacobian<S: ConstrainedSystem + ?Sized>(
     sys: &S,
@@ -59,9 +95,11 @@ pub(crate) fn jacobian<S: ConstrainedSystem + ?Sized>(
     jac: &mut DMatrix<f64>,
 ) -> Result<(), SimError> {
     let d = sys.dims();
-    sys.phi_q_into(t, q, jac.view_mut((0, 0), (d.m, d.n)));
-    sys.nh_matrix_into(t, q, jac.view_mut((d.m, 0), (d.k, d.n)));
-    check_jacobian(jac, d.m, t, q)
+    let a = args(t, q, &[]);
+    let phi_q = KernelOut::Matrix(jac.view_mut((0, 0), (d.m, d.n)));
+    checked(sys, KernelId::PhiQ, &a, phi_q)?;
+    let nh = KernelOut::Matrix(jac.view_mut((d.m, 0), (d.k, d.n)));
+    checked(sys, KernelId::NhMatrix, &a, nh)
 }
 
 /// M(t, q) into `mass`.
@@ -71,8 +109,8 @@ pub(crate) fn mass<S: ConstrainedSystem + ?Sized>(
     q: &[f64],
     mass: &mut DMatrix<f64>,
 ) -> Result<(), SimError> {
-    sys.mass_into(t, q, mass.as_view_mut());
-    check(Kernel::Mass, mass.as_slice(), t, q, &[])
+    let out = KernelOut::Matrix(mass.as_view_mut());
+    checked(sys, KernelId::Mass, &args(t, q, &[]), out)
 }
 
 /// Φ(t, q) into `phi` (length m).
@@ -82,8 +120,7 @@ pub(crate) fn phi<S: ConstrainedSystem + ?Sized>(
     q: &[f64],
     phi: &mut [f64],
 ) -> Result<(), SimError> {
-    sys.phi_into(t, q, phi);
-    check(Kernel::Phi, phi, t, q, &[])
+    checked(sys, KernelId::Phi, &args(t, q, &[]), KernelOut::Vector(phi))
 }
 
 /// L(t, q, v) = ∂(Φ_q v)/∂q into `l` (`m × n`).
@@ -94,8 +131,8 @@ pub(crate) fn l<S: ConstrainedSystem + ?Sized>(
     v: &[f64],
     l: &mut DMatrix<f64>,
 ) -> Result<(), SimError> {
-    sys.l_into(t, q, v, l.as_view_mut());
-    check(Kernel::L, l.as_slice(), t, q, v)
+    let out = KernelOut::Matrix(l.as_view_mut());
+    checked(sys, KernelId::L, &args(t, q, v), out)
 }
 
 /// The velocity residual `out = G v + [Φ_t; b]` (length m + k), with `jac` = G already
@@ -110,10 +147,10 @@ pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
     out: &mut [f64],
 ) -> Result<(), SimError> {
     let d = sys.dims();
-    sys.phi_t_into(t, q, &mut tmp[..d.m]);
-    check(Kernel::PhiT, &tmp[..d.m], t, q, &[])?;
-    sys.nh_offset_into(t, q, &mut tmp[d.m..]);
-    check(Kernel::NhOffset, &tmp[d.m..], t, q, &[])?;
+    let (phi_t, offset) = tmp.split_at_mut(d.m);
+    let a = args(t, q, &[]);
+    checked(sys, KernelId::PhiT, &a, KernelOut::Vector(phi_t))?;
+    checked(sys, KernelId::NhOffset, &a, KernelOut::Vector(offset))?;
     for i in 0..d.m + d.k {
         let mut s = tmp[i];
         for j in 0..d.n {
@@ -148,8 +185,18 @@ pub(crate) fn dynamics<S: ConstrainedSystem + ?Sized>(
             gamma,
         },
     );
-    check(Kernel::Mass, mass.as_slice(), t, q, &[])?;
-    check(Kernel::Force, force, t, q, v)?;
-    check_jacobian(jac, m, t, q)?;
-    check(Kernel::Gamma, gamma, t, q, v)
+    let (a, d) = (args(t, q, v), sys.dims());
+    finite(KernelId::Mass, &a, &KernelOut::Matrix(mass.as_view_mut()))?;
+    finite(KernelId::Force, &a, &KernelOut::Vector(force))?;
+    finite(
+        KernelId::PhiQ,
+        &a,
+        &KernelOut::Matrix(jac.view_mut((0, 0), (m, d.n))),
+    )?;
+    finite(
+        KernelId::NhMatrix,
+        &a,
+        &KernelOut::Matrix(jac.view_mut((m, 0), (d.k, d.n))),
+    )?;
+    finite(KernelId::Gamma, &a, &KernelOut::Vector(gamma))
 }

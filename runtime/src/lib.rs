@@ -18,7 +18,9 @@
 //!
 //! # Codemap
 //!
-//! - `system.rs`: the kernel contract [`ConstrainedSystem`] (unchanged by the integrators).
+//! - `system.rs`: the kernel contract [`ConstrainedSystem`] (unchanged by the integrators);
+//!   `tangent.rs`: the optional [`TangentSystem`] and [`Energy`]; `table.rs`: any kernel by its
+//!   row of the one kernel table ([`table::call`]). All three are expanded from that table.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
@@ -76,7 +78,9 @@ mod rhs;
 pub mod rkstab;
 pub mod stabilize;
 pub mod system;
+pub mod table;
 pub mod tableau;
+pub mod tangent;
 
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
@@ -93,3 +97,5 @@ pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
 pub use stabilize::{Drift, Stabilization, Stabilizer};
 pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+pub use table::{KernelArgs, KernelId, KernelOut};
+pub use tangent::{Energy, TangentSystem};

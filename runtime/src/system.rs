@@ -15,10 +15,37 @@
 //!   γ has `m + k` entries (holonomic rows first), so that G v̇ = γ.
 //! - Sign convention (all five sources): M v̇ + Gᵀ λ = Q.
 //!
+//! The kernel methods are expanded from the `core` rows of the one kernel table
+//! (`mbsim_kernel_table`); the optional groups are [`crate::tangent::TangentSystem`] and
+//! [`crate::tangent::Energy`].
+//!
 //! Dimension mismatches are programming errors and panic with a message (nalgebra's convention
 //! for misuse); numerical failures are the integrators' business and are values.
 
 use nalgebra::DMatrixViewMut;
+
+/// The output type of a kernel row: `vector` → `&mut [f64]`, `matrix` → [`MatOut`].
+macro_rules! kernel_out {
+    (vector) => { &mut [f64] };
+    (matrix) => { $crate::system::MatOut<'_> };
+}
+pub(crate) use kernel_out;
+
+/// The trait methods of one group of rows of the kernel table (`$group` selects it).
+macro_rules! kernel_methods {
+    ($($variant:ident $method:ident $name:literal [$($input:ident),*] $kind:ident($($dim:ident),*) $doc:literal;)*) => {
+        $(
+            #[doc = $doc]
+            fn $method(&self, t: f64, q: &[f64], $($input: &[f64],)* out: $crate::system::kernel_out!($kind));
+        )*
+    };
+}
+pub(crate) use kernel_methods;
+
+/// The `core` rows as `ConstrainedSystem` methods.
+macro_rules! core_methods {
+    (core { $($rows:tt)* } $($rest:tt)*) => { $crate::system::kernel_methods! { $($rows)* } };
+}
 
 /// A mutable dense matrix output: any column-major nalgebra view (a whole `DMatrix` through
 /// `as_view_mut()`, or a block of one through `view_mut((r, c), (nr, nc))`).
@@ -94,25 +121,11 @@ pub trait ConstrainedSystem {
     /// Change a runtime parameter.
     fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), ParameterError>;
 
-    /// Holonomic constraints Φ(t, q), length `m`.
-    fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]);
-    /// Holonomic constraint Jacobian Φ_q(t, q), `m × n`.
-    fn phi_q_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
-    /// Partial time derivative Φ_t(t, q), length `m`.
-    fn phi_t_into(&self, t: f64, q: &[f64], out: &mut [f64]);
-    /// Nonholonomic matrix A(t, q), `k × n`.
-    fn nh_matrix_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
-    /// Nonholonomic offset b(t, q), length `k`.
-    fn nh_offset_into(&self, t: f64, q: &[f64], out: &mut [f64]);
-    /// Acceleration right side γ(t, q, v) with G v̇ = γ, length `m + k` (holonomic rows first):
-    /// γ_Φ = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt and γ_A = −(A v)_q v − A_t v − b_q v − b_t.
-    fn gamma_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
-    /// L(t, q, v) = ∂(Φ_q v)/∂q, `m × n` (used by S-full post-stabilization).
-    fn l_into(&self, t: f64, q: &[f64], v: &[f64], out: MatOut<'_>);
-    /// Mass matrix M(t, q), `n × n`, symmetric.
-    fn mass_into(&self, t: f64, q: &[f64], out: MatOut<'_>);
-    /// Generalized applied force Q(t, q, v), length `n`.
-    fn force_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    // One method per `core` row of the kernel table (`mbsim_kernel_table::kernel_table!`):
+    // phi_into, phi_q_into, phi_t_into, nh_matrix_into, nh_offset_into, gamma_into, l_into,
+    // mass_into, force_into.
+    mbsim_kernel_table::kernel_table!(core_methods);
+
     /// M, Q, G = [Φ_q; A] and γ together, sharing temporaries: what every integrator stage needs.
     fn dynamics_into(&self, t: f64, q: &[f64], v: &[f64], out: DynamicsOut<'_>);
 
@@ -120,4 +133,21 @@ pub trait ConstrainedSystem {
     fn phi_q_sparsity(&self) -> Sparsity;
     /// Structural nonzeros of L.
     fn l_sparsity(&self) -> Sparsity;
+
+    /// Names of the constraint rows, holonomic rows first (`m + k` names): the labels given in
+    /// the model (`holonomic: [rod = …]`), otherwise `phi_1`, `phi_2`, … and `nh_1`, `nh_2`, ….
+    /// Multipliers λ are indexed like these rows.
+    fn constraint_names(&self) -> Vec<String> {
+        let d = self.dims();
+        let holonomic = (1..=d.m).map(|i| format!("phi_{i}"));
+        holonomic
+            .chain((1..=d.k).map(|i| format!("nh_{i}")))
+            .collect()
+    }
+
+    /// The row (index into λ, γ and G) of the constraint named `name`, see
+    /// [`ConstrainedSystem::constraint_names`].
+    fn constraint_index(&self, name: &str) -> Option<usize> {
+        self.constraint_names().iter().position(|n| n == name)
+    }
 }

@@ -14,6 +14,14 @@ requested point (t, q, v):
   L      = d(Phi_q v)/dq                               m rows x n
   gamma  = -(Phi_q v)_q v - 2 Phi_qt v - Phi_tt        length m
 
+With "lambda" (length m + k) and "w" (length n) in a point, the tangent kernels
+are evaluated too, from the model's M (identity for the constraint-only models),
+Q (zero there) and nonholonomic rows e = A v + b (none there):
+
+  force_q = dQ/dq, force_v = dQ/dv, mass_w_q = d(M w)/dq,
+  phi_q_t_lambda_q = d(Phi_q^T lambda[:m])/dq, nh_matrix_t_lambda_q =
+  d(A^T lambda[m:])/dq with A = de/dv, phi_qt = d(Phi_t)/dq, phi_tt = d2Phi/dt2
+
 gamma is computed literally from that formula: L (the Jacobian of the
 symbolic vector Phi_q v with respect to q) times v, plus 2 * (d/dt Phi_q) v,
 plus Phi_tt, all negated.  Jacobians are plain element-wise diff() calls
@@ -62,6 +70,11 @@ Models (parameter names are exact)
   rheonomic (m = 2, n = 2): q = (xl, yl), parameters r, omega, Lb, ell;
       yb(t) = r sin(omega t), xb(t) = sqrt(Lb^2 - yb(t)^2),
       Phi = [xb(t) xl + yb(t) yl,  xl^2 + yl^2 - ell^2]
+  skate (m = 1, k = 1, n = 3): q = (x, y, th), parameters m, c;
+      Phi = [x^2 + y^2 + sin(t) th - 1],
+      e = [sin(th) xd - cos(th) yd + t th] (nonholonomic),
+      M = diag(m, m, m (1 + sin(th)^2)),
+      Q = [-c xd cos(th), -m sin(x) yd^2, c thd yd exp(-x^2)]
 
 Errors (unknown model/backend, missing parameter, wrong vector length,
 non-finite or non-numeric value, complex result) exit with status 2 and a
@@ -73,7 +86,7 @@ import math
 import sys
 from fractions import Fraction
 
-MODELS = ("chain", "andrews", "rheonomic")
+MODELS = ("chain", "andrews", "rheonomic", "skate")
 BACKENDS = ("sympy", "symengine")
 
 ANDREWS_PARAMS = ("rr", "d", "ss", "xb", "yb", "e", "zt", "xa", "ya", "zf", "u")
@@ -145,6 +158,10 @@ class Backend:
 def build_model(B, model, n_links=None):
     """Return (t, q_syms, param_syms(dict name->symbol), phi list)."""
     t = B.symbol("t")
+    if model == "skate":
+        x, y, th = q = [B.symbol(nm) for nm in ("x", "y", "th")]
+        params = {nm: B.symbol("p_" + nm) for nm in ("m", "c")}
+        return t, q, params, [x**2 + y**2 + B.sin(t) * th - 1]
     if model == "chain":
         N = n_links
         q = [B.symbol(f"q{i}") for i in range(1, N + 1)]
@@ -216,6 +233,48 @@ def derive(B, t, q, phi):
     return v, {"phi": phi, "phi_q": phi_q, "phi_t": phi_t, "gamma": gamma, "L": L}
 
 
+def dynamics(B, model, t, q, v, params):
+    """(M rows, Q, nonholonomic rows e) of a model; identity, zero and none except the skate."""
+    n = len(q)
+    one = B.lib.Integer(1)
+    if model != "skate":
+        mass = [[one if i == j else B.zero for j in range(n)] for i in range(n)]
+        return mass, [B.zero] * n, []
+    x, y, th = q
+    xd, yd, thd = v
+    m, c = params["m"], params["c"]
+    mass = [[m, B.zero, B.zero], [B.zero, m, B.zero], [B.zero, B.zero, m * (1 + B.sin(th) ** 2)]]
+    force = [-c * xd * B.cos(th), -m * B.sin(x) * yd**2, c * thd * yd * B.lib.exp(-x**2)]
+    nh = [B.sin(th) * xd - B.cos(th) * yd + t * th]
+    return mass, force, nh
+
+
+def derive_tangents(B, t, q, v, K, dyn, lam, w):
+    """Symbolic tangent kernels; lam and w are symbol lists (lengths m + k and n)."""
+    mass, force, nh = dyn
+    n, m = len(q), len(K["phi"])
+    jac = lambda fs, xs: [[B.diff(f, x) for x in xs] for f in fs]  # noqa: E731
+    dot = lambda xs, ys: sum((a * b for a, b in zip(xs, ys)), B.zero)  # noqa: E731
+    A = jac(nh, v)
+    mass_w = [dot(row, w) for row in mass]
+    phi_q_t_lam = [dot([K["phi_q"][i][j] for i in range(m)], lam[:m]) for j in range(n)]
+    a_t_lam = [dot([A[i][j] for i in range(len(nh))], lam[m:]) for j in range(n)]
+    return {
+        "force_q": jac(force, q),
+        "force_v": jac(force, v),
+        "mass_w_q": jac(mass_w, q),
+        "phi_q_t_lambda_q": jac(phi_q_t_lam, q),
+        "nh_matrix_t_lambda_q": jac(a_t_lam, q),
+        "phi_qt": jac(K["phi_t"], q),
+        "phi_tt": [B.diff(f, t) for f in K["phi_t"]],
+    }
+
+
+def nested(ev, e):
+    """Evaluate a vector or a matrix (list of rows) of expressions."""
+    return [nested(ev, x) for x in e] if isinstance(e, list) else ev(e)
+
+
 # --------------------------------------------------------------------------
 # Input handling
 # --------------------------------------------------------------------------
@@ -266,6 +325,11 @@ def run(inp):
         print(f"kernels.py: warning: ignoring unused parameter(s): {', '.join(extra)}", file=sys.stderr)
     n = len(q)
     v, K = derive(B, t, q, phi)
+    dyn = dynamics(B, model, t, q, v, psyms)
+    rows = len(phi) + len(dyn[2])
+    lam = [B.symbol(f"lambda{i}") for i in range(rows)]
+    w = [B.symbol(f"w{j}") for j in range(n)]
+    T = derive_tangents(B, t, q, v, K, dyn, lam, w)
 
     base = {psyms[nm]: B.exact(_number(params_in[nm], f"params[{nm!r}]")) for nm in psyms}
     out_points = []
@@ -281,13 +345,21 @@ def run(inp):
             subs[q[j]] = B.exact(qv[j])
             subs[v[j]] = B.exact(vv[j])
         ev = lambda e: B.evaluate(e, subs)  # noqa: E731
-        out_points.append({
+        out = {
             "phi": [ev(e) for e in K["phi"]],
             "phi_q": [[ev(e) for e in row] for row in K["phi_q"]],
             "phi_t": [ev(e) for e in K["phi_t"]],
             "gamma": [ev(e) for e in K["gamma"]],
             "L": [[ev(e) for e in row] for row in K["L"]],
-        })
+        }
+        if "lambda" in pt or "w" in pt:
+            lv = _vector(pt.get("lambda"), rows, f"points[{k}].lambda")
+            wv = _vector(pt.get("w"), n, f"points[{k}].w")
+            for sym, val in list(zip(lam, lv)) + list(zip(w, wv)):
+                subs[sym] = B.exact(val)
+            for name, e in T.items():
+                out[name] = nested(ev, e)
+        out_points.append(out)
     return {"model": model, "backend": backend, "points": out_points}
 
 

@@ -3,6 +3,10 @@
 //! derived expressions, at seeded random states and parameters. Used by this crate's tests and
 //! by `models`' tests.
 //!
+//! Every row of the kernel table in the checked groups is called through the table's dispatch
+//! (`mbsim_runtime::table::call*`) and compared with the expressions codegen derived for it
+//! (`Kernels::entries`); a new kernel needs no line here. Tangent kernels get random λ and w.
+//!
 //! Tolerance: both sides evaluate the same expressions, but CSE reassociates sums
 //! (`a+b+c+d = (a+b+c)+d`) and prints `a·b⁻¹` as `a / b`, so they differ by rounding only: at most
 //! about N·ε·Σ|terms| for a sum of N terms. With N ≤ 60 terms, mild cancellation
@@ -11,7 +15,8 @@
 //! magnitude by a wrong index, sign or missing term.
 
 use mbsim_codegen::{Env, ExprId, Kernels, Model, kernels};
-use mbsim_runtime::{ConstrainedSystem, DynamicsOut};
+use mbsim_runtime::table::{self, Group, KERNELS, KernelArgs, KernelId, KernelOut, Shape};
+use mbsim_runtime::{ConstrainedSystem, DynamicsOut, Energy, TangentSystem};
 use nalgebra::DMatrix;
 
 /// Relative tolerance of generated kernels against the interpreter (see the module docs).
@@ -24,64 +29,183 @@ pub fn row_major(m: &DMatrix<f64>) -> Vec<f64> {
     m.transpose().as_slice().to_vec()
 }
 
-/// Check every kernel of the system `make(parameters)` against the interpreter on `model`, at
-/// `samples` random states; `adjust` moves random parameters into the model's domain.
+/// How the harness calls a kernel of the table on a system of type `S`.
+type Caller<S> = fn(&S, KernelId, &KernelArgs<'_>, KernelOut<'_>);
+
+/// Check every `core` kernel of the system `make(parameters)` (every row of the kernel table's
+/// core group, and the fused `dynamics_into`) against the interpreter on `model`, at `samples`
+/// random states; `adjust` moves random parameters into the model's domain.
 pub fn check_kernels(
-    mut model: Model,
-    mut make: impl FnMut(&[f64]) -> Box<dyn ConstrainedSystem>,
+    model: Model,
+    make: impl FnMut(&[f64]) -> Box<dyn ConstrainedSystem>,
     seed: u64,
     samples: usize,
     adjust: fn(&mut [f64]),
 ) {
-    let k: Kernels = kernels::derive(&mut model);
-    let mut rng = Rng::new(seed);
-    for _ in 0..samples {
-        let mut params: Vec<f64> = model
-            .parameters
-            .iter()
-            .map(|_| rng.uniform(0.5, 1.5))
-            .collect();
-        adjust(&mut params);
-        let sys = make(&params);
-        for (p, value) in model.parameters.iter().zip(&params) {
-            assert_eq!(sys.parameter(&p.name), Some(*value), "parameter {}", p.name);
+    let call: Caller<dyn ConstrainedSystem> = table::call;
+    let harness = Harness {
+        groups: &[Group::Core],
+        call,
+        seed,
+        samples,
+        adjust,
+    };
+    harness.run(model, make);
+}
+
+/// [`check_kernels`] plus every `tangent` row (random λ and w); `model` is derived with its
+/// tangents whether or not it asks for them (the fixtures are compiled with them, see `build.rs`).
+pub fn check_tangent_kernels(
+    mut model: Model,
+    make: impl FnMut(&[f64]) -> Box<dyn TangentSystem>,
+    seed: u64,
+    samples: usize,
+    adjust: fn(&mut [f64]),
+) {
+    model.tangents = true;
+    let call: Caller<dyn TangentSystem> = table::call_tangent;
+    let groups = &[Group::Core, Group::Tangent];
+    let harness = Harness {
+        groups,
+        call,
+        seed,
+        samples,
+        adjust,
+    };
+    harness.run(model, make);
+}
+
+/// [`check_kernels`] plus the `energy` rows, for Lagrangian models.
+pub fn check_energy_kernels(
+    model: Model,
+    make: impl FnMut(&[f64]) -> Box<dyn Energy>,
+    seed: u64,
+    samples: usize,
+    adjust: fn(&mut [f64]),
+) {
+    let call: Caller<dyn Energy> = table::call_energy;
+    let groups = &[Group::Core, Group::Energy];
+    let harness = Harness {
+        groups,
+        call,
+        seed,
+        samples,
+        adjust,
+    };
+    harness.run(model, make);
+}
+
+/// The rows to check and how to call them.
+struct Harness<S: ?Sized> {
+    groups: &'static [Group],
+    call: Caller<S>,
+    seed: u64,
+    samples: usize,
+    adjust: fn(&mut [f64]),
+}
+
+impl<S: ConstrainedSystem + ?Sized> Harness<S> {
+    fn run(&self, mut model: Model, mut make: impl FnMut(&[f64]) -> Box<S>) {
+        let k: Kernels = kernels::derive(&mut model);
+        let mut rng = Rng::new(self.seed);
+        for _ in 0..self.samples {
+            let mut params: Vec<f64> = model
+                .parameters
+                .iter()
+                .map(|_| rng.uniform(0.5, 1.5))
+                .collect();
+            (self.adjust)(&mut params);
+            let sys = make(&params);
+            for (p, value) in model.parameters.iter().zip(&params) {
+                assert_eq!(sys.parameter(&p.name), Some(*value), "parameter {}", p.name);
+            }
+            let dims = sys.dims();
+            assert_eq!(
+                (dims.n, dims.m, dims.k),
+                (model.n(), k.phi.len(), k.nh_offset.len())
+            );
+            assert_eq!(sys.constraint_names(), model.constraint_names());
+            let mut uniform =
+                |len: usize| -> Vec<f64> { (0..len).map(|_| rng.uniform(-1.0, 1.0)).collect() };
+            let t = uniform(1)[0] + 1.0;
+            let (q, v) = (uniform(dims.n), uniform(dims.n));
+            let (lambda, w) = (uniform(dims.constraint_rows()), uniform(dims.n));
+            let args = KernelArgs {
+                t,
+                q: &q,
+                v: &v,
+                lambda: &lambda,
+                w: &w,
+            };
+            let env = environment(&model, &k, &args, &params);
+            let eval = |ids: &[ExprId]| model.pool.eval_many(ids, &env);
+            self.compare_rows(sys.as_ref(), &k, &args, &eval);
+            compare_fused(sys.as_ref(), &k, &args, &eval);
+            assert_sparsity_matches(sys.as_ref(), &model, &k);
         }
-        let dims = sys.dims();
-        assert_eq!(
-            (dims.n, dims.m, dims.k),
-            (model.n(), k.phi.len(), k.nh_offset.len())
-        );
-        let t = rng.uniform(0.0, 2.0);
-        let q: Vec<f64> = (0..dims.n).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        let v: Vec<f64> = (0..dims.n).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        let mut env = Env::new();
-        env.set(&model.pool, model.time, t);
-        for (i, c) in model.coordinates.iter().enumerate() {
-            env.set(&model.pool, c.q, q[i]).set(&model.pool, c.v, v[i]);
+    }
+
+    /// Every row of the checked groups, called through the table's dispatch.
+    fn compare_rows(
+        &self,
+        sys: &S,
+        k: &Kernels,
+        args: &KernelArgs<'_>,
+        eval: &dyn Fn(&[ExprId]) -> Vec<f64>,
+    ) {
+        let d = sys.dims();
+        for spec in KERNELS.iter().filter(|s| self.groups.contains(&s.group)) {
+            let label = format!("{}.{}", sys.name(), spec.name);
+            let ids = k
+                .entries(spec.id)
+                .unwrap_or_else(|| panic!("{label}: the model does not derive this kernel"));
+            let (rows, cols) = spec.shape.size(d.n, d.m, d.k);
+            let ours = match spec.shape {
+                Shape::Vector(_) => {
+                    let mut out = vec![f64::NAN; rows];
+                    (self.call)(sys, spec.id, args, KernelOut::Vector(&mut out));
+                    out
+                }
+                Shape::Matrix(..) => {
+                    let mut out = DMatrix::from_element(rows, cols, f64::NAN);
+                    (self.call)(sys, spec.id, args, KernelOut::Matrix(out.as_view_mut()));
+                    row_major(&out)
+                }
+            };
+            compare(&label, &ours, &eval(ids), KERNEL_TOLERANCE);
         }
-        for (p, &value) in model.parameters.iter().zip(&params) {
-            env.set(&model.pool, p.sym, value);
-        }
-        let eval = |ids: &[ExprId]| model.pool.eval_many(ids, &env);
-        let state = State { t, q: &q, v: &v };
-        compare_all(sys.as_ref(), &k, &state, &eval);
-        assert_sparsity_matches(sys.as_ref(), &model, &k);
     }
 }
 
-struct State<'a> {
-    t: f64,
-    q: &'a [f64],
-    v: &'a [f64],
+/// Time, q, v, λ, w and the parameters as an interpreter environment.
+fn environment(model: &Model, k: &Kernels, a: &KernelArgs<'_>, params: &[f64]) -> Env {
+    let mut env = Env::new();
+    env.set(&model.pool, model.time, a.t);
+    for (i, c) in model.coordinates.iter().enumerate() {
+        env.set(&model.pool, c.q, a.q[i])
+            .set(&model.pool, c.v, a.v[i]);
+    }
+    for (p, &value) in model.parameters.iter().zip(params) {
+        env.set(&model.pool, p.sym, value);
+    }
+    if let Some(tangents) = &k.tangents {
+        for (&s, &x) in tangents.lambda.iter().zip(a.lambda) {
+            env.set(&model.pool, s, x);
+        }
+        for (&s, &x) in tangents.w.iter().zip(a.w) {
+            env.set(&model.pool, s, x);
+        }
+    }
+    env
 }
 
-fn compare_all(
-    sys: &dyn ConstrainedSystem,
+/// The fused kernel must agree with the interpreter (and so with the separate kernels).
+fn compare_fused<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
     k: &Kernels,
-    s: &State<'_>,
+    a: &KernelArgs<'_>,
     eval: &dyn Fn(&[ExprId]) -> Vec<f64>,
 ) {
-    let (t, q, v) = (s.t, s.q, s.v);
     let dims = sys.dims();
     let (n, rows) = (dims.n, dims.constraint_rows());
     let check = |kernel: &str, ours: &[f64], ids: &[ExprId]| {
@@ -92,50 +216,24 @@ fn compare_all(
             KERNEL_TOLERANCE,
         )
     };
-    let mut out = vec![f64::NAN; dims.m];
-    sys.phi_into(t, q, &mut out);
-    check("phi", &out, &k.phi);
-    sys.phi_t_into(t, q, &mut out);
-    check("phi_t", &out, &k.phi_t);
-    let mut mat = DMatrix::from_element(dims.m, n, f64::NAN);
-    sys.phi_q_into(t, q, mat.as_view_mut());
-    check("phi_q", &row_major(&mat), &k.phi_q.entries);
-    sys.l_into(t, q, v, mat.as_view_mut());
-    check("l", &row_major(&mat), &k.l.entries);
-    let mut nh = DMatrix::from_element(dims.k, n, f64::NAN);
-    sys.nh_matrix_into(t, q, nh.as_view_mut());
-    check("nh_matrix", &row_major(&nh), &k.nh_matrix.entries);
-    let mut offset = vec![f64::NAN; dims.k];
-    sys.nh_offset_into(t, q, &mut offset);
-    check("nh_offset", &offset, &k.nh_offset);
-    let mut gamma = vec![f64::NAN; rows];
-    sys.gamma_into(t, q, v, &mut gamma);
-    check("gamma", &gamma, &k.gamma);
-    let mut mass = DMatrix::from_element(n, n, f64::NAN);
-    sys.mass_into(t, q, mass.as_view_mut());
-    check("mass", &row_major(&mass), &k.mass.entries);
-    let mut force = vec![f64::NAN; n];
-    sys.force_into(t, q, v, &mut force);
-    check("force", &force, &k.force);
-    // The fused kernel must agree with the separate ones, entry for entry.
     let mut jac = DMatrix::from_element(rows, n, f64::NAN);
-    let mut mass2 = DMatrix::from_element(n, n, f64::NAN);
-    let (mut force2, mut gamma2) = (vec![f64::NAN; n], vec![f64::NAN; rows]);
+    let mut mass = DMatrix::from_element(n, n, f64::NAN);
+    let (mut force, mut gamma) = (vec![f64::NAN; n], vec![f64::NAN; rows]);
     let out = DynamicsOut {
-        mass: mass2.as_view_mut(),
-        force: &mut force2,
+        mass: mass.as_view_mut(),
+        force: &mut force,
         jacobian: jac.as_view_mut(),
-        gamma: &mut gamma2,
+        gamma: &mut gamma,
     };
-    sys.dynamics_into(t, q, v, out);
-    check("dynamics.mass", &row_major(&mass2), &k.mass.entries);
-    check("dynamics.force", &force2, &k.force);
+    sys.dynamics_into(a.t, a.q, a.v, out);
+    check("dynamics.mass", &row_major(&mass), &k.mass.entries);
+    check("dynamics.force", &force, &k.force);
     check("dynamics.jacobian", &row_major(&jac), &k.jacobian().entries);
-    check("dynamics.gamma", &gamma2, &k.gamma);
+    check("dynamics.gamma", &gamma, &k.gamma);
 }
 
 /// The exported sparsity patterns list exactly the entries that are not structurally zero.
-fn assert_sparsity_matches(sys: &dyn ConstrainedSystem, model: &Model, k: &Kernels) {
+fn assert_sparsity_matches<S: ConstrainedSystem + ?Sized>(sys: &S, model: &Model, k: &Kernels) {
     for (name, pattern, mat) in [
         ("phi_q", sys.phi_q_sparsity(), &k.phi_q),
         ("l", sys.l_sparsity(), &k.l),

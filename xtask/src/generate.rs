@@ -1,5 +1,5 @@
-//! `cargo xtask generate [--check]` and `cargo xtask generate <file.rs> --out DIR [--check]`:
-//! write (or compare) the committed expansion of every annotated model.
+//! `cargo xtask generate [--check]`: write (or compare) the committed expansion of every
+//! annotated model of `models/src` (a user's file: `mbsim generate`, in the CLI).
 //!
 //! For the workspace, every `models/src/*.rs` (not recursing into `generated/`) is searched for
 //! `#[model(…)]` structs; each becomes `models/src/generated/<snake_name>.rs`, whose text is
@@ -39,15 +39,6 @@ pub fn models(root: &Path, check: bool) -> Result<Outcome> {
         })
         .collect();
     run(&labelled, &src.join("generated"), check)
-}
-
-/// Generate (or check) the models of one user file into `out`.
-pub fn user_file(path: &Path, out: &Path, check: bool) -> Result<Outcome> {
-    let label = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    run(&[(path.to_path_buf(), label)], out, check)
 }
 
 /// Render every model of `sources` into `out` (or compare with it when `check`).

@@ -1,8 +1,8 @@
 //! Project automation as a library, so tests can run the same code as `cargo xtask`: the
-//! generator (`generate`, also used by `models/tests/fresh.rs` with `check = true`), the
-//! kernel evaluator (`eval`) and the task runners (`tasks`).
+//! generator (`generate`, also used by `models/tests/fresh.rs` with `check = true`) and the
+//! task runners (`tasks`). Evaluating and generating a user's file is the CLI's (`mbsim eval`,
+//! `mbsim generate`).
 
-pub mod eval;
 pub mod generate;
 pub mod tasks;
 

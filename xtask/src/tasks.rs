@@ -12,7 +12,13 @@ use std::path::Path;
 use std::process::Command;
 
 /// The packages a user can depend on: `cargo package --list` must work for each.
-const PUBLISHABLE: [&str; 4] = ["mbsim", "mbsim-runtime", "mbsim-codegen", "mbsim-macros"];
+const PUBLISHABLE: [&str; 5] = [
+    "mbsim",
+    "mbsim-runtime",
+    "mbsim-kernel-table",
+    "mbsim-codegen",
+    "mbsim-macros",
+];
 
 /// Oracle environment, formatting check, generated-code freshness, packaging of the publishable
 /// crates, then `cargo test --workspace`.

@@ -109,6 +109,11 @@ struct Parts {
     force: Option<Vec<ExprId>>,
     kinetic: Option<ExprId>,
     potential: Option<ExprId>,
+    /// Labels of the constraint rows (`holonomic: [rod = …]`), holonomic rows first once both
+    /// are read; see [`Parts::labels`].
+    holonomic_labels: Vec<Option<String>>,
+    nonholonomic_labels: Vec<Option<String>>,
+    tangents: bool,
 }
 
 impl Parts {
@@ -133,17 +138,23 @@ impl Parts {
             "coordinates" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
-                let ids = exprs
+                let labeled: Vec<(Option<String>, &Expr)> = match key {
+                    "force" => exprs.into_iter().map(|e| (None, e)).collect(),
+                    _ => exprs.into_iter().map(syntax::labeled).collect(),
+                };
+                let ids = labeled
                     .iter()
                     .enumerate()
-                    .map(|(i, e)| one(format!("{key}[{i}]"), e, b))
+                    .map(|(i, (_, e))| one(format!("{key}[{i}]"), e, b))
                     .collect::<syn::Result<Vec<_>>>()?;
+                let labels = labeled.into_iter().map(|(l, _)| l).collect();
                 match key {
-                    "holonomic" => self.holonomic = ids,
-                    "nonholonomic" => self.nonholonomic = ids,
+                    "holonomic" => (self.holonomic, self.holonomic_labels) = (ids, labels),
+                    "nonholonomic" => (self.nonholonomic, self.nonholonomic_labels) = (ids, labels),
                     _ => self.force = Some(ids),
                 }
             }
+            "tangents" => self.tangents = syntax::flag(value, "`tangents`")?,
             "mass" => {
                 let zero = b.pool().zero();
                 self.mass = Some(match syntax::mass(value)? {
@@ -233,10 +244,18 @@ fn finish(
             "`potential` needs `kinetic` (Lagrangian mode)",
         ));
     }
+    let mut labels = parts.holonomic_labels.clone();
+    labels.extend(parts.nonholonomic_labels.iter().cloned());
     b.holonomic(&parts.holonomic)
         .nonholonomic(&parts.nonholonomic)
         .mass(mass)
-        .force(&force);
+        .force(&force)
+        .tangents(parts.tangents)
+        .constraint_labels(labels);
+    if let Some(kinetic) = parts.kinetic {
+        let potential = parts.potential.unwrap_or(zero);
+        b.energy(kinetic, potential);
+    }
     let lagrangian = parts.kinetic.is_some();
     b.build()
         .map_err(|e| map_model_error(&e, &rows, lagrangian))

@@ -1,5 +1,5 @@
 //! The Rust-syntax model front end shared by the proc-macro (`mbsim::model`) and
-//! `cargo xtask generate / eval`: one attribute on a struct describes a model, [`expand`] turns
+//! `mbsim generate / eval` and `cargo xtask generate`: one attribute on a struct describes a model, [`expand`] turns
 //! it into the struct plus its `impl mbsim_runtime::ConstrainedSystem`.
 //!
 //! ```text

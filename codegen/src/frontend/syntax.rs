@@ -7,11 +7,14 @@
 //!          | KEY ":" EXPR
 //!          | "crate" "=" PATH                 where the façade `mbsim` is (re-exporters)
 //! KEY     := coordinates | holonomic | nonholonomic | mass | force | kinetic | potential
+//!          | tangents
 //! ```
 //! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); `holonomic`,
 //! `nonholonomic` and `force` are arrays of expressions; `mass` is an array of rows
 //! (`[[a, b], [b, c]]`) or the diagonal shorthand `diag(a, b)`; `kinetic` and `potential` are
-//! single expressions. Expressions are checked when lowered (`lower.rs`), not here.
+//! single expressions; `tangents: true` asks for the tangent kernels. A constraint row may carry
+//! a label, `holonomic: [rod = x.powi(2) + y.powi(2) - l.powi(2)]` (the row's name in
+//! `constraint_names()`). Expressions are checked when lowered (`lower.rs`), not here.
 
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
@@ -19,7 +22,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "coordinates",
     "holonomic",
     "nonholonomic",
@@ -27,6 +30,7 @@ pub const KEYS: [&str; 7] = [
     "force",
     "kinetic",
     "potential",
+    "tangents",
 ];
 
 /// One entry of the attribute body, in source order.
@@ -154,6 +158,34 @@ pub fn array<'a>(expr: &'a Expr, what: &str) -> syn::Result<Vec<&'a Expr>> {
         other => Err(syn::Error::new(
             other.span(),
             format!("{what} must be an array `[…]`"),
+        )),
+    }
+}
+
+/// A constraint row with its optional label: `name = expr` or `expr`.
+pub fn labeled(expr: &Expr) -> (Option<String>, &Expr) {
+    match expr {
+        Expr::Assign(a) => match &*a.left {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let label = p.path.get_ident().expect("checked").to_string();
+                (Some(label), &*a.right)
+            }
+            _ => (None, expr),
+        },
+        _ => (None, expr),
+    }
+}
+
+/// A `true` / `false` literal.
+pub fn flag(expr: &Expr, what: &str) -> syn::Result<bool> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(b),
+            ..
+        }) => Ok(b.value),
+        other => Err(syn::Error::new(
+            other.span(),
+            format!("{what} is `true` or `false`"),
         )),
     }
 }

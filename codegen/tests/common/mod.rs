@@ -1,5 +1,6 @@
-//! Shared fixtures of the integration tests: the three constraint models of the oracle contract
-//! (closed N-link chain, Andrews squeezer, rheonomic slider), a seeded random-number generator,
+//! Shared fixtures of the integration tests: the four models of the oracle contract (closed
+//! N-link chain, Andrews squeezer, rheonomic slider, and the skate with M, Q and a nonholonomic
+//! row for the tangent kernels), a seeded random-number generator,
 //! numerical differentiation with derived error bounds, and the one comparison helper every
 //! numerical check goes through.
 //!
@@ -114,6 +115,46 @@ pub fn rheonomic() -> Model {
     ];
     b.holonomic(&phi);
     finish(b, 2)
+}
+
+/// A skate (also in the oracle, `tests/oracle/kernels.py`): q = (x, y, th), M = diag(m, m, m (1 + sin² th)), Q depends on q and v, a rheonomic
+/// holonomic row x² + y² + sin t · th − 1 and a rheonomic nonholonomic row
+/// sin th · ẋ − cos th · ẏ + t · th.
+pub fn skate() -> Model {
+    let mut b = ModelBuilder::new("Skate");
+    for name in ["x", "y", "th"] {
+        b.coordinate(name);
+    }
+    b.parameter("m");
+    b.parameter("c");
+    let phi = b.parse("(+ (^ x 2) (^ y 2) (* (sin t) th) -1)", "phi");
+    let nh = b.parse(
+        "(+ (* (sin th) x_dot) (* -1 (cos th) y_dot) (* t th))",
+        "nh",
+    );
+    let mass = ["m", "m", "(* m (+ 1 (^ (sin th) 2)))"].map(|s| b.parse(s, "mass"));
+    let force = [
+        "(* -1 c x_dot (cos th))",
+        "(* -1 m (sin x) (^ y_dot 2))",
+        "(* c th_dot y_dot (exp (* -1 (^ x 2))))",
+    ]
+    .map(|s| b.parse(s, "force"));
+    b.holonomic(&[phi])
+        .nonholonomic(&[nh])
+        .mass_diagonal(&mass)
+        .force(&force);
+    b.build().expect("skate builds")
+}
+
+/// A random state of `skate()`: q, v in [−1, 1), t in [0, 2), m and c in [0.5, 1.5).
+pub fn skate_state(rng: &mut Rng) -> State {
+    let p = rng.vec(2, 0.5, 1.5);
+    State {
+        t: rng.uniform(0.0, 2.0),
+        q: rng.vec(3, -1.0, 1.0),
+        v: rng.vec(3, -1.0, 1.0),
+        p,
+    }
 }
 
 /// A numerical state of a model: time, coordinates, velocities and parameter values (in the

@@ -560,3 +560,158 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
         gamma[5] = x45 + x46 - 0.02 * x36 * x48 + 0.04 * x38 * x18;
     }
 }
+impl ::mbsim::__private::TangentSystem for Andrews {
+    fn force_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(v.len(), 7, "v must have n = {} entries", 7);
+        assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[1].cos();
+        let x1 = q[2].cos();
+        let x2 = q[2].sin();
+        let x3 = 0.02 * x1 + 0.018 * x2;
+        let x4 = x3 - 0.05035;
+        let x5 = 0.02 * x2 - 0.018 * x1 - 0.03926999999999999;
+        let x6 = x4.powi(2) + x5.powi(2);
+        let x7 = x6.sqrt() - self.l0;
+        let x8 = 1.0 / x6.sqrt();
+        let x9 = 0.018 * x1 - 0.02 * x2;
+        let x10 = 2.0 * x4 * x9 + 2.0 * x3 * x5;
+        let x11 = x6.powi(-1);
+        let x12 = x6.powf(-3.0 / 2.0);
+        let x13 = q[3].sin();
+        let x14 = q[5].sin();
+        out[(0, 1)] = -8.05e-5 * v[1] * self.m2 * x0 * (v[1] + 2.0 * v[0]);
+        out[(1, 1)] = 8.05e-5 * self.m2 * x0 * v[0].powi(2);
+        out[(2, 2)] = -self.c0 * x7 * x8 * x9.powi(2)
+            - 1.0 / 2.0 * self.c0 * x4 * x9 * x10 * x11
+            + 1.0 / 2.0 * self.c0 * x4 * x7 * x9 * x10 * x12
+            - self.c0 * x4 * x7 * x8 * (-0.018 * x2 - 0.02 * x1)
+            - self.c0 * x5 * x7 * x8 * x9 - self.c0 * x7 * x8 * x3.powi(2)
+            - 1.0 / 2.0 * self.c0 * x3 * x5 * x10 * x11
+            + 1.0 / 2.0 * self.c0 * x3 * x5 * x7 * x10 * x12;
+        out[(3, 3)] = -0.0002316 * self.m4 * x13 * v[4].powi(2);
+        out[(4, 3)] = 0.0002316 * v[3] * self.m4 * x13 * (v[3] + 2.0 * v[4]);
+        out[(5, 5)] = 0.0002316 * self.m6 * x14 * v[6].powi(2);
+        out[(6, 5)] = -0.0002316 * v[5] * self.m6 * x14 * (v[5] + 2.0 * v[6]);
+    }
+    fn force_v_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(v.len(), 7, "v must have n = {} entries", 7);
+        assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[1].sin();
+        let x1 = q[3].cos();
+        let x2 = q[5].cos();
+        out[(0, 0)] = -0.000161 * v[1] * self.m2 * x0;
+        out[(0, 1)] = -8.05e-5 * self.m2 * (v[1] + 2.0 * v[0]) * x0
+            - 8.05e-5 * v[1] * self.m2 * x0;
+        out[(1, 0)] = 0.000161 * v[0] * self.m2 * x0;
+        out[(3, 4)] = 0.0004632 * v[4] * self.m4 * x1;
+        out[(4, 3)] = -0.0002316 * self.m4 * x1 * (v[3] + 2.0 * v[4])
+            - 0.0002316 * v[3] * self.m4 * x1;
+        out[(4, 4)] = -0.0004632 * v[3] * self.m4 * x1;
+        out[(5, 6)] = -0.0004632 * v[6] * self.m6 * x2;
+        out[(6, 5)] = 0.0002316 * self.m6 * x2 * (v[5] + 2.0 * v[6])
+            + 0.0002316 * v[5] * self.m6 * x2;
+        out[(6, 6)] = 0.0004632 * v[5] * self.m6 * x2;
+    }
+    fn mass_w_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        w: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(w.len(), 7, "w must have n = {} entries", 7);
+        assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[1].sin();
+        let x1 = q[3].cos();
+        let x2 = q[5].cos();
+        out[(0, 1)] = 0.000161 * self.m2 * x0 * w[0] + 8.05e-5 * self.m2 * x0 * w[1];
+        out[(1, 1)] = 8.05e-5 * self.m2 * x0 * w[0];
+        out[(3, 3)] = 0.0002316 * self.m4 * x1 * w[4];
+        out[(4, 3)] = 0.0002316 * self.m4 * x1 * w[3] + 0.0004632 * self.m4 * x1 * w[4];
+        out[(5, 5)] = -0.0002316 * self.m6 * x2 * w[6];
+        out[(6, 5)] = -0.0002316 * self.m6 * x2 * w[5] - 0.0004632 * self.m6 * x2 * w[6];
+    }
+    fn phi_q_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(lambda.len(), 6, "lambda must have m + k = {} entries", 6);
+        assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[0] + q[1];
+        let x1 = 0.028 * x0.cos();
+        let x2 = x1 - 0.007 * q[0].cos();
+        let x3 = 0.028 * x0.sin();
+        let x4 = x3 - 0.007 * q[0].sin();
+        let x5 = x1 * lambda[0] + x3 * lambda[1] + x1 * lambda[2] + x3 * lambda[3]
+            + x1 * lambda[4] + x3 * lambda[5];
+        let x6 = q[3] + q[4];
+        let x7 = 0.02 * x6.sin();
+        let x8 = -0.02 * x6.cos();
+        let x9 = x7 * lambda[2] + x8 * lambda[3];
+        let x10 = q[5] + q[6];
+        let x11 = 0.02 * x10.cos();
+        let x12 = 0.02 * x10.sin();
+        let x13 = x11 * lambda[4] + x12 * lambda[5];
+        out[(0, 0)] = lambda[0] * x2 + x4 * lambda[1] + lambda[2] * x2 + x4 * lambda[3]
+            + lambda[4] * x2 + x4 * lambda[5];
+        out[(0, 1)] = x5;
+        out[(1, 0)] = x5;
+        out[(1, 1)] = x5;
+        out[(2, 2)] = 0.035 * q[2].sin() * lambda[0] - 0.035 * q[2].cos() * lambda[1];
+        out[(3, 3)] = x9;
+        out[(3, 4)] = x9;
+        out[(4, 3)] = x9;
+        out[(4, 4)] = lambda[2] * (x7 + 0.04 * q[4].cos())
+            + (0.04 * q[4].sin() + x8) * lambda[3];
+        out[(5, 5)] = x13;
+        out[(5, 6)] = x13;
+        out[(6, 5)] = x13;
+        out[(6, 6)] = lambda[4] * (x11 + 0.04 * q[6].sin())
+            + (x12 - 0.04 * q[6].cos()) * lambda[5];
+    }
+    fn nh_matrix_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(lambda.len(), 6, "lambda must have m + k = {} entries", 6);
+        assert_eq!(out.shape(), (7, 7), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_qt_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(out.shape(), (6, 7), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_tt_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(out.len(), 6, "out has the wrong shape");
+        out.fill(0.0);
+    }
+}

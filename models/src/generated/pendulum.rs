@@ -84,6 +84,9 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn constraint_names(&self) -> Vec<String> {
+        ["rod"].iter().map(|s| s.to_string()).collect()
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 1, "out has the wrong shape");
@@ -163,5 +166,80 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
         jacobian[(0, 0)] = 2.0 * q[0];
         jacobian[(0, 1)] = 2.0 * q[1];
         gamma[0] = -2.0 * v[0].powi(2) - 2.0 * v[1].powi(2);
+    }
+}
+impl ::mbsim::__private::TangentSystem for Pendulum {
+    fn force_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
+        assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn force_v_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
+        assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn mass_w_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        w: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(w.len(), 2, "w must have n = {} entries", 2);
+        assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_q_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(lambda.len(), 1, "lambda must have m + k = {} entries", 1);
+        assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = 2.0 * lambda[0];
+        out[(0, 0)] = x0;
+        out[(1, 1)] = x0;
+    }
+    fn nh_matrix_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(lambda.len(), 1, "lambda must have m + k = {} entries", 1);
+        assert_eq!(out.shape(), (2, 2), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_qt_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.shape(), (1, 2), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_tt_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        out.fill(0.0);
     }
 }

@@ -293,3 +293,208 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
         gamma[1] = -x1 * v[2] * v[4];
     }
 }
+impl ::mbsim::__private::TangentSystem for RollingDisc {
+    fn force_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(v.len(), 5, "v must have n = {} entries", 5);
+        assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[2].cos();
+        let x1 = v[3].powi(2);
+        let x2 = q[3].sin();
+        let x3 = v[2].powi(2);
+        let x4 = q[2].sin();
+        let x5 = q[3].cos();
+        let x6 = v[2] * x2;
+        let x7 = v[1] * x0;
+        let x8 = v[0] * x4;
+        let x9 = -x8;
+        let x10 = x7 + x9;
+        let x11 = v[3] * x5 * x10;
+        let x12 = v[1] * x4;
+        let x13 = -x12;
+        let x14 = v[0] * x0;
+        let x15 = -x14;
+        let x16 = x14 + x12;
+        let x17 = -v[3] * x2 * x16;
+        let x18 = -self.m * self.r * (x17 + v[2] * x5 * x10) + x17 * self.m * self.r
+            + self.m * self.r * x5 * (x9 * v[2] + x7 * v[2]);
+        let x19 = self.r.powi(2);
+        let x20 = x5.powi(2);
+        let x21 = x2.powi(2);
+        let x22 = v[4] + x6;
+        let x23 = -v[3] * x5 * (x8 + (-x7));
+        out[(0, 2)] = self.m * self.r
+            * (-x0 * x1 * x2 - x0 * x3 * x2 - 2.0 * v[2] * v[3] * x4 * x5);
+        out[(0, 3)] = self.m * self.r
+            * (-x4 * x1 * x5 - x4 * x3 * x5 + (-2.0 * x6 * v[3] * x0));
+        out[(1, 2)] = self.m * self.r
+            * (-x4 * x1 * x2 - x4 * x3 * x2 + 2.0 * v[2] * v[3] * x0 * x5);
+        out[(1, 3)] = self.m * self.r
+            * (x0 * x1 * x5 + x0 * x3 * x5 + (-2.0 * x6 * v[3] * x4));
+        out[(2, 2)] = -self.m * self.r * (x11 + x6 * (x13 + x15)) + x11 * self.m * self.r
+            + self.m * self.r * x2 * (x15 * v[2] + x13 * v[2]);
+        out[(2, 3)] = x18 - 2.0 * v[2] * v[3] * self.m * x19 * x20
+            + 2.0 * v[2] * v[3] * self.m * x19 * x21 + 2.0 * v[2] * v[3] * self.A * x20
+            - 2.0 * v[2] * v[3] * self.A * x21 + v[3] * self.C * x2 * x22
+            + v[2] * v[3] * self.C * x21 - 2.0 * v[2] * v[3] * self.C * x20;
+        out[(3, 2)] = x18;
+        out[(3, 3)] = self.m * self.r * self.g * x5 + self.m * x19 * x3 * x20
+            - self.m * x19 * x3 * x21 - self.m * self.r * (x23 + (-x6 * x16))
+            - self.A * x3 * x20 + self.A * x3 * x21 + (-x6 * self.C * x22)
+            + self.C * x3 * x20 - self.m * self.r * x2 * (x14 * v[2] + x12 * v[2])
+            + x23 * self.m * self.r;
+        out[(4, 3)] = x6 * v[3] * self.C;
+    }
+    fn force_v_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(v.len(), 5, "v must have n = {} entries", 5);
+        assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[3].sin();
+        let x1 = v[2] * x0;
+        let x2 = q[2].sin();
+        let x3 = q[2].cos();
+        let x4 = q[3].cos();
+        let x5 = v[3] * x3 * x4;
+        let x6 = v[2] * x3 * x4;
+        let x7 = x1 * x3;
+        let x8 = v[3] * x2 * x4;
+        let x9 = v[3] * x3 * x0;
+        let x10 = v[2] * x2 * x4;
+        let x11 = -x1 * x2;
+        let x12 = self.r.powi(2);
+        let x13 = self.C * x4 * (v[4] + x1);
+        let x14 = v[2] * self.C * x4;
+        let x15 = -x14;
+        let x16 = -v[3] * self.C * x4;
+        let x17 = -v[3] * x2 * x0;
+        out[(0, 2)] = self.m * self.r * ((-2.0 * x1 * x2) + 2.0 * x5);
+        out[(0, 3)] = self.m * self.r * (-2.0 * v[3] * x2 * x0 + 2.0 * x6);
+        out[(1, 2)] = self.m * self.r * (2.0 * x7 + 2.0 * x8);
+        out[(1, 3)] = self.m * self.r * (2.0 * x9 + 2.0 * x10);
+        out[(2, 0)] = -self.m * self.r * (x5 + x11) + x5 * self.m * self.r
+            + x11 * self.m * self.r;
+        out[(2, 1)] = -self.m * self.r * (x8 + x7) + x8 * self.m * self.r
+            + x7 * self.m * self.r;
+        out[(2, 2)] = -2.0 * v[3] * self.m * x12 * x0 * x4
+            + 2.0 * v[3] * self.A * x0 * x4 - 2.0 * v[3] * self.C * x0 * x4;
+        out[(2, 3)] = (-2.0 * x1 * self.m * x12 * x4) + 2.0 * x1 * self.A * x4 + (-x13)
+            + x15 * x0;
+        out[(2, 4)] = x16;
+        out[(3, 0)] = -self.m * self.r * (x6 + x17) + x6 * self.m * self.r
+            + x17 * self.m * self.r;
+        out[(3, 1)] = -self.m * self.r * (x9 + x10) + x10 * self.m * self.r
+            + x9 * self.m * self.r;
+        out[(3, 2)] = x13 + x14 * x0 + 2.0 * x1 * self.m * x12 * x4
+            + (-2.0 * x1 * self.A * x4);
+        out[(3, 4)] = x14;
+        out[(4, 2)] = x16;
+        out[(4, 3)] = x15;
+    }
+    fn mass_w_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        w: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(w.len(), 5, "w must have n = {} entries", 5);
+        assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[2].sin();
+        let x1 = q[3].sin();
+        let x2 = q[2].cos();
+        let x3 = q[3].cos();
+        let x4 = self.m * self.r * x0 * x1 * w[0] - self.m * self.r * x2 * x1 * w[1];
+        let x5 = -self.m * self.r * x2 * x3 * w[0] - self.m * self.r * x0 * x3 * w[1];
+        out[(0, 2)] = self.m * self.r * x0 * x1 * w[2]
+            - self.m * self.r * x2 * x3 * w[3];
+        out[(0, 3)] = -self.m * self.r * x2 * x3 * w[2]
+            + self.m * self.r * x0 * x1 * w[3];
+        out[(1, 2)] = -self.m * self.r * x2 * x1 * w[2]
+            - self.m * self.r * x0 * x3 * w[3];
+        out[(1, 3)] = -self.m * self.r * x0 * x3 * w[2]
+            - self.m * self.r * x2 * x1 * w[3];
+        out[(2, 2)] = x4;
+        out[(2, 3)] = x5
+            + w[2]
+                * (2.0 * self.m * self.r.powi(2) * x1 * x3 - 2.0 * self.A * x1 * x3
+                    + 2.0 * self.C * x1 * x3) + self.C * x3 * w[4];
+        out[(3, 2)] = x5;
+        out[(3, 3)] = x4;
+        out[(4, 3)] = self.C * x3 * w[2];
+    }
+    fn phi_q_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(lambda.len(), 2, "lambda must have m + k = {} entries", 2);
+        assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn nh_matrix_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(lambda.len(), 2, "lambda must have m + k = {} entries", 2);
+        assert_eq!(out.shape(), (5, 5), "out has the wrong shape");
+        out.fill(0.0);
+        out[(4, 2)] = -self.r * q[2].sin() * lambda[0] + self.r * q[2].cos() * lambda[1];
+    }
+    fn phi_qt_into(&self, _t: f64, q: &[f64], out: ::mbsim::__private::MatOut<'_>) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(out.shape(), (0, 5), "out has the wrong shape");
+    }
+    fn phi_tt_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(out.len(), 0, "out has the wrong shape");
+    }
+}
+impl ::mbsim::__private::Energy for RollingDisc {
+    fn kinetic_energy_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(v.len(), 5, "v must have n = {} entries", 5);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        let x0 = self.r.powi(2);
+        let x1 = v[3].powi(2);
+        let x2 = v[2].powi(2);
+        let x3 = q[3].sin();
+        let x4 = q[3].cos();
+        let x5 = q[2].sin();
+        let x6 = q[2].cos();
+        let x7 = v[2] * x3;
+        out[0] = 1.0 / 2.0 * self.m
+            * (v[0].powi(2) + v[1].powi(2) + x0 * x1 + x0 * x2 * x3.powi(2))
+            - self.m * self.r
+                * (v[3] * x4 * (v[0] * x5 - v[1] * x6) + x7 * (v[0] * x6 + v[1] * x5))
+            + 1.0 / 2.0 * self.A * (x1 + x2 * x4.powi(2))
+            + 1.0 / 2.0 * self.C * (v[4] + x7).powi(2);
+    }
+    fn potential_energy_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        out[0] = self.m * self.r * self.g * q[3].cos();
+    }
+}

@@ -192,3 +192,19 @@ impl ::mbsim::__private::ConstrainedSystem for SingularSliderCrank {
         gamma[0] = -q[0].cos() * v[0].powi(2) - q[1].cos() * v[1].powi(2);
     }
 }
+impl ::mbsim::__private::Energy for SingularSliderCrank {
+    fn kinetic_energy_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        out[0] = 1.0 / 2.0 * self.l.powi(2)
+            * ((self.m1 + self.m2) * v[0].powi(2) + self.m2 * v[1].powi(2)
+                + 2.0 * v[0] * v[1] * self.m2 * (q[1] - q[0]).cos());
+    }
+    fn potential_energy_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        out[0] = self.l * self.g * q[0].cos() * (self.m1 + self.m2)
+            + self.m2 * self.l * self.g * q[1].cos();
+    }
+}

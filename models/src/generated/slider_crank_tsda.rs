@@ -532,3 +532,284 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
             + 2.0 * v[2] * v[11] * x3 * x7 + x9 * v[2] * v[11] * x1;
     }
 }
+impl ::mbsim::__private::TangentSystem for SliderCrankTsda {
+    fn force_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(v.len(), 12, "v must have n = {} entries", 12);
+        assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[2].cos();
+        let x1 = 12.0 * x0;
+        let x2 = q[11].cos();
+        let x3 = -2.0 * x2;
+        let x4 = q[0] + x1 - q[9] + x3;
+        let x5 = q[2].sin();
+        let x6 = 12.0 * x5;
+        let x7 = q[11].sin();
+        let x8 = -2.0 * x7;
+        let x9 = q[1] + x6 - q[10] + x8;
+        let x10 = x4.powi(2) + x9.powi(2);
+        let x11 = 1.0 / x10.sqrt();
+        let x12 = -12.0 * v[2] * x5;
+        let x13 = 2.0 * v[11] * x7;
+        let x14 = v[0] + x12 - v[9] + x13;
+        let x15 = v[1] + x1 * v[2] - v[10] + x3 * v[11];
+        let x16 = x4 * x14 + x9 * x15;
+        let x17 = self.k * (x10.sqrt() - self.l0) + self.c * x16 * x11;
+        let x18 = x11 * x17;
+        let x19 = -x18;
+        let x20 = 24.0 * x0;
+        let x21 = -4.0 * x2;
+        let x22 = 2.0 * q[0] + x20 - 2.0 * q[9] + x21;
+        let x23 = x10.powf(-3.0 / 2.0);
+        let x24 = 1.0 / 2.0 * self.k * x11 * x22 + self.c * x14 * x11
+            - 1.0 / 2.0 * self.c * x16 * x22 * x23;
+        let x25 = x4 * x11 * x24;
+        let x26 = 2.0 * q[1] + 24.0 * x5 - 2.0 * q[10] - 4.0 * x7;
+        let x27 = 1.0 / 2.0 * self.k * x11 * x26 + self.c * x15 * x11
+            - 1.0 / 2.0 * self.c * x16 * x23 * x26;
+        let x28 = x4 * x11 * x27;
+        let x29 = 12.0 * x18 * x5;
+        let x30 = -24.0 * x5;
+        let x31 = x30 * x4 + x20 * x9;
+        let x32 = -12.0 * v[2] * x0;
+        let x33 = 1.0 / 2.0 * self.k * x11 * x31
+            + self.c * x11 * (-12.0 * x5 * x14 + x32 * x4 + x1 * x15 + x12 * x9)
+            - 1.0 / 2.0 * self.c * x16 * x23 * x31;
+        let x34 = x4 * x11 * x33;
+        let x35 = -2.0 * q[0] - 24.0 * x0 + 2.0 * q[9] + 4.0 * x2;
+        let x36 = 1.0 / 2.0 * self.k * x11 * x35
+            + self.c * x11 * (v[9] + x6 * v[2] - v[0] + x8 * v[11])
+            - 1.0 / 2.0 * self.c * x16 * x23 * x35;
+        let x37 = x4 * x11 * x36;
+        let x38 = 4.0 * x7;
+        let x39 = -2.0 * q[1] + x30 + 2.0 * q[10] + x38;
+        let x40 = 2.0 * v[11] * x2;
+        let x41 = 1.0 / 2.0 * self.k * x11 * x39
+            + self.c * x11 * (v[10] + x40 + x32 - v[1])
+            - 1.0 / 2.0 * self.c * x16 * x23 * x39;
+        let x42 = x4 * x11 * x41;
+        let x43 = -2.0 * x18 * x7;
+        let x44 = x38 * x4 + x21 * x9;
+        let x45 = 1.0 / 2.0 * self.k * x11 * x44
+            + self.c * x11 * (2.0 * x7 * x14 + x40 * x4 + x3 * x15 + x13 * x9)
+            - 1.0 / 2.0 * self.c * x16 * x23 * x44;
+        let x46 = x4 * x11 * x45;
+        let x47 = x9 * x11 * x24;
+        let x48 = x9 * x11 * x27;
+        let x49 = -12.0 * x18 * x0;
+        let x50 = x9 * x11 * x33;
+        let x51 = x9 * x11 * x36;
+        let x52 = x9 * x11 * x41;
+        let x53 = 2.0 * x18 * x2;
+        let x54 = x9 * x11 * x45;
+        let x55 = -x4 * x5 + x0 * x9;
+        let x56 = -12.0 * x18 * x5;
+        let x57 = 12.0 * x18 * x0;
+        let x58 = 2.0 * x18 * x7;
+        let x59 = -2.0 * x18 * x2;
+        let x60 = -x4 * x7 + x2 * x9;
+        out[(0, 0)] = x19 + 1.0 / 2.0 * x4 * x17 * x22 * x23 + (-x25);
+        out[(0, 1)] = 1.0 / 2.0 * x4 * x17 * x23 * x26 + (-x28);
+        out[(0, 2)] = x29 + 1.0 / 2.0 * x4 * x17 * x23 * x31 + (-x34);
+        out[(0, 9)] = x18 + 1.0 / 2.0 * x4 * x17 * x23 * x35 + (-x37);
+        out[(0, 10)] = 1.0 / 2.0 * x4 * x17 * x23 * x39 + (-x42);
+        out[(0, 11)] = x43 + 1.0 / 2.0 * x4 * x17 * x23 * x44 + (-x46);
+        out[(1, 0)] = 1.0 / 2.0 * x9 * x17 * x22 * x23 + (-x47);
+        out[(1, 1)] = x19 + 1.0 / 2.0 * x9 * x17 * x23 * x26 + (-x48);
+        out[(1, 2)] = x49 + 1.0 / 2.0 * x9 * x17 * x23 * x31 + (-x50);
+        out[(1, 9)] = 1.0 / 2.0 * x9 * x17 * x23 * x35 + (-x51);
+        out[(1, 10)] = x18 + 1.0 / 2.0 * x9 * x17 * x23 * x39 + (-x52);
+        out[(1, 11)] = x53 + 1.0 / 2.0 * x9 * x17 * x23 * x44 + (-x54);
+        out[(2, 0)] = x29 + 6.0 * x17 * x55 * x22 * x23 - 12.0 * x11 * x55 * x24;
+        out[(2, 1)] = x49 + 6.0 * x17 * x55 * x23 * x26 - 12.0 * x11 * x55 * x27;
+        out[(2, 2)] = 6.0 * x17 * x55 * x23 * x31 - 12.0 * x11 * x55 * x33
+            + (-12.0 * x18
+                * (12.0 * x5.powi(2) - x0 * x4 - x5 * x9 + 12.0 * x0.powi(2)));
+        out[(2, 9)] = 6.0 * x17 * x55 * x23 * x35 - 12.0 * x11 * x55 * x36 + x56;
+        out[(2, 10)] = 6.0 * x17 * x55 * x23 * x39 - 12.0 * x11 * x55 * x41 + x57;
+        out[(2, 11)] = 6.0 * x17 * x55 * x23 * x44 - 12.0 * x11 * x55 * x45
+            + (-12.0 * x18 * (x8 * x5 + x3 * x0));
+        out[(9, 0)] = x18 + x25 - 1.0 / 2.0 * x4 * x17 * x22 * x23;
+        out[(9, 1)] = x28 - 1.0 / 2.0 * x4 * x17 * x23 * x26;
+        out[(9, 2)] = x34 + x56 - 1.0 / 2.0 * x4 * x17 * x23 * x31;
+        out[(9, 9)] = x19 + x37 - 1.0 / 2.0 * x4 * x17 * x23 * x35;
+        out[(9, 10)] = x42 - 1.0 / 2.0 * x4 * x17 * x23 * x39;
+        out[(9, 11)] = x46 + x58 - 1.0 / 2.0 * x4 * x17 * x23 * x44;
+        out[(10, 0)] = x47 - 1.0 / 2.0 * x9 * x17 * x22 * x23;
+        out[(10, 1)] = x18 + x48 - 1.0 / 2.0 * x9 * x17 * x23 * x26;
+        out[(10, 2)] = x50 + x57 - 1.0 / 2.0 * x9 * x17 * x23 * x31;
+        out[(10, 9)] = x51 - 1.0 / 2.0 * x9 * x17 * x23 * x35;
+        out[(10, 10)] = x19 + x52 - 1.0 / 2.0 * x9 * x17 * x23 * x39;
+        out[(10, 11)] = x54 + x59 - 1.0 / 2.0 * x9 * x17 * x23 * x44;
+        out[(11, 0)] = x43 - x17 * x60 * x22 * x23 + 2.0 * x11 * x60 * x24;
+        out[(11, 1)] = x53 - x17 * x60 * x23 * x26 + 2.0 * x11 * x60 * x27;
+        out[(11, 2)] = -x17 * x60 * x23 * x31 + 2.0 * x11 * x60 * x33
+            + 2.0 * x18 * (x6 * x7 + x1 * x2);
+        out[(11, 9)] = x58 - x17 * x60 * x23 * x35 + 2.0 * x11 * x60 * x36;
+        out[(11, 10)] = x59 - x17 * x60 * x23 * x39 + 2.0 * x11 * x60 * x41;
+        out[(11, 11)] = -x17 * x60 * x23 * x44 + 2.0 * x11 * x60 * x45
+            + 2.0 * x18 * (-2.0 * x7.powi(2) - x2 * x4 - x7 * x9 - 2.0 * x2.powi(2));
+    }
+    fn force_v_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(v.len(), 12, "v must have n = {} entries", 12);
+        assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[2].cos();
+        let x1 = q[11].cos();
+        let x2 = q[0] + 12.0 * x0 - q[9] - 2.0 * x1;
+        let x3 = x2.powi(2);
+        let x4 = q[2].sin();
+        let x5 = q[11].sin();
+        let x6 = q[1] + 12.0 * x4 - q[10] - 2.0 * x5;
+        let x7 = x6.powi(2);
+        let x8 = (x3 + x7).powi(-1);
+        let x9 = self.c * x3 * x8;
+        let x10 = self.c * x2 * x6 * x8;
+        let x11 = -x10;
+        let x12 = -12.0 * x4;
+        let x13 = x0 * x6;
+        let x14 = x12 * x2 + 12.0 * x13;
+        let x15 = self.c * x2 * x8 * x14;
+        let x16 = q[9] + 2.0 * x1 - q[0] - 12.0 * x0;
+        let x17 = self.c * x2 * x8 * x16;
+        let x18 = 2.0 * x5;
+        let x19 = q[10] + x18 + x12 - q[1];
+        let x20 = self.c * x2 * x8 * x19;
+        let x21 = x1 * x6;
+        let x22 = x18 * x2 + (-2.0 * x21);
+        let x23 = self.c * x2 * x8 * x22;
+        let x24 = self.c * x7 * x8;
+        let x25 = self.c * x6 * x8 * x14;
+        let x26 = self.c * x6 * x8 * x16;
+        let x27 = self.c * x6 * x8 * x19;
+        let x28 = self.c * x6 * x8 * x22;
+        let x29 = -x2 * x4 + x13;
+        let x30 = -x2 * x5 + x21;
+        out[(0, 0)] = -x9;
+        out[(0, 1)] = x11;
+        out[(0, 2)] = -x15;
+        out[(0, 9)] = -x17;
+        out[(0, 10)] = -x20;
+        out[(0, 11)] = -x23;
+        out[(1, 0)] = x11;
+        out[(1, 1)] = -x24;
+        out[(1, 2)] = -x25;
+        out[(1, 9)] = -x26;
+        out[(1, 10)] = -x27;
+        out[(1, 11)] = -x28;
+        out[(2, 0)] = -12.0 * self.c * x2 * x29 * x8;
+        out[(2, 1)] = -12.0 * self.c * x6 * x29 * x8;
+        out[(2, 2)] = -12.0 * self.c * x29 * x8 * x14;
+        out[(2, 9)] = -12.0 * self.c * x29 * x8 * x16;
+        out[(2, 10)] = -12.0 * self.c * x29 * x8 * x19;
+        out[(2, 11)] = -12.0 * self.c * x29 * x8 * x22;
+        out[(9, 0)] = x9;
+        out[(9, 1)] = x10;
+        out[(9, 2)] = x15;
+        out[(9, 9)] = x17;
+        out[(9, 10)] = x20;
+        out[(9, 11)] = x23;
+        out[(10, 0)] = x10;
+        out[(10, 1)] = x24;
+        out[(10, 2)] = x25;
+        out[(10, 9)] = x26;
+        out[(10, 10)] = x27;
+        out[(10, 11)] = x28;
+        out[(11, 0)] = 2.0 * self.c * x2 * x30 * x8;
+        out[(11, 1)] = 2.0 * self.c * x6 * x30 * x8;
+        out[(11, 2)] = 2.0 * self.c * x30 * x8 * x14;
+        out[(11, 9)] = 2.0 * self.c * x30 * x8 * x16;
+        out[(11, 10)] = 2.0 * self.c * x30 * x8 * x19;
+        out[(11, 11)] = 2.0 * self.c * x30 * x8 * x22;
+    }
+    fn mass_w_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        w: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(w.len(), 12, "w must have n = {} entries", 12);
+        assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_q_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(lambda.len(), 11, "lambda must have m + k = {} entries", 11);
+        assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
+        out.fill(0.0);
+        let x0 = q[2].cos();
+        let x1 = x0 * lambda[9];
+        let x2 = q[2].sin();
+        let x3 = x2 * lambda[9];
+        let x4 = q[11].cos() * x2;
+        let x5 = x0 * q[11].sin();
+        let x6 = lambda[10] * (x4 + (-x5));
+        let x7 = -x1;
+        let x8 = -x3;
+        let x9 = (x5 + (-x4)) * lambda[10];
+        let x10 = q[5].cos();
+        let x11 = q[5].sin();
+        let x12 = q[8].cos();
+        let x13 = q[8].sin();
+        out[(0, 2)] = x1;
+        out[(1, 2)] = x3;
+        out[(2, 0)] = x1;
+        out[(2, 1)] = x3;
+        out[(2, 2)] = lambda[9] * (x0 * (q[1] - q[10]) - x2 * (q[0] - q[9])) + x6;
+        out[(2, 9)] = x7;
+        out[(2, 10)] = x8;
+        out[(2, 11)] = x9;
+        out[(5, 5)] = -x10 * lambda[3] - x11 * lambda[4] - 2.0 * x10 * lambda[5]
+            - 2.0 * x11 * lambda[6];
+        out[(8, 8)] = -5.0 / 2.0 * x12 * lambda[5] - 5.0 / 2.0 * x13 * lambda[6]
+            - 5.0 / 2.0 * x12 * lambda[7] - 5.0 / 2.0 * x13 * lambda[8];
+        out[(9, 2)] = x7;
+        out[(10, 2)] = x8;
+        out[(11, 2)] = x9;
+        out[(11, 11)] = x6;
+    }
+    fn nh_matrix_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(lambda.len(), 11, "lambda must have m + k = {} entries", 11);
+        assert_eq!(out.shape(), (12, 12), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_qt_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(out.shape(), (11, 12), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_tt_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(out.len(), 11, "out has the wrong shape");
+        out.fill(0.0);
+    }
+}

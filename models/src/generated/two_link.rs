@@ -250,3 +250,25 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLink {
             + 2.0 * x11 * ((-x6 * x16) + (-x8 * x17));
     }
 }
+impl ::mbsim::__private::Energy for TwoLink {
+    fn kinetic_energy_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(v.len(), 2, "v must have n = {} entries", 2);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        let x0 = self.l1.powi(2) * v[0].powi(2);
+        let x1 = self.l2.powi(2);
+        let x2 = v[0] + v[1];
+        let x3 = x2.powi(2);
+        out[0] = 1.0 / 6.0 * x0 * self.m1
+            + 1.0 / 2.0 * self.m2
+                * (x0 + 1.0 / 4.0 * x1 * x3 + v[0] * self.l1 * self.l2 * x2 * q[1].cos())
+            + 1.0 / 24.0 * self.m2 * x1 * x3;
+    }
+    fn potential_energy_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 1, "out has the wrong shape");
+        let x0 = self.l1 * q[0].sin();
+        out[0] = 4.905 * x0 * self.m1
+            + 9.81 * self.m2 * (x0 + 1.0 / 2.0 * self.l2 * (q[0] + q[1]).sin());
+    }
+}
