@@ -512,11 +512,12 @@ fn accessors(model: &Model, fields: &[Ident], rt: &syn::Path) -> TokenStream {
             match name { #(#params => Some(self.#fields),)* _ => None }
         }
         fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), #rt::ParameterError> {
-            // One arm per parameter returning `Ok`: no code after the match, which would be
-            // unreachable (a warning in the user's crate) for a model without parameters.
+            // One arm per parameter returning `Ok` (non-finite values rejected): no code after
+            // the match, which would be unreachable (a warning in the user's crate) for a model
+            // without parameters.
             match name {
-                #(#params => { self.#fields = value; Ok(()) })*
-                _ => Err(#rt::ParameterError { model: #name, name: name.to_string(), known: #known.to_string() }),
+                #(#params => { self.#fields = #rt::ParameterError::finite(#name, #params, value)?; Ok(()) })*
+                _ => Err(#rt::ParameterError::Unknown { model: #name, name: name.to_string(), known: #known.to_string() }),
             }
         }
     }

@@ -199,6 +199,23 @@ impl Observer for Recorder {
 }
 
 impl Recorder {
+    /// The multiplier of constraint row `row` (index into λ, holonomic rows first) at every
+    /// sample.
+    pub fn multiplier(&self, row: usize) -> Vec<f64> {
+        self.lambda.iter().map(|l| l[row]).collect()
+    }
+
+    /// The multiplier of the constraint named `name` (its label in the model, or `phi_i` /
+    /// `nh_i`, see [`crate::ConstrainedSystem::constraint_names`]) at every sample; `None` if
+    /// `sys` has no constraint of that name.
+    pub fn multiplier_named<S: crate::ConstrainedSystem + ?Sized>(
+        &self,
+        sys: &S,
+        name: &str,
+    ) -> Option<Vec<f64>> {
+        sys.constraint_index(name).map(|row| self.multiplier(row))
+    }
+
     /// The largest drift over all samples.
     pub fn max_drift(&self) -> Drift {
         self.drift.iter().fold(Drift::default(), |a, d| Drift {

@@ -92,16 +92,42 @@ pub struct DynamicsOut<'a> {
     pub gamma: &'a mut [f64],
 }
 
-/// A parameter name that the model does not have.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("model `{model}` has no runtime parameter `{name}` (runtime parameters: {known})")]
-pub struct ParameterError {
-    /// The model's name.
-    pub model: &'static str,
-    /// The name that was asked for.
-    pub name: String,
-    /// The model's runtime parameter names, comma separated.
-    pub known: String,
+/// A runtime parameter that cannot be set: an unknown name or a non-finite value (which would
+/// only surface later as a non-finite kernel that does not name the parameter).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParameterError {
+    /// The model has no runtime parameter of that name.
+    #[error("model `{model}` has no runtime parameter `{name}` (runtime parameters: {known})")]
+    Unknown {
+        /// The model's name.
+        model: &'static str,
+        /// The name that was asked for.
+        name: String,
+        /// The model's runtime parameter names, comma separated.
+        known: String,
+    },
+    /// The value is NaN or infinite.
+    #[error("parameter `{name}` of model `{model}` must be finite, got {value}")]
+    NotFinite {
+        /// The model's name.
+        model: &'static str,
+        /// The parameter.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
+impl ParameterError {
+    /// `value` if it is finite, else [`ParameterError::NotFinite`]: what generated
+    /// `set_parameter` calls before it stores a value.
+    pub fn finite(model: &'static str, name: &'static str, value: f64) -> Result<f64, Self> {
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(Self::NotFinite { model, name, value })
+        }
+    }
 }
 
 /// A constrained multibody model: M(t,q) v̇ + Gᵀ λ = Q(t,q,v), Φ(t,q) = 0, A(t,q) v + b(t,q) = 0.

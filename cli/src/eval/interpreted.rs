@@ -151,8 +151,11 @@ macro_rules! core_impl {
             }
             fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), ParameterError> {
                 match self.parameters.iter().position(|p| *p == name) {
-                    Some(i) => { self.params[i] = value; Ok(()) }
-                    None => Err(ParameterError {
+                    Some(i) => {
+                        self.params[i] = ParameterError::finite(self.name, self.parameters[i], value)?;
+                        Ok(())
+                    }
+                    None => Err(ParameterError::Unknown {
                         model: self.name,
                         name: name.to_string(),
                         known: self.parameters.join(", "),

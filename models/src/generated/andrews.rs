@@ -149,75 +149,143 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => {
-                self.m1 = value;
+                self.m1 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m1",
+                    value,
+                )?;
                 Ok(())
             }
             "m2" => {
-                self.m2 = value;
+                self.m2 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m2",
+                    value,
+                )?;
                 Ok(())
             }
             "m3" => {
-                self.m3 = value;
+                self.m3 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m3",
+                    value,
+                )?;
                 Ok(())
             }
             "m4" => {
-                self.m4 = value;
+                self.m4 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m4",
+                    value,
+                )?;
                 Ok(())
             }
             "m5" => {
-                self.m5 = value;
+                self.m5 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m5",
+                    value,
+                )?;
                 Ok(())
             }
             "m6" => {
-                self.m6 = value;
+                self.m6 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m6",
+                    value,
+                )?;
                 Ok(())
             }
             "m7" => {
-                self.m7 = value;
+                self.m7 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "m7",
+                    value,
+                )?;
                 Ok(())
             }
             "i1" => {
-                self.i1 = value;
+                self.i1 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i1",
+                    value,
+                )?;
                 Ok(())
             }
             "i2" => {
-                self.i2 = value;
+                self.i2 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i2",
+                    value,
+                )?;
                 Ok(())
             }
             "i3" => {
-                self.i3 = value;
+                self.i3 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i3",
+                    value,
+                )?;
                 Ok(())
             }
             "i4" => {
-                self.i4 = value;
+                self.i4 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i4",
+                    value,
+                )?;
                 Ok(())
             }
             "i5" => {
-                self.i5 = value;
+                self.i5 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i5",
+                    value,
+                )?;
                 Ok(())
             }
             "i6" => {
-                self.i6 = value;
+                self.i6 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i6",
+                    value,
+                )?;
                 Ok(())
             }
             "i7" => {
-                self.i7 = value;
+                self.i7 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "i7",
+                    value,
+                )?;
                 Ok(())
             }
             "mom" => {
-                self.mom = value;
+                self.mom = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "mom",
+                    value,
+                )?;
                 Ok(())
             }
             "c0" => {
-                self.c0 = value;
+                self.c0 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "c0",
+                    value,
+                )?;
                 Ok(())
             }
             "l0" => {
-                self.l0 = value;
+                self.l0 = ::mbsim::__private::ParameterError::finite(
+                    "Andrews",
+                    "l0",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "Andrews",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, m5, m6, m7, i1, i2, i3, i4, i5, i6, i7, mom, c0, l0"

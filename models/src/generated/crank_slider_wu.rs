@@ -70,35 +70,63 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "j1" => {
-                self.j1 = value;
+                self.j1 = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "j1",
+                    value,
+                )?;
                 Ok(())
             }
             "j2" => {
-                self.j2 = value;
+                self.j2 = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "j2",
+                    value,
+                )?;
                 Ok(())
             }
             "m" => {
-                self.m = value;
+                self.m = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "m",
+                    value,
+                )?;
                 Ok(())
             }
             "r" => {
-                self.r = value;
+                self.r = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "r",
+                    value,
+                )?;
                 Ok(())
             }
             "l" => {
-                self.l = value;
+                self.l = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "l",
+                    value,
+                )?;
                 Ok(())
             }
             "l1" => {
-                self.l1 = value;
+                self.l1 = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "l1",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "CrankSliderWu",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "CrankSliderWu",
                     name: name.to_string(),
                     known: "j1, j2, m, r, l, l1, g".to_string(),

@@ -48,19 +48,31 @@ impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => {
-                self.m = value;
+                self.m = ::mbsim::__private::ParameterError::finite(
+                    "HaugPendulum",
+                    "m",
+                    value,
+                )?;
                 Ok(())
             }
             "j" => {
-                self.j = value;
+                self.j = ::mbsim::__private::ParameterError::finite(
+                    "HaugPendulum",
+                    "j",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "HaugPendulum",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "HaugPendulum",
                     name: name.to_string(),
                     known: "m, j, g".to_string(),

@@ -60,35 +60,63 @@ impl ::mbsim::__private::ConstrainedSystem for Me451Pendulum {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => {
-                self.m = value;
+                self.m = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "m",
+                    value,
+                )?;
                 Ok(())
             }
             "len" => {
-                self.len = value;
+                self.len = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "len",
+                    value,
+                )?;
                 Ok(())
             }
             "f0" => {
-                self.f0 = value;
+                self.f0 = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "f0",
+                    value,
+                )?;
                 Ok(())
             }
             "k" => {
-                self.k = value;
+                self.k = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "k",
+                    value,
+                )?;
                 Ok(())
             }
             "phi0" => {
-                self.phi0 = value;
+                self.phi0 = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "phi0",
+                    value,
+                )?;
                 Ok(())
             }
             "c" => {
-                self.c = value;
+                self.c = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "c",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "Me451Pendulum",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "Me451Pendulum",
                     name: name.to_string(),
                     known: "m, len, f0, k, phi0, c, g".to_string(),

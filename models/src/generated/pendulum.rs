@@ -43,19 +43,31 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => {
-                self.m = value;
+                self.m = ::mbsim::__private::ParameterError::finite(
+                    "Pendulum",
+                    "m",
+                    value,
+                )?;
                 Ok(())
             }
             "len" => {
-                self.len = value;
+                self.len = ::mbsim::__private::ParameterError::finite(
+                    "Pendulum",
+                    "len",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "Pendulum",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "Pendulum",
                     name: name.to_string(),
                     known: "m, len, g".to_string(),

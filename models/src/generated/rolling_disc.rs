@@ -50,27 +50,47 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m" => {
-                self.m = value;
+                self.m = ::mbsim::__private::ParameterError::finite(
+                    "RollingDisc",
+                    "m",
+                    value,
+                )?;
                 Ok(())
             }
             "r" => {
-                self.r = value;
+                self.r = ::mbsim::__private::ParameterError::finite(
+                    "RollingDisc",
+                    "r",
+                    value,
+                )?;
                 Ok(())
             }
             "A" => {
-                self.A = value;
+                self.A = ::mbsim::__private::ParameterError::finite(
+                    "RollingDisc",
+                    "A",
+                    value,
+                )?;
                 Ok(())
             }
             "C" => {
-                self.C = value;
+                self.C = ::mbsim::__private::ParameterError::finite(
+                    "RollingDisc",
+                    "C",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "RollingDisc",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "RollingDisc",
                     name: name.to_string(),
                     known: "m, r, A, C, g".to_string(),

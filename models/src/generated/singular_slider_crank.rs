@@ -46,23 +46,39 @@ impl ::mbsim::__private::ConstrainedSystem for SingularSliderCrank {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => {
-                self.m1 = value;
+                self.m1 = ::mbsim::__private::ParameterError::finite(
+                    "SingularSliderCrank",
+                    "m1",
+                    value,
+                )?;
                 Ok(())
             }
             "m2" => {
-                self.m2 = value;
+                self.m2 = ::mbsim::__private::ParameterError::finite(
+                    "SingularSliderCrank",
+                    "m2",
+                    value,
+                )?;
                 Ok(())
             }
             "l" => {
-                self.l = value;
+                self.l = ::mbsim::__private::ParameterError::finite(
+                    "SingularSliderCrank",
+                    "l",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "SingularSliderCrank",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "SingularSliderCrank",
                     name: name.to_string(),
                     known: "m1, m2, l, g".to_string(),

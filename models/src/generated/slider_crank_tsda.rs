@@ -133,59 +133,111 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => {
-                self.m1 = value;
+                self.m1 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "m1",
+                    value,
+                )?;
                 Ok(())
             }
             "m2" => {
-                self.m2 = value;
+                self.m2 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "m2",
+                    value,
+                )?;
                 Ok(())
             }
             "m3" => {
-                self.m3 = value;
+                self.m3 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "m3",
+                    value,
+                )?;
                 Ok(())
             }
             "m4" => {
-                self.m4 = value;
+                self.m4 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "m4",
+                    value,
+                )?;
                 Ok(())
             }
             "j1" => {
-                self.j1 = value;
+                self.j1 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "j1",
+                    value,
+                )?;
                 Ok(())
             }
             "j2" => {
-                self.j2 = value;
+                self.j2 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "j2",
+                    value,
+                )?;
                 Ok(())
             }
             "j3" => {
-                self.j3 = value;
+                self.j3 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "j3",
+                    value,
+                )?;
                 Ok(())
             }
             "j4" => {
-                self.j4 = value;
+                self.j4 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "j4",
+                    value,
+                )?;
                 Ok(())
             }
             "k" => {
-                self.k = value;
+                self.k = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "k",
+                    value,
+                )?;
                 Ok(())
             }
             "c" => {
-                self.c = value;
+                self.c = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "c",
+                    value,
+                )?;
                 Ok(())
             }
             "l0" => {
-                self.l0 = value;
+                self.l0 = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "l0",
+                    value,
+                )?;
                 Ok(())
             }
             "torque" => {
-                self.torque = value;
+                self.torque = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "torque",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "SliderCrankTsda",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "SliderCrankTsda",
                     name: name.to_string(),
                     known: "m1, m2, m3, m4, j1, j2, j3, j4, k, c, l0, torque, g"

@@ -49,27 +49,47 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLink {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => {
-                self.m1 = value;
+                self.m1 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLink",
+                    "m1",
+                    value,
+                )?;
                 Ok(())
             }
             "m2" => {
-                self.m2 = value;
+                self.m2 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLink",
+                    "m2",
+                    value,
+                )?;
                 Ok(())
             }
             "l1" => {
-                self.l1 = value;
+                self.l1 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLink",
+                    "l1",
+                    value,
+                )?;
                 Ok(())
             }
             "l2" => {
-                self.l2 = value;
+                self.l2 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLink",
+                    "l2",
+                    value,
+                )?;
                 Ok(())
             }
             "b" => {
-                self.b = value;
+                self.b = ::mbsim::__private::ParameterError::finite(
+                    "TwoLink",
+                    "b",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "TwoLink",
                     name: name.to_string(),
                     known: "m1, m2, l1, l2, b".to_string(),

@@ -52,31 +52,55 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLinkCase2 {
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             "m1" => {
-                self.m1 = value;
+                self.m1 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "m1",
+                    value,
+                )?;
                 Ok(())
             }
             "m2" => {
-                self.m2 = value;
+                self.m2 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "m2",
+                    value,
+                )?;
                 Ok(())
             }
             "l1" => {
-                self.l1 = value;
+                self.l1 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "l1",
+                    value,
+                )?;
                 Ok(())
             }
             "l2" => {
-                self.l2 = value;
+                self.l2 = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "l2",
+                    value,
+                )?;
                 Ok(())
             }
             "omega" => {
-                self.omega = value;
+                self.omega = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "omega",
+                    value,
+                )?;
                 Ok(())
             }
             "g" => {
-                self.g = value;
+                self.g = ::mbsim::__private::ParameterError::finite(
+                    "TwoLinkCase2",
+                    "g",
+                    value,
+                )?;
                 Ok(())
             }
             _ => {
-                Err(::mbsim::__private::ParameterError {
+                Err(::mbsim::__private::ParameterError::Unknown {
                     model: "TwoLinkCase2",
                     name: name.to_string(),
                     known: "m1, m2, l1, l2, omega, g".to_string(),

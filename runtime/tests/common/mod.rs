@@ -63,7 +63,7 @@ impl<T: Model> ConstrainedSystem for Sys<T> {
         None
     }
     fn set_parameter(&mut self, name: &str, _value: f64) -> Result<(), ParameterError> {
-        Err(ParameterError {
+        Err(ParameterError::Unknown {
             model: self.0.name(),
             name: name.to_string(),
             known: String::new(),
