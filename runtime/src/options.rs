@@ -109,7 +109,8 @@ impl StepControl {
                 "must be finite and >= 1",
             ));
         }
-        if !(self.h_max > 0.0) {
+        let h_max_ok = self.h_max > 0.0; // NaN fails too
+        if !h_max_ok {
             return Err(invalid(
                 "step_control.h_max",
                 &self.h_max.to_string(),

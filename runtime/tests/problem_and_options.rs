@@ -39,7 +39,8 @@ fn options_out_of_their_domain_are_rejected_up_front() {
         invalid_option(&error_of(&m, &p))
     };
     // One line per case: the mutation and the option the error names.
-    let cases: [(fn(&mut Rkstab), &str); 11] = [
+    type Case = (fn(&mut Rkstab), &'static str);
+    let cases: [Case; 11] = [
         (|m| m.rtol = Tolerance::Scalar(-1e-6), "rtol"),
         (|m| m.rtol = Tolerance::Scalar(0.0), "rtol"),
         (|m| m.rtol = Tolerance::Scalar(f64::NAN), "rtol"),
