@@ -216,22 +216,33 @@ impl std::fmt::Display for InitStage {
 ///
 /// Identified by its index for now; a constraint name can be added as a field once the kernel
 /// contract exports names.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ViolatedRow {
     /// Row index (into Φ, or into the velocity residual; see the variant).
     pub row: usize,
+    /// The row's name ([`crate::ConstrainedSystem::constraint_names`]: its label in the model,
+    /// otherwise `phi_i` / `nh_i`).
+    pub name: String,
     /// The row's residual at the last iterate.
     pub residual: f64,
 }
 
 impl ViolatedRow {
-    /// Rows with |r_i| > `tol` (NaN rows too), largest |r_i| first (ties by index).
-    pub fn collect(residuals: &[f64], tol: f64) -> Vec<ViolatedRow> {
+    /// Rows with |r_i| > `tol` (NaN rows too), largest |r_i| first (ties by index), named
+    /// after `names` (the model's constraint names; rows beyond them are named `row i`).
+    pub fn collect(residuals: &[f64], tol: f64, names: &[String]) -> Vec<ViolatedRow> {
         let mut rows: Vec<ViolatedRow> = residuals
             .iter()
             .enumerate()
             .filter(|(_, r)| r.is_nan() || r.abs() > tol)
-            .map(|(row, &residual)| ViolatedRow { row, residual })
+            .map(|(row, &residual)| ViolatedRow {
+                row,
+                name: names
+                    .get(row)
+                    .cloned()
+                    .unwrap_or_else(|| format!("row {row}")),
+                residual,
+            })
             .collect();
         rows.sort_by(|a, b| {
             let key = |r: &ViolatedRow| {
@@ -246,13 +257,13 @@ impl ViolatedRow {
         rows
     }
 
-    /// "row 0 (1.5e0), row 3 (-2e-3)", at most ten rows, then "… and k more".
+    /// "`rod` (row 0, 1.5e0), `phi_4` (row 3, -2e-3)", at most ten rows, then "… and k more".
     fn list(rows: &[ViolatedRow]) -> String {
         const SHOWN: usize = 10;
         let mut s: Vec<String> = rows
             .iter()
             .take(SHOWN)
-            .map(|r| format!("row {} ({:e})", r.row, r.residual))
+            .map(|r| format!("`{}` (row {}, {:e})", r.name, r.row, r.residual))
             .collect();
         if rows.len() > SHOWN {
             s.push(format!("… and {} more", rows.len() - SHOWN));

@@ -91,7 +91,7 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
                 stage: InitStage::Positions,
                 residual,
                 iterations,
-                violated: ViolatedRow::collect(&pos.phi, opts.tol),
+                violated: ViolatedRow::collect(&pos.phi, opts.tol, &sys.constraint_names()),
             });
         }
         iterations += 1;
@@ -126,7 +126,7 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
                 stage: InitStage::Velocities,
                 residual,
                 iterations,
-                violated: ViolatedRow::collect(&vel.vel_res, bound),
+                violated: ViolatedRow::collect(&vel.vel_res, bound, &sys.constraint_names()),
             });
         }
     }

@@ -116,16 +116,20 @@ fn a_failed_initialization_names_the_violated_rows() {
     assert!(residual >= 1.5, "{residual}");
     let text = err.to_string();
     assert!(
-        text.contains("(positions, Φ = 0)") && text.contains("row 0 ("),
+        text.contains("(positions, Φ = 0)") && text.contains("`phi_1` (row 0, "),
         "{text}"
     );
 }
 
 #[test]
 fn violated_rows_are_listed_largest_first() {
-    let rows = ViolatedRow::collect(&[1e-14, -3.0, 0.5, f64::NAN, -0.5, 2e-12], 1e-12);
+    let names: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+    let rows = ViolatedRow::collect(&[1e-14, -3.0, 0.5, f64::NAN, -0.5, 2e-12], 1e-12, &names);
     let order: Vec<usize> = rows.iter().map(|r| r.row).collect();
     // NaN first (worst), then by |r|, ties by index; 1e-14 is within the tolerance.
     assert_eq!(order, vec![3, 1, 2, 4, 5]);
     assert_eq!(rows[1].residual, -3.0);
+    // Rows are named after the model's constraints; a row beyond the names gets its index.
+    let named: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(named, vec!["d", "b", "c", "e", "row 5"]);
 }
