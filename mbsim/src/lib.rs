@@ -19,9 +19,9 @@ pub use nalgebra;
 pub mod prelude {
     pub use crate::model;
     pub use mbsim_runtime::{
-        Baumgarte, CommonOptions, ConstrainedSystem, FixedStep, InitOptions, Integrator, Problem,
-        Recorder, Rkstab, SampleKind, SimError, Solution, Stabilization, Stats, initialize,
-        integrate,
+        Baumgarte, CommonOptions, ConstrainedSystem, Energy, FixedStep, InitOptions, Integrator,
+        Problem, Recorder, Rkstab, SampleKind, SimError, Solution, Stabilization, Stats,
+        TangentSystem, initialize, integrate,
     };
 }
 
