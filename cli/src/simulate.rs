@@ -150,7 +150,13 @@ pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitRepor
         sys.set_parameter(name, *value)?;
     }
     let (q0, v0) = (cfg.model.initial)(sys.as_ref());
-    let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
+    // Consistent to a tenth of atol (the integrator's own check of the initial state uses the
+    // smallest atol), and at least to the default 1e-12.
+    let opts = InitOptions {
+        tol: (0.1 * cfg.atol).min(InitOptions::default().tol),
+        ..InitOptions::default()
+    };
+    let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &opts)?;
     Ok((sys, init))
 }
 

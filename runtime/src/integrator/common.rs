@@ -26,7 +26,8 @@ pub enum SampleKind {
 pub enum ConsistencyCheck {
     /// The method's own threshold: for an adaptive method the smallest absolute tolerance
     /// (a larger drift would be corrected in the first step by more than the tolerance and
-    /// show up as a local error the controller cannot reduce), otherwise √ε·(1 + ‖q0‖∞).
+    /// show up as a local error the controller cannot reduce), but not below the round-off of
+    /// Φ, 1e3 ε·(1 + ‖q0‖∞); otherwise √ε·(1 + ‖q0‖∞).
     Auto,
     /// ‖Φ(t0, q0)‖∞ and ‖G v0 + [Φ_t; b]‖∞ must not exceed this.
     Tolerance(f64),

@@ -92,10 +92,14 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
     let tolerance = match common.consistency {
         ConsistencyCheck::Off => f64::INFINITY,
         ConsistencyCheck::Tolerance(tol) => tol,
-        ConsistencyCheck::Auto => auto_tolerance.unwrap_or_else(|| {
+        ConsistencyCheck::Auto => {
             let scale = problem.q0.iter().fold(1.0_f64, |s, x| s.max(1.0 + x.abs()));
-            f64::EPSILON.sqrt() * scale
-        }),
+            match auto_tolerance {
+                // Never below what evaluating Φ can resolve (1e3 ε of the coordinates' scale).
+                Some(tol) => tol.max(1e3 * f64::EPSILON * scale),
+                None => f64::EPSILON.sqrt() * scale,
+            }
+        }
     };
     if initial_drift.max() > tolerance {
         return Err(inconsistent(&meter, problem.t0, initial_drift, tolerance));
