@@ -26,6 +26,39 @@ impl Tolerance {
     }
 }
 
+impl Tolerance {
+    /// Each component finite and above `floor` (and the right length).
+    pub(crate) fn validate(
+        &self,
+        name: &'static str,
+        len: usize,
+        floor: f64,
+    ) -> Result<(), SimError> {
+        let values: &[f64] = match self {
+            Tolerance::Scalar(x) => std::slice::from_ref(x),
+            Tolerance::PerComponent(v) if v.len() != len => {
+                return Err(invalid(
+                    name,
+                    &format!("{} entries", v.len()),
+                    "a per-component tolerance needs 2n entries (positions, then velocities)",
+                ));
+            }
+            Tolerance::PerComponent(v) => v,
+        };
+        for &x in values {
+            positive(name, x)?;
+            if x <= floor {
+                return Err(invalid(
+                    name,
+                    &x.to_string(),
+                    "must exceed 10 ε ≈ 2.2e-15 (dopri5.f)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Which difference estimates the local error (ambiguity 9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorEstimate {

@@ -17,7 +17,6 @@
 
 use crate::dense::DenseOutput;
 use crate::error::SimError;
-use crate::integrator::common::{invalid, positive};
 use crate::integrator::controller::Adaptive;
 use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
@@ -135,39 +134,6 @@ impl Integrator for Rkstab {
             v: v.to_vec(),
             stats,
         })
-    }
-}
-
-impl Tolerance {
-    /// Each component finite and above `floor` (and the right length).
-    pub(crate) fn validate(
-        &self,
-        name: &'static str,
-        len: usize,
-        floor: f64,
-    ) -> Result<(), SimError> {
-        let values: &[f64] = match self {
-            Tolerance::Scalar(x) => std::slice::from_ref(x),
-            Tolerance::PerComponent(v) if v.len() != len => {
-                return Err(invalid(
-                    name,
-                    &format!("{} entries", v.len()),
-                    "a per-component tolerance needs 2n entries (positions, then velocities)",
-                ));
-            }
-            Tolerance::PerComponent(v) => v,
-        };
-        for &x in values {
-            positive(name, x)?;
-            if x <= floor {
-                return Err(invalid(
-                    name,
-                    &x.to_string(),
-                    "must exceed 10 ε ≈ 2.2e-15 (dopri5.f)",
-                ));
-            }
-        }
-        Ok(())
     }
 }
 

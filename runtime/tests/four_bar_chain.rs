@@ -165,8 +165,8 @@ fn chain_runs_through_the_singular_positions_at_round_off_tolerances() {
     check_chain(1e-12, ErrorEstimate::Unstabilized);
 }
 
-/// The flipped FIXME of `andrews.rs`: with the floor, rtol 1e-13 / atol 1e-14 integrates
-/// [0, 0.03] instead of collapsing at t ≈ 0.02997.
+/// Andrews at rtol 1e-13 / atol 1e-14: with the round-off floor it integrates [0, 0.03]; before,
+/// the step size collapsed at t ≈ 0.02997 (the former limitation test of `andrews.rs`).
 #[test]
 fn andrews_at_rtol_1e_13_does_not_collapse() {
     let problem = Problem::new(0.0, 0.03, &Andrews::Q0, &[0.0; 7]);

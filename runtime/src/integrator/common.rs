@@ -45,8 +45,8 @@ pub struct CommonOptions {
     /// exceeds it; 0 stabilizes every step (ambiguity 10).
     pub datol: f64,
     /// Limit on step attempts (accepted, rejected and failed). Default 10⁷: about a minute of
-    /// RKSTAB on a small model, far beyond any run of the sources (the longest, a 2000 s
-    /// pendulum at rtol 1e-9, needs ~1.8·10⁵), yet it stops a run that crawls.
+    /// RKSTAB on a small model, far beyond any run of the sources (the longest tested, a 2000 s
+    /// pendulum at rtol 1e-9, needs over 10⁵ steps), yet it stops a run that crawls.
     pub max_steps: usize,
     /// Consecutive step attempts that may fail with a singular KKT matrix or a non-finite
     /// kernel value (each retried with h/4) before the failure is returned. Default 10.

@@ -232,10 +232,7 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
                 self.sampler
                     .emit(self.sys, t_out, stepper.state(), self.observer)?;
             } else {
-                let mut z = std::mem::take(&mut self.sampler.z);
-                let interpolated = stepper.interpolate(self.sys, t_out, &mut z);
-                self.sampler.z = z;
-                interpolated?;
+                stepper.interpolate(self.sys, t_out, &mut self.sampler.z)?;
                 self.sampler
                     .emit_interpolated(self.sys, t_out, self.observer)?;
             }
