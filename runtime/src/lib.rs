@@ -61,6 +61,7 @@
 //!   accepted step, `NSTAB` counts rejected attempts too.
 #![warn(missing_docs)]
 
+pub mod adams;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
