@@ -61,6 +61,7 @@
 //!   accepted step, `NSTAB` counts rejected attempts too.
 #![warn(missing_docs)]
 
+pub mod adams;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
@@ -82,6 +83,7 @@ pub mod table;
 pub mod tableau;
 pub mod tangent;
 
+pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
 pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
