@@ -80,7 +80,13 @@ impl Abm {
         self.rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
         self.atol.validate("atol", len, 0.0)?;
         AdamsScheme::new(AdamsKind::Mampc, self.max_order, AdamsStart::Ramp).validate()?;
-        crate::integrator::common::positive("h_max", self.h_max)?;
+        if !(self.h_max > 0.0) {
+            return Err(crate::integrator::common::invalid(
+                "h_max",
+                &self.h_max.to_string(),
+                "must be > 0 (∞ for no limit)",
+            ));
+        }
         if let Some(h) = self.h_init {
             crate::integrator::common::positive("h_init", h)?;
         }
