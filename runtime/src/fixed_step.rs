@@ -179,6 +179,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
         Ok(Attempt {
             error: 0.0,
             stabilized,
+            verdict: None,
         })
     }
 

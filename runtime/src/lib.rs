@@ -83,6 +83,7 @@ pub mod table;
 pub mod tableau;
 pub mod tangent;
 
+pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
 pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};

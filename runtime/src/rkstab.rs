@@ -284,6 +284,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
         Ok(Attempt {
             error: self.error_norm(h),
             stabilized,
+            verdict: None,
         })
     }
 

@@ -26,6 +26,10 @@ pub(crate) struct Attempt {
     pub(crate) error: f64,
     /// Whether a post-stabilization was applied.
     pub(crate) stabilized: bool,
+    /// The verdict, when the method selects its own steps (the variable-order Adams method);
+    /// `None` lets the schedule's controller judge `error`. After failed attempts the
+    /// controller shortens the step either way.
+    pub(crate) verdict: Option<Verdict>,
 }
 
 /// Counters a stepper keeps itself.
@@ -150,7 +154,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             };
             (failure, failures) = (None, 0);
             stats.nstep += 1;
-            let verdict = control.judge(attempt.error, h);
+            let verdict = attempt
+                .verdict
+                .unwrap_or_else(|| control.judge(attempt.error, h));
             self.report(t, h, attempt, matches!(verdict, Verdict::Accept(_)));
             match verdict {
                 Verdict::Accept(h_new) => {
