@@ -2,14 +2,19 @@
 //! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
 //! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11).
+//! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
+//! Tables 7.4.1–7.4.3) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.
 
 pub mod andrews;
+pub mod haug;
+pub mod haug_adams;
 pub mod manipulator;
 pub mod slider;
 pub mod trends;
+pub mod wu;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -181,7 +186,10 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 8] = ["3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11"];
+pub const TABLES: [&str; 19] = [
+    "3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11", "wu2", "wu3", "wu-alpha", "7.4.1",
+    "7.4.2", "7.4.3", "7.4.6", "7.4.7", "7.4.8", "ex7.4.5", "7.4.11",
+];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
 pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
@@ -209,6 +217,17 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             }
             "4.8" => slider::table_4_8(out)?,
             "p10" => trends::p10(out)?,
+            "wu2" => wu::table_2(),
+            "wu3" => wu::table_3()?,
+            "wu-alpha" => wu::alpha_sweep()?,
+            "7.4.1" => haug::table_7_4_1(),
+            "7.4.2" => haug::table_7_4_2(),
+            "7.4.3" => haug::table_7_4_3()?,
+            "7.4.6" => haug_adams::table_ab_start(0.1)?,
+            "7.4.7" => haug_adams::table_ab_start(0.01)?,
+            "7.4.8" => haug_adams::table_7_4_8()?,
+            "ex7.4.5" => haug_adams::example_7_4_5()?,
+            "7.4.11" => haug_adams::table_7_4_11()?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());
