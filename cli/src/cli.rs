@@ -1,15 +1,16 @@
 //! The command line: clap definitions, validation into a [`SimConfig`], and dispatch.
 //!
-//! clap rejects unknown subcommands, flags and `--method` values itself (exit status 2, with
+//! clap rejects unknown subcommands, flags and `--method`/`--stabilization` values itself (exit status 2, with
 //! the list of valid values); [`SimulateArgs::config`] rejects what clap cannot see: unknown
 //! models and parameters, `t_end <= 0`, negative or non-finite tolerances (exit status 1).
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mbsim::runtime::{Baumgarte, CommonOptions, SampleKind, Stabilization};
+use mbsim::runtime::{CommonOptions, SampleKind, Stabilization};
 
 use super::AppError;
+use super::method::{Method, MethodRequest, Stabilize, Start, stabilization};
 use super::registry::{self, ModelEntry};
 
 /// `mbsim`: constrained multibody models of the sources, simulated with RKSTAB.
@@ -58,23 +59,6 @@ pub enum Command {
     },
 }
 
-/// Drift control on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Method {
-    /// PStab = S-both2, two projection passes (the thesis' RKSTAB default).
-    Pstab,
-    /// S-full (Algorithm 3.2).
-    Sfull,
-    /// S-both, one projection pass.
-    Sboth,
-    /// Velocity-only projection.
-    Velocity,
-    /// Baumgarte with --alpha/--beta (Haug/Wu form; default B(20, 100) = alpha = beta = 10).
-    Baumgarte,
-    /// No stabilization (index-1 form, drift grows).
-    None,
-}
-
 /// How output samples between step points are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Samples {
@@ -89,9 +73,22 @@ pub enum Samples {
 pub struct SimulateArgs {
     /// Model name (see `mbsim list`).
     pub model: String,
-    /// Drift control.
-    #[arg(long, value_enum, default_value_t = Method::Pstab)]
+    /// The integrator.
+    #[arg(long, value_enum, default_value_t = Method::Rkstab)]
     pub method: Method,
+    /// Drift control (with every method).
+    #[arg(long, value_enum, default_value_t = Stabilize::Pstab)]
+    pub stabilization: Stabilize,
+    /// Step size of the constant-step methods (ab, ampc, mampc).
+    #[arg(long, allow_hyphen_values = true)]
+    pub h: Option<f64>,
+    /// Order: the predictor order of ab/ampc/mampc (default 4), the highest order of abm
+    /// (default 12).
+    #[arg(long)]
+    pub order: Option<usize>,
+    /// Start of ab/ampc/mampc: accurate Runge-Kutta steps (default) or Haug's order ramp.
+    #[arg(long, value_enum)]
+    pub start: Option<Start>,
     /// Baumgarte damping gain alpha (velocity residual weighted by 2 alpha).
     #[arg(long, allow_hyphen_values = true)]
     pub alpha: Option<f64>,
@@ -167,8 +164,8 @@ pub struct SimConfig {
     pub model: &'static ModelEntry,
     /// Parameter overrides, validated against the model.
     pub params: Vec<(String, f64)>,
-    /// The method's name on the command line.
-    pub method: Method,
+    /// The method and its own options.
+    pub request: MethodRequest,
     /// The runtime's drift control.
     pub stabilization: Stabilization,
     /// Relative tolerance.
@@ -256,27 +253,18 @@ impl SimulateArgs {
                 why: "more than 1e7 output rows",
             });
         }
-        let stabilization = match self.method {
-            Method::Pstab => Stabilization::PStab,
-            Method::Sfull => Stabilization::SFull,
-            Method::Sboth => Stabilization::SBoth,
-            Method::Velocity => Stabilization::VelocityOnly,
-            Method::None => Stabilization::None,
-            Method::Baumgarte => {
-                let alpha = self.alpha.unwrap_or(10.0);
-                let beta = self.beta.unwrap_or(10.0);
-                let alpha = checked("--alpha", alpha, alpha >= 0.0, "must not be negative")?;
-                let beta = checked("--beta", beta, beta >= 0.0, "must not be negative")?;
-                Stabilization::Baumgarte(Baumgarte { alpha, beta })
-            }
-        };
-        if self.method != Method::Baumgarte && (self.alpha.is_some() || self.beta.is_some()) {
-            return Err(AppError::BadValue {
-                what: "--alpha/--beta",
-                value: format!("{:?}", self.method).to_lowercase(),
-                why: "Baumgarte gains need --method baumgarte",
-            });
+        let stabilization = stabilization(self.stabilization, self.alpha, self.beta)?;
+        if let Some(h) = self.h {
+            checked("--h", h, h > 0.0, "must be positive")?;
         }
+        let request = MethodRequest {
+            method: self.method,
+            rtol,
+            atol,
+            h: self.h,
+            order: self.order,
+            start: self.start,
+        };
         let samples = match self.samples {
             Some(Samples::Projected) => SampleKind::Projected,
             Some(Samples::Interpolated) => SampleKind::Interpolated,
@@ -294,7 +282,7 @@ impl SimulateArgs {
         Ok(SimConfig {
             model,
             params,
-            method: self.method,
+            request,
             stabilization,
             rtol,
             atol,

@@ -24,6 +24,7 @@ pub(crate) use say;
 pub mod cli;
 pub mod eval;
 pub mod generate;
+pub mod method;
 pub mod output;
 pub mod plot;
 pub mod progress;

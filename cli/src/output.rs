@@ -75,7 +75,10 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "model": cfg.model.name,
         "source": cfg.model.source,
         "parameters": params,
-        "method": format!("{:?}", cfg.method).to_lowercase(),
+        "method": format!("{:?}", cfg.request.method).to_lowercase(),
+        "stabilization": cfg.stabilization.name(),
+        "h": cfg.request.h,
+        "order": cfg.request.order,
         "baumgarte": baumgarte,
         "rtol": cfg.rtol,
         "atol": cfg.atol,
@@ -125,15 +128,18 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
 pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     let s = &run.stats;
     format!(
-        "{} on [0, {}] with {:?}, rtol {:e}, atol {:e}, datol {:e}\n\
+        "{} on [0, {}] with {} + {}, {}, datol {:e}\n\
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\
          max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}\n\
          wrote {}",
         cfg.model.name,
         cfg.t_end,
-        cfg.method,
-        cfg.rtol,
-        cfg.atol,
+        format!("{:?}", cfg.request.method).to_lowercase(),
+        cfg.stabilization.name(),
+        match (cfg.request.h, cfg.request.order) {
+            (Some(h), order) => format!("h {h:e}, order {}", order.unwrap_or(4)),
+            (None, _) => format!("rtol {:e}, atol {:e}", cfg.rtol, cfg.atol),
+        },
         cfg.datol,
         s.nfcn,
         s.nstep,

@@ -5,12 +5,13 @@
 use std::time::{Duration, Instant};
 
 use mbsim::runtime::{
-    ConstrainedSystem, Drift, InitOptions, InitReport, Integrator, Observer, Problem, Recorder,
-    Rkstab, Sample, Stats, StepInfo,
+    CommonOptions, ConstrainedSystem, Drift, InitOptions, InitReport, Integrator, Observer,
+    Problem, Recorder, Sample, Stats, StepInfo,
 };
 
 use super::AppError;
 use super::cli::SimConfig;
+use super::method::Chosen;
 use super::progress::Progress;
 
 /// The result of a run.
@@ -107,7 +108,7 @@ impl Observer for Collector<'_> {
 pub fn integrate(
     sys: &dyn ConstrainedSystem,
     init: &InitReport,
-    method: Rkstab,
+    method: Chosen,
     t_end: f64,
     grid: &[f64],
     progress: bool,
@@ -115,7 +116,7 @@ pub fn integrate(
     let mut method = method;
     // Every accepted step point becomes a sample, so the drift of each step point (the
     // thesis' "max drift", plotted over time) is collected besides the output grid.
-    method.common.output_steps = true;
+    method.common_mut().output_steps = true;
     let mut collector = Collector {
         grid,
         next: 0,
@@ -163,12 +164,14 @@ pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitRepor
 /// Run the simulation `cfg` describes.
 pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
     let (sys, init) = prepare(cfg)?;
-    let mut method = Rkstab::new(cfg.rtol)
-        .with_atol(cfg.atol)
-        .with_datol(cfg.datol)
-        .with_stabilization(cfg.stabilization);
-    method.common.samples = cfg.samples;
-    method.common.max_steps = cfg.max_steps;
+    let common = CommonOptions {
+        stabilization: cfg.stabilization,
+        datol: cfg.datol,
+        samples: cfg.samples,
+        max_steps: cfg.max_steps,
+        ..CommonOptions::default()
+    };
+    let method = Chosen::build(&cfg.request, common)?;
     let grid = output_times(cfg.t_end, cfg.dt_out);
     let run = integrate(sys.as_ref(), &init, method, cfg.t_end, &grid, progress)?;
     let params = sys

@@ -82,7 +82,8 @@ fn simulate_writes_csv_summary_and_plots() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary"))
             .expect("json");
     assert_eq!(summary["model"], "pendulum");
-    assert_eq!(summary["method"], "pstab");
+    assert_eq!(summary["method"], "rkstab");
+    assert_eq!(summary["stabilization"], "pstab");
     assert_eq!(summary["parameters"]["len"], 2.0);
     for key in [
         "NFCN",
@@ -109,7 +110,7 @@ fn simulate_writes_csv_summary_and_plots() {
 
 #[test]
 fn bad_arguments_fail_cleanly() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 14] = [
         (
             &["simulate", "nosuch", "--out", "x"],
             "unknown model `nosuch`",
@@ -139,6 +140,40 @@ fn bad_arguments_fail_cleanly() {
             "invalid --rtol",
         ),
         (&["kernels", "nosuch"], "unknown model"),
+        (
+            &["simulate", "pendulum", "--method", "ampc", "--out", "x"],
+            "needs a step size",
+        ),
+        (
+            &[
+                "simulate", "pendulum", "--method", "mampc", "--h", "0.01", "--order", "13",
+                "--out", "x",
+            ],
+            "order of an Adams method must be in 1..=12",
+        ),
+        (
+            &[
+                "simulate", "pendulum", "--method", "mampc", "--h", "0.3", "--t-end", "1", "--out",
+                "x",
+            ],
+            "whole number of steps",
+        ),
+        (
+            &[
+                "simulate", "pendulum", "--method", "abm", "--h", "0.01", "--out", "x",
+            ],
+            "only the constant-step Adams methods",
+        ),
+        (
+            &[
+                "simulate", "pendulum", "--method", "rkstab", "--order", "3", "--out", "x",
+            ],
+            "fixed order",
+        ),
+        (
+            &["simulate", "pendulum", "--alpha", "3", "--out", "x"],
+            "Baumgarte gains need --stabilization baumgarte",
+        ),
     ];
     for (args, message) in cases {
         let out = mbsim(args);
@@ -154,4 +189,53 @@ fn bad_arguments_fail_cleanly() {
     assert!(!out.status.success() && text(&out.stderr).contains("invalid --atol"));
     let out = mbsim(&["repro", "9.9"]);
     assert!(!out.status.success() && text(&out.stderr).contains("unknown table `9.9`"));
+}
+
+/// The Adams methods from the command line: the variable-order ABM with PStab and MAMPC_3 with
+/// Baumgarte (Wu's setting) run the pendulum and report their method in the summary.
+#[test]
+fn adams_methods_run_from_the_command_line() {
+    for (name, args, stabilization) in [
+        ("abm", &["--method", "abm", "--rtol", "1e-8"][..], "pstab"),
+        (
+            "mampc",
+            &[
+                "--method",
+                "mampc",
+                "--h",
+                "0.01",
+                "--order",
+                "3",
+                "--stabilization",
+                "baumgarte",
+                "--alpha",
+                "5",
+                "--beta",
+                "5",
+            ][..],
+            "baumgarte",
+        ),
+    ] {
+        let dir = scratch(&format!("adams-{name}"));
+        let dir_s = dir.to_str().expect("utf-8 path");
+        let mut all = vec![
+            "simulate",
+            "pendulum",
+            "--t-end",
+            "1",
+            "--no-plots",
+            "--out",
+            dir_s,
+        ];
+        all.extend_from_slice(args);
+        let out = mbsim(&all);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("summary.json")).expect("summary"),
+        )
+        .expect("json");
+        assert_eq!(summary["method"], name);
+        assert_eq!(summary["stabilization"], stabilization);
+        assert!(summary["NFCN"].as_u64().expect("NFCN") > 0);
+    }
 }

@@ -175,6 +175,7 @@ pub fn rkstab_with(
     let (q0, v0) = (info.initial)(sys.as_ref());
     let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
     let grid = simulate::output_times(t_end, dt);
+    let opts = super::method::Chosen::Rkstab(opts);
     let r = simulate::integrate(sys.as_ref(), &init, opts, t_end, &grid, true)?;
     Ok(Outcome {
         stats: r.stats,

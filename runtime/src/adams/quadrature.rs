@@ -28,28 +28,32 @@ const GAUSS_W: [f64; 4] = [
 pub(crate) const MAX_NODES: usize = 16;
 
 /// `weights[j] = ∫_0^θ ℓ_j(s) ds` for the Lagrange basis on `nodes` (distinct, scaled by the
-/// step). `weights` has the length of `nodes` (≤ [`MAX_NODES`]).
+/// step). `weights` has the length of `nodes` (≤ [`MAX_NODES`]). The Gauss points lie strictly
+/// inside (0, θ) with θ ∈ (0, 1] and no node does (the nodes are the step's end, 1, and past
+/// points, ≤ 0), so ℓ_j(s) = P(s) / ((s − τ_j) d_j) with P(s) = Π_i (s − τ_i) and the
+/// denominators d_j = Π_{i≠j} (τ_j − τ_i) computed once: O(k²) + O(8 k) per call.
 pub(crate) fn lagrange_integrals(nodes: &[f64], theta: f64, weights: &mut [f64]) {
-    debug_assert!(nodes.len() <= MAX_NODES && weights.len() == nodes.len());
+    let count = nodes.len();
+    debug_assert!(count <= MAX_NODES && weights.len() == count);
+    let mut denominators = [1.0; MAX_NODES];
+    for (j, d) in denominators[..count].iter_mut().enumerate() {
+        for (i, ti) in nodes.iter().enumerate() {
+            if i != j {
+                *d *= nodes[j] - ti;
+            }
+        }
+    }
     weights.iter_mut().for_each(|w| *w = 0.0);
     let half = 0.5 * theta;
     for (x, w) in GAUSS_X.iter().zip(GAUSS_W) {
         for s in [half * (1.0 - x), half * (1.0 + x)] {
-            for (j, wj) in weights.iter_mut().enumerate() {
-                *wj += w * half * basis(nodes, j, s);
+            let product: f64 = nodes.iter().map(|ti| s - ti).product();
+            let scale = w * half * product;
+            for ((wj, tj), dj) in weights.iter_mut().zip(nodes).zip(&denominators) {
+                *wj += scale / ((s - tj) * dj);
             }
         }
     }
-}
-
-/// ℓ_j(s) = Π_{i≠j} (s − τ_i)/(τ_j − τ_i).
-fn basis(nodes: &[f64], j: usize, s: f64) -> f64 {
-    let tj = nodes[j];
-    nodes
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != j)
-        .fold(1.0, |p, (_, &ti)| p * (s - ti) / (tj - ti))
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ impl Abm {
         self.rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
         self.atol.validate("atol", len, 0.0)?;
         AdamsScheme::new(AdamsKind::Mampc, self.max_order, AdamsStart::Ramp).validate()?;
-        if !(self.h_max > 0.0) {
+        if self.h_max.is_nan() || self.h_max <= 0.0 {
             return Err(crate::integrator::common::invalid(
                 "h_max",
                 &self.h_max.to_string(),
