@@ -218,7 +218,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             }
             "4.8" => slider::table_4_8(out)?,
             "p10" => trends::p10(out)?,
-            "wu2" => wu::table_2(),
+            "wu2" => wu::table_2(out)?,
             "wu3" => wu::table_3()?,
             "wu-alpha" => wu::alpha_sweep()?,
             "7.4.1" => haug::table_7_4_1(),

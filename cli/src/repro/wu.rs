@@ -6,7 +6,9 @@
 //!
 //! The runs go through the runtime's `Adams` integrator on the catalog's `crank-slider-wu`.
 
-use mbsim::runtime::adams::stability::{Family, stability_limit};
+use std::path::Path;
+
+use mbsim::runtime::adams::stability::{Family, stability_limit, stability_region};
 use mbsim::runtime::{
     Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, ConstrainedSystem, Problem,
     Stabilization, integrate,
@@ -15,9 +17,14 @@ use mbsim::runtime::{
 use super::haug::{Column, digit_table};
 use super::{Row, Table, published};
 use crate::AppError;
+use crate::plot::{self, PlotSpec, Series};
 
-/// Table 2: stability limits r (stable on (−r, 0)), rows k = 3, 4, 5, columns ABP, AMPC, MAMPC.
-pub fn table_2() -> Table {
+/// Table 2: stability limits r (stable on (−r, 0)), rows k = 3, 4, 5, columns ABP, AMPC, MAMPC;
+/// with the stability regions of Figs. 1–3 drawn into `out`.
+pub fn table_2(out: &Path) -> Result<Table, AppError> {
+    for k in 3..=5 {
+        stability_figure(out, k)?;
+    }
     let limits = |family| -> Vec<f64> { (3..=5).map(|k| stability_limit(family, k).r).collect() };
     let cols = vec![
         Column::new("ABP", 3, limits(Family::Ab), &[0.545, 0.300, 0.164]).correct(
@@ -44,12 +51,39 @@ pub fn table_2() -> Table {
             .collect();
         notes.push(format!("{}: {}", family.label(), detail.join("; ")));
     }
-    digit_table(
+    notes.push("figures fig_wu_stability_k{3,4,5}.png: the regions seen from the origin (first exit along 180 rays of the left half-plane)".into());
+    Ok(digit_table(
         "wu2",
         "[WU] Table 2: stability limits on the negative real axis of h*lambda",
         &["k=3".into(), "k=4".into(), "k=5".into()],
         cols,
         notes,
+    ))
+}
+
+/// \[WU\] Figs. 1–3: the stability regions of ABP_k, AMPC_k and MAMPC_k in the z = hλ plane.
+fn stability_figure(out: &Path, k: usize) -> Result<(), AppError> {
+    let series: Vec<Series> = Family::ALL
+        .iter()
+        .map(|&f| Series {
+            name: format!("{}_{k}", f.label()),
+            points: stability_region(f, k, 180, 5e-3)
+                .iter()
+                .map(|z| (z.re, z.im))
+                .collect(),
+        })
+        .collect();
+    let title = format!("[WU] Figs. 1-3: stability regions, order {k} (boundary seen from z = 0)");
+    let spec = PlotSpec {
+        title: &title,
+        x_label: "Re h lambda",
+        y_label: "Im h lambda",
+        log_y: false,
+    };
+    plot::lines(
+        &out.join(format!("fig_wu_stability_k{k}.png")),
+        &spec,
+        &series,
     )
 }
 
