@@ -8,6 +8,7 @@
 
 pub mod andrews;
 pub mod manipulator;
+pub mod multistep;
 pub mod slider;
 pub mod trends;
 
@@ -182,7 +183,17 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 8] = ["3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11"];
+pub const TABLES: [&str; 9] = [
+    "3.1",
+    "4.1",
+    "4.2",
+    "4.6",
+    "4.7",
+    "4.8",
+    "p10",
+    "p11",
+    "pstab-adams",
+];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
 pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
@@ -210,6 +221,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             }
             "4.8" => slider::table_4_8(out)?,
             "p10" => trends::p10(out)?,
+            "pstab-adams" => multistep::pstab_adams(out)?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());
