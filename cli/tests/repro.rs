@@ -42,3 +42,14 @@ fn rolling_disc_trends_hold() {
     println!("{}", table.render());
     assert!(table.checks.iter().all(|c| c.1), "{:?}", table.checks);
 }
+
+/// PStab on Adams methods (`repro pstab-adams`, not in the sources): every check of the table
+/// (post-stabilized drift at round-off, or below the square of the free drift for one pass;
+/// PStab's stability limit at least the unstabilized one's).
+#[test]
+fn pstab_on_adams_methods_holds_its_checks() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let table = mbsim_cli::repro::multistep::pstab_adams(&dir).expect("runs");
+    println!("{}", table.render());
+    assert!(table.checks.iter().all(|c| c.1), "{:?}", table.checks);
+}

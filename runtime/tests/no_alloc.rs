@@ -11,7 +11,10 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use common::Sys;
 use common::models::Andrews;
 use mbsim_runtime::tableau::RK4;
-use mbsim_runtime::{FixedStep, Integrator, Problem, Rkstab, Stabilization, Stats, Tolerance};
+use mbsim_runtime::{
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, Integrator, Problem, Rkstab,
+    Stabilization, Stats, Tolerance,
+};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -28,6 +31,7 @@ fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
 fn integrators_allocate_only_their_setup() {
     rkstab_allocates_only_its_setup();
     fixed_step_allocates_only_its_setup();
+    adams_allocate_only_their_setup();
 }
 
 /// Allocations of a whole run from `Andrews::Q0` to `t_end` with samples every 1e-3: the
@@ -66,4 +70,17 @@ fn fixed_step_allocates_only_its_setup() {
     let (_, short) = allocations_of_run(&opts, 1e-4);
     let (_, long) = allocations_of_run(&opts, 1e-3);
     assert_eq!(short, long);
+}
+
+/// The Adams methods: the history buffers rotate in place (`engine.rs`), the RK start and the
+/// variable-order estimates use the engine's scratch, so a longer run allocates no more.
+fn adams_allocate_only_their_setup() {
+    let (short, short_count) = allocations_of_run(&Abm::new(1e-8), 0.003);
+    let (long, long_count) = allocations_of_run(&Abm::new(1e-8), 0.03);
+    assert!(long.naccpt > 5 * short.naccpt, "{short} vs {long}");
+    assert_eq!(short_count, long_count, "abm: {short} vs {long}");
+    let scheme = AdamsScheme::new(AdamsKind::Mampc, 4, AdamsStart::RungeKutta);
+    let (_, short) = allocations_of_run(&Adams::new(scheme, 1e-5), 1e-4);
+    let (_, long) = allocations_of_run(&Adams::new(scheme, 1e-5), 1e-3);
+    assert_eq!(short, long, "mampc4");
 }

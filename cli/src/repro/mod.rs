@@ -12,6 +12,7 @@ pub mod andrews;
 pub mod haug;
 pub mod haug_adams;
 pub mod manipulator;
+pub mod multistep;
 pub mod slider;
 pub mod trends;
 pub mod wu;
@@ -187,9 +188,27 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 19] = [
-    "3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11", "wu2", "wu3", "wu-alpha", "7.4.1",
-    "7.4.2", "7.4.3", "7.4.6", "7.4.7", "7.4.8", "ex7.4.5", "7.4.11",
+pub const TABLES: [&str; 20] = [
+    "3.1",
+    "4.1",
+    "4.2",
+    "4.6",
+    "4.7",
+    "4.8",
+    "p10",
+    "p11",
+    "pstab-adams",
+    "wu2",
+    "wu3",
+    "wu-alpha",
+    "7.4.1",
+    "7.4.2",
+    "7.4.3",
+    "7.4.6",
+    "7.4.7",
+    "7.4.8",
+    "ex7.4.5",
+    "7.4.11",
 ];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
@@ -218,6 +237,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             }
             "4.8" => slider::table_4_8(out)?,
             "p10" => trends::p10(out)?,
+            "pstab-adams" => multistep::pstab_adams(out)?,
             "wu2" => wu::table_2(out)?,
             "wu3" => wu::table_3()?,
             "wu-alpha" => wu::alpha_sweep()?,
