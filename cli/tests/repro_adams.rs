@@ -1,7 +1,7 @@
 //! The Adams family's reproductions (digest §4.1: P1, P17, P18, "Stability limits", "MAMPC"),
 //! each checked entry by entry against the source's print to its printed digits (or the
 //! corrected value where the digest lists a misprint): \[WU\] Tables 2 and 3, \[HAUG\] Tables
-//! 7.4.1–7.4.3, 7.4.6–7.4.9, 7.4.11/12 and Example 7.4.5. All run in well under a second in
+//! 7.4.1–7.4.4/7.4.10, 7.4.6–7.4.9, 7.4.11/12 and Example 7.4.5. All run in about a second in
 //! release; the α-sweep of \[WU\] Fig. 7 stays in `mbsim repro wu-alpha`.
 //!
 //! The tables carry their own checks (one per column: every entry within its tolerance of the
@@ -68,6 +68,14 @@ fn wu_table_3_crank_slider() {
             mbsim_testkit::assert_entry(&row.label, t.columns[j].as_str(), ours, p, 0.05 * p);
         }
     }
+}
+
+/// γ_k and γ*_k equal the printed fractions exactly (95/298 checked as 95/288).
+#[test]
+fn haug_tables_7_4_4_and_7_4_10_coefficients() {
+    let t = haug::table_7_4_4();
+    assert_checks(&t);
+    assert_printed_digits(&t, &[17, 17]);
 }
 
 #[test]

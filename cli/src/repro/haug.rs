@@ -1,13 +1,13 @@
-//! \[HAUG\] §7.4 on x' = x, x(0) = 1 (digest P17, P18): Tables 7.4.1 (Taylor polynomials of
-//! e^t), 7.4.2 (Newton backward-difference extrapolation), 7.4.3 (forward Euler), 7.4.6–7.4.9
-//! (self-starting Adams–Bashforth, k = 1…5), Example 7.4.5 (self-starting PECE by hand) and
-//! Tables 7.4.11/12 (PECE at t = 10). Every entry is compared with the print to its printed
-//! decimals; misprints (ambiguities 32, 34) are compared with the corrected value and the note
-//! says so. The integrations go through the runtime's `integrate_ode` with Haug's order ramp;
-//! the predictor values of Example 7.4.5, which the integrator does not expose, are rebuilt from
-//! the corrected history with the exact AB weights of `adams::coefficients`.
+//! \[HAUG\] §7.4 (digest P17): Tables 7.4.1 (Taylor polynomials of e^t), 7.4.2 (Newton
+//! backward-difference extrapolation), 7.4.3 (forward Euler on x' = x) and 7.4.4/7.4.10 (the
+//! Adams coefficients), plus what the Adams tables of `haug_adams.rs` share: the digit-exact
+//! table builder ([`digit_table`], one [`Column`] per printed column: every entry is compared
+//! with the print to its printed decimals; misprints, ambiguities 30, 32, 34, are compared with
+//! the corrected value and a note says so) and the runs on x' = x through the runtime's
+//! `integrate_ode` with Haug's order ramp ([`growth`]).
 
 use mbsim::runtime::SimError;
+use mbsim::runtime::adams::coefficients::{Ratio, ab_gammas, am_gammas};
 use mbsim::runtime::adams::{AdamsKind, AdamsScheme, AdamsStart, FirstOrderOde, integrate_ode};
 
 use super::{Row, Table};
@@ -202,6 +202,39 @@ pub fn growth(kind: AdamsKind, k: usize, h: f64, steps: usize) -> Result<Vec<f64
 
 fn labels_k(n: usize) -> Vec<String> {
     (1..=n).map(|k| format!("k={k}")).collect()
+}
+
+/// Tables 7.4.4 and 7.4.10 (= \[WU\] Table 1): the Adams–Bashforth γ_k and Adams–Moulton γ*_k,
+/// k = 0…5, computed as exact rationals by the generating-function recurrences and compared
+/// with the printed fractions exactly (both sides are the f64 of a fraction of small integers,
+/// so equal fractions give equal doubles). Haug's 95/298 is checked as 95/288 (ambiguity 30).
+pub fn table_7_4_4() -> Table {
+    let printed_ab = [(1, 1), (1, 2), (5, 12), (3, 8), (251, 720), (95, 298)];
+    let printed_am = [(1, 1), (-1, 2), (-1, 12), (-1, 24), (-19, 720), (-3, 160)];
+    let (ab, am) = (ab_gammas(6), am_gammas(6));
+    let as_f64 =
+        |p: &[(i128, i128)]| -> Vec<f64> { p.iter().map(|&(n, d)| n as f64 / d as f64).collect() };
+    let exact = |g: &[Ratio]| -> Vec<f64> { g.iter().map(|r| r.to_f64()).collect() };
+    let mut gamma = Column::new("gamma_k", 17, exact(&ab), &as_f64(&printed_ab));
+    gamma = gamma.correct(
+        5,
+        95.0 / 288.0,
+        "ambiguity 30: Haug prints 95/298; Wu's Table 1 and the integral give 95/288",
+    );
+    let cols = vec![
+        gamma,
+        Column::new("gamma*_k", 17, exact(&am), &as_f64(&printed_am)),
+    ];
+    let notes = (0..6)
+        .map(|k| format!("k={k}: ours gamma = {}, gamma* = {} (exact)", ab[k], am[k]))
+        .collect();
+    digit_table(
+        "7.4.4",
+        "[HAUG] Tables 7.4.4 / 7.4.10 ([WU] Table 1): Adams-Bashforth and Adams-Moulton coefficients",
+        &(0..6).map(|k| format!("k={k}")).collect::<Vec<_>>(),
+        cols,
+        notes,
+    )
 }
 
 /// Table 7.4.1: the Taylor polynomial T_k of e^t about 0 and E_k = T_k − e^t at t = 0.5, 1.

@@ -3,7 +3,7 @@
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
 //! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11).
 //! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
-//! Tables 7.4.1–7.4.3) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
+//! Tables 7.4.1–7.4.4/7.4.10) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.
@@ -188,7 +188,7 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 20] = [
+pub const TABLES: [&str; 21] = [
     "3.1",
     "4.1",
     "4.2",
@@ -204,6 +204,7 @@ pub const TABLES: [&str; 20] = [
     "7.4.1",
     "7.4.2",
     "7.4.3",
+    "7.4.4",
     "7.4.6",
     "7.4.7",
     "7.4.8",
@@ -244,6 +245,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "7.4.1" => haug::table_7_4_1(),
             "7.4.2" => haug::table_7_4_2(),
             "7.4.3" => haug::table_7_4_3()?,
+            "7.4.4" => haug::table_7_4_4(),
             "7.4.6" => haug_adams::table_ab_start(0.1)?,
             "7.4.7" => haug_adams::table_ab_start(0.01)?,
             "7.4.8" => haug_adams::table_7_4_8()?,
