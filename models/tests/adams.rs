@@ -81,6 +81,9 @@ fn abm_error_follows_the_tolerance_with_high_orders_and_no_drift() {
     }
 }
 
+/// A method run on a problem.
+type RunOn<'a> = dyn Fn(&Problem) -> Solution + 'a;
+
 /// Backward integration (t_end < t0): ABM and MAMPC_4 take the pendulum 1 s forward and back
 /// to its start; the round trip returns q0 within 1e-6 (two runs' global errors at rtol 1e-10
 /// resp. h = 1e-3 with error constant ~1: both ≤ 1e-8, measured ≤ 1e-9; the bound leaves room
@@ -89,7 +92,7 @@ fn abm_error_follows_the_tolerance_with_high_orders_and_no_drift() {
 fn abm_and_mampc_integrate_backward() {
     let (sys, q0, v0) = setup("pendulum");
     let scheme = AdamsScheme::new(AdamsKind::Mampc, 4, AdamsStart::RungeKutta);
-    let methods: [(&str, Box<dyn Fn(&Problem) -> Solution>); 2] = [
+    let methods: [(&str, Box<RunOn>); 2] = [
         (
             "abm",
             Box::new(|p| {

@@ -7,9 +7,16 @@ use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within, simulate};
 use mbsim_runtime::error::SingularBlock;
 use mbsim_runtime::tableau::HEUN;
-use mbsim_runtime::{FixedStep, InitOptions, Kernel, Rkstab, SimError, Stabilization, initialize};
+use mbsim_runtime::{
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, InitOptions, Integrator, Kernel,
+    Rkstab, SimError, Stabilization, initialize,
+};
 
-fn run(defect: Defect, opts: Rkstab, t_end: f64) -> Result<mbsim_runtime::Stats, SimError> {
+fn run<I: Integrator>(
+    defect: Defect,
+    opts: I,
+    t_end: f64,
+) -> Result<mbsim_runtime::Stats, SimError> {
     let (q0, v0) = Pendulum::UNIT.at_rest(0.5);
     simulate(&Sys(Broken(defect)), &opts, 0.0, &q0, &v0, t_end, &[]).map(|(_, s)| s)
 }
@@ -156,5 +163,39 @@ fn an_unreachable_constraint_is_an_initialization_failure() {
             assert!(residual >= 1.5, "residual {residual}");
         }
         e => panic!("expected InitializationFailed, got {e:?}"),
+    }
+}
+
+/// The Adams methods fail the same way: a non-finite force at the first evaluation, a mass
+/// that vanishes mid-run (singular KKT matrix, after the ABM's h/4 retries), a pole in the
+/// solution (the ABM's step size underflows in front of it).
+#[test]
+fn adams_methods_fail_with_typed_errors() {
+    let mampc = Adams::new(
+        AdamsScheme::new(AdamsKind::Mampc, 4, AdamsStart::RungeKutta),
+        0.01,
+    );
+    for err in [
+        run(Defect::NanForce { from: 0.0 }, Abm::new(1e-6), 1.0).unwrap_err(),
+        run(Defect::NanForce { from: 0.0 }, mampc.clone(), 1.0).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, SimError::NonFiniteKernel { kernel: Kernel::Force, t, .. } if t == 0.0),
+            "{err:?}"
+        );
+    }
+    for err in [
+        run(Defect::MassVanishes { from: 0.5 }, Abm::new(1e-6), 1.0).unwrap_err(),
+        run(Defect::MassVanishes { from: 0.5 }, mampc, 1.0).unwrap_err(),
+    ] {
+        assert!(
+            matches!(err, SimError::SingularKkt { t, block: SingularBlock::MassOnKernel, .. } if t >= 0.5),
+            "{err:?}"
+        );
+    }
+    let abm = Abm::new(1e-6).with_stabilization(Stabilization::None);
+    match run(Defect::Blowup, abm, 2.0).unwrap_err() {
+        SimError::StepSizeUnderflow { t, .. } => assert_within("underflow time", t, 0.99, 1.0),
+        e => panic!("expected StepSizeUnderflow, got {e:?}"),
     }
 }
