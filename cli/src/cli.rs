@@ -49,7 +49,9 @@ pub enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Reproduce a table of the thesis: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11 or all.
+    /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11; Wu's wu2, wu3,
+    /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
+    /// pstab-adams (PStab on Adams methods, ours); or all.
     Repro {
         /// Table name.
         table: String,
