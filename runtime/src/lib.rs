@@ -26,7 +26,8 @@
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
-//!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2).
+//!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2);
+//!   `partition.rs` (\[HAUG\] GCP §7.3.2 and the hybrid algorithm §7.3.5).
 //! - `drift.rs`: [`DriftMeter`], the one evaluator of ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
 //! - `integrator/`: [`Problem`], [`Integrator`], [`CommonOptions`], the run loop
 //!   (`driver.rs`), the controllers (`controller.rs`), samples (`sampler.rs`).
@@ -84,7 +85,7 @@ pub mod tangent;
 
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
+pub use error::{Coordinate, InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
 pub use fixed_step::FixedStep;
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
@@ -95,7 +96,10 @@ pub use kkt::{KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
-pub use stabilize::{Drift, Stabilization, Stabilizer};
+pub use stabilize::{
+    Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
+    Stabilization, Stabilizer,
+};
 pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

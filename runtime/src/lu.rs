@@ -455,14 +455,22 @@ mod tests {
         lu.solve_in_place(&mut b);
         // O(1) entries: a backward-stable solve is accurate to a few ε.
         for i in 0..3 {
-            assert!((b[i] - x_true[i]).abs() <= 8.0 * f64::EPSILON, "x[{i}] = {}", b[i]);
+            assert!(
+                (b[i] - x_true[i]).abs() <= 8.0 * f64::EPSILON,
+                "x[{i}] = {}",
+                b[i]
+            );
         }
     }
 
     #[test]
     fn full_pivoting_reports_rank_and_dependent_rows() {
         // Row 2 = row 0 + row 1: rank 2, the unpivoted row is a combination with remainder 0.
-        let g = DMatrix::from_row_slice(3, 4, &[1.0, 2.0, 0.0, 1.0, 0.0, 1.0, 3.0, 0.0, 1.0, 3.0, 3.0, 1.0]);
+        let g = DMatrix::from_row_slice(
+            3,
+            4,
+            &[1.0, 2.0, 0.0, 1.0, 0.0, 1.0, 3.0, 0.0, 1.0, 3.0, 3.0, 1.0],
+        );
         let mut lu = FullPivLu::new(3, 4);
         lu.matrix_mut().copy_from(&g);
         assert_eq!(lu.factor(), 2);
@@ -470,7 +478,8 @@ mod tests {
         assert!(lu.remainder(2) <= 16.0 * f64::EPSILON);
         // A NaN entry: rank 0, never a panic.
         let mut lu = FullPivLu::new(1, 2);
-        lu.matrix_mut().copy_from(&DMatrix::from_row_slice(1, 2, &[1.0, f64::NAN]));
+        lu.matrix_mut()
+            .copy_from(&DMatrix::from_row_slice(1, 2, &[1.0, f64::NAN]));
         assert_eq!(lu.factor(), 0);
     }
 
