@@ -157,6 +157,13 @@ impl FullPivLu {
 
     /// Factor in place; returns the numerical rank (see the type docs). NaN entries give rank 0.
     pub fn factor(&mut self) -> usize {
+        self.factor_with_floor(0.0)
+    }
+
+    /// [`FullPivLu::factor`] with pivots at most `max(r, c) ε max(|u_11|, floor)` counted as
+    /// zero: `floor` is the scale the entries have where the matrix does not vanish, so that a
+    /// matrix that is zero up to round-off (|u_11| itself at round-off) has rank 0.
+    pub fn factor_with_floor(&mut self, floor: f64) -> usize {
         let (r, c) = self.a.shape();
         for (k, x) in self.rows.iter_mut().enumerate() {
             *x = k;
@@ -169,7 +176,7 @@ impl FullPivLu {
         for k in 0..r {
             let (pr, pc, best) = self.largest_remaining(k);
             if k == 0 {
-                tiny = (r.max(c) as f64) * f64::EPSILON * best;
+                tiny = (r.max(c) as f64) * f64::EPSILON * best.max(floor);
             }
             if best.is_nan() || best <= tiny || best == 0.0 {
                 return self.rank;
@@ -260,6 +267,16 @@ impl FullPivLu {
             return 0.0;
         }
         self.pivot(r - 1) / self.pivot(0)
+    }
+
+    /// |u_rr|, the smallest pivot over the `r` rows (0 when rank-deficient, ∞ for `r = 0`).
+    pub fn smallest_pivot(&self) -> f64 {
+        let r = self.a.nrows();
+        match (r, self.rank < r) {
+            (0, _) => f64::INFINITY,
+            (_, true) => 0.0,
+            (_, false) => self.pivot(r - 1),
+        }
     }
 
     /// Solve A x = b in place for a square A of full rank (`b` becomes `x`).

@@ -27,16 +27,26 @@
 //!    (A max-norm method would be tightened by that factor instead, which is harmless.)
 //!
 //! **Re-partitioning.** At the first Newton iteration of each correction the conditioning
-//! estimate of Φ_u at the predictor, ρ = |u_mm|/|u_11| of its complete-pivoting LU (a lower
-//! bound of 1/κ₂(Φ_u), see [`FullPivLu`]), is compared with its value when the partition was
-//! chosen, ρ₀ (the best partition's). Below [`PartitionOptions::repartition_ratio`] · ρ₀ the
-//! predictor is re-partitioned and Newton restarts from it. A Newton failure also
+//! estimate of the partition at the predictor, ρ = |u_mm(Φ_u)| / max|Φ_q| — the smallest
+//! pivot of the complete-pivoting LU of Φ_u against the largest entry of the whole Φ_q, so
+//! 1/ρ ≤ ‖Φ_q‖₂ ‖Φ_u⁻¹‖₂, a lower bound of the amplification from the independent to the
+//! dependent coordinates (see [`FullPivLu`]) — is compared with its value when the partition
+//! was chosen, ρ₀ = the pivot ratio of the LU of Φ_q (the best choice's). Measuring against
+//! Φ_q and not Φ_u alone matters: for m = 1 Φ_u's own pivot ratio is always 1, and the
+//! Cartesian pendulum with x dependent passes the bottom, where Φ_u = x vanishes, unnoticed
+//! (measured: 40 times the error of PStab at rtol 1e-8). Below
+//! [`PartitionOptions::repartition_ratio`] · ρ₀ the predictor is re-partitioned and Newton
+//! restarts from it. A Newton failure also
 //! re-partitions once; if that gives the same partition, or fails again,
 //! [`SimError::PartitionNewtonFailed`] is returned (retryable: the driver retries the step
 //! with h/4, a better predictor). A rank-deficient Φ_q is [`SimError::SingularPartition`].
 //! Every choice is recorded ([`Repartition`], in [`crate::Stats::partitions`]; the first with
 //! [`RepartitionReason::Initial`]) at the time of the step attempt that made it (a rejected
 //! attempt's re-partition stands: it was chosen at a state near the solution).
+//!
+//! Rank: a pivot counts as zero below max(r, c) ε max(|u_11|, 1 + ‖q‖∞): the entries of Φ_q
+//! are of the size of the coordinates (lengths) or of 1 (angles) where it does not vanish, so
+//! a Φ_q that is zero up to round-off is rank-deficient, not scaled up.
 //!
 //! **Nonholonomic models.** Newton runs on the m holonomic rows (positions); the velocities
 //! have their own partition over G = [Φ_q; A] ((m + k) × n, also complete pivoting), checked
@@ -221,6 +231,16 @@ pub struct Repartition {
 /// at the round-off of the model's constraint evaluation).
 pub const ROUND_OFF_STEP: f64 = 64.0;
 
+/// The largest |entry| of the first `rows` rows of `jac` (1 if they are empty or zero, so the
+/// ratio of an empty block stays defined).
+fn rows_max(jac: &DMatrix<f64>, rows: usize) -> f64 {
+    let big = jac
+        .rows(0, rows)
+        .iter()
+        .fold(0.0_f64, |s, x| s.max(x.abs()));
+    if big > 0.0 { big } else { 1.0 }
+}
+
 /// One partition: the dependent columns and its conditioning when chosen.
 #[derive(Clone, Debug)]
 struct Choice {
@@ -291,6 +311,8 @@ pub(super) struct Gcp {
     weight: Vec<f64>,
     /// Hybrid: correct every step (pure GCP) while set.
     fallback: bool,
+    /// The rank floor 1 + ‖q‖∞ of the current state (module docs).
+    floor: f64,
     pub(super) events: Vec<Repartition>,
     pub(super) newton_iterations: u64,
     pub(super) repartitions: u64,
@@ -328,6 +350,7 @@ impl Gcp {
             tmp: vec![0.0; r],
             weight: vec![1.0; 2 * n],
             fallback: false,
+            floor: 1.0,
             events: Vec::new(),
             newton_iterations: 0,
             repartitions: 0,
@@ -388,6 +411,7 @@ impl Gcp {
         h: f64,
         q: &[f64],
     ) -> Result<(), SimError> {
+        self.floor = 1.0 + inf_norm(q);
         if !self.pos.made {
             kernels::jacobian(sys, t, q, &mut self.jac)?;
             let initial = (RepartitionReason::Initial, f64::NAN);
@@ -468,13 +492,13 @@ impl Gcp {
                     self.block_pos.matrix_mut()[(i, j)] = self.jac[(i, col)];
                 }
             }
-            if self.block_pos.factor() < m {
+            if self.block_pos.factor_with_floor(self.floor) < m {
                 return Ok(match may_repartition {
                     true => Newton::IllConditioned(0.0),
                     false => failed("Φ_u is singular"),
                 });
             }
-            let ratio = self.block_pos.pivot_ratio();
+            let ratio = self.block_pos.smallest_pivot() / rows_max(&self.jac, m);
             if may_repartition && it == 0 && ratio < opts.repartition_ratio * self.pos.ratio {
                 return Ok(Newton::IllConditioned(ratio));
             }
@@ -546,8 +570,8 @@ impl Gcp {
                 self.block_vel.matrix_mut()[(i, j)] = self.jac[(i, col)];
             }
         }
-        self.block_vel.factor();
-        self.block_vel.pivot_ratio()
+        self.block_vel.factor_with_floor(self.floor);
+        self.block_vel.smallest_pivot() / rows_max(&self.jac, r)
     }
 
     fn choice(&self, level: PartitionLevel) -> &Choice {
@@ -582,7 +606,7 @@ impl Gcp {
         lu.matrix_mut()
             .view_mut((0, 0), (rows, n))
             .copy_from(&self.jac.view((0, 0), (rows, n)));
-        if lu.factor() < rows {
+        if lu.factor_with_floor(self.floor) < rows {
             return Err(self.singular(sys, t, h, level, false));
         }
         let (ratio, columns) = (lu.pivot_ratio(), &lu.pivot_columns()[..rows]);
