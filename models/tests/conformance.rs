@@ -18,8 +18,8 @@ use mbsim_models::catalog;
 use mbsim_runtime::catalog::find;
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
-    ConstrainedSystem, FixedStep, InitOptions, Integrator, Problem, Recorder, Rkstab, Stats,
-    initialize, integrate,
+    ConstrainedSystem, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions,
+    Problem, Recorder, Rkstab, Stabilization, Stats, initialize, integrate,
 };
 
 /// The runtime's hand-written test models (the four-bar chain has no generated form yet: the
@@ -201,6 +201,8 @@ suite! {
     "dopri5", order 5, |h| FixedStep::new(DOPRI5_FIXED, h);
     "rk4", order 4, |h| FixedStep::new(RK4, h);
     "heun", order 2, |h| FixedStep::new(HEUN, h);
+    "rkstab-gcp", order 5, |h| pinned_rkstab(h).with_stabilization(Stabilization::Partitioned(PartitionOptions::default()));
+    "rkstab-hybrid", order 5, |h| pinned_rkstab(h).with_stabilization(Stabilization::Hybrid(HybridOptions { tolerance: 1e-12, ..HybridOptions::default() }));
 }
 
 #[test]
