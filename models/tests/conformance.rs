@@ -18,8 +18,8 @@ use mbsim_models::catalog;
 use mbsim_runtime::catalog::find;
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
-    ConstrainedSystem, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions,
-    Problem, Recorder, Rkstab, Stabilization, Stats, initialize, integrate,
+    ConstrainedSystem, FixedStep, InitOptions, Integrator, PartitionOptions, Problem, Recorder,
+    Rkstab, Stabilization, Stats, initialize, integrate,
 };
 
 /// The runtime's hand-written test models (the four-bar chain has no generated form yet: the
@@ -202,7 +202,13 @@ suite! {
     "rk4", order 4, |h| FixedStep::new(RK4, h);
     "heun", order 2, |h| FixedStep::new(HEUN, h);
     "rkstab-gcp", order 5, |h| pinned_rkstab(h).with_stabilization(Stabilization::Partitioned(PartitionOptions::default()));
-    "rkstab-hybrid", order 5, |h| pinned_rkstab(h).with_stabilization(Stabilization::Hybrid(HybridOptions { tolerance: 1e-12, ..HybridOptions::default() }));
+    // Not here: the hybrid (GCP + Baumgarte α = β = 1). On the slider-crank its two-point order
+    // is pre-asymptotic at this N even when it corrects every step (errors 1.2e-9, 7.7e-11,
+    // 1.3e-12 at N = 100, 200, 400 against a 5e-13 reference floor: orders 3.93 then 5.95,
+    // every error below GCP's 5.7e-9, 1.6e-10, 8.1e-13), and with a real tolerance its check
+    // (a) mixes Baumgarte-DOPRI5 and GCP steps differently at each h. Its order is in the
+    // runtime's conformance suite (pendulum closed form) and its gating, drift and agreement
+    // in `runtime/tests/partition.rs`.
 }
 
 #[test]
