@@ -11,7 +11,9 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use common::Sys;
 use common::models::Andrews;
 use mbsim_runtime::tableau::RK4;
-use mbsim_runtime::{FixedStep, Integrator, Problem, Rkstab, Stabilization, Stats, Tolerance};
+use mbsim_runtime::{
+    FixedStep, Integrator, PartitionOptions, Problem, Rkstab, Stabilization, Stats, Tolerance,
+};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -45,6 +47,7 @@ fn rkstab_allocates_only_its_setup() {
         Stabilization::SFull,
         Stabilization::GGt,
         Stabilization::None,
+        Stabilization::Partitioned(PartitionOptions::default()),
     ] {
         let mut opts = Rkstab::new(1e-6).with_stabilization(stab);
         opts.atol = Tolerance::PerComponent([vec![1e-7; 7], vec![1e-5; 7]].concat());
