@@ -74,6 +74,11 @@
 //!   ill-conditioned), every step is corrected without the check (a).
 //! - The partition is chosen at the first step even when no correction is due (Haug's step 2
 //!   precedes the loop), so error control is on the independent components from the start.
+//! - Haug checks conditioning in (b) only. Here the check (a) also tests the position
+//!   partition's block at the predictor (one Φ_q and an m × m LU per step, the cost of the
+//!   drift test's Φ_q) and corrects, re-partitioning, when it has degraded: the error weights
+//!   rest on the partition, and a stale one would leave coordinates that now carry the
+//!   motion without error control while the drift stays within tolerance.
 
 use nalgebra::DMatrix;
 
@@ -389,7 +394,27 @@ impl Gcp {
         let Some((tolerance, _)) = self.hybrid else {
             return Ok(true);
         };
-        Ok(self.fallback || drift()? > tolerance)
+        if self.fallback || self.positions_degraded(sys, t, q)? {
+            return Ok(true);
+        }
+        Ok(drift()? > tolerance)
+    }
+
+    /// Whether the position partition's block at q is singular or below the re-partition
+    /// threshold (m > 0).
+    fn positions_degraded(
+        &mut self,
+        sys: &(impl ConstrainedSystem + ?Sized),
+        t: f64,
+        q: &[f64],
+    ) -> Result<bool, SimError> {
+        let m = self.dims.m;
+        if m == 0 {
+            return Ok(false);
+        }
+        let regular = self.factor_position_block(sys, t, q)?;
+        let ratio = self.block_pos.smallest_pivot() / rows_max(&self.jac, m);
+        Ok(!regular || ratio < self.opts.repartition_ratio * self.pos.ratio)
     }
 
     /// The GCP correction of (q, v) at time t (module docs, 3 and 4).
@@ -494,6 +519,7 @@ impl Gcp {
                     return Ok(Newton::IllConditioned(ratio));
                 }
             }
+            // (`positions_degraded` is the same test, for the hybrid's check (a).)
             if converged {
                 return Ok(Newton::Converged);
             }
