@@ -37,11 +37,13 @@
 //! estimate, and Andrews at rtol 1e-13; the thesis' reproductions keep every counter.
 
 mod partition;
+mod partition_options;
 mod projection;
 mod sfull;
 
-pub use partition::{
-    HybridOptions, PartitionLevel, PartitionOptions, ROUND_OFF_STEP, Repartition, RepartitionReason,
+pub use partition::ROUND_OFF_STEP;
+pub use partition_options::{
+    HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
 
 use std::time::{Duration, Instant};
