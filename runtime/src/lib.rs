@@ -58,6 +58,14 @@
 //!   (4.15)); two passes with Jacobi residuals re-evaluated at the current point.
 //! - **21** Rheonomic constraints: the velocity invariant and PStab's `r_v` are `Φ_q v + Φ_t`.
 //! - **44** The error norm covers all 2n components of (q, v) (Hairer's RMS norm).
+//! - **GCP / hybrid** (\[HAUG\] §7.3.2, §7.3.5, digest §2.6) are drift controls of the layer
+//!   ([`Stabilization::Partitioned`], [`Stabilization::Hybrid`]), applied after each step like
+//!   the projections: the partition from an LU with complete pivoting of Φ_q at the first
+//!   predictor, error control on the independent components only (weights ∞ and √(N_i/2n),
+//!   so the RMS over 2n is the RMS over the independent ones), re-partition when the block's
+//!   pivot against max|Φ_q| halves, velocities partitioned over [Φ_q; A] with nonholonomic
+//!   rows; the hybrid adds γ̂ to every solve and corrects only above its tolerance. Haug's
+//!   direct integration (§7.3.3) is [`Stabilization::None`]. See `stabilize/partition.rs`.
 //! - Counters follow Hairer's `dopri5.f`: `NFCN = 6·NSTEP + 2`, `NREJCT` only after the first
 //!   accepted step, `NSTAB` counts rejected attempts too.
 #![warn(missing_docs)]
