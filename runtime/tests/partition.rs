@@ -533,6 +533,9 @@ fn hybrid_corrects_only_when_the_constraint_tolerance_is_exceeded() {
 // Failures: typed errors, never garbage
 // ---------------------------------------------------------------------------------------------
 
+/// Through an integrator the KKT solve meets a rank-deficient G first (`SingularKkt`); the
+/// partition is reached with a step's predicted state, which is what `Stabilizer::apply` is
+/// handed here.
 #[test]
 fn a_singular_configuration_has_no_partition() {
     // The singular slider-crank at its dead point θ = (0, π): Φ_q = (sin θ1, sin θ2) = 0.
