@@ -4,8 +4,9 @@
 //! DATOL test, the counters (NSTAB) and the CPU time spent stabilizing. The projection family
 //! (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)) lives in `projection.rs`, S-full
 //! (Algorithm 3.2) in `sfull.rs`, generalized coordinate partitioning and Haug's hybrid
-//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs`. Baumgarte is not a post-step correction: it changes γ in the
-//! KKT solve ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it.
+//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`).
+//! Baumgarte is not a post-step correction: it changes γ in the KKT solve
+//! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it.
 //!
 //! Conventions (\[CHIN\] Ch. 3, digest §2.3):
 //! - the invariant is h(t, q, v) = (Φ(t, q); G v + [Φ_t; b]) (ambiguity 21: the rheonomic
