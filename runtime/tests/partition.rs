@@ -716,3 +716,26 @@ fn bad_options_are_rejected_before_any_kernel_call() {
         }
     }
 }
+
+#[test]
+fn a_newton_failure_is_retried_with_a_shorter_step() {
+    // The adaptive driver retries a failed correction with h/4 (a closer predictor): with
+    // one Newton iteration and a 1e-15 tolerance, coarse steps fail (δ²/2 ≫ 1e-15, see
+    // `newton_failure_is_a_typed_error_naming_the_dependent_coordinates`), shorter ones pass.
+    let stab = Stabilization::Partitioned(PartitionOptions {
+        max_newton_iterations: 1,
+        newton_tolerance: 1e-15,
+        ..PartitionOptions::default()
+    });
+    let (q0, v0) = Pendulum::UNIT.at_rest(1.0);
+    let opts = Rkstab::new(1e-3).with_stabilization(stab);
+    let (_, stats) = simulate(&Sys(Pendulum::UNIT), &opts, 0.0, &q0, &v0, 2.0, &[]).unwrap();
+    eprintln!("{stats}");
+    assert!(
+        stats.failed > 0,
+        "some attempts failed and were retried: {stats}"
+    );
+    // Every accepted step met the tolerance, or stopped at a round-off-sized Newton step,
+    // where Φ = (x² + y² − 1)/2 is evaluated to a few ε (≤ 4ε = 8.9e-16 < 1e-15).
+    assert_below("‖Φ‖ at the steps", stats.max_drift.position, 1e-15);
+}
