@@ -77,10 +77,12 @@
 //! - The check (a) is DATOL-style: max(‖Φ‖∞, ‖G v + [Φ_t; b]‖∞) ≤
 //!   [`HybridOptions::tolerance`]. Haug names Φ only; the velocity level is included because
 //!   the correction (b) restores both and an unchecked velocity residual would feed Φ.
-//! - "Fall back to pure GCP": the correction (b) measures ρ of the factored block (Φ_u, or
-//!   G_dep with nonholonomic rows) at the corrected state; while ρ <
-//!   [`HybridOptions::fallback_ratio`] (near a singular configuration every partition is
-//!   ill-conditioned), every step is corrected without the check (a).
+//! - "Fall back to pure GCP": the correction (b) measures the smallest pivot of the factored
+//!   block (Φ_u, or G_dep with nonholonomic rows) at the corrected state against max|G|, now
+//!   or at the first partition, whichever is larger (near a singular configuration every
+//!   partition is ill-conditioned and the entries that matter shrink, so the relative
+//!   re-partition measure ρ need not fall: for m = 1 it stays 1); while it is below
+//!   [`HybridOptions::fallback_ratio`], every step is corrected without the check (a).
 //! - The partition is chosen at the first step even when no correction is due (Haug's step 2
 //!   precedes the loop), so error control is on the independent components from the start.
 //! - Haug checks conditioning in (b) only. Here the check (a) also tests the position
@@ -187,6 +189,8 @@ pub(super) struct Gcp {
     fallback: bool,
     /// The rank floor 1 + ‖q‖∞ of the current state (module docs).
     floor: f64,
+    /// max|G| at the first partition (the hybrid's fallback measure).
+    scale0: f64,
     pub(super) events: Vec<Repartition>,
     pub(super) newton_iterations: u64,
     pub(super) repartitions: u64,
@@ -226,6 +230,7 @@ impl Gcp {
             weight: vec![1.0; 2 * n],
             fallback: false,
             floor: 1.0,
+            scale0: 1.0,
             events: Vec::new(),
             newton_iterations: 0,
             repartitions: 0,
@@ -291,9 +296,12 @@ impl Gcp {
         if self.dims.m > 0 {
             self.positions(sys, t, h, q)?;
         }
-        let ratio = self.velocities(sys, t, h, q, v)?;
+        self.velocities(sys, t, h, q, v)?;
         if let Some((_, fallback_ratio)) = self.hybrid {
-            self.fallback = ratio < fallback_ratio;
+            // The block just factored at the corrected state, against G's scale at the first
+            // partition too: near a singular configuration every entry that matters shrinks.
+            let scale = rows_max(&self.jac, self.dims.constraint_rows()).max(self.scale0);
+            self.fallback = self.block_vel.smallest_pivot() / scale < fallback_ratio;
         }
         Ok(())
     }
@@ -309,6 +317,7 @@ impl Gcp {
         self.floor = 1.0 + inf_norm(q);
         if !self.pos.made {
             kernels::jacobian(sys, t, q, &mut self.jac)?;
+            self.scale0 = rows_max(&self.jac, self.dims.constraint_rows());
             let initial = (RepartitionReason::Initial, f64::NAN);
             self.choose(sys, t, h, PartitionLevel::Positions, initial)?;
             if self.dims.k > 0 {
@@ -435,7 +444,7 @@ impl Gcp {
     }
 
     /// The dependent velocities from G_dep v_dep = −G_indep v_indep − [Φ_t; b] at the
-    /// corrected q; returns the conditioning estimate of G_dep.
+    /// corrected q (re-partitioning first if G_dep has degraded); leaves G_dep factored.
     fn velocities(
         &mut self,
         sys: &(impl ConstrainedSystem + ?Sized),
@@ -443,21 +452,21 @@ impl Gcp {
         h: f64,
         q: &[f64],
         v: &mut [f64],
-    ) -> Result<f64, SimError> {
+    ) -> Result<(), SimError> {
         let r = self.dims.constraint_rows();
         kernels::jacobian(sys, t, q, &mut self.jac)?;
         let level = match self.dims.k {
             0 => PartitionLevel::Positions,
             _ => PartitionLevel::Velocities,
         };
-        let mut ratio = self.factor_velocity_block(level);
+        let ratio = self.factor_velocity_block(level);
         let best = self.choice(level).ratio;
         // The positions were checked at the predictor; at the corrected point the block may
         // still have degraded (k = 0), or it is the velocities' own partition (k > 0).
         if ratio < self.opts.repartition_ratio * best {
             let why = (RepartitionReason::IllConditioned, ratio);
             self.choose(sys, t, h, level, why)?;
-            ratio = self.factor_velocity_block(level);
+            self.factor_velocity_block(level);
         }
         if self.block_vel.rank() < r {
             // The best partition's block is singular: G itself has lost rank here.
@@ -473,7 +482,7 @@ impl Gcp {
         for (j, &col) in dependent.iter().enumerate() {
             v[col] -= res[j];
         }
-        Ok(ratio)
+        Ok(())
     }
 
     /// Gather and factor the block of the dependent velocity columns of G; its ρ.

@@ -79,10 +79,11 @@ pub struct HybridOptions {
     /// The constraint tolerance of the check (a): correct only when max(‖Φ‖∞, ‖G v +
     /// [Φ_t; b]‖∞) exceeds it. Default 1e-10.
     pub tolerance: f64,
-    /// Correct every step (pure GCP) while the conditioning estimate of the last correction's
-    /// block is below this (in (0, 1)). Default 1e-3. It is a ratio of pivots, so it depends
-    /// on the units of the coordinates (angles against lengths): raise it for a model whose
-    /// well-conditioned positions already have small ratios.
+    /// Correct every step (pure GCP) while the smallest pivot of the last correction's block,
+    /// over max|G| (now or at the first partition, the larger), is below this (in [0, 1)).
+    /// Default 1e-3. It compares entries of G, so it depends on the units of the coordinates
+    /// (angles against lengths): raise it for a model whose well-conditioned positions
+    /// already have small ratios.
     pub fallback_ratio: f64,
     /// Newton and re-partition options of the correction (b).
     pub partition: PartitionOptions,
