@@ -25,7 +25,9 @@ pub struct PartitionOptions {
     /// the horizontal, [0, 1] through the bottom, 40…320 steps, max error against rtol 1e-13):
     /// 0.1 gives orders 4.56, 4.20 and errors up to 2.9 times PStab's (the switch comes late,
     /// after the error was amplified up to tenfold); 0.25 gives 5.07, 5.04 (1.8 times); 0.5
-    /// gives 5.04, 5.12 (1.3 times); 0.7 no better. A re-partition costs one LU of Φ_q.
+    /// gives 5.04, 5.12 (1.3 times); 0.7 gives 4.98, 5.10 (1.1 times), the same two
+    /// switches. 0.5 is the round middle ground: a re-partition costs one LU of Φ_q, but
+    /// closer to 1 small oscillations of the best choice could make it switch back and forth.
     pub repartition_ratio: f64,
 }
 
