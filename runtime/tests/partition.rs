@@ -215,7 +215,9 @@ fn gcp_holds_the_constraints_and_agrees_with_the_reference() {
             1e-12,
         );
         // Agreement: a tolerance-proportional method accumulates its local errors, ≲ 100 rtol
-        // over these spans (PStab at the same rtol measures the same size; printed).
+        // over these spans. Measured (printed): GCP 2.1e-8, 5.3e-8, 1.1e-8 against PStab's
+        // 8.5e-9, 4.6e-9, 4.4e-9 — GCP controls the error of the independent components only,
+        // and the dependent ones inherit it amplified by up to 1/ρ (`partition.rs`).
         assert_below(&format!("{name}: GCP vs reference"), e_gcp, 100.0 * 1e-8);
         assert_eq!(
             stats.nstab, stats.nstep,
@@ -285,8 +287,19 @@ fn haug_pendulum_dae_with_gcp_matches_the_reduced_ode() {
     let phi: Vec<f64> = rec.q.iter().map(|q| q[2]).collect();
     let omega: Vec<f64> = rec.v.iter().map(|v| v[2]).collect();
     let (phi_ref, omega_ref): (Vec<f64>, Vec<f64>) = reduced.into_iter().unzip();
+    let max_dev = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    };
+    eprintln!(
+        "P16: max |Δφ| {:.3e}, max |Δφ'| {:.3e}",
+        max_dev(&phi, &phi_ref),
+        max_dev(&omega, &omega_ref)
+    );
     // A tolerance-proportional run at rtol 1e-10 (atol 1e-11): global error ≲ 100 rtol · |φ|,
-    // |φ| ≤ 5 → 5e-8 (measured below 1e-9, printed by the helper on failure).
+    // |φ| ≤ 5 (it swings about 3π/2) → 5e-8 (measured 2.2e-10 in φ, 7.1e-10 in φ', printed).
     assert_close("φ: DAE + GCP vs reduced ODE", &phi, &phi_ref, 5e-8, 0.0);
     assert_close(
         "φ': DAE + GCP vs reduced ODE",
