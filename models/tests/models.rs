@@ -122,7 +122,7 @@ fn short_run(info: &ModelEntry) -> Result<(), String> {
     let problem = Problem::new(0.0, t_end, &init.q, &init.v).with_times(&[0.0, t_end]);
     let (rec, end) = mbsim_runtime::integrate(sys.as_ref(), &Rkstab::new(1e-8), &problem)
         .map_err(|e| format!("{}: {e}", info.name))?;
-    let (stats, d) = (end.stats, end.stats.max_drift);
+    let (d, stats) = (end.stats.max_drift, end.stats);
     println!(
         "{}: NSTEP {}, max |phi| {:.2e}, max |phi_dot| {:.2e}",
         info.name, stats.nstep, d.position, d.velocity

@@ -181,15 +181,69 @@ pub enum SimError {
         /// Rows of G v + [Φ_t; b] above the tolerance, with their residuals.
         velocity_rows: Vec<(usize, f64)>,
     },
+    /// A coordinate partition (\[HAUG\] §7.3.2) was asked for where the matrix it partitions
+    /// (Φ_q for the positions, G = [Φ_q; A] for the velocities) has lost row rank: a singular
+    /// configuration or redundant constraints. The LU with complete pivoting
+    /// ([`crate::lu::FullPivLu`]) stopped after `rank` pivots; `dependent` lists the constraint
+    /// rows it could not pivot (combinations of the others), each with the largest entry left
+    /// in it after the elimination (its distance from the span of the pivot rows).
+    #[error(
+        "no coordinate partition at t = {t:e} (step h = {h:e}): {matrix} has rank {rank} < \
+         {rows} (a singular configuration or redundant constraints); dependent constraint \
+         rows: {}",
+        ViolatedRow::list(dependent)
+    )]
+    SingularPartition {
+        /// Time of the state being partitioned.
+        t: f64,
+        /// Step size of the step in progress.
+        h: f64,
+        /// `"Φ_q"` or `"[Φ_q; A]"`.
+        matrix: &'static str,
+        /// The numerical rank found.
+        rank: usize,
+        /// The number of rows (the rank a partition needs).
+        rows: usize,
+        /// The rows left unpivoted, with their names and remainders.
+        dependent: Vec<ViolatedRow>,
+    },
+    /// Newton's method on Φ(u, v, t) = 0 for the dependent coordinates u of a partitioned
+    /// stabilization did not reach its tolerance (also after a re-partition).
+    #[error(
+        "Newton on Φ(u, v, t) = 0 for the dependent coordinates [{}] failed at t = {t:e} (step \
+         h = {h:e}): {reason}; ‖Φ‖∞ = {residual:e} after {iterations} iterations (tolerance \
+         {tolerance:e})",
+        Coordinate::list(dependent)
+    )]
+    PartitionNewtonFailed {
+        /// Time of the correction.
+        t: f64,
+        /// Step size of the step in progress.
+        h: f64,
+        /// Newton iterations performed.
+        iterations: usize,
+        /// ‖Φ(t, q)‖∞ at the last iterate (NaN if it was not finite).
+        residual: f64,
+        /// The Newton tolerance.
+        tolerance: f64,
+        /// Why it stopped: the iteration cap, a growing residual, or a singular Φ_u.
+        reason: &'static str,
+        /// The dependent coordinates being solved for.
+        dependent: Vec<Coordinate>,
+    },
 }
 
 impl SimError {
     /// Whether a step attempt that failed this way may be retried with a smaller step (a
-    /// singular KKT matrix or a non-finite kernel value at a stage).
+    /// singular KKT matrix or a non-finite kernel value at a stage; a partition or its Newton
+    /// solve that failed at the step's predicted state, which a shorter step brings closer).
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
-            SimError::SingularKkt { .. } | SimError::NonFiniteKernel { .. }
+            SimError::SingularKkt { .. }
+                | SimError::NonFiniteKernel { .. }
+                | SimError::SingularPartition { .. }
+                | SimError::PartitionNewtonFailed { .. }
         )
     }
 }
@@ -273,5 +327,34 @@ impl ViolatedRow {
         } else {
             s.join(", ")
         }
+    }
+}
+
+/// A generalized coordinate named for a message: its index into q and its name
+/// ([`crate::ConstrainedSystem::coordinate_names`], else `q[i]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coordinate {
+    /// Index into q.
+    pub index: usize,
+    /// The coordinate's name.
+    pub name: String,
+}
+
+impl Coordinate {
+    /// Coordinate `index` named after `names` (`q[i]` beyond them).
+    pub fn named(index: usize, names: &[&str]) -> Coordinate {
+        let name = names
+            .get(index)
+            .map_or_else(|| format!("q[{index}]"), |n| n.to_string());
+        Coordinate { index, name }
+    }
+
+    /// "x1 (0), phi1 (2)".
+    fn list(coordinates: &[Coordinate]) -> String {
+        let s: Vec<String> = coordinates
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.index))
+            .collect();
+        s.join(", ")
     }
 }

@@ -212,6 +212,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
         Ok(())
     }
 
+    fn stabilizer(&self) -> Option<&Stabilizer> {
+        Some(&self.stab)
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.rhs.nfcn,

@@ -26,7 +26,8 @@
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
-//!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2).
+//!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2);
+//!   `partition.rs` (\[HAUG\] GCP §7.3.2 and the hybrid algorithm §7.3.5).
 //! - `drift.rs`: [`DriftMeter`], the one evaluator of ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
 //! - `integrator/`: [`Problem`], [`Integrator`], [`CommonOptions`], the run loop
 //!   (`driver.rs`), the controllers (`controller.rs`), samples (`sampler.rs`).
@@ -57,6 +58,14 @@
 //!   (4.15)); two passes with Jacobi residuals re-evaluated at the current point.
 //! - **21** Rheonomic constraints: the velocity invariant and PStab's `r_v` are `Φ_q v + Φ_t`.
 //! - **44** The error norm covers all 2n components of (q, v) (Hairer's RMS norm).
+//! - **GCP / hybrid** (\[HAUG\] §7.3.2, §7.3.5, digest §2.6) are drift controls of the layer
+//!   ([`Stabilization::Partitioned`], [`Stabilization::Hybrid`]), applied after each step like
+//!   the projections: the partition from an LU with complete pivoting of Φ_q at the first
+//!   predictor, error control on the independent components only (weights ∞ and √(N_i/2n),
+//!   so the RMS over 2n is the RMS over the independent ones), re-partition when the block's
+//!   pivot against max|Φ_q| halves, velocities partitioned over [Φ_q; A] with nonholonomic
+//!   rows; the hybrid adds γ̂ to every solve and corrects only above its tolerance. Haug's
+//!   direct integration (§7.3.3) is [`Stabilization::None`]. See `stabilize/partition.rs`.
 //! - Counters follow Hairer's `dopri5.f`: `NFCN = 6·NSTEP + 2`, `NREJCT` only after the first
 //!   accepted step, `NSTAB` counts rejected attempts too.
 #![warn(missing_docs)]
@@ -86,7 +95,7 @@ pub mod tangent;
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
+pub use error::{Coordinate, InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
 pub use fixed_step::FixedStep;
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
@@ -97,7 +106,10 @@ pub use kkt::{KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
-pub use stabilize::{Drift, Stabilization, Stabilizer};
+pub use stabilize::{
+    Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
+    Stabilization, Stabilizer,
+};
 pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

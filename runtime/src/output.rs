@@ -101,7 +101,7 @@ impl Extra {
 
 /// Counters of a run (the thesis' names in brackets); the same for every method, with the
 /// method's own counters in [`Stats::extra`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
     /// Right-hand-side evaluations = KKT solves of the integration proper `NFCN`. For the
     /// adaptive method `nfcn = 6 nstep + 2` when no attempt failed (`failed == 0`) and the
@@ -131,6 +131,11 @@ pub struct Stats {
     pub h_range: (f64, f64),
     /// Method-specific counters.
     pub extra: Extra,
+    /// Every choice of independent coordinates made by a partitioned stabilization
+    /// ([`crate::Stabilization::Partitioned`], [`crate::Stabilization::Hybrid`]): time, old
+    /// and new independent set, reason; empty for the other stabilizations. (This field is
+    /// why `Stats` is `Clone` but not `Copy`.)
+    pub partitions: Vec<crate::stabilize::Repartition>,
 }
 
 impl Stats {

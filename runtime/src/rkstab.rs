@@ -299,6 +299,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
         Ok(())
     }
 
+    fn stabilizer(&self) -> Option<&Stabilizer> {
+        Some(&self.stab)
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.rhs.nfcn,

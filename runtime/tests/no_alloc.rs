@@ -12,8 +12,8 @@ use common::Sys;
 use common::models::Andrews;
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, Integrator, Problem, Rkstab,
-    Stabilization, Stats, Tolerance,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, Integrator, PartitionOptions,
+    Problem, Rkstab, Stabilization, Stats, Tolerance,
 };
 
 #[global_allocator]
@@ -49,6 +49,7 @@ fn rkstab_allocates_only_its_setup() {
         Stabilization::SFull,
         Stabilization::GGt,
         Stabilization::None,
+        Stabilization::Partitioned(PartitionOptions::default()),
     ] {
         let mut opts = Rkstab::new(1e-6).with_stabilization(stab);
         opts.atol = Tolerance::PerComponent([vec![1e-7; 7], vec![1e-5; 7]].concat());

@@ -213,6 +213,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for AdamsStepper {
         Ok(())
     }
 
+    fn stabilizer(&self) -> Option<&Stabilizer> {
+        Some(&self.stab)
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.rhs.nfcn,

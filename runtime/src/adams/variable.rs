@@ -302,6 +302,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for VariableAdams {
         self.inner.interpolate(sys, t, out)
     }
 
+    fn stabilizer(&self) -> Option<&crate::stabilize::Stabilizer> {
+        Stepper::<S>::stabilizer(&self.inner)
+    }
+
     fn counters(&self) -> StepperCounters {
         Stepper::<S>::counters(&self.inner)
     }

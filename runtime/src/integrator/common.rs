@@ -89,6 +89,12 @@ impl CommonOptions {
         if let ConsistencyCheck::Tolerance(tol) = self.consistency {
             nonnegative("consistency", tol)?;
         }
+        if let Stabilization::Partitioned(p) = &self.stabilization {
+            p.validate()?;
+        }
+        if let Stabilization::Hybrid(h) = &self.stabilization {
+            h.validate()?;
+        }
         if let Some(b) = self.stabilization.baumgarte() {
             nonnegative("stabilization: Baumgarte alpha", b.alpha)?;
             nonnegative("stabilization: Baumgarte beta", b.beta)?;

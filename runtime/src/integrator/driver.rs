@@ -55,6 +55,11 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError>;
     /// Counters so far.
     fn counters(&self) -> StepperCounters;
+    /// The stabilizer, if the method has one (its partition record goes into the statistics,
+    /// [`crate::Stabilizer::report_into`]).
+    fn stabilizer(&self) -> Option<&crate::stabilize::Stabilizer> {
+        None
+    }
 }
 
 /// How step sizes are chosen.
@@ -95,6 +100,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         stats.nstab = c.nstab;
         stats.stabilization_time = c.stabilization_time;
         stats.output_solves = self.sampler.solves + c.output_solves;
+        if let Some(stab) = stepper.stabilizer() {
+            stab.report_into(stats);
+        }
         result
     }
 

@@ -3,8 +3,10 @@
 //! [`Stabilization`] names the method; [`Stabilizer`] owns the preallocated workspace, the
 //! DATOL test, the counters (NSTAB) and the CPU time spent stabilizing. The projection family
 //! (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)) lives in `projection.rs`, S-full
-//! (Algorithm 3.2) in `sfull.rs`. Baumgarte is not a post-step correction: it changes γ in the
-//! KKT solve ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it.
+//! (Algorithm 3.2) in `sfull.rs`, generalized coordinate partitioning and Haug's hybrid
+//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`).
+//! Baumgarte is not a post-step correction: it changes γ in the KKT solve
+//! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it.
 //!
 //! Conventions (\[CHIN\] Ch. 3, digest §2.3):
 //! - the invariant is h(t, q, v) = (Φ(t, q); G v + [Φ_t; b]) (ambiguity 21: the rheonomic
@@ -35,8 +37,15 @@
 //! With it the chain runs 20 s at rtol 1e-11, 1e-12 and 1e-13, also with the unstabilized
 //! estimate, and Andrews at rtol 1e-13; the thesis' reproductions keep every counter.
 
+mod partition;
+mod partition_options;
 mod projection;
 mod sfull;
+
+pub use partition::ROUND_OFF_STEP;
+pub use partition_options::{
+    HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
+};
 
 use std::time::{Duration, Instant};
 
@@ -47,12 +56,15 @@ use crate::drift::DriftMeter;
 use crate::error::SimError;
 use crate::kkt::KktWorkspace;
 use crate::lu::DenseLu;
+use crate::output::Stats;
 use crate::system::{ConstrainedSystem, Dims};
 
 /// How the constraint drift is controlled.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Stabilization {
-    /// Direct integration of the index-1 form: the drift grows freely.
+    /// Direct integration of the index-1 form: the drift grows freely. This is also Haug's
+    /// direct integration (\[HAUG\] §7.3.3): integrate q' = v, v' = q̈ from 7.2.1 and monitor
+    /// Φ and Φ' without controlling them.
     None,
     /// Baumgarte: γ is replaced by γ̂ in every KKT solve (see [`Baumgarte`] for the mapping of
     /// Chin's B(g1, g2) and Haug/Wu's (α, β)). No post-step correction.
@@ -72,6 +84,15 @@ pub enum Stabilization {
     /// The GGᵀ variant of PStab (Remark 3.4): P' = Gᵀ(GGᵀ)⁻¹ in both passes, i.e. the identity
     /// in the (1,1) block of the augmented matrix. Better conditioned with very uneven masses.
     GGt,
+    /// Generalized coordinate partitioning (\[HAUG\] §7.3.2): after each step, Newton for the
+    /// dependent positions and a linear solve for the dependent velocities, the partition from
+    /// an LU with complete pivoting of Φ_q, re-chosen on ill-conditioning or Newton failure;
+    /// error control on the independent components only. See `partition.rs`.
+    Partitioned(PartitionOptions),
+    /// Haug's hybrid algorithm (\[HAUG\] §7.3.5): Baumgarte's γ̂ in every KKT solve, the GCP
+    /// correction only when the drift exceeds a constraint tolerance (and every step near
+    /// singular configurations). See `partition.rs` for the reading of the text.
+    Hybrid(HybridOptions),
 }
 
 impl Stabilization {
@@ -79,6 +100,7 @@ impl Stabilization {
     pub fn baumgarte(&self) -> Option<&Baumgarte> {
         match self {
             Stabilization::Baumgarte(b) => Some(b),
+            Stabilization::Hybrid(h) => Some(&h.baumgarte),
             _ => None,
         }
     }
@@ -98,6 +120,8 @@ impl Stabilization {
             Stabilization::SFull => "s-full",
             Stabilization::VelocityOnly => "velocity-only",
             Stabilization::GGt => "ggt",
+            Stabilization::Partitioned(_) => "gcp",
+            Stabilization::Hybrid(_) => "hybrid",
         }
     }
 }
@@ -142,6 +166,8 @@ pub struct Stabilizer {
     /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
     /// round-off (the round-off floor, see [`Stabilizer::round_off`]).
     floor_active: bool,
+    /// GCP / hybrid: partitions, Newton workspace, events.
+    gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
     pub applications: usize,
     /// CPU (wall-clock) time spent in `apply`, including DATOL tests.
@@ -170,6 +196,7 @@ impl Stabilizer {
             hh: DenseLu::new(hr),
             zeta: vec![0.0; hr],
             floor_active: false,
+            gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,
             time: Duration::ZERO,
         }
@@ -227,6 +254,13 @@ impl Stabilizer {
         if datol > 0.0 && self.drift(sys, t, q, v)?.max() <= datol {
             return Ok(false);
         }
+        if let (Some(gcp), Stabilization::Hybrid(_)) = (&mut self.gcp, self.kind) {
+            let meter = &mut self.meter;
+            let drift = || meter.measure(sys, t, q, v).map(|d| d.max());
+            if !gcp.hybrid_due(sys, t, h, q, drift)? {
+                return Ok(false);
+            }
+        }
         self.applications += 1;
         match self.kind {
             Stabilization::SFull => self.s_full(sys, t, h, q, v)?,
@@ -236,6 +270,11 @@ impl Stabilizer {
                 self.project(sys, t, h, q, v, projection::Variant::VELOCITY_ONLY)?
             }
             Stabilization::GGt => self.project(sys, t, h, q, v, projection::Variant::GGT)?,
+            Stabilization::Partitioned(_) | Stabilization::Hybrid(_) => {
+                if let Some(gcp) = &mut self.gcp {
+                    gcp.correct(sys, t, h, q, v)?
+                }
+            }
             Stabilization::None | Stabilization::Baumgarte(_) => {}
         }
         Ok(true)
@@ -259,8 +298,27 @@ impl Stabilizer {
     /// integrator's weight. Equal to `sk` bit for bit whenever no correction stagnated (in
     /// particular in every run of the thesis' tables), so step sequences and counters do not
     /// change there.
+    ///
+    /// Under [`Stabilization::Partitioned`] and [`Stabilization::Hybrid`] the weight is ∞ for
+    /// the dependent components (error control on the independent ones only, \[HAUG\] §7.3.2)
+    /// and sk √(N_i / 2n) for the N_i independent ones, so that an RMS norm over all 2n
+    /// components is the RMS over the independent ones (`partition.rs`, item 5).
     pub fn floored_scale(&self, c: usize, sk: f64) -> f64 {
+        if let Some(gcp) = &self.gcp {
+            return gcp.scale(c, sk);
+        }
         sk.max(NOISE_SAFETY * self.round_off(c).abs())
+    }
+
+    /// Copy the partitioned stabilizations' record into `stats`: the events
+    /// ([`Stats::partitions`]) and the counters `newton_iterations` and `repartitions` in
+    /// [`Stats::extra`]. Nothing for the other methods.
+    pub fn report_into(&self, stats: &mut Stats) {
+        if let Some(gcp) = &self.gcp {
+            stats.partitions.clone_from(&gcp.events);
+            stats.extra.set("newton_iterations", gcp.newton_iterations);
+            stats.extra.set("repartitions", gcp.repartitions);
+        }
     }
 }
 
