@@ -11,6 +11,8 @@
 //! - [`Rkstab`]: adaptive DOPRI5(4) with post-stabilization (\[CHIN\] RKSTAB);
 //! - [`FixedStep`]: constant-step explicit Runge–Kutta with stabilization (table
 //!   reproductions, convergence studies).
+//! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
+//!   iterations (`implicit/`), constant or error-controlled steps.
 //!
 //! Both evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
@@ -67,6 +69,7 @@ mod dense;
 mod drift;
 pub mod error;
 pub mod fixed_step;
+pub mod implicit;
 pub mod init;
 pub mod integrator;
 mod kernels;
@@ -84,8 +87,9 @@ pub mod tangent;
 
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
+pub use error::{InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock, ViolatedRow};
 pub use fixed_step::FixedStep;
+pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
