@@ -75,7 +75,7 @@ impl<S: TangentSystem + ?Sized> Tangents<S> for Exact {
         ];
         for (id, sign) in sum {
             checked_tangent(sys, id, &args, out(&mut self.tmp))?;
-            *k += sign * &self.tmp;
+            k.zip_apply(&self.tmp, |kij, tij| *kij += sign * tij);
         }
         checked_tangent(sys, KernelId::ForceV, &args, out(c))?;
         c.neg_mut();
