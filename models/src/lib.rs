@@ -20,6 +20,7 @@
 
 pub mod andrews;
 pub mod crank_slider_wu;
+pub mod deformable_slider_crank;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
 pub mod pendulum;
@@ -33,6 +34,7 @@ pub mod two_link_case2;
 
 pub use andrews::Andrews;
 pub use crank_slider_wu::CrankSliderWu;
+pub use deformable_slider_crank::DeformableSliderCrank;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
@@ -51,7 +53,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 12] = [
+static CATALOG: [ModelEntry; 13] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -64,4 +66,5 @@ static CATALOG: [ModelEntry; 12] = [
     crank_slider_wu::ENTRY,
     me451_pendulum::ENTRY,
     haug_pendulum::ENTRY,
+    deformable_slider_crank::ENTRY,
 ];

@@ -21,6 +21,7 @@ use mbsim_runtime::{
     ConstrainedSystem, FixedStep, InitOptions, Integrator, Problem, Recorder, Rkstab, Stats,
     initialize, integrate,
 };
+use mbsim_runtime::{Implicit, NewtonOptions, Scheme, Stabilization, StepSize};
 
 /// The runtime's hand-written test models (the four-bar chain has no generated form yet: the
 /// model language has no loops).
@@ -123,6 +124,19 @@ fn pinned_rkstab(h: f64) -> Rkstab {
     m
 }
 
+/// An implicit index-3 method with constant step h: Newton tolerance 1e-12 (the drift check
+/// (3) asks 1e-10 of Φ) and the velocity-only projection after each step (an index-3 method
+/// holds Φ = 0 but not Φ̇ = 0, which check (3) also asks).
+fn implicit(scheme: Scheme, h: f64) -> Implicit {
+    let newton = NewtonOptions {
+        tol: 1e-12,
+        ..NewtonOptions::default()
+    };
+    Implicit::new(scheme, StepSize::Fixed(h))
+        .with_newton(newton)
+        .with_stabilization(Stabilization::VelocityOnly)
+}
+
 /// Checks (1)–(3) for one pair; returns the snapshot lines and adds what failed to
 /// `failures` (every pair runs even when another fails, so one report names them all).
 fn conformance<I: Integrator>(
@@ -201,6 +215,9 @@ suite! {
     "dopri5", order 5, |h| FixedStep::new(DOPRI5_FIXED, h);
     "rk4", order 4, |h| FixedStep::new(RK4, h);
     "heun", order 2, |h| FixedStep::new(HEUN, h);
+    "newmark-trapezoidal", order 2, |h| implicit(Scheme::Newmark { beta: 0.25, gamma: 0.5 }, h);
+    "hht", order 2, |h| implicit(Scheme::Hht { alpha: -0.1 }, h);
+    "generalized-alpha", order 2, |h| implicit(Scheme::GeneralizedAlpha { rho_inf: 0.8 }, h);
 }
 
 #[test]

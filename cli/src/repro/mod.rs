@@ -1,12 +1,14 @@
 //! `mbsim repro <table>`: the thesis' experiments (\[CHIN\] Tables 3.1, 4.1, 4.2, 4.6, 4.7,
 //! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
-//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11).
+//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11);
+//! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α).
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.
 
 pub mod andrews;
+pub mod chin5;
 pub mod manipulator;
 pub mod slider;
 pub mod trends;
@@ -181,7 +183,9 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 8] = ["3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11"];
+pub const TABLES: [&str; 9] = [
+    "3.1", "4.1", "4.2", "4.6", "4.7", "4.8", "p10", "p11", "chin5",
+];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
 pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
@@ -209,6 +213,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             }
             "4.8" => slider::table_4_8(out)?,
             "p10" => trends::p10(out)?,
+            "chin5" => chin5::figures(out)?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());
