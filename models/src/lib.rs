@@ -24,6 +24,7 @@ pub mod deformable_slider_crank;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
 pub mod pendulum;
+pub mod rigid_slider_crank_ch5;
 pub mod rolling_disc;
 pub mod singular_slider_crank;
 pub mod slider_crank_reformulated;
@@ -38,6 +39,7 @@ pub use deformable_slider_crank::DeformableSliderCrank;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
+pub use rigid_slider_crank_ch5::RigidSliderCrankCh5;
 pub use rolling_disc::RollingDisc;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slider_crank_reformulated::SliderCrankReformulated;
@@ -53,7 +55,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 13] = [
+static CATALOG: [ModelEntry; 14] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -67,4 +69,5 @@ static CATALOG: [ModelEntry; 13] = [
     me451_pendulum::ENTRY,
     haug_pendulum::ENTRY,
     deformable_slider_crank::ENTRY,
+    rigid_slider_crank_ch5::ENTRY,
 ];
