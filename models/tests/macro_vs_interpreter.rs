@@ -166,3 +166,11 @@ fn rigid_slider_crank_ch5() {
     let base = mbsim_models::RigidSliderCrankCh5::published();
     check(model, |p| with_parameters(&base, &names, p), 17);
 }
+
+#[test]
+fn me451_pendulum() {
+    let model = model_from_source(include_str!("../src/me451_pendulum.rs"), "Me451Pendulum");
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = mbsim_models::Me451Pendulum::published();
+    check(model, |p| with_parameters(&base, &names, p), 18);
+}

@@ -35,6 +35,9 @@
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
 //!   `init.rs`: consistent initialization.
+//! - `implicit/`: [`Implicit`] — the α family (`scheme.rs`), the Newton iteration with its
+//!   iteration matrix from tangent kernels or finite differences (`newton.rs`, `tangents.rs`),
+//!   the step on the run loop with error estimate and dense output (`stepper.rs`).
 //! - `options.rs`, `output.rs`, `error.rs`: [`Tolerance`], [`StepControl`];
 //!   [`Observer`]/[`Recorder`]/[`Stats`]; [`SimError`].
 //!

@@ -387,3 +387,41 @@ fn me451_hand_model_starts_at_equilibrium() {
     .unwrap();
     assert_close("P15 q̈_0 (no force at t = 0)", &qdd, &[0.0; 3], 1e-12, 0.0);
 }
+
+/// The spectral radius at infinite frequency, measured: one oscillator with ωh = 1e5 (no
+/// constraints), the amplitude √(2E) sampled after 20 and 40 steps. The amplification matrix
+/// at ωh → ∞ has a (defective, double) eigenvalue of modulus ρ∞ whose powers grow like n ρⁿ,
+/// so (A40/A20)^(1/20) ≈ ρ∞ (40/20)^(1/20) = 1.035 ρ∞ (measured 1.035–1.037 ρ∞ for all four):
+/// the bounds [0.97, 1.05] ρ∞ tell these parameters from neighbouring ones (α ± 0.05 moves
+/// ρ∞ by ≥ 8 %).
+#[test]
+fn measured_spectral_radius_at_infinity_matches_the_parameters() {
+    let cases = [
+        (Scheme::Hht { alpha: -0.3 }, 0.7 / 1.3),
+        (Scheme::Hht { alpha: -0.1 }, 0.9 / 1.1),
+        (Scheme::GeneralizedAlpha { rho_inf: 0.5 }, 0.5),
+        (Scheme::GeneralizedAlpha { rho_inf: 0.8 }, 0.8),
+    ];
+    let model = TwoModes { omega: [1e7, 1e7] };
+    let sys = Sys(model);
+    for (scheme, rho) in cases {
+        let amplitude = |steps: f64| {
+            let problem = Problem::new(0.0, steps * 0.01, &[1.0, 0.0], &[0.0, 1e7]);
+            let (_, sol) = Implicit::new(scheme, StepSize::Fixed(0.01))
+                .integrate_exact(&sys, &problem)
+                .expect("stiff oscillator");
+            (2.0 * model.energy(0, &sol.q, &sol.v)).sqrt()
+        };
+        let measured = (amplitude(40.0) / amplitude(20.0)).powf(1.0 / 20.0);
+        println!(
+            "{}: ρ∞ measured {measured:.4}, expected {rho:.4}",
+            scheme.name()
+        );
+        assert_within(
+            &format!("{} ρ∞ / expected", scheme.name()),
+            measured / rho,
+            0.97,
+            1.05,
+        );
+    }
+}

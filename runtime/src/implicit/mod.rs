@@ -227,8 +227,7 @@ impl Implicit {
         let result = run.drive(&mut stepper, schedule, &mut stats);
         Self::extra(&stepper, &mut stats);
         result?;
-        let (q, v) = <ImplicitStepper<T> as crate::integrator::driver::Stepper<S>>::state(&stepper)
-            .split_at(dims.n);
+        let (q, v) = stepper.z().split_at(dims.n);
         Ok(Solution {
             t: problem.t_end,
             q: q.to_vec(),

@@ -154,7 +154,12 @@ impl<T> ImplicitStepper<T> {
         Ok(())
     }
 
-    /// (‖q̈_0‖ and ‖(v0, q̈_0)‖ weighted like the error test) for the first step size.
+    /// The accepted state z_n = (q, v).
+    pub(crate) fn z(&self) -> &[f64] {
+        &self.start.z
+    }
+
+    /// (‖z_0‖, ‖(v_0, q̈_0)‖) weighted like the error test, for the first step size.
     pub(crate) fn initial_slope_norms(&self) -> Option<(f64, f64)> {
         let test = self.error_test.as_ref()?;
         let (len, n) = (self.start.z.len(), self.start.qdd.len());
