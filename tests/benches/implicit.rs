@@ -1,5 +1,6 @@
 //! Implicit against explicit on the stiff model: steps, Newton iterations, factorizations and
-//! CPU of HHT-α and generalized-α (exact tangents, full and modified Newton) against RKSTAB/PStab
+//! CPU of HHT-α and generalized-α (exact tangents, full and modified Newton; HHT also with
+//! finite-difference tangents, the `Integrator` path) against RKSTAB/PStab
 //! on the deformable slider-crank of \[CHIN\] Ch. 5 at 180 rad/s over the window of
 //! Figs. 5.5–5.7, [0, 0.07], and over [0, 0.5] (`cargo bench -p mbsim-tests --bench
 //! implicit`), one table per span over a tolerance sweep.
@@ -47,6 +48,8 @@ type Reached = (f64, usize, f64);
 enum Subject {
     Rkstab,
     Hht(NewtonKind),
+    /// HHT through the `Integrator` trait: finite-difference tangents (4n residuals each).
+    HhtFd,
     GeneralizedAlpha(NewtonKind),
 }
 
@@ -55,6 +58,7 @@ impl Subject {
         match self {
             Subject::Rkstab => "RKSTAB/PStab".into(),
             Subject::Hht(k) => format!("HHT α=-0.1 {k:?}"),
+            Subject::HhtFd => "HHT α=-0.1 Full, FD J".into(),
             Subject::GeneralizedAlpha(k) => format!("gen-α ρ∞=0.8 {k:?}"),
         }
     }
@@ -78,6 +82,11 @@ impl Subject {
             Subject::Hht(k) => Implicit::hht(-0.1, tol)
                 .with_newton(newton(k))
                 .integrate_exact(sys, problem),
+            Subject::HhtFd => integrate(
+                sys,
+                &Implicit::hht(-0.1, tol).with_newton(newton(NewtonKind::Full)),
+                problem,
+            ),
             Subject::GeneralizedAlpha(k) => Implicit::generalized_alpha(0.8, tol)
                 .with_newton(newton(k))
                 .integrate_exact(sys, problem),
@@ -117,6 +126,7 @@ fn span(t_end: f64, dt: f64) {
         Subject::Rkstab,
         Subject::Hht(NewtonKind::Full),
         Subject::Hht(NewtonKind::Modified),
+        Subject::HhtFd,
         Subject::GeneralizedAlpha(NewtonKind::Full),
         Subject::GeneralizedAlpha(NewtonKind::Modified),
     ];
