@@ -480,6 +480,18 @@ impl Newton {
         norm
     }
 
+    /// Δ ← the first n entries of J⁻¹ (M Δ, 0), with J the last factored iteration matrix and
+    /// M from the last residual evaluation (the stepper's error filter). Uses `res` as scratch.
+    pub(crate) fn filter(&mut self, delta: &mut [f64]) {
+        let n = self.dims.n;
+        self.res.fill(0.0);
+        for i in 0..n {
+            self.res[i] = (0..n).map(|j| self.mass[(i, j)] * delta[j]).sum();
+        }
+        self.lu.solve_in_place(&mut self.res);
+        delta.copy_from_slice(&self.res[..n]);
+    }
+
     /// max(‖Φ‖∞, ‖A v + b‖∞) at the last residual evaluation.
     pub(crate) fn constraint_residual(&self) -> f64 {
         self.constraint.0

@@ -6,7 +6,10 @@
 //!   e_q = h² (β + (α_m − α_f)/2 − 1/6) Δ and e_v = h (γ + α_m − α_f − 1/2) Δ: the leading
 //!   terms of the local truncation error of the updates when a_n ≈ q̈(t_n + (α_m − α_f) h)
 //!   (Zienkiewicz & Xie's estimate for Newmark, α terms added). e_v vanishes for the
-//!   second-order members, e_q is O(h³): the controller uses order p = 2. The norm is Hairer's
+//!   second-order members, e_q is O(h³): the controller uses order p = 2. Δ is filtered
+//!   through the iteration matrix first, Δ ← [J⁻¹ (M Δ, 0)]_q (Shampine's filter, as in
+//!   RADAU5): components the scheme damps (stiff, cq K ≫ M) no longer count as error, the
+//!   others (J ≈ M) pass unchanged. The norm is Hairer's
 //!   RMS over (q, v) with sk = atol + rtol max(|z_n|, |z_{n+1}|).
 //! - Constant-step runs: a step whose Newton iteration fails (or whose matrix is singular) is
 //!   redone as 2, 4, … substeps, up to 2^`max_failed_attempts`; the substeps are counted.
@@ -102,6 +105,8 @@ pub(crate) struct ImplicitStepper<T> {
     initial_solves: usize,
     /// Substeps taken beyond one per step (constant-step reduction).
     pub(crate) substeps: usize,
+    /// Scratch for the filtered error estimate.
+    delta: Vec<f64>,
 }
 
 impl<T> ImplicitStepper<T> {
@@ -123,6 +128,7 @@ impl<T> ImplicitStepper<T> {
             kkt: KktWorkspace::new(dims),
             initial_solves: 0,
             substeps: 0,
+            delta: vec![0.0; dims.n],
         }
     }
 
@@ -178,7 +184,7 @@ impl<T> ImplicitStepper<T> {
     }
 
     /// The scaled local error of the step start → end (module docs).
-    fn error_norm(&self, h: f64) -> f64 {
+    fn error_norm(&mut self, h: f64) -> f64 {
         let Some(test) = &self.error_test else {
             return 0.0;
         };
@@ -186,9 +192,13 @@ impl<T> ImplicitStepper<T> {
         let wq = (c.beta + 0.5 * (c.alpha_m - c.alpha_f) - 1.0 / 6.0) * h * h;
         let wv = c.velocity_error_weight() * h;
         let (len, n) = (self.start.z.len(), self.start.qdd.len());
+        for i in 0..n {
+            self.delta[i] = self.end.qdd[i] - self.start.qdd[i];
+        }
+        self.newton.filter(&mut self.delta);
         let mut sum = 0.0;
         for i in 0..len {
-            let delta = self.end.qdd[i % n] - self.start.qdd[i % n];
+            let delta = self.delta[i % n];
             let e = if i < n { wq * delta } else { wv * delta };
             let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
             let sk = test.atol.get(i) + test.rtol.get(i) * zmax;
