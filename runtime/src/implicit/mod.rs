@@ -134,8 +134,8 @@ impl Implicit {
         self
     }
 
-    /// Everything but the common options (which `prepare` checks).
-    fn validate(&self, len: usize) -> Result<(), SimError> {
+    /// Everything but the common options (which `prepare` checks), before any kernel call.
+    fn validate(&self, len: usize, problem: &Problem) -> Result<(), SimError> {
         self.scheme.validate()?;
         self.newton.validate()?;
         if let Stabilization::Baumgarte(_) = self.common.stabilization {
@@ -143,7 +143,10 @@ impl Implicit {
             return Err(invalid("stabilization", "Baumgarte", reason));
         }
         match &self.step {
-            StepSize::Fixed(h) => positive("h", *h),
+            StepSize::Fixed(h) => {
+                positive("h", *h)?;
+                Self::uniform(*h, problem).map(|_| ())
+            }
             StepSize::Adaptive {
                 rtol,
                 atol,
@@ -190,7 +193,7 @@ impl Implicit {
         T: Tangents<S>,
     {
         let dims = sys.dims();
-        self.validate(2 * dims.n)?;
+        self.validate(2 * dims.n, problem)?;
         let auto_tol = match &self.step {
             StepSize::Fixed(_) => None,
             StepSize::Adaptive { atol, .. } => Some(
@@ -199,7 +202,6 @@ impl Implicit {
                     .fold(f64::INFINITY, f64::min),
             ),
         };
-        let uniform = self.uniform(problem)?;
         let (mut run, mut stats) = prepare(sys, &self.common, problem, auto_tol, observer)?;
         let setup = Setup {
             coef: self.scheme.coefficients(),
@@ -217,12 +219,17 @@ impl Implicit {
         };
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
-        let schedule = match uniform {
-            Some(u) => Schedule::Uniform(Uniform {
-                h: run.dir * u.h,
-                ..u
-            }),
-            None => self.adaptive_schedule(&stepper, problem),
+        let schedule = match &self.step {
+            StepSize::Fixed(h) => {
+                let u = Self::uniform(*h, problem)?;
+                Schedule::Uniform(Uniform {
+                    h: run.dir * u.h,
+                    ..u
+                })
+            }
+            StepSize::Adaptive { control, .. } => {
+                Self::adaptive_schedule(control, &stepper, problem)
+            }
         };
         let result = run.drive(&mut stepper, schedule, &mut stats);
         Self::extra(&stepper, &mut stats);
@@ -236,30 +243,28 @@ impl Implicit {
         })
     }
 
-    /// The constant-step schedule (magnitude of h), or `None` for adaptive steps.
-    fn uniform(&self, problem: &Problem) -> Result<Option<Uniform>, SimError> {
-        let StepSize::Fixed(h) = self.step else {
-            return Ok(None);
-        };
+    /// The constant-step schedule of magnitude `h`.
+    fn uniform(h: f64, problem: &Problem) -> Result<Uniform, SimError> {
         let steps_f = (problem.t_end - problem.t0).abs() / h;
         let steps = steps_f.round() as usize;
         if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
             let reason = "the span |t_end - t0| must be a whole number of steps";
             return Err(invalid("h", &h.to_string(), reason));
         }
-        Ok(Some(Uniform {
+        Ok(Uniform {
             t0: problem.t0,
             h,
             steps,
-        }))
+        })
     }
 
     /// Hairer's controller with p = 2 and the first step: `h_init`, or 0.01 ‖z‖/‖ż‖ (1e-6 when
     /// either norm is below 1e-5, as `dopri5.f`'s first guess), at most h_max and the span.
-    fn adaptive_schedule<T>(&self, stepper: &ImplicitStepper<T>, problem: &Problem) -> Schedule {
-        let StepSize::Adaptive { control, .. } = &self.step else {
-            unreachable!("adaptive_schedule is only called for adaptive steps")
-        };
+    fn adaptive_schedule<T>(
+        control: &StepControl,
+        stepper: &ImplicitStepper<T>,
+        problem: &Problem,
+    ) -> Schedule {
         let span = (problem.t_end - problem.t0).abs();
         let h_max = control.h_max.min(span);
         let h0 = control
