@@ -23,6 +23,7 @@ pub mod prelude {
         Problem, Recorder, Rkstab, SampleKind, SimError, Solution, Stabilization, Stats,
         TangentSystem, initialize, integrate,
     };
+    pub use mbsim_runtime::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 }
 
 /// The workspace README's Rust examples, compiled and run as doc tests of this crate.

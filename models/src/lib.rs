@@ -20,9 +20,11 @@
 
 pub mod andrews;
 pub mod crank_slider_wu;
+pub mod deformable_slider_crank;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
 pub mod pendulum;
+pub mod rigid_slider_crank_ch5;
 pub mod rolling_disc;
 pub mod singular_slider_crank;
 pub mod slider_crank_reformulated;
@@ -33,9 +35,11 @@ pub mod two_link_case2;
 
 pub use andrews::Andrews;
 pub use crank_slider_wu::CrankSliderWu;
+pub use deformable_slider_crank::DeformableSliderCrank;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
+pub use rigid_slider_crank_ch5::RigidSliderCrankCh5;
 pub use rolling_disc::RollingDisc;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slider_crank_reformulated::SliderCrankReformulated;
@@ -51,7 +55,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 12] = [
+static CATALOG: [ModelEntry; 14] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -64,4 +68,6 @@ static CATALOG: [ModelEntry; 12] = [
     crank_slider_wu::ENTRY,
     me451_pendulum::ENTRY,
     haug_pendulum::ENTRY,
+    deformable_slider_crank::ENTRY,
+    rigid_slider_crank_ch5::ENTRY,
 ];

@@ -19,6 +19,7 @@ use mbsim::runtime::catalog::ModelEntry;
 
 /// ME451 pendulum with an RSDA.
 #[model(
+    tangents: true,
     coordinates: [x, y, phi],
     let f = f0 * (2.0 * PI * t).sin(),
     holonomic: [x - len / 2.0 * phi.cos(), y - len / 2.0 * phi.sin()],

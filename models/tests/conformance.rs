@@ -22,6 +22,7 @@ use mbsim_runtime::{
     Integrator, PartitionOptions, Problem, Recorder, Rkstab, Stabilization, Stats, initialize,
     integrate,
 };
+use mbsim_runtime::{Implicit, NewtonOptions, Scheme, StepSize};
 
 /// The runtime's hand-written test models (the four-bar chain has no generated form yet: the
 /// model language has no loops).
@@ -134,6 +135,19 @@ fn pinned_gcp(h: f64) -> Rkstab {
     pinned_rkstab(h).with_stabilization(Stabilization::Partitioned(PartitionOptions::default()))
 }
 
+/// An implicit index-3 method with constant step h: Newton tolerance 1e-12 (the drift check
+/// (3) asks 1e-10 of Φ) and the velocity-only projection after each step (an index-3 method
+/// holds Φ = 0 but not Φ̇ = 0, which check (3) also asks).
+fn implicit(scheme: Scheme, h: f64) -> Implicit {
+    let newton = NewtonOptions {
+        tol: 1e-12,
+        ..NewtonOptions::default()
+    };
+    Implicit::new(scheme, StepSize::Fixed(h))
+        .with_newton(newton)
+        .with_stabilization(Stabilization::VelocityOnly)
+}
+
 /// Checks (1)–(3) for one pair; returns the snapshot lines and adds what failed to
 /// `failures` (every pair runs even when another fails, so one report names them all).
 fn conformance<I: Integrator>(
@@ -225,6 +239,9 @@ suite! {
     // (a) mixes Baumgarte-DOPRI5 and GCP steps differently at each h. Its order is in the
     // runtime's conformance suite (pendulum closed form) and its gating, drift and agreement
     // in `runtime/tests/partition.rs`.
+    "newmark-trapezoidal", order 2, |h| implicit(Scheme::Newmark { beta: 0.25, gamma: 0.5 }, h);
+    "hht", order 2, |h| implicit(Scheme::Hht { alpha: -0.1 }, h);
+    "generalized-alpha", order 2, |h| implicit(Scheme::GeneralizedAlpha { rho_inf: 0.8 }, h);
 }
 
 #[test]

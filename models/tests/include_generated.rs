@@ -33,9 +33,11 @@ macro_rules! included {
 included! {
     andrews: Andrews;
     crank_slider_wu: CrankSliderWu;
+    deformable_slider_crank: DeformableSliderCrank;
     haug_pendulum: HaugPendulum;
     me451_pendulum: Me451Pendulum;
     pendulum: Pendulum;
+    rigid_slider_crank_ch5: RigidSliderCrankCh5;
     rolling_disc: RollingDisc;
     singular_slider_crank: SingularSliderCrank;
     slider_crank_reformulated: SliderCrankReformulated;

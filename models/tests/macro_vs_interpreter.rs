@@ -148,3 +148,29 @@ fn constraint_names_follow_the_labels() {
     };
     assert_eq!(disc.constraint_names(), ["nh_1", "nh_2"]);
 }
+
+#[test]
+fn deformable_slider_crank() {
+    let source = include_str!("../src/deformable_slider_crank.rs");
+    let model = model_from_source(source, "DeformableSliderCrank");
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = mbsim_models::DeformableSliderCrank::published();
+    check(model, |p| with_parameters(&base, &names, p), 16);
+}
+
+#[test]
+fn rigid_slider_crank_ch5() {
+    let source = include_str!("../src/rigid_slider_crank_ch5.rs");
+    let model = model_from_source(source, "RigidSliderCrankCh5");
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = mbsim_models::RigidSliderCrankCh5::published();
+    check(model, |p| with_parameters(&base, &names, p), 17);
+}
+
+#[test]
+fn me451_pendulum() {
+    let model = model_from_source(include_str!("../src/me451_pendulum.rs"), "Me451Pendulum");
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    let base = mbsim_models::Me451Pendulum::published();
+    check(model, |p| with_parameters(&base, &names, p), 18);
+}

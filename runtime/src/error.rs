@@ -67,6 +67,39 @@ impl SingularBlock {
     }
 }
 
+/// Why a Newton iteration of an implicit step was given up ([`SimError::NewtonDiverged`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NewtonDiagnosis {
+    /// The corrections grew by more than a factor 2 from one iteration to the next (with a
+    /// fresh iteration matrix): the step is too large for the nonlinearity.
+    Diverging,
+    /// The iteration contracted but did not reach the tolerance within the iteration limit.
+    IterationLimit {
+        /// The last observed contraction rate ‖Δ_k‖ / ‖Δ_{k−1}‖.
+        rate: f64,
+    },
+    /// The correction was NaN or infinite (a nearly singular iteration matrix).
+    NonFinite,
+}
+
+impl NewtonDiagnosis {
+    /// The plain-language diagnosis used by [`SimError::NewtonDiverged`]'s message.
+    fn explain(&self) -> String {
+        match self {
+            NewtonDiagnosis::Diverging => "the corrections grew: the step is too large for the \
+                 nonlinearity (a smaller step, or a better start, is needed)"
+                .to_string(),
+            NewtonDiagnosis::IterationLimit { rate } => format!(
+                "the iteration contracted too slowly (rate {rate:.3}) to reach the tolerance \
+                 within the iteration limit (raise it, or use a full Newton / a smaller step)"
+            ),
+            NewtonDiagnosis::NonFinite => "the correction was not finite (nearly singular \
+                 iteration matrix)"
+                .to_string(),
+        }
+    }
+}
+
 /// A numerical failure of an integrator or of the consistent initialization.
 ///
 /// `t` is always the time at which the failing evaluation was attempted; `h` the step size of
@@ -165,6 +198,46 @@ pub enum SimError {
         /// What is wrong.
         what: String,
     },
+    /// The Newton iteration of an implicit step (Newmark, HHT-α, generalized-α) did not
+    /// converge: the corrections grew, or the iteration limit was reached before the
+    /// correction and the constraint residual fell below the Newton tolerance.
+    #[error(
+        "Newton iteration failed at t = {t:e} (step h = {h:e}) after {iterations} iterations: \
+         last correction {correction:e}, constraint residual {residual:e}; {}",
+        diagnosis.explain()
+    )]
+    NewtonDiverged {
+        /// Time at the end of the step being solved.
+        t: f64,
+        /// Step size of the step.
+        h: f64,
+        /// Newton iterations performed.
+        iterations: usize,
+        /// ‖Φ‖∞ (and ‖A v + b‖∞) at the last iterate.
+        residual: f64,
+        /// The last scaled correction (≤ 1 means converged to the Newton tolerance).
+        correction: f64,
+        /// Why the iteration was given up.
+        diagnosis: NewtonDiagnosis,
+    },
+    /// The Newton iteration matrix [M̂ Gᵀ; G 0] of an implicit step is numerically singular
+    /// (M̂ = M + βh²c K + γhc C, see `crate::implicit`).
+    #[error(
+        "singular Newton iteration matrix at t = {t:e} (step h = {h:e}, iteration {iteration}): {}",
+        SingularBlock::explain(*block, dependent_rows)
+    )]
+    SingularIterationMatrix {
+        /// Time at the end of the step being solved.
+        t: f64,
+        /// Step size of the step.
+        h: f64,
+        /// The Newton iteration whose matrix failed (0 = the first).
+        iteration: usize,
+        /// Which block is to blame (`MassOnKernel`: M̂ is not positive definite on ker G).
+        block: SingularBlock,
+        /// Constraint rows dependent on earlier rows (empty for `MassOnKernel`).
+        dependent_rows: Vec<usize>,
+    },
     /// The initial state does not satisfy the constraints to the tolerance of the check.
     #[error(
         "inconsistent initial state at t = {t:e}: drift |Φ| = {:e}, |Φ̇| = {:e} exceeds {tolerance:e}; violated position rows (index, residual) {position_rows:?}, velocity rows {velocity_rows:?}. Make the state consistent with `initialize` first (or set `CommonOptions::consistency`)", drift.position, drift.velocity
@@ -236,7 +309,8 @@ pub enum SimError {
 impl SimError {
     /// Whether a step attempt that failed this way may be retried with a smaller step (a
     /// singular KKT matrix or a non-finite kernel value at a stage; a partition or its Newton
-    /// solve that failed at the step's predicted state, which a shorter step brings closer).
+    /// solve that failed at the step's predicted state, which a shorter step brings closer; a
+    /// failed or singular Newton iteration of an implicit step).
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
@@ -244,6 +318,8 @@ impl SimError {
                 | SimError::NonFiniteKernel { .. }
                 | SimError::SingularPartition { .. }
                 | SimError::PartitionNewtonFailed { .. }
+                | SimError::NewtonDiverged { .. }
+                | SimError::SingularIterationMatrix { .. }
         )
     }
 }

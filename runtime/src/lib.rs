@@ -11,6 +11,8 @@
 //! - [`Rkstab`]: adaptive DOPRI5(4) with post-stabilization (\[CHIN\] RKSTAB);
 //! - [`FixedStep`]: constant-step explicit Runge–Kutta with stabilization (table
 //!   reproductions, convergence studies).
+//! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
+//!   iterations (`implicit/`), constant or error-controlled steps.
 //!
 //! Both evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
@@ -34,6 +36,9 @@
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
 //!   `init.rs`: consistent initialization.
+//! - `implicit/`: [`Implicit`] — the α family (`scheme.rs`), the Newton iteration with its
+//!   iteration matrix from tangent kernels or finite differences (`newton.rs`, `tangents.rs`),
+//!   the step on the run loop with error estimate and dense output (`stepper.rs`).
 //! - `options.rs`, `output.rs`, `error.rs`: [`Tolerance`], [`StepControl`];
 //!   [`Observer`]/[`Recorder`]/[`Stats`]; [`SimError`].
 //!
@@ -77,6 +82,7 @@ mod dense;
 mod drift;
 pub mod error;
 pub mod fixed_step;
+pub mod implicit;
 pub mod init;
 pub mod integrator;
 mod kernels;
@@ -95,8 +101,11 @@ pub mod tangent;
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{Coordinate, InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
+pub use error::{
+    Coordinate, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock, ViolatedRow,
+};
 pub use fixed_step::FixedStep;
+pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,

@@ -1,7 +1,8 @@
 //! `mbsim repro <table>`: the thesis' experiments (\[CHIN\] Tables 3.1, 4.1, 4.2, 4.6, 4.7,
 //! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
-//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11).
+//! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11);
+//! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α).
 //! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
 //! Tables 7.4.1–7.4.4/7.4.10) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
 //!
@@ -9,6 +10,7 @@
 //! nothing is re-implemented here.
 
 pub mod andrews;
+pub mod chin5;
 pub mod haug;
 pub mod haug_adams;
 pub mod manipulator;
@@ -188,7 +190,7 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 21] = [
+pub const TABLES: [&str; 22] = [
     "3.1",
     "4.1",
     "4.2",
@@ -197,6 +199,7 @@ pub const TABLES: [&str; 21] = [
     "4.8",
     "p10",
     "p11",
+    "chin5",
     "pstab-adams",
     "wu2",
     "wu3",
@@ -251,6 +254,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "7.4.8" => haug_adams::table_7_4_8()?,
             "ex7.4.5" => haug_adams::example_7_4_5()?,
             "7.4.11" => haug_adams::table_7_4_11()?,
+            "chin5" => chin5::figures(out)?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());

@@ -248,3 +248,80 @@ impl ::mbsim::__private::ConstrainedSystem for Me451Pendulum {
         gamma[1] = -1.0 / 2.0 * self.len * x1 * x3;
     }
 }
+impl ::mbsim::__private::TangentSystem for Me451Pendulum {
+    fn force_q_into(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(v.len(), 3, "v must have n = {} entries", 3);
+        assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
+        out.fill(0.0);
+        out[(2, 2)] = -1.0 / 2.0 * self.len * self.f0 * (6.283185307179586 * t).sin()
+            * q[2].cos() - self.k;
+    }
+    fn force_v_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(v.len(), 3, "v must have n = {} entries", 3);
+        assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
+        out.fill(0.0);
+        out[(2, 2)] = -self.c;
+    }
+    fn mass_w_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        w: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(w.len(), 3, "w must have n = {} entries", 3);
+        assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_q_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(lambda.len(), 2, "lambda must have m + k = {} entries", 2);
+        assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
+        out.fill(0.0);
+        out[(2, 2)] = 1.0 / 2.0 * self.len * q[2].cos() * lambda[0]
+            + 1.0 / 2.0 * self.len * q[2].sin() * lambda[1];
+    }
+    fn nh_matrix_t_lambda_q_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        mut out: ::mbsim::__private::MatOut<'_>,
+    ) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(lambda.len(), 2, "lambda must have m + k = {} entries", 2);
+        assert_eq!(out.shape(), (3, 3), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_qt_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(out.shape(), (2, 3), "out has the wrong shape");
+        out.fill(0.0);
+    }
+    fn phi_tt_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(out.len(), 2, "out has the wrong shape");
+        out.fill(0.0);
+    }
+}

@@ -1,0 +1,499 @@
+//! The Newton iteration of one implicit step (digest §2.9, generalized to the α family).
+//!
+//! Unknowns x = (q̈_{n+1}, λ_{n+1}); q_{n+1}, v_{n+1} follow from q̈_{n+1} by the scheme's
+//! update (`scheme.rs`). With cq = β h² c and cv = γ h c the residual is
+//! ```text
+//! Ψ = [ M(q) q̈ + Gᵀ(q) λ − Q(t, q, v) ;  Φ(t, q) / cq ;  (A(t, q) v + b(t, q)) / cv ]
+//! ```
+//! and its Jacobian (the iteration matrix)
+//! ```text
+//! J = [ M + cq K + cv C   Φ_qᵀ  Aᵀ ;  Φ_q  0  0 ;  A  0  0 ],   K = ∂(M q̈ + Gᵀλ − Q)/∂q,  C = −∂Q/∂v
+//! ```
+//! (ME451's matrix for α_m = α_f = 0). The nonholonomic rows use A for their exact derivative
+//! A + (cq/cv) ∂(A v + b)/∂q (no kernel gives ∂(A v)/∂q), so with k > 0 the iteration is a
+//! quasi-Newton one; the convergence test below still guarantees the converged result.
+//!
+//! Start: x⁰ = (q̈_n, λ_n) (ME451). Each iteration evaluates Ψ at the iterate; the iteration
+//! has converged when the last correction, scaled to positions and velocities
+//! (max_i max(cq |Δq̈_i| / (1 + |q_i|), cv |Δq̈_i| / (1 + |v_i|)), the velocity part against a
+//! tolerance floored by the index-3 round-off noise, see `Newton::correct`), and the constraint residual
+//! max(‖Φ‖∞ / (1 + ‖q‖∞), ‖A v + b‖∞ / (1 + ‖v‖∞)) are both ≤ the tolerance (ambiguity 35:
+//! the slide gives neither test nor limit). The correction test also counts as passed when the
+//! dynamic rows hold to round-off (|Ψ_i| ≤ 1e3 ε (Σ|M_ij q̈_j| + Σ|G_ji λ_j| + |Q_i|)): on stiff models
+//! the correction itself stalls at ε cond(J) there. The residual is evaluated after the last correction,
+//! so Φ of the returned state is what the test measured.
+//!
+//! [`NewtonKind::Full`] refreshes K, C and the factorization every iteration.
+//! [`NewtonKind::Modified`] keeps the factorization across iterations and across steps while h
+//! is unchanged, and refreshes it when h changed, when the corrections contract slower than
+//! `max_rate`, or when a stale matrix fails.
+
+use nalgebra::DMatrix;
+
+use crate::error::{NewtonDiagnosis, SimError};
+use crate::integrator::common::invalid;
+use crate::kernels;
+use crate::lu::{DenseLu, diagnose_singular};
+use crate::system::{ConstrainedSystem, Dims};
+use crate::table::{KernelArgs, KernelId, KernelOut, checked};
+
+use super::scheme::Coefficients;
+use super::tangents::{Point, Tangents};
+
+/// Full or modified Newton.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewtonKind {
+    /// New tangents and a new factorization every iteration (quadratic convergence).
+    Full,
+    /// One factorization reused across iterations and steps (module docs for the refresh
+    /// rules): linear convergence, far fewer tangent evaluations and factorizations.
+    Modified,
+}
+
+/// Options of the Newton iteration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewtonOptions {
+    /// Full or modified Newton. Default [`NewtonKind::Full`] (ME451).
+    pub kind: NewtonKind,
+    /// Tolerance of the scaled correction and of the scaled constraint residual (module docs).
+    /// Default 1e-10: Φ is held to ~1e-10 relative, far below any step's local error, and
+    /// full Newton gets there in one or two more iterations than at 1e-6. Must be ≥ 1e-14
+    /// (below, round-off in Φ keeps the test from ever passing).
+    pub tol: f64,
+    /// Iterations allowed per step (≥ 1). Default 10 for full Newton; modified Newton usually
+    /// needs more (use 25).
+    pub max_iterations: usize,
+    /// Modified Newton: refresh the matrix when ‖Δ_k‖/‖Δ_{k−1}‖ exceeds this. Default 0.5.
+    pub max_rate: f64,
+}
+
+impl Default for NewtonOptions {
+    fn default() -> Self {
+        Self {
+            kind: NewtonKind::Full,
+            tol: 1e-10,
+            max_iterations: 10,
+            max_rate: 0.5,
+        }
+    }
+}
+
+impl NewtonOptions {
+    /// The options' domains.
+    pub fn validate(&self) -> Result<(), SimError> {
+        if !(self.tol.is_finite() && self.tol >= 1e-14) {
+            let reason = "must be finite and >= 1e-14 (round-off of Φ)";
+            return Err(invalid("newton.tol", &self.tol.to_string(), reason));
+        }
+        if self.max_iterations == 0 {
+            return Err(invalid("newton.max_iterations", "0", "must be at least 1"));
+        }
+        if !(self.max_rate > 0.0 && self.max_rate < 1.0) {
+            let reason = "must lie in (0, 1)";
+            return Err(invalid(
+                "newton.max_rate",
+                &self.max_rate.to_string(),
+                reason,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The state at the start of a step: (q, v) as one slice, q̈, the pseudo-acceleration, λ.
+pub(crate) struct StepStart<'a> {
+    pub(crate) z: &'a [f64],
+    pub(crate) qdd: &'a [f64],
+    pub(crate) a: &'a [f64],
+    pub(crate) lambda: &'a [f64],
+}
+
+/// Counters of the Newton iterations.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NewtonCounters {
+    pub(crate) iterations: usize,
+    pub(crate) residuals: usize,
+    pub(crate) tangents: usize,
+    pub(crate) factorizations: usize,
+    pub(crate) failures: usize,
+}
+
+/// The Newton workspace; after a successful [`Newton::solve`] the step's end state is in
+/// `z` (q then v), `qdd`, `a` and `lambda`.
+pub(crate) struct Newton {
+    dims: Dims,
+    opts: NewtonOptions,
+    lu: DenseLu,
+    mass: DMatrix<f64>,
+    jac: DMatrix<f64>,
+    k: DMatrix<f64>,
+    c: DMatrix<f64>,
+    force: Vec<f64>,
+    offset: Vec<f64>,
+    res: Vec<f64>,
+    pub(crate) z: Vec<f64>,
+    pub(crate) qdd: Vec<f64>,
+    pub(crate) a: Vec<f64>,
+    pub(crate) lambda: Vec<f64>,
+    /// h of the factorization held (modified Newton), if any.
+    factored_h: Option<f64>,
+    /// max(‖Φ‖∞, ‖A v + b‖∞) at the last residual evaluation, and the same scaled by
+    /// 1 + ‖q‖∞ and 1 + ‖v‖∞ respectively (what the convergence test compares).
+    constraint: (f64, f64),
+    /// max_i |Ψ_i| / (Σ_j |M_ij q̈_j| + Σ_j |G_ji λ_j| + |Q_i|) of the dynamic rows at the last
+    /// evaluation: the residual relative to the round-off of its own evaluation.
+    dynamic_relative: f64,
+    pub(crate) counters: NewtonCounters,
+}
+
+/// How one solve ended, before it is turned into an error.
+enum Outcome {
+    Converged,
+    Failed(NewtonDiagnosis, usize, f64),
+}
+
+impl Newton {
+    pub(crate) fn new(dims: Dims, opts: NewtonOptions) -> Self {
+        let (n, r) = (dims.n, dims.constraint_rows());
+        Self {
+            dims,
+            opts,
+            lu: DenseLu::new(n + r),
+            mass: DMatrix::zeros(n, n),
+            jac: DMatrix::zeros(r, n),
+            k: DMatrix::zeros(n, n),
+            c: DMatrix::zeros(n, n),
+            force: vec![0.0; n],
+            offset: vec![0.0; dims.k],
+            res: vec![0.0; n + r],
+            z: vec![0.0; 2 * n],
+            qdd: vec![0.0; n],
+            a: vec![0.0; n],
+            lambda: vec![0.0; r],
+            factored_h: None,
+            constraint: (0.0, 0.0),
+            dynamic_relative: f64::INFINITY,
+            counters: NewtonCounters::default(),
+        }
+    }
+
+    /// Solve the step from `start` over [t, t + h]; the end state is left in `self`.
+    pub(crate) fn solve<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        coef: &Coefficients,
+        start: &StepStart<'_>,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        let t_new = t + h;
+        self.qdd.copy_from_slice(start.qdd);
+        self.lambda.copy_from_slice(start.lambda);
+        let outcome = match self.opts.kind {
+            NewtonKind::Full => self.iterate(sys, tangents, coef, start, t_new, h, false)?,
+            NewtonKind::Modified => {
+                match self.iterate(sys, tangents, coef, start, t_new, h, true)? {
+                    Outcome::Converged => Outcome::Converged,
+                    // A stale matrix may be the cause: once more with fresh ones throughout.
+                    Outcome::Failed(..) => {
+                        self.qdd.copy_from_slice(start.qdd);
+                        self.lambda.copy_from_slice(start.lambda);
+                        self.factored_h = None;
+                        self.iterate(sys, tangents, coef, start, t_new, h, true)?
+                    }
+                }
+            }
+        };
+        match outcome {
+            Outcome::Converged => Ok(()),
+            Outcome::Failed(diagnosis, iterations, correction) => {
+                self.counters.failures += 1;
+                self.factored_h = None;
+                Err(SimError::NewtonDiverged {
+                    t: t_new,
+                    h,
+                    iterations,
+                    residual: self.constraint_residual(),
+                    correction,
+                    diagnosis,
+                })
+            }
+        }
+    }
+
+    /// The iterations of one solve; `reuse` allows keeping the factorization (modified Newton).
+    #[allow(clippy::too_many_arguments)] // system, tangent source, scheme, start and the step
+    fn iterate<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        coef: &Coefficients,
+        start: &StepStart<'_>,
+        t_new: f64,
+        h: f64,
+        reuse: bool,
+    ) -> Result<Outcome, SimError> {
+        let (cq, cv) = (coef.beta * h * h * coef.c(), coef.gamma * h * coef.c());
+        let (mut last, mut rate) = (f64::INFINITY, 0.0);
+        let mut fresh = false;
+        for it in 0..=self.opts.max_iterations {
+            self.update_state(coef, start, h);
+            self.residual(sys, t_new, cq, cv)?;
+            // Round-off: once the dynamic rows are satisfied to 1e3 ε of their terms' size,
+            // no correction can improve them (stiff models, tight tolerances: the velocity
+            // part of the correction, γhc Δq̈, stalls at ε cond(J) |q̈| γhc).
+            let at_round_off = self.dynamic_relative <= 1e3 * f64::EPSILON;
+            if (last <= 1.0 || at_round_off) && self.constraint.1 <= self.opts.tol {
+                return Ok(Outcome::Converged);
+            }
+            if it == self.opts.max_iterations {
+                return Ok(Outcome::Failed(
+                    NewtonDiagnosis::IterationLimit { rate },
+                    it,
+                    last,
+                ));
+            }
+            let stale = !reuse || self.factored_h != Some(h) || rate > self.opts.max_rate;
+            if stale {
+                self.refresh(sys, tangents, t_new, h, cq, cv, it)?;
+                fresh = true;
+            }
+            let correction = self.correct(cq, cv);
+            if !correction.is_finite() {
+                return Ok(Outcome::Failed(
+                    NewtonDiagnosis::NonFinite,
+                    it + 1,
+                    correction,
+                ));
+            }
+            if it > 0 {
+                rate = correction / last;
+                if rate > 2.0 && fresh {
+                    return Ok(Outcome::Failed(
+                        NewtonDiagnosis::Diverging,
+                        it + 1,
+                        correction,
+                    ));
+                }
+            }
+            last = correction;
+            fresh = !reuse;
+        }
+        unreachable!("the loop returns at it == max_iterations")
+    }
+
+    /// q, v and a at the current q̈.
+    fn update_state(&mut self, coef: &Coefficients, start: &StepStart<'_>, h: f64) {
+        let n = self.dims.n;
+        let (q0, v0) = start.z.split_at(n);
+        let (q, v) = self.z.split_at_mut(n);
+        for i in 0..n {
+            let a = coef.pseudo_acceleration(self.qdd[i], start.qdd[i], start.a[i]);
+            self.a[i] = a;
+            q[i] = q0[i] + h * v0[i] + h * h * ((0.5 - coef.beta) * start.a[i] + coef.beta * a);
+            v[i] = v0[i] + h * ((1.0 - coef.gamma) * start.a[i] + coef.gamma * a);
+        }
+    }
+
+    /// Ψ at the current iterate into `res`; M and G are left in `mass`, `jac`.
+    fn residual<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        cq: f64,
+        cv: f64,
+    ) -> Result<(), SimError> {
+        self.counters.residuals += 1;
+        let d = self.dims;
+        let (q, v) = self.z.split_at(d.n);
+        kernels::mass(sys, t, q, &mut self.mass)?;
+        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        let args = KernelArgs {
+            t,
+            q,
+            v,
+            lambda: &[],
+            w: &[],
+        };
+        checked(
+            sys,
+            KernelId::Force,
+            &args,
+            KernelOut::Vector(&mut self.force),
+        )?;
+        let (dyn_rows, rest) = self.res.split_at_mut(d.n);
+        let (phi_rows, nh_rows) = rest.split_at_mut(d.m);
+        kernels::phi(sys, t, q, phi_rows)?;
+        checked(
+            sys,
+            KernelId::NhOffset,
+            &args,
+            KernelOut::Vector(&mut self.offset),
+        )?;
+        let mut relative = 0.0_f64;
+        for (i, r) in dyn_rows.iter_mut().enumerate() {
+            let (mut sum, mut size) = (-self.force[i], self.force[i].abs());
+            for j in 0..d.n {
+                let x = self.mass[(i, j)] * self.qdd[j];
+                (sum, size) = (sum + x, size + x.abs());
+            }
+            for j in 0..d.m + d.k {
+                let x = self.jac[(j, i)] * self.lambda[j];
+                (sum, size) = (sum + x, size + x.abs());
+            }
+            *r = sum;
+            relative = relative.max(if size > 0.0 { r.abs() / size } else { 0.0 });
+        }
+        self.dynamic_relative = relative;
+        let phi = phi_rows.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        phi_rows.iter_mut().for_each(|x| *x /= cq);
+        let mut nh = 0.0_f64;
+        for (i, r) in nh_rows.iter_mut().enumerate() {
+            let av: f64 = (0..d.n).map(|j| self.jac[(d.m + i, j)] * v[j]).sum();
+            nh = nh.max((av + self.offset[i]).abs());
+            *r = (av + self.offset[i]) / cv;
+        }
+        let max_abs = |x: &[f64]| x.iter().fold(0.0_f64, |s, y| s.max(y.abs()));
+        let scaled = (phi / (1.0 + max_abs(q))).max(nh / (1.0 + max_abs(v)));
+        self.constraint = (phi.max(nh), scaled);
+        Ok(())
+    }
+
+    /// New tangents at the iterate and a new factorization of J.
+    #[allow(clippy::too_many_arguments)] // system, tangents, the step and its scalings
+    fn refresh<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        t: f64,
+        h: f64,
+        cq: f64,
+        cv: f64,
+        iteration: usize,
+    ) -> Result<(), SimError> {
+        let n = self.dims.n;
+        let (q, v) = self.z.split_at(n);
+        let point = Point {
+            t,
+            q,
+            v,
+            qdd: &self.qdd,
+            lambda: &self.lambda,
+        };
+        tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.counters.tangents += 1;
+        self.counters.factorizations += 1;
+        self.assemble(cq, cv);
+        if self.lu.factor().is_err() {
+            self.factored_h = None;
+            let w = self.lu.matrix_mut().view((0, 0), (n, n)).into_owned();
+            let (block, dependent_rows) = diagnose_singular(&self.jac, Some(&w));
+            return Err(SimError::SingularIterationMatrix {
+                t,
+                h,
+                iteration,
+                block,
+                dependent_rows,
+            });
+        }
+        self.factored_h = Some(h);
+        Ok(())
+    }
+
+    /// J from M, G, K and C into the LU storage (not yet factored).
+    fn assemble(&mut self, cq: f64, cv: f64) {
+        let (n, r) = (self.dims.n, self.dims.constraint_rows());
+        let j = self.lu.matrix_mut();
+        j.fill(0.0);
+        for col in 0..n {
+            for row in 0..n {
+                j[(row, col)] =
+                    self.mass[(row, col)] + cq * self.k[(row, col)] + cv * self.c[(row, col)];
+            }
+            for row in 0..r {
+                j[(n + row, col)] = self.jac[(row, col)];
+                j[(col, n + row)] = self.jac[(row, col)];
+            }
+        }
+    }
+
+    /// Ψ and J (unfactored) at the unknowns `x` = (q̈, λ) of a step from `start`: the
+    /// diagnostic behind [`super::newton_system`]. Allocates (cold path).
+    #[allow(clippy::too_many_arguments)] // system, tangents, scheme, start, step and unknowns
+    pub(crate) fn probe<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        coef: &Coefficients,
+        start: &StepStart<'_>,
+        t: f64,
+        h: f64,
+        x: &[f64],
+    ) -> Result<(Vec<f64>, DMatrix<f64>), SimError> {
+        let n = self.dims.n;
+        let (cq, cv) = (coef.beta * h * h * coef.c(), coef.gamma * h * coef.c());
+        self.qdd.copy_from_slice(&x[..n]);
+        self.lambda.copy_from_slice(&x[n..]);
+        self.update_state(coef, start, h);
+        self.residual(sys, t + h, cq, cv)?;
+        let (q, v) = self.z.split_at(n);
+        let point = Point {
+            t: t + h,
+            q,
+            v,
+            qdd: &self.qdd,
+            lambda: &self.lambda,
+        };
+        tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.assemble(cq, cv);
+        Ok((self.res.clone(), self.lu.matrix_mut().clone()))
+    }
+
+    /// Solve J Δ = Ψ, x ← x − Δ; returns the correction scaled so that ≤ 1 passes: position
+    /// parts cq |Δq̈_i| / (1 + |q_i|) against tol, velocity parts cv |Δq̈_i| / (1 + |v_i|)
+    /// against tol_v = max(tol, 100 ε (1 + ‖q‖∞) cv/cq). The floor of tol_v is the noise the
+    /// 1/cq scaling of Φ puts into v: round-off δΦ ≈ ε (1 + ‖q‖∞) in Φ moves q̈ by δΦ/cq and v
+    /// by cv δΦ/cq = γ δΦ/(β h), which no iteration removes (the h⁻² conditioning of index-3
+    /// methods).
+    fn correct(&mut self, cq: f64, cv: f64) -> f64 {
+        self.counters.iterations += 1;
+        self.lu.solve_in_place(&mut self.res);
+        let n = self.dims.n;
+        let q_scale = 1.0 + self.z[..n].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        let tol = self.opts.tol;
+        let tol_v = tol.max(100.0 * f64::EPSILON * q_scale * (cv / cq).abs());
+        let mut norm = 0.0_f64;
+        for i in 0..n {
+            let d = self.res[i];
+            self.qdd[i] -= d;
+            let dq = (cq * d).abs() / (1.0 + self.z[i].abs()) / tol;
+            let dv = (cv * d).abs() / (1.0 + self.z[n + i].abs()) / tol_v;
+            norm = norm.max(dq).max(dv);
+            if !d.is_finite() {
+                norm = f64::NAN;
+            }
+        }
+        for (l, d) in self.lambda.iter_mut().zip(&self.res[n..]) {
+            *l -= d;
+        }
+        norm
+    }
+
+    /// Δ ← the first n entries of J⁻¹ (M Δ, 0), with J the last factored iteration matrix and
+    /// M from the last residual evaluation (the stepper's error filter). Uses `res` as scratch.
+    pub(crate) fn filter(&mut self, delta: &mut [f64]) {
+        let n = self.dims.n;
+        self.res.fill(0.0);
+        for i in 0..n {
+            self.res[i] = (0..n).map(|j| self.mass[(i, j)] * delta[j]).sum();
+        }
+        self.lu.solve_in_place(&mut self.res);
+        delta.copy_from_slice(&self.res[..n]);
+    }
+
+    /// max(‖Φ‖∞, ‖A v + b‖∞) at the last residual evaluation.
+    pub(crate) fn constraint_residual(&self) -> f64 {
+        self.constraint.0
+    }
+}

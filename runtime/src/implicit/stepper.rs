@@ -1,0 +1,320 @@
+//! The implicit step on the layer's run loop: a [`Stepper`] whose attempt is one Newton solve
+//! (`newton.rs`), with the local error estimate of adaptive runs, the step reduction of
+//! constant-step runs, optional post-stabilization and the dense output.
+//!
+//! - Local error (adaptive runs): with Δ = q̈_{n+1} − q̈_n ≈ h q⃛ (after the start-up step),
+//!   e_q = h² (β + (α_m − α_f)/2 − 1/6) Δ and e_v = h (γ + α_m − α_f − 1/2) Δ: the leading
+//!   terms of the local truncation error of the updates when a_n ≈ q̈(t_n + (α_m − α_f) h)
+//!   (Zienkiewicz & Xie's estimate for Newmark, α terms added). e_v vanishes for the
+//!   second-order members, e_q is O(h³): the controller uses order p = 2. Δ is filtered
+//!   through the iteration matrix first, Δ ← [J⁻¹ (M Δ, 0)]_q (Shampine's filter, as in
+//!   RADAU5): components the scheme damps (stiff, cq K ≫ M) no longer count as error, the
+//!   others (J ≈ M) pass unchanged. The norm is Hairer's
+//!   RMS over (q, v) with sk = atol + rtol max(|z_n|, |z_{n+1}|).
+//! - Constant-step runs: a step whose Newton iteration fails (or whose matrix is singular) is
+//!   redone as 2, 4, … substeps, up to 2^`max_failed_attempts`; the substeps are counted.
+//!   Adaptive runs leave that to the driver (retry with h/4).
+//! - Dense output: q from the cubic Hermite interpolant of (q, v) at both ends, v from that of
+//!   (v, q̈); no extra evaluation.
+
+use crate::error::SimError;
+use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
+use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::options::Tolerance;
+use crate::stabilize::{Stabilization, Stabilizer};
+use crate::system::{ConstrainedSystem, Dims};
+
+use super::newton::{Newton, NewtonOptions, StepStart};
+use super::scheme::Coefficients;
+use super::tangents::Tangents;
+
+/// One end of a step: (q, v), q̈, the pseudo-acceleration a and λ.
+struct State {
+    z: Vec<f64>,
+    qdd: Vec<f64>,
+    a: Vec<f64>,
+    lambda: Vec<f64>,
+}
+
+impl State {
+    fn new(dims: Dims) -> Self {
+        Self {
+            z: vec![0.0; 2 * dims.n],
+            qdd: vec![0.0; dims.n],
+            a: vec![0.0; dims.n],
+            lambda: vec![0.0; dims.constraint_rows()],
+        }
+    }
+
+    fn load(&mut self, newton: &Newton) {
+        self.z.copy_from_slice(&newton.z);
+        self.qdd.copy_from_slice(&newton.qdd);
+        self.a.copy_from_slice(&newton.a);
+        self.lambda.copy_from_slice(&newton.lambda);
+    }
+
+    fn copy_from(&mut self, other: &State) {
+        self.z.copy_from_slice(&other.z);
+        self.qdd.copy_from_slice(&other.qdd);
+        self.a.copy_from_slice(&other.a);
+        self.lambda.copy_from_slice(&other.lambda);
+    }
+
+    fn start(&self) -> StepStart<'_> {
+        StepStart {
+            z: &self.z,
+            qdd: &self.qdd,
+            a: &self.a,
+            lambda: &self.lambda,
+        }
+    }
+}
+
+/// Tolerances of the local error test (adaptive runs).
+pub(crate) struct ErrorTest {
+    pub(crate) rtol: Tolerance,
+    pub(crate) atol: Tolerance,
+}
+
+/// What the stepper needs besides the model.
+pub(crate) struct Setup {
+    pub(crate) coef: Coefficients,
+    pub(crate) newton: NewtonOptions,
+    pub(crate) error_test: Option<ErrorTest>,
+    pub(crate) max_halvings: usize,
+    pub(crate) stabilization: Stabilization,
+    pub(crate) datol: f64,
+}
+
+/// The implicit stepper and its preallocated workspace.
+pub(crate) struct ImplicitStepper<T> {
+    coef: Coefficients,
+    tangents: T,
+    pub(crate) newton: Newton,
+    error_test: Option<ErrorTest>,
+    max_halvings: usize,
+    stab: Stabilizer,
+    datol: f64,
+    start: State,
+    end: State,
+    prev: State,
+    work: State,
+    t_prev: f64,
+    h_prev: f64,
+    kkt: KktWorkspace,
+    initial_solves: usize,
+    /// Substeps taken beyond one per step (constant-step reduction).
+    pub(crate) substeps: usize,
+    /// Scratch for the filtered error estimate.
+    delta: Vec<f64>,
+}
+
+impl<T> ImplicitStepper<T> {
+    pub(crate) fn new(dims: Dims, setup: Setup, tangents: T) -> Self {
+        Self {
+            coef: setup.coef,
+            tangents,
+            newton: Newton::new(dims, setup.newton),
+            error_test: setup.error_test,
+            max_halvings: setup.max_halvings,
+            stab: Stabilizer::new(setup.stabilization, dims),
+            datol: setup.datol,
+            start: State::new(dims),
+            end: State::new(dims),
+            prev: State::new(dims),
+            work: State::new(dims),
+            t_prev: 0.0,
+            h_prev: 0.0,
+            kkt: KktWorkspace::new(dims),
+            initial_solves: 0,
+            substeps: 0,
+            delta: vec![0.0; dims.n],
+        }
+    }
+
+    /// The start state at t0: q̈_0 and λ_0 from the KKT solve (§2.1), a_0 = q̈_0.
+    pub(crate) fn initialize<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<(), SimError> {
+        let n = q0.len();
+        self.start.z[..n].copy_from_slice(q0);
+        self.start.z[n..].copy_from_slice(v0);
+        self.initial_solves += 1;
+        let s = &mut self.start;
+        accelerations_into(
+            sys,
+            t0,
+            q0,
+            v0,
+            None,
+            &mut self.kkt,
+            0.0,
+            &mut s.qdd,
+            &mut s.lambda,
+        )?;
+        s.a.copy_from_slice(&s.qdd);
+        Ok(())
+    }
+
+    /// The accepted state z_n = (q, v).
+    pub(crate) fn z(&self) -> &[f64] {
+        &self.start.z
+    }
+
+    /// (‖z_0‖, ‖(v_0, q̈_0)‖) weighted like the error test, for the first step size.
+    pub(crate) fn initial_slope_norms(&self) -> Option<(f64, f64)> {
+        let test = self.error_test.as_ref()?;
+        let (len, n) = (self.start.z.len(), self.start.qdd.len());
+        let (mut dny, mut dnf) = (0.0, 0.0);
+        for c in 0..len {
+            let sk = test.atol.get(c) + test.rtol.get(c) * self.start.z[c].abs();
+            let f = if c < n {
+                self.start.z[n + c]
+            } else {
+                self.start.qdd[c - n]
+            };
+            dny += (self.start.z[c] / sk).powi(2);
+            dnf += (f / sk).powi(2);
+        }
+        Some(((dny / len as f64).sqrt(), (dnf / len as f64).sqrt()))
+    }
+
+    /// The scaled local error of the step start → end (module docs).
+    fn error_norm(&mut self, h: f64) -> f64 {
+        let Some(test) = &self.error_test else {
+            return 0.0;
+        };
+        let c = &self.coef;
+        let wq = (c.beta + 0.5 * (c.alpha_m - c.alpha_f) - 1.0 / 6.0) * h * h;
+        let wv = c.velocity_error_weight() * h;
+        let (len, n) = (self.start.z.len(), self.start.qdd.len());
+        for i in 0..n {
+            self.delta[i] = self.end.qdd[i] - self.start.qdd[i];
+        }
+        self.newton.filter(&mut self.delta);
+        let mut sum = 0.0;
+        for i in 0..len {
+            let delta = self.delta[i % n];
+            let e = if i < n { wq * delta } else { wv * delta };
+            let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
+            let sk = test.atol.get(i) + test.rtol.get(i) * zmax;
+            sum += (e / sk).powi(2);
+        }
+        (sum / len as f64).sqrt()
+    }
+}
+
+impl<T> ImplicitStepper<T> {
+    /// One Newton-solved step from `work` over [t, t + h], leaving the result in `work`.
+    fn substep<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError>
+    where
+        T: Tangents<S>,
+    {
+        let start = self.work.start();
+        self.newton
+            .solve(sys, &mut self.tangents, &self.coef, &start, t, h)?;
+        self.work.load(&self.newton);
+        Ok(())
+    }
+
+    /// The step as `pieces` equal substeps from `start`, result in `end`.
+    fn pieces<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        pieces: usize,
+    ) -> Result<(), SimError>
+    where
+        T: Tangents<S>,
+    {
+        self.work.copy_from(&self.start);
+        let hs = h / pieces as f64;
+        for i in 0..pieces {
+            self.substep(sys, t + i as f64 * hs, hs)?;
+        }
+        self.end.copy_from(&self.work);
+        Ok(())
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepper<T> {
+    fn state(&self) -> &[f64] {
+        &self.start.z
+    }
+
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        let mut result = self.pieces(sys, t, h, 1);
+        if self.error_test.is_none() {
+            let mut level = 0;
+            while let Err(e) = &result {
+                if !e.is_retryable() || level == self.max_halvings {
+                    break;
+                }
+                level += 1;
+                result = self.pieces(sys, t, h, 1 << level);
+                if result.is_ok() {
+                    self.substeps += (1 << level) - 1;
+                }
+            }
+        }
+        result?;
+        let error = self.error_norm(h);
+        let n = self.end.qdd.len();
+        let (q, v) = self.end.z.split_at_mut(n);
+        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+        Ok(Attempt {
+            error,
+            stabilized,
+            verdict: None,
+        })
+    }
+
+    fn accept(&mut self, t: f64, h: f64) {
+        std::mem::swap(&mut self.prev, &mut self.start);
+        std::mem::swap(&mut self.start, &mut self.end);
+        (self.t_prev, self.h_prev) = (t, h);
+    }
+
+    fn interpolate(&mut self, _sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        let h = self.h_prev;
+        let th = (t - self.t_prev) / h;
+        let (th2, th3) = (th * th, th * th * th);
+        let h00 = 2.0 * th3 - 3.0 * th2 + 1.0;
+        let h10 = th3 - 2.0 * th2 + th;
+        let h01 = 3.0 * th2 - 2.0 * th3;
+        let h11 = th3 - th2;
+        let n = self.start.qdd.len();
+        let (z0, z1) = (&self.prev.z, &self.start.z);
+        for i in 0..n {
+            out[i] = h00 * z0[i] + h10 * h * z0[n + i] + h01 * z1[i] + h11 * h * z1[n + i];
+            out[n + i] = h00 * z0[n + i]
+                + h10 * h * self.prev.qdd[i]
+                + h01 * z1[n + i]
+                + h11 * h * self.start.qdd[i];
+        }
+        Ok(())
+    }
+
+    fn stabilizer(&self) -> Option<&Stabilizer> {
+        Some(&self.stab)
+    }
+
+    fn counters(&self) -> StepperCounters {
+        StepperCounters {
+            nfcn: self.newton.counters.residuals + self.initial_solves,
+            nstab: self.stab.applications,
+            stabilization_time: self.stab.time,
+            output_solves: 0,
+        }
+    }
+}
