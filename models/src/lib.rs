@@ -20,29 +20,37 @@
 
 pub mod andrews;
 pub mod crank_slider_wu;
+pub mod four_bar_change_point;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
 pub mod pendulum;
+pub mod redundant_pendulum;
 pub mod rolling_disc;
 pub mod singular_slider_crank;
 pub mod slider_crank_reformulated;
 pub mod slider_crank_tsda;
+pub mod spring_bar;
 pub mod two_arm_robot;
 pub mod two_link;
 pub mod two_link_case2;
+pub mod two_link_case2_driven;
 
 pub use andrews::Andrews;
 pub use crank_slider_wu::CrankSliderWu;
+pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
+pub use redundant_pendulum::RedundantPendulum;
 pub use rolling_disc::RollingDisc;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slider_crank_reformulated::SliderCrankReformulated;
 pub use slider_crank_tsda::SliderCrankTsda;
+pub use spring_bar::SpringBar;
 pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
 pub use two_link_case2::TwoLinkCase2;
+pub use two_link_case2_driven::TwoLinkCase2Driven;
 
 use mbsim::runtime::catalog::ModelEntry;
 
@@ -51,7 +59,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 12] = [
+static CATALOG: [ModelEntry; 16] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -64,4 +72,8 @@ static CATALOG: [ModelEntry; 12] = [
     crank_slider_wu::ENTRY,
     me451_pendulum::ENTRY,
     haug_pendulum::ENTRY,
+    two_link_case2_driven::ENTRY,
+    redundant_pendulum::ENTRY,
+    spring_bar::ENTRY,
+    four_bar_change_point::ENTRY,
 ];

@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 pub mod adams;
+pub mod analysis;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
@@ -86,7 +87,7 @@ pub mod tangent;
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
-pub use error::{InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
+pub use error::{DependentRow, InitStage, Kernel, SimError, SingularBlock, ViolatedRow};
 pub use fixed_step::FixedStep;
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
