@@ -186,7 +186,7 @@ pub enum SimError {
     /// (a dead point, a change point, a bifurcation). Named by [`crate::analysis`] when a run
     /// fails near such a point, instead of a bare step-size underflow or singular KKT matrix.
     #[error(
-        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is rank deficient, condition estimate {condition:e}; dependent rows: {}",
+        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition estimate {condition:e}; dependent rows: {}",
         DependentRow::list(rows)
     )]
     SingularConfiguration {

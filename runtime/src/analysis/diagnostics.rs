@@ -85,7 +85,8 @@ impl Diagnosis {
         let mut parts = Vec::new();
         if !redundant.is_empty() {
             parts.push(format!(
-                "over-constrained: redundant rows {} (remove them or make them independent)",
+                "over-constrained: redundant rows {} (remove them, or move off a singular \
+                 configuration if they are independent elsewhere)",
                 redundant.join(", ")
             ));
         }

@@ -10,10 +10,10 @@
 //! 1. the Hessian of the Lagrangian V + λᵀΦ from the generated second derivatives,
 //!    H = −∂Q/∂q + ∂(Φ_qᵀ λ)/∂q (`force_q`, `phi_q_t_lambda_q` of [`TangentSystem`]), reduced
 //!    to H_r = Zᵀ H Z;
-//! 2. the Newton step Z p with (H_r + σ I) p = −r, where σ = 0 if H_r is positive definite and
-//!    otherwise shifts its smallest eigenvalue up to 1e-3 of its largest magnitude (so that the
-//!    step always descends: the method looks for minima, not saddles); σ = 0 needs the
-//!    smallest eigenvalue above √ε times the largest magnitude;
+//! 2. the Newton step Z p with H_r p = −r where H_r is positive definite; in the eigenbasis of
+//!    H_r, eigenvalues μ ≤ √ε max|μ| are replaced by max(|μ|, 10⁻³ max|μ|), so that along a direction of
+//!    negative curvature the step goes downhill by the Newton length (the method looks for
+//!    minima, not saddles or maxima);
 //! 3. a backtracking line search on V: q + α Z p is projected back onto Φ = 0 (Newton with
 //!    minimum-norm corrections, [`crate::initialize`]), α halves until the Armijo test
 //!    V(q_new) ≤ V(q) + 10⁻⁴ α rᵀp holds.
@@ -138,7 +138,7 @@ pub fn equilibrium<S: TangentSystem + Energy + ?Sized>(
             return Err(failed(residual, iterations));
         }
         iterations += 1;
-        let step = newton_direction(&hr, &eig, &local.gradient);
+        let step = newton_direction(&hr, &local.gradient);
         let slope = local.gradient.dot(&step);
         let direction = &local.z * &step;
         let mut alpha = 1.0;
@@ -349,16 +349,22 @@ fn reduced_hessian<S: TangentSystem + ?Sized>(
     Ok((&hr + hr.transpose()) * 0.5)
 }
 
-/// p with (H_r + σ I) p = −r, σ making H_r + σ I positive definite (see the module docs).
-fn newton_direction(hr: &DMatrix<f64>, eig: &DVector<f64>, r: &DVector<f64>) -> DVector<f64> {
-    let p = hr.nrows();
-    let low = eig.iter().copied().fold(f64::INFINITY, f64::min);
-    let big = eig.iter().fold(0.0_f64, |s, x| s.max(x.abs())).max(1e-300);
-    let sigma = if low > f64::EPSILON.sqrt() * big {
-        0.0
-    } else {
-        1e-3 * big - low
-    };
-    let shifted = hr + DMatrix::identity(p, p) * sigma;
-    shifted.lu().solve(&(-r)).unwrap_or_else(|| -r.clone())
+/// p = −Σ_i u_i (u_iᵀ r) / μ'_i over the eigenpairs (μ_i, u_i) of H_r, with μ' = μ for
+/// μ > √ε max|μ| and μ' = max(|μ|, 10⁻³ max|μ|) otherwise: the Newton step where H_r is positive definite, and a descent step of Newton
+/// length along directions of negative curvature (see the module docs).
+fn newton_direction(hr: &DMatrix<f64>, r: &DVector<f64>) -> DVector<f64> {
+    let eig = hr.clone().symmetric_eigen();
+    let big = eig.eigenvalues.amax();
+    let floor = if big > 0.0 { 1e-3 * big } else { 1.0 };
+    let mut p = DVector::zeros(r.len());
+    for (i, mu) in eig.eigenvalues.iter().enumerate() {
+        let u = eig.eigenvectors.column(i);
+        let curvature = if *mu > f64::EPSILON.sqrt() * big {
+            *mu
+        } else {
+            mu.abs().max(floor)
+        };
+        p -= u * (u.dot(r) / curvature);
+    }
+    p
 }

@@ -19,9 +19,12 @@ use crate::kernels;
 use crate::system::ConstrainedSystem;
 
 /// Condition of G above which a step-size underflow is blamed on a singular configuration:
-/// 1/√ε ≈ 6.7e7. Accelerations then carry relative errors of about cond(G)·ε ≈ √ε ≈ 1.5e-8
-/// per KKT solve, and the error controller keeps shrinking h without end near the point.
-pub const SINGULAR_CONDITION: f64 = 6.7108864e7;
+/// 10⁻³/√ε ≈ 6.7e4. Near a rank loss the augmented matrix [M Gᵀ; G 0] has a condition growing
+/// like cond(G)², so above this bound every KKT solve carries relative round-off of about
+/// cond(G)² ε ≥ 10⁻⁶ in v̇ and λ — more than the local error tolerances of the runs that
+/// underflow there (measured: the change-point four-bar underflows at cond(G) ≈ 1.5e6 with
+/// rtol 1e-10 and 1e-12), while a well-posed model stays far below it.
+pub const SINGULAR_CONDITION: f64 = 1e-3 / 1.4901161193847656e-8;
 
 /// `err` as a [`SimError::SingularConfiguration`] when the state `z = (q, v)` (the last
 /// accepted one; its q is what G is evaluated at, at the error's time) is a singular
