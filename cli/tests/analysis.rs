@@ -272,3 +272,92 @@ fn kinematic_analysis_of_the_four_bar_reports_the_growing_condition_and_stops_at
     eprintln!("four-bar kinematics at t = π: {err}");
     assert!(err.to_string().contains("loop_x"), "{err}");
 }
+
+/// The `mbsim` binary with `args`: (success, stdout, stderr).
+fn mbsim(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mbsim"))
+        .args(args)
+        .output()
+        .expect("mbsim runs");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn cli_check_names_the_redundant_row_and_the_dof() {
+    let (ok, stdout, _) = mbsim(&["check", "redundant-pendulum"]);
+    assert!(ok);
+    assert!(
+        stdout.contains("rank G = 2") && stdout.contains("DOF = n - rank G = 1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("redundant: `rod` (row 2)"), "{stdout}");
+    let (ok, stdout, _) = mbsim(&["check", "two-link-case2-driven", "--json"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        (v["dof"].as_u64(), v["fully_driven"].as_bool()),
+        (Some(0), Some(true))
+    );
+}
+
+#[test]
+fn cli_inverse_writes_named_reactions_and_kinematics_refuses_an_under_driven_model() {
+    let dir = scratch("analysis-inverse");
+    let out = dir.to_str().unwrap();
+    let (ok, stdout, stderr) = mbsim(&[
+        "inverse",
+        "two-link-case2-driven",
+        "--t-end",
+        "2",
+        "--out",
+        out,
+        "--no-plots",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("inverse dynamics of two-link-case2-driven: 101 points"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(dir.join("reactions.csv")).unwrap();
+    assert!(
+        csv.starts_with("t,lambda_tip_height,lambda_shoulder,"),
+        "{csv}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["points"].as_u64(), Some(101));
+    assert!(summary["max_phi_norm"].as_f64().unwrap() <= 1e-12);
+    let (ok, _, stderr) = mbsim(&["kinematics", "haug-pendulum", "--out", out]);
+    assert!(
+        !ok && stderr.contains("under-driven: 1 degree(s) of freedom"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn cli_equilibrium_reports_both_methods_for_the_spring_bar() {
+    let dir = scratch("analysis-equilibrium");
+    let (ok, stdout, stderr) =
+        mbsim(&["equilibrium", "spring-bar", "--out", dir.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.contains("reduced Newton: converged") && stdout.contains("Stable"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(dir.join("equilibrium.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let want = SpringBar::chosen().stable_angle();
+    // Newton to the 1e-10 reduced gradient (|δφ| ≤ 3e-11), settling to 1e-6 (|δφ| ≤ 3e-7).
+    for (i, tol) in [(0, 1e-10), (1, 1e-6)] {
+        let phi = v["results"][i]["q"][2].as_f64().unwrap();
+        assert_entry("phi*", i, phi, want, tol);
+    }
+    assert_eq!(v["results"][0]["stability"].as_str(), Some("stable"));
+}
