@@ -186,7 +186,7 @@ pub enum SimError {
     /// (a dead point, a change point, a bifurcation). Named by [`crate::analysis`] when a run
     /// fails near such a point, instead of a bare step-size underflow or singular KKT matrix.
     #[error(
-        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition estimate {condition:e}; dependent rows: {}",
+        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition of [M Gᵀ; G 0] {condition:e}; dependent rows: {}",
         DependentRow::list(rows)
     )]
     SingularConfiguration {
@@ -194,7 +194,7 @@ pub enum SimError {
         t: f64,
         /// Step size of the failing attempt.
         h: f64,
-        /// σ_max / σ_min of G at that state (∞ when σ_min = 0).
+        /// σ_max / σ_min of the augmented matrix [M Gᵀ; G 0] at that state (∞ when σ_min = 0).
         condition: f64,
         /// The rows of G dependent on the others there, by name, with their distances.
         rows: Vec<DependentRow>,

@@ -176,6 +176,17 @@ fn redundancy(
 ) -> Redundancy {
     let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("row {i}"));
     let target: DVector<f64> = g.row(row).transpose();
+    if independent.is_empty() {
+        // Every row vanishes: the row is its own (zero) dependency.
+        return Redundancy {
+            row: DependentRow {
+                row,
+                name: name(row),
+                distance: target.norm() / unit,
+            },
+            combination: Vec::new(),
+        };
+    }
     let basis = g.select_rows(independent);
     let gram = &basis * basis.transpose();
     let rhs = &basis * &target;

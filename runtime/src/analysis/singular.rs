@@ -6,9 +6,9 @@
 //! the model or of the initial state, already reported as [`SimError::SingularKkt`] with its
 //! dependent rows; `mbsim check` names them), or a step-size underflow — G = [Φ_q; A] is
 //! evaluated at that state and ranked ([`super::jacobian_rank`]). If it is rank deficient
-//! (a row within [`super::RANK_TOLERANCE`] of the others), or its condition exceeds
-//! [`SINGULAR_CONDITION`], the error becomes [`SimError::SingularConfiguration`] with t, h, the
-//! condition estimate and the dependent rows by name (the rows found dependent, or else the
+//! (a row within [`super::RANK_TOLERANCE`] of the others), or the condition of the augmented
+//! matrix [M Gᵀ; G 0] exceeds [`SINGULAR_CONDITION`], the error becomes
+//! [`SimError::SingularConfiguration`] with t, h, that condition and the dependent rows by name (the rows found dependent, or else the
 //! row closest to the span of the others). Any other failure, or a well-conditioned G, leaves
 //! the error as it was. Cold path: it runs once, after the run has failed.
 
@@ -18,13 +18,15 @@ use crate::error::{DependentRow, SimError, SingularBlock};
 use crate::kernels;
 use crate::system::ConstrainedSystem;
 
-/// Condition of G above which a step-size underflow is blamed on a singular configuration:
-/// 10⁻³/√ε ≈ 6.7e4. Near a rank loss the augmented matrix [M Gᵀ; G 0] has a condition growing
-/// like cond(G)², so above this bound every KKT solve carries relative round-off of about
-/// cond(G)² ε ≥ 10⁻⁶ in v̇ and λ — more than the local error tolerances of the runs that
-/// underflow there (measured: the change-point four-bar underflows at cond(G) ≈ 1.5e6 with
-/// rtol 1e-10 and 1e-12), while a well-posed model stays far below it.
-pub const SINGULAR_CONDITION: f64 = 1e-3 / 1.4901161193847656e-8;
+/// Condition of the augmented matrix [M Gᵀ; G 0] above which a step-size underflow is blamed
+/// on a singular configuration: 10⁻⁶/ε ≈ 4.5e9. Above it every KKT solve carries relative
+/// round-off of about cond · ε ≥ 10⁻⁶ in v̇ and λ — more than the local error tolerances of the
+/// runs that underflow there — while a well-posed model stays far below it. (Near a rank loss
+/// of G the condition grows like cond(G)²; it also grows when all of G shrinks, as at the
+/// singular slider-crank's (0, π), which the relative condition of G alone cannot see.)
+/// Measured: the change-point four-bar underflows with RKSTAB rtol 1e-10 and 1e-12 at
+/// t ≈ π − 3.5e-6, where this condition is about 1e12.
+pub const SINGULAR_CONDITION: f64 = 1e-6 / f64::EPSILON;
 
 /// `err` as a [`SimError::SingularConfiguration`] when the state `z = (q, v)` (the last
 /// accepted one; its q is what G is evaluated at, at the error's time) is a singular
@@ -46,13 +48,18 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
         _ => return err,
     };
     let d = sys.dims();
+    let q = &z[..d.n];
     let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
-    if kernels::jacobian(sys, t_state, &z[..d.n], &mut g).is_err() {
+    let mut mass = DMatrix::zeros(d.n, d.n);
+    if kernels::jacobian(sys, t_state, q, &mut g).is_err()
+        || kernels::mass(sys, t_state, q, &mut mass).is_err()
+    {
         return err;
     }
     let rank = super::jacobian_rank(&g, &sys.constraint_names());
     let deficient = rank.rank < d.constraint_rows();
-    if !(forced || deficient || rank.condition > SINGULAR_CONDITION) {
+    let condition = augmented_condition(&mass, &g);
+    if !(forced || deficient || condition > SINGULAR_CONDITION) {
         return err;
     }
     let mut rows: Vec<DependentRow> = rank.redundant.into_iter().map(|r| r.row).collect();
@@ -72,7 +79,19 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
     SimError::SingularConfiguration {
         t: t_state,
         h,
-        condition: rank.condition,
+        condition,
         rows,
     }
+}
+
+/// σ_max / σ_min of [M Gᵀ; G 0] (∞ if σ_min = 0).
+fn augmented_condition(mass: &DMatrix<f64>, g: &DMatrix<f64>) -> f64 {
+    let (r, n) = g.shape();
+    let mut k = DMatrix::zeros(n + r, n + r);
+    k.view_mut((0, 0), (n, n)).copy_from(mass);
+    k.view_mut((n, 0), (r, n)).copy_from(g);
+    k.view_mut((0, n), (n, r)).tr_copy_from(g);
+    let s = k.svd(false, false).singular_values;
+    let (hi, lo) = (s.max(), s.min());
+    if lo > 0.0 { hi / lo } else { f64::INFINITY }
 }
