@@ -6,7 +6,7 @@
 mod common;
 
 use common::models::{Broken, Defect, Pendulum};
-use common::{Model, Sys, assert_below, assert_close, assert_within};
+use common::{Model, Sys, assert_close, assert_within};
 use mbsim_runtime::analysis::{self, Damped, KinematicOptions, SettlingOptions};
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
