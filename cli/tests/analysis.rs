@@ -361,3 +361,48 @@ fn cli_equilibrium_reports_both_methods_for_the_spring_bar() {
     }
     assert_eq!(v["results"][0]["stability"].as_str(), Some("stable"));
 }
+
+#[test]
+fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
+    // The mechanisms' mobility as the sources describe them: one for the planar linkages and
+    // pendulums (Andrews' squeezing mechanism, the slider-cranks, the two-link arms with one
+    // tip constraint), three velocity DOF for the rolling disc (5 coordinates, 2 rolling
+    // conditions), none for the driven models.
+    let expected = [
+        ("andrews", 1),
+        ("pendulum", 1),
+        ("two-link", 1),
+        ("two-arm-robot", 1),
+        ("two-link-case2", 1),
+        ("slider-crank-tsda", 1),
+        ("singular-slider-crank", 1),
+        ("slider-crank-reformulated", 1),
+        ("rolling-disc", 3),
+        ("crank-slider-wu", 1),
+        ("me451-pendulum", 1),
+        ("haug-pendulum", 1),
+        ("two-link-case2-driven", 0),
+        ("spring-bar", 1),
+        ("four-bar-change-point", 0),
+    ];
+    let catalog = mbsim_models::catalog();
+    assert_eq!(
+        catalog.len(),
+        expected.len(),
+        "a model without an expected DOF"
+    );
+    for (entry, (name, dof)) in catalog.iter().zip(expected) {
+        assert_eq!(entry.name, name);
+        let sys = (entry.build)();
+        let (q0, v0) = (entry.initial)(sys.as_ref());
+        let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &Default::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let d = analysis::check(sys.as_ref(), 0.0, &init.q).unwrap();
+        assert_eq!(d.dof, dof, "{name}");
+        assert!(
+            d.jacobian.redundant.is_empty(),
+            "{name}: {:?}",
+            d.jacobian.redundant
+        );
+    }
+}

@@ -30,6 +30,9 @@
 //! - `drift.rs`: [`DriftMeter`], the one evaluator of ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
 //! - `integrator/`: [`Problem`], [`Integrator`], [`CommonOptions`], the run loop
 //!   (`driver.rs`), the controllers (`controller.rs`), samples (`sampler.rs`).
+//! - `analysis/`: the other analysis modes and the diagnostics ([`analysis`]): kinematic
+//!   analysis, inverse dynamics, equilibrium (reduced Newton, settling), `check` (rank, DOF,
+//!   redundant rows by name) and the naming of singular configurations in the run loop.
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
 //!   `init.rs`: consistent initialization.
