@@ -22,9 +22,9 @@ pub struct SettlingOptions {
     pub damping: f64,
     /// RKSTAB relative tolerance (default 1e-8, atol = rtol/10).
     pub rtol: f64,
-    /// Length of an integration window between rest tests [s] (default 1).
+    /// Length of an integration window between rest tests \[s\] (default 1).
     pub window: f64,
-    /// Give up after this time [s] (default 1000).
+    /// Give up after this time \[s\] (default 1000).
     pub t_max: f64,
     /// Rest test on ‖v‖∞ (default 1e-8).
     pub tol: f64,
@@ -54,7 +54,7 @@ pub struct Settled {
     pub q: Vec<f64>,
     /// Multipliers there (least squares of Gᵀλ = Q at rest).
     pub lambda: Vec<f64>,
-    /// Time taken [s].
+    /// Time taken \[s\].
     pub time: f64,
     /// ‖v‖∞ at the end.
     pub speed: f64,
