@@ -4,7 +4,8 @@
 //!
 //! Files, in `--out` like `simulate`:
 //! - `kinematics`: `kinematics.csv` (t, q, `<q>_dot`, `<q>_ddot`, `phi_norm`, `phidot_norm`,
-//!   `newton_iterations`, `condition`), `summary.json`, `coordinates.png`, `condition.png`;
+//!   `newton_iterations`, `condition`, `determinant`), `summary.json` (with the intervals where
+//!   det Φ_q changed sign: singular configurations passed), `coordinates.png`, `condition.png`;
 //! - `inverse`: the same plus `reactions.csv` (t, `lambda_<row>` per named constraint row, then
 //!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate) and `reactions.png` (λ by row name);
 //! - `equilibrium`: `equilibrium.json` (per method: q, λ by row name, iterations, residuals,
@@ -156,7 +157,13 @@ fn write_kinematics(path: &Path, names: &[&str], kin: &Kinematics) -> Result<(),
     header.extend(names.iter().map(|c| c.to_string()));
     header.extend(names.iter().map(|c| format!("{c}_dot")));
     header.extend(names.iter().map(|c| format!("{c}_ddot")));
-    for h in ["phi_norm", "phidot_norm", "newton_iterations", "condition"] {
+    for h in [
+        "phi_norm",
+        "phidot_norm",
+        "newton_iterations",
+        "condition",
+        "determinant",
+    ] {
         header.push(h.to_string());
     }
     let rows = kin
@@ -234,6 +241,7 @@ fn kinematic_summary(
         "max_phidot_norm": vel,
         "worst_condition": worst.map(|w| w.1),
         "worst_condition_t": worst.map(|w| w.0),
+        "singular_passages": kin.singular_passages(),
         "constraint_rows": kin.names,
         "reactions": if inverse { json!(peak) } else { json!(null) },
         "cpu_seconds": seconds,
@@ -250,9 +258,20 @@ fn kinematic_report(
     let kin = &inv.kinematics;
     let (pos, vel) = kin.max_residuals();
     let (t_worst, worst) = kin.worst_condition().unwrap_or((f64::NAN, f64::NAN));
+    let passages: String = kin
+        .singular_passages()
+        .iter()
+        .map(|(a, b)| {
+            format!(
+                "\nwarning: passed a singular configuration between t = {a} and t = {b} \
+                 (det Phi_q changed sign; the continuation may have switched branches)"
+            )
+        })
+        .collect();
     format!(
         "{} of {model}: {} points, {} Newton iterations, max |phi| {pos:.2e}, max |phi_dot| \
-         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s\nwrote {}",
+         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s{passages}\n\
+         wrote {}",
         if inverse {
             "inverse dynamics"
         } else {

@@ -261,6 +261,13 @@ fn kinematic_analysis_of_the_four_bar_reports_the_growing_condition_and_stops_at
     let (t_worst, worst) = kin.worst_condition().unwrap();
     assert_eq!(t_worst, 3.0);
     assert_within("cond at t = 3", worst, 10.0, 1e4);
+    assert!(kin.singular_passages().is_empty());
+    // Across t = π, det Φ_q = 6 sin(θ2 − θ3) changes sign: the passage is reported.
+    let times: Vec<f64> = (0..=40).map(|i| i as f64 * 0.1).collect();
+    let kin = analysis::kinematics(&sys, &times, &q0, &opts).unwrap();
+    let passages = kin.singular_passages();
+    assert_eq!(passages.len(), 1, "{passages:?}");
+    assert!(passages[0].0 < std::f64::consts::PI && std::f64::consts::PI < passages[0].1);
     // At t = π exactly Φ_q is singular: the error names the configuration and `loop_x`.
     let err = analysis::kinematics(
         &sys,

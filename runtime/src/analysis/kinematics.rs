@@ -5,7 +5,10 @@
 //! accelerations from Φ_q a = γ. Each point is [`crate::initialize`] at that time (its Newton
 //! iteration, its velocity projection — exact for a square Φ_q — and its KKT solve, which for a
 //! square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and λ = Φ_q⁻ᵀ (Q − M a): the
-//! inverse dynamics of [`super::inverse_dynamics`]). The model is checked first
+//! inverse dynamics of [`super::inverse_dynamics`]). Each point records the condition and the
+//! determinant of Φ_q; a sign change of the determinant between two points is reported as a
+//! passage through a singular configuration ([`Kinematics::singular_passages`]). The model is
+//! checked first
 //! ([`super::check`]): a model that is under-driven, over-constrained or nonholonomic fails
 //! with [`SimError::NotAnalyzable`], naming the redundant rows.
 
@@ -52,6 +55,9 @@ pub struct KinematicPoint {
     pub velocity_residual: f64,
     /// Condition estimate σ_max/σ_min of Φ_q at the point.
     pub condition: f64,
+    /// det Φ_q at the point: a sign change between two points means the motion passed a
+    /// singular configuration between them ([`Kinematics::singular_passages`]).
+    pub determinant: f64,
 }
 
 /// The result of [`kinematics`].
@@ -74,6 +80,18 @@ impl Kinematics {
         self.points.iter().fold((0.0_f64, 0.0_f64), |(p, v), x| {
             (p.max(x.residual), v.max(x.velocity_residual))
         })
+    }
+
+    /// The grid intervals `(t_a, t_b)` over which det Φ_q changed sign: the motion passed a
+    /// singular configuration there (a dead point or change point crossed between two grid
+    /// points, where the continuation may have switched branches). A singular point the
+    /// determinant touches without crossing (a double root) is not seen; the condition is.
+    pub fn singular_passages(&self) -> Vec<(f64, f64)> {
+        self.points
+            .windows(2)
+            .filter(|w| w[0].determinant * w[1].determinant < 0.0)
+            .map(|w| (w[0].t, w[1].t))
+            .collect()
     }
 
     /// The largest condition estimate of Φ_q over the points, and its time.
@@ -177,7 +195,11 @@ fn solve_point<S: ConstrainedSystem + ?Sized>(
         other => other,
     })?;
     let diagnosis = super::check(sys, t, &report.q)?;
+    let n = report.q.len();
+    let mut g = nalgebra::DMatrix::zeros(n, n);
+    crate::kernels::jacobian(sys, t, &report.q, &mut g)?;
     Ok(KinematicPoint {
+        determinant: g.determinant(),
         t,
         q: report.q,
         v: report.v,
