@@ -49,7 +49,18 @@ pub enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11; Wu's wu2, wu3,
+    /// Kinematic analysis of a fully driven (0-DOF) model: q, v, a along the time grid;
+    /// writes kinematics.csv, summary.json and plots into --out.
+    Kinematics(AnalysisArgs),
+    /// Inverse dynamics of a fully driven model: the kinematics plus the multipliers and the
+    /// reaction (driving) force of every named constraint row (reactions.csv).
+    Inverse(AnalysisArgs),
+    /// Static equilibrium: reduced Newton on the potential energy (models with tangent and
+    /// energy kernels) and/or dynamic settling with added damping; writes equilibrium.json.
+    Equilibrium(EquilibriumArgs),
+    /// Diagnostics: n, m, k, rank of G, degrees of freedom, redundant constraint rows by name.
+    Check(CheckArgs),
+    /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
     /// pstab-adams (PStab on Adams methods, ours); or all.
     Repro {
@@ -59,6 +70,74 @@ pub enum Command {
         #[arg(long, default_value = "out/repro")]
         out: PathBuf,
     },
+}
+
+/// Arguments of `mbsim kinematics` and `mbsim inverse`.
+#[derive(Debug, Args)]
+pub struct AnalysisArgs {
+    /// Model name (see `mbsim list`).
+    pub model: String,
+    /// End of the time grid (default: the model's).
+    #[arg(long)]
+    pub t_end: Option<f64>,
+    /// Grid spacing (default: the model's output spacing).
+    #[arg(long)]
+    pub dt_out: Option<f64>,
+    /// Override a parameter (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/analysis")]
+    pub out: PathBuf,
+    /// Skip the plots.
+    #[arg(long)]
+    pub no_plots: bool,
+}
+
+/// Which equilibrium method `mbsim equilibrium` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EquilibriumMethod {
+    /// Reduced Newton with line search (minimum potential energy).
+    Newton,
+    /// Dynamic settling with added damping.
+    Settle,
+    /// Both (Newton where the model allows it).
+    Both,
+}
+
+/// Arguments of `mbsim equilibrium`.
+#[derive(Debug, Args)]
+pub struct EquilibriumArgs {
+    /// Model name (see `mbsim list`).
+    pub model: String,
+    /// The method(s).
+    #[arg(long, value_enum, default_value_t = EquilibriumMethod::Both)]
+    pub method: EquilibriumMethod,
+    /// Added damping c (force Q − c v) for settling.
+    #[arg(long, default_value_t = 2.0)]
+    pub damping: f64,
+    /// Override a parameter (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/equilibrium")]
+    pub out: PathBuf,
+}
+
+/// Arguments of `mbsim check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Model name (see `mbsim list`; also the defective models such as redundant-pendulum).
+    pub model: String,
+    /// Time at which the model is examined.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub t: f64,
+    /// Override a parameter (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How output samples between step points are made.
@@ -349,6 +428,10 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             );
             Ok(())
         }
+        Command::Kinematics(a) => super::analysis::kinematic(&a, false),
+        Command::Inverse(a) => super::analysis::kinematic(&a, true),
+        Command::Equilibrium(a) => super::analysis::equilibrium(&a),
+        Command::Check(a) => super::analysis::check(&a),
         Command::Repro { table, out } => super::repro::run(&table, &out),
     }
 }

@@ -21,6 +21,7 @@ macro_rules! say {
 }
 pub(crate) use say;
 
+pub mod analysis;
 pub mod cli;
 pub mod eval;
 pub mod generate;

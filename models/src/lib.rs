@@ -21,32 +21,40 @@
 pub mod andrews;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;
+pub mod four_bar_change_point;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
 pub mod pendulum;
+pub mod redundant_pendulum;
 pub mod rigid_slider_crank_ch5;
 pub mod rolling_disc;
 pub mod singular_slider_crank;
 pub mod slider_crank_reformulated;
 pub mod slider_crank_tsda;
+pub mod spring_bar;
 pub mod two_arm_robot;
 pub mod two_link;
 pub mod two_link_case2;
+pub mod two_link_case2_driven;
 
 pub use andrews::Andrews;
 pub use crank_slider_wu::CrankSliderWu;
 pub use deformable_slider_crank::DeformableSliderCrank;
+pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
+pub use redundant_pendulum::RedundantPendulum;
 pub use rigid_slider_crank_ch5::RigidSliderCrankCh5;
 pub use rolling_disc::RollingDisc;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slider_crank_reformulated::SliderCrankReformulated;
 pub use slider_crank_tsda::SliderCrankTsda;
+pub use spring_bar::SpringBar;
 pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
 pub use two_link_case2::TwoLinkCase2;
+pub use two_link_case2_driven::TwoLinkCase2Driven;
 
 use mbsim::runtime::catalog::ModelEntry;
 
@@ -55,7 +63,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 14] = [
+static CATALOG: [ModelEntry; 17] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -70,4 +78,15 @@ static CATALOG: [ModelEntry; 14] = [
     haug_pendulum::ENTRY,
     deformable_slider_crank::ENTRY,
     rigid_slider_crank_ch5::ENTRY,
+    two_link_case2_driven::ENTRY,
+    spring_bar::ENTRY,
+    four_bar_change_point::ENTRY,
 ];
+
+/// Models that are defective on purpose, for the diagnostics (`mbsim check`): they cannot be
+/// simulated, so they are kept out of [`catalog`] (whose every entry must run).
+pub fn defective() -> &'static [ModelEntry] {
+    &DEFECTIVE
+}
+
+static DEFECTIVE: [ModelEntry; 1] = [redundant_pendulum::ENTRY];

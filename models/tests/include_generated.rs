@@ -34,17 +34,21 @@ included! {
     andrews: Andrews;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
+    four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
     me451_pendulum: Me451Pendulum;
     pendulum: Pendulum;
+    redundant_pendulum: RedundantPendulum;
     rigid_slider_crank_ch5: RigidSliderCrankCh5;
     rolling_disc: RollingDisc;
     singular_slider_crank: SingularSliderCrank;
     slider_crank_reformulated: SliderCrankReformulated;
     slider_crank_tsda: SliderCrankTsda;
+    spring_bar: SpringBar;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;
+    two_link_case2_driven: TwoLinkCase2Driven;
 }
 
 /// The list above covers every committed generated file (a new model must be added to it).

@@ -304,6 +304,56 @@ pub enum SimError {
         /// The dependent coordinates being solved for.
         dependent: Vec<Coordinate>,
     },
+    /// The mechanism reached a singular configuration: the constraint Jacobian G = [Φ_q; A]
+    /// lost (numerically) its row rank, so accelerations and multipliers are not unique there
+    /// (a dead point, a change point, a bifurcation). Named by [`crate::analysis`] when a run
+    /// fails near such a point, instead of a bare step-size underflow or singular KKT matrix.
+    #[error(
+        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition of [M Gᵀ; G 0] {condition:e}; dependent rows: {}",
+        DependentRow::list(rows)
+    )]
+    SingularConfiguration {
+        /// Time of the failure (G is diagnosed at the last accepted positions).
+        t: f64,
+        /// Step size of the failing attempt.
+        h: f64,
+        /// σ_max / σ_min of the augmented matrix [M Gᵀ; G 0] at that state (∞ when σ_min = 0).
+        condition: f64,
+        /// The rows of G dependent on the others there, by name, with their distances.
+        rows: Vec<DependentRow>,
+    },
+    /// The model cannot be analysed in the requested mode (kinematic analysis or inverse
+    /// dynamics needs a fully driven model, `m = n`, `k = 0`, and G of full rank; equilibrium
+    /// analysis needs holonomic constraints only).
+    #[error("{mode} needs {needs}; model has n = {n}, m = {m}, k = {k}, rank G = {rank}: {advice}")]
+    NotAnalyzable {
+        /// The analysis mode.
+        mode: &'static str,
+        /// What the mode needs.
+        needs: &'static str,
+        /// Coordinates.
+        n: usize,
+        /// Holonomic rows.
+        m: usize,
+        /// Nonholonomic rows.
+        k: usize,
+        /// Numerical rank of G at the state examined.
+        rank: usize,
+        /// What to do (add driving constraints, remove redundant rows by name, …).
+        advice: String,
+    },
+    /// Equilibrium analysis did not converge.
+    #[error(
+        "equilibrium not found ({method}): reduced gradient {residual:e} after {iterations} iterations"
+    )]
+    EquilibriumFailed {
+        /// "reduced Newton" or "dynamic settling".
+        method: &'static str,
+        /// ‖Zᵀ (−Q)‖∞ (Newton) or ‖v‖∞ (settling) at the last iterate.
+        residual: f64,
+        /// Iterations (Newton) or settling windows performed.
+        iterations: usize,
+    },
 }
 
 impl SimError {
@@ -432,5 +482,31 @@ impl Coordinate {
             .map(|c| format!("{} ({})", c.name, c.index))
             .collect();
         s.join(", ")
+    }
+}
+
+/// One constraint row found dependent on the others (a redundant constraint, or a row that
+/// loses rank at a singular configuration).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependentRow {
+    /// Row index into G = [Φ_q; A] (and λ).
+    pub row: usize,
+    /// The row's name ([`crate::ConstrainedSystem::constraint_names`]).
+    pub name: String,
+    /// Distance of the row's gradient to the span of the independent rows (relative to the
+    /// largest row norm of G).
+    pub distance: f64,
+}
+
+impl DependentRow {
+    /// "`rod` (row 2, distance 1e-17), …", or "none".
+    fn list(rows: &[DependentRow]) -> String {
+        if rows.is_empty() {
+            return "none".to_string();
+        }
+        rows.iter()
+            .map(|r| format!("`{}` (row {}, distance {:e})", r.name, r.row, r.distance))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }

@@ -33,6 +33,9 @@
 //! - `drift.rs`: [`DriftMeter`], the one evaluator of ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
 //! - `integrator/`: [`Problem`], [`Integrator`], [`CommonOptions`], the run loop
 //!   (`driver.rs`), the controllers (`controller.rs`), samples (`sampler.rs`).
+//! - `analysis/`: the other analysis modes and the diagnostics ([`analysis`]): kinematic
+//!   analysis, inverse dynamics, equilibrium (reduced Newton, settling), `check` (rank, DOF,
+//!   redundant rows by name) and the naming of singular configurations in the run loop.
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
 //!   `init.rs`: consistent initialization.
@@ -76,6 +79,7 @@
 #![warn(missing_docs)]
 
 pub mod adams;
+pub mod analysis;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
@@ -102,7 +106,8 @@ pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
 pub use drift::DriftMeter;
 pub use error::{
-    Coordinate, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock, ViolatedRow,
+    Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock,
+    ViolatedRow,
 };
 pub use fixed_step::FixedStep;
 pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};

@@ -16,6 +16,7 @@ fn reached(result: &Result<Outcome, AppError>, t_end: f64) -> f64 {
         Ok(_) => t_end,
         Err(AppError::Sim(
             SimError::SingularKkt { t, .. }
+            | SimError::SingularConfiguration { t, .. }
             | SimError::StepSizeUnderflow { t, .. }
             | SimError::TooManySteps { t, .. }
             | SimError::NonFiniteKernel { t, .. },

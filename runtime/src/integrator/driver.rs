@@ -10,6 +10,7 @@
 //! controller; an accepted one is committed, the output times it covers are sampled, and its
 //! end point's drift is measured.
 
+use crate::analysis::singular::name_singularity;
 use crate::drift::DriftMeter;
 use crate::error::SimError;
 use crate::output::{Observer, Stats, StepInfo};
@@ -95,6 +96,8 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             Schedule::Adaptive { control, h0 } => self.adaptive(stepper, control, h0, stats),
             Schedule::Uniform(u) => self.uniform(stepper, u, stats),
         });
+        // A failure at a singular configuration is named (t, dependent rows, condition).
+        let result = result.map_err(|e| name_singularity(self.sys, self.t0, stepper.state(), e));
         let c = stepper.counters();
         stats.nfcn = c.nfcn;
         stats.nstab = c.nstab;

@@ -1,0 +1,534 @@
+//! The analysis subcommands (issue 12): `mbsim kinematics`, `mbsim inverse`, `mbsim equilibrium`
+//! and `mbsim check`, on the models of the catalog (and, for `check`, the defective models of
+//! `mbsim_models::defective`).
+//!
+//! Files, in `--out` like `simulate`:
+//! - `kinematics`: `kinematics.csv` (t, q, `<q>_dot`, `<q>_ddot`, `phi_norm`, `phidot_norm`,
+//!   `newton_iterations`, `condition`, `determinant`), `summary.json` (with the intervals where
+//!   det Φ_q changed sign: singular configurations passed), `coordinates.png`, `condition.png`;
+//! - `inverse`: the same plus `reactions.csv` (t, `lambda_<row>` per named constraint row, then
+//!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate) and `reactions.png` (λ by row name);
+//! - `equilibrium`: `equilibrium.json` (per method: q, λ by row name, iterations, residuals,
+//!   stability, eigenvalues of the reduced Hessian, CPU time);
+//! - `check`: stdout only (text, or JSON with `--json`).
+
+use std::path::Path;
+use std::time::Instant;
+
+use mbsim::runtime::ConstrainedSystem;
+use mbsim::runtime::analysis::{
+    self, Diagnosis, EquilibriumOptions, InverseDynamics, KinematicOptions, Kinematics,
+    SettlingOptions,
+};
+use serde_json::json;
+
+use super::AppError;
+use super::cli::{AnalysisArgs, CheckArgs, EquilibriumArgs, EquilibriumMethod};
+use super::plot::{self, PlotSpec, Series};
+use super::registry::{self, ModelEntry};
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
+    move |source| AppError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The model `name` from the catalog or the defective models.
+fn entry(name: &str) -> Result<&'static ModelEntry, AppError> {
+    registry::find(name)
+        .or_else(|| mbsim::runtime::catalog::find(mbsim_models::defective(), name))
+        .ok_or_else(|| AppError::UnknownModel {
+            name: name.to_string(),
+            known: registry::names(),
+        })
+}
+
+/// `NAME=VALUE` pairs, validated against `sys`.
+fn apply_params(sys: &mut dyn ConstrainedSystem, params: &[String]) -> Result<(), AppError> {
+    for text in params {
+        let bad = |why| AppError::BadValue {
+            what: "--param",
+            value: text.clone(),
+            why,
+        };
+        let (name, value) = text
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAME=VALUE"))?;
+        let value: f64 = value.trim().parse().map_err(|_| bad("not a number"))?;
+        if !value.is_finite() {
+            return Err(bad("must be finite"));
+        }
+        sys.set_parameter(name.trim(), value)?;
+    }
+    Ok(())
+}
+
+/// The model with its parameters and its initial guess.
+fn build(
+    name: &str,
+    params: &[String],
+) -> Result<(Box<dyn ConstrainedSystem>, Vec<f64>), AppError> {
+    let entry = entry(name)?;
+    let mut sys = (entry.build)();
+    apply_params(sys.as_mut(), params)?;
+    let (q0, _) = (entry.initial)(sys.as_ref());
+    Ok((sys, q0))
+}
+
+/// The time grid of `args` (the model's defaults where not given).
+fn grid(args: &AnalysisArgs) -> Result<Vec<f64>, AppError> {
+    let entry = entry(&args.model)?;
+    let t_end = args.t_end.unwrap_or(entry.t_end);
+    let dt = args.dt_out.unwrap_or(entry.dt_out.min(t_end));
+    let positive = |what, x: f64| {
+        if x.is_finite() && x > 0.0 {
+            Ok(x)
+        } else {
+            Err(AppError::BadValue {
+                what,
+                value: x.to_string(),
+                why: "must be positive",
+            })
+        }
+    };
+    let (t_end, dt) = (positive("--t-end", t_end)?, positive("--dt-out", dt)?);
+    if t_end / dt > 1e7 {
+        return Err(AppError::BadValue {
+            what: "--dt-out",
+            value: dt.to_string(),
+            why: "more than 1e7 output rows",
+        });
+    }
+    Ok(super::simulate::output_times(t_end, dt))
+}
+
+/// `mbsim kinematics` (`inverse = false`) or `mbsim inverse`.
+pub fn kinematic(args: &AnalysisArgs, inverse: bool) -> Result<(), AppError> {
+    let (sys, q0) = build(&args.model, &args.params)?;
+    let times = grid(args)?;
+    let start = Instant::now();
+    let opts = KinematicOptions::default();
+    let result = if inverse {
+        analysis::inverse_dynamics(sys.as_ref(), &times, &q0, &opts)?
+    } else {
+        InverseDynamics {
+            kinematics: analysis::kinematics(sys.as_ref(), &times, &q0, &opts)?,
+            reactions: Vec::new(),
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    std::fs::create_dir_all(&args.out).map_err(io_err(&args.out))?;
+    let names = sys.coordinate_names();
+    write_kinematics(&args.out.join("kinematics.csv"), names, &result.kinematics)?;
+    if inverse {
+        write_reactions(&args.out.join("reactions.csv"), names, &result)?;
+    }
+    let summary = kinematic_summary(&args.model, &result, inverse, seconds);
+    write_json(&args.out.join("summary.json"), &summary)?;
+    if !args.no_plots {
+        plot_kinematics(&args.out, &args.model, names, &result, inverse)?;
+    }
+    crate::say!(
+        "{}",
+        kinematic_report(&args.model, &result, inverse, seconds, &args.out)
+    );
+    Ok(())
+}
+
+fn write_json(path: &Path, value: &serde_json::Value) -> Result<(), AppError> {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    std::fs::write(path, text + "\n").map_err(io_err(path))
+}
+
+fn write_rows(path: &Path, header: Vec<String>, rows: Vec<Vec<f64>>) -> Result<(), AppError> {
+    let mut text = header.join(",");
+    text.push('\n');
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|x| format!("{x:e}")).collect();
+        text.push_str(&cells.join(","));
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(io_err(path))
+}
+
+fn write_kinematics(path: &Path, names: &[&str], kin: &Kinematics) -> Result<(), AppError> {
+    let mut header = vec!["t".to_string()];
+    header.extend(names.iter().map(|c| c.to_string()));
+    header.extend(names.iter().map(|c| format!("{c}_dot")));
+    header.extend(names.iter().map(|c| format!("{c}_ddot")));
+    for h in [
+        "phi_norm",
+        "phidot_norm",
+        "newton_iterations",
+        "condition",
+        "determinant",
+    ] {
+        header.push(h.to_string());
+    }
+    let rows = kin
+        .points
+        .iter()
+        .map(|p| {
+            let mut row = vec![p.t];
+            row.extend(&p.q);
+            row.extend(&p.v);
+            row.extend(&p.a);
+            row.extend([
+                p.residual,
+                p.velocity_residual,
+                p.iterations as f64,
+                p.condition,
+            ]);
+            row
+        })
+        .collect();
+    write_rows(path, header, rows)
+}
+
+fn write_reactions(path: &Path, coords: &[&str], inv: &InverseDynamics) -> Result<(), AppError> {
+    let rows_names = &inv.kinematics.names;
+    let mut header = vec!["t".to_string()];
+    header.extend(rows_names.iter().map(|r| format!("lambda_{r}")));
+    for r in rows_names {
+        header.extend(coords.iter().map(|c| format!("{r}_on_{c}")));
+    }
+    let rows = inv
+        .kinematics
+        .points
+        .iter()
+        .zip(&inv.reactions)
+        .map(|(p, reactions)| {
+            let mut row = vec![p.t];
+            row.extend(reactions.iter().map(|r| r.lambda));
+            for r in reactions {
+                row.extend(&r.generalized);
+            }
+            row
+        })
+        .collect();
+    write_rows(path, header, rows)
+}
+
+fn kinematic_summary(
+    model: &str,
+    inv: &InverseDynamics,
+    inverse: bool,
+    seconds: f64,
+) -> serde_json::Value {
+    let kin = &inv.kinematics;
+    let (pos, vel) = kin.max_residuals();
+    let worst = kin.worst_condition();
+    let peak: Vec<serde_json::Value> = kin
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let max = inv
+                .reactions
+                .iter()
+                .map(|r| r[i].lambda.abs())
+                .fold(0.0_f64, f64::max);
+            json!({"row": name, "max_abs_lambda": max})
+        })
+        .collect();
+    json!({
+        "model": model,
+        "mode": if inverse { "inverse dynamics" } else { "kinematic analysis" },
+        "points": kin.points.len(),
+        "newton_iterations": kin.total_iterations(),
+        "max_phi_norm": pos,
+        "max_phidot_norm": vel,
+        "worst_condition": worst.map(|w| w.1),
+        "worst_condition_t": worst.map(|w| w.0),
+        "singular_passages": kin.singular_passages(),
+        "constraint_rows": kin.names,
+        "reactions": if inverse { json!(peak) } else { json!(null) },
+        "cpu_seconds": seconds,
+    })
+}
+
+fn kinematic_report(
+    model: &str,
+    inv: &InverseDynamics,
+    inverse: bool,
+    seconds: f64,
+    out: &Path,
+) -> String {
+    let kin = &inv.kinematics;
+    let (pos, vel) = kin.max_residuals();
+    let (t_worst, worst) = kin.worst_condition().unwrap_or((f64::NAN, f64::NAN));
+    let passages: String = kin
+        .singular_passages()
+        .iter()
+        .map(|(a, b)| {
+            format!(
+                "\nwarning: passed a singular configuration between t = {a} and t = {b} \
+                 (det Phi_q changed sign; the continuation may have switched branches)"
+            )
+        })
+        .collect();
+    format!(
+        "{} of {model}: {} points, {} Newton iterations, max |phi| {pos:.2e}, max |phi_dot| \
+         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s{passages}\n\
+         wrote {}",
+        if inverse {
+            "inverse dynamics"
+        } else {
+            "kinematic analysis"
+        },
+        kin.points.len(),
+        kin.total_iterations(),
+        out.display()
+    )
+}
+
+fn plot_kinematics(
+    out: &Path,
+    model: &str,
+    names: &[&str],
+    inv: &InverseDynamics,
+    inverse: bool,
+) -> Result<(), AppError> {
+    let points = &inv.kinematics.points;
+    let coordinates: Vec<Series> = (0..names.len())
+        .map(|j| Series {
+            name: names[j].to_string(),
+            points: points.iter().map(|p| (p.t, p.q[j])).collect(),
+        })
+        .collect();
+    let title = format!("{model}: kinematic analysis");
+    let spec = |title, y_label, log_y| PlotSpec {
+        title,
+        x_label: "t",
+        y_label,
+        log_y,
+    };
+    plot::lines(
+        &out.join("coordinates.png"),
+        &spec(&title, "q", false),
+        &coordinates,
+    )?;
+    let condition = [Series {
+        name: "cond(Phi_q)".to_string(),
+        points: points.iter().map(|p| (p.t, p.condition)).collect(),
+    }];
+    let title = format!("{model}: condition of Phi_q");
+    plot::lines(
+        &out.join("condition.png"),
+        &spec(&title, "condition", true),
+        &condition,
+    )?;
+    if inverse {
+        let reactions: Vec<Series> = (0..inv.kinematics.names.len())
+            .map(|i| Series {
+                name: inv.kinematics.names[i].clone(),
+                points: points
+                    .iter()
+                    .zip(&inv.reactions)
+                    .map(|(p, r)| (p.t, r[i].lambda))
+                    .collect(),
+            })
+            .collect();
+        let title = format!("{model}: multipliers (reactions, driving forces)");
+        plot::lines(
+            &out.join("reactions.png"),
+            &spec(&title, "lambda", false),
+            &reactions,
+        )?;
+    }
+    Ok(())
+}
+
+/// `mbsim check`.
+pub fn check(args: &CheckArgs) -> Result<(), AppError> {
+    let (sys, q0) = build(&args.model, &args.params)?;
+    // Diagnose at the consistent state nearest the guess when it can be found (a redundant or
+    // singular model may not allow that: then at the guess itself).
+    let n = q0.len();
+    let opts = mbsim::runtime::InitOptions::default();
+    let q = match mbsim::runtime::initialize(sys.as_ref(), args.t, &q0, &vec![0.0; n], &opts) {
+        Ok(report) => report.q,
+        Err(_) => q0,
+    };
+    let d = analysis::check(sys.as_ref(), args.t, &q)?;
+    if args.json {
+        crate::say!(
+            "{}",
+            serde_json::to_string_pretty(&check_json(&args.model, &d)).unwrap_or_default()
+        );
+    } else {
+        crate::say!("{}", check_text(&args.model, sys.coordinate_names(), &d));
+    }
+    Ok(())
+}
+
+fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
+    let redundant: Vec<serde_json::Value> = d
+        .jacobian
+        .redundant
+        .iter()
+        .map(|r| {
+            let combination: Vec<serde_json::Value> = r
+                .combination
+                .iter()
+                .map(|(row, name, c)| json!({"row": row, "name": name, "coefficient": c}))
+                .collect();
+            json!({"row": r.row.row, "name": r.row.name, "distance": r.row.distance,
+                   "combination": combination})
+        })
+        .collect();
+    json!({
+        "model": model, "n": d.n, "m": d.m, "k": d.k, "rank": d.jacobian.rank, "dof": d.dof,
+        "t": d.t, "q": d.q, "phi_norm": d.residual, "condition": d.jacobian.condition,
+        "rank_tolerance": analysis::RANK_TOLERANCE, "constraint_rows": d.names,
+        "redundant": redundant, "fully_driven": d.fully_driven(),
+        "kinematic_analysis": d.kinematic_advice(),
+    })
+}
+
+fn check_text(model: &str, coords: &[&str], d: &Diagnosis) -> String {
+    let mut s = format!(
+        "{model}: n = {} coordinates ({}), m = {} holonomic, k = {} nonholonomic rows ({})\n\
+         rank G = {} (relative tolerance {:.2e}), DOF = n - rank G = {}, condition of G {:.3e}\n\
+         examined at t = {}, q = {:?} (|phi| = {:.1e})\n",
+        d.n,
+        coords.join(", "),
+        d.m,
+        d.k,
+        d.names.join(", "),
+        d.jacobian.rank,
+        analysis::RANK_TOLERANCE,
+        d.dof,
+        d.jacobian.condition,
+        d.t,
+        d.q,
+        d.residual
+    );
+    if d.jacobian.redundant.is_empty() {
+        s.push_str("no redundant constraint rows\n");
+    }
+    for r in &d.jacobian.redundant {
+        let terms: Vec<String> = r
+            .combination
+            .iter()
+            .map(|(_, name, c)| format!("{c:+.6} * grad {name}"))
+            .collect();
+        s.push_str(&format!(
+            "redundant: `{}` (row {}): grad {} = {} (distance {:.1e})\n",
+            r.row.name,
+            r.row.row,
+            r.row.name,
+            if terms.is_empty() {
+                "0".to_string()
+            } else {
+                terms.join(" ")
+            },
+            r.row.distance
+        ));
+    }
+    s.push_str(&format!("kinematic analysis: {}", d.kinematic_advice()));
+    s
+}
+
+/// `mbsim equilibrium`.
+pub fn equilibrium(args: &EquilibriumArgs) -> Result<(), AppError> {
+    let (sys, q0) = build(&args.model, &args.params)?;
+    let names = sys.constraint_names();
+    let mut methods = Vec::new();
+    let mut lines = Vec::new();
+    let newton = matches!(
+        args.method,
+        EquilibriumMethod::Newton | EquilibriumMethod::Both
+    );
+    if newton {
+        let start = Instant::now();
+        match newton_capable(&args.model, &args.params, &q0)? {
+            Some(eq) => {
+                let seconds = start.elapsed().as_secs_f64();
+                lines.push(format!(
+                    "reduced Newton: converged in {} iterations ({} halvings), reduced gradient \
+                     {:.1e}, |Q - G^T lambda| {:.1e}, |phi| {:.1e}, {:?} (eigenvalues {:?}), \
+                     V = {:.6}, q = {:?}, {seconds:.4} s",
+                    eq.iterations, eq.halvings, eq.residual, eq.equation_residual,
+                    eq.constraint_residual, eq.stability, eq.hessian_eigenvalues, eq.potential, eq.q
+                ));
+                methods.push(json!({
+                    "method": eq.method, "q": eq.q, "lambda": named(&names, &eq.lambda),
+                    "iterations": eq.iterations, "halvings": eq.halvings,
+                    "reduced_gradient": eq.residual, "equation_residual": eq.equation_residual,
+                    "phi_norm": eq.constraint_residual, "potential": eq.potential,
+                    "stability": format!("{:?}", eq.stability).to_lowercase(),
+                    "hessian_eigenvalues": eq.hessian_eigenvalues, "cpu_seconds": seconds,
+                }));
+            }
+            None if matches!(args.method, EquilibriumMethod::Newton) => {
+                return Err(AppError::BadValue {
+                    what: "--method",
+                    value: "newton".into(),
+                    why: "needs a Lagrangian model with tangent kernels (spring-bar); use settle",
+                });
+            }
+            None => lines.push("reduced Newton: not available for this model (needs the potential energy and tangent kernels)".into()),
+        }
+    }
+    if matches!(
+        args.method,
+        EquilibriumMethod::Settle | EquilibriumMethod::Both
+    ) {
+        let opts = SettlingOptions {
+            damping: args.damping,
+            ..SettlingOptions::default()
+        };
+        let start = Instant::now();
+        let s = analysis::settle(sys.as_ref(), &q0, &opts)?;
+        let seconds = start.elapsed().as_secs_f64();
+        lines.push(format!(
+            "dynamic settling (damping {}): at rest after t = {} s, {} steps, |v| {:.1e}, \
+             reduced gradient {:.1e}, q = {:?}, {seconds:.4} s",
+            args.damping, s.time, s.steps, s.speed, s.residual, s.q
+        ));
+        methods.push(json!({
+            "method": s.method, "q": s.q, "lambda": named(&names, &s.lambda), "time": s.time,
+            "steps": s.steps, "speed": s.speed, "reduced_gradient": s.residual,
+            "damping": args.damping, "cpu_seconds": seconds,
+        }));
+    }
+    std::fs::create_dir_all(&args.out).map_err(io_err(&args.out))?;
+    let path = args.out.join("equilibrium.json");
+    write_json(&path, &json!({"model": args.model, "results": methods}))?;
+    crate::say!(
+        "equilibrium of {}:\n{}\nwrote {}",
+        args.model,
+        lines.join("\n"),
+        path.display()
+    );
+    Ok(())
+}
+
+fn named(names: &[String], values: &[f64]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| (n.clone(), json!(v)))
+        .collect();
+    serde_json::Value::Object(map)
+}
+
+/// Reduced Newton needs the concrete model type (its `TangentSystem` and `Energy`): the
+/// catalog models that have both.
+fn newton_capable(
+    model: &str,
+    params: &[String],
+    q0: &[f64],
+) -> Result<Option<analysis::Equilibrium>, AppError> {
+    let opts = EquilibriumOptions::default();
+    match model {
+        "spring-bar" => {
+            let mut sys = mbsim_models::SpringBar::chosen();
+            apply_params(&mut sys, params)?;
+            Ok(Some(analysis::equilibrium(&sys, q0, &opts)?))
+        }
+        _ => Ok(None),
+    }
+}

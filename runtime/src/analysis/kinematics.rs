@@ -1,0 +1,213 @@
+//! Kinematic analysis of a fully driven (0-DOF) model (\[HAUG\] §7.1, digest §2.8 steps 1–3).
+//!
+//! Along a time grid: positions by Newton on Φ(t, q) = 0, started from the previous point's
+//! Taylor prediction q + Δt v + ½ Δt² a (continuation); velocities from Φ_q v = −Φ_t;
+//! accelerations from Φ_q a = γ. Each point is [`crate::initialize`] at that time (its Newton
+//! iteration, its velocity projection — exact for a square Φ_q — and its KKT solve, which for a
+//! square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and λ = Φ_q⁻ᵀ (Q − M a): the
+//! inverse dynamics of [`super::inverse_dynamics`]). Each point records the condition and the
+//! determinant of Φ_q; a sign change of the determinant between two points is reported as a
+//! passage through a singular configuration ([`Kinematics::singular_passages`]). The model is
+//! checked first
+//! ([`super::check`]): a model that is under-driven, over-constrained or nonholonomic fails
+//! with [`SimError::NotAnalyzable`], naming the redundant rows.
+
+use crate::error::{SimError, SingularBlock};
+use crate::init::{InitOptions, initialize};
+use crate::system::ConstrainedSystem;
+
+/// Settings of [`kinematics`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct KinematicOptions {
+    /// Newton target for ‖Φ‖∞ at every grid point (default 1e-12).
+    pub tol: f64,
+    /// Newton iteration limit per grid point (default 50).
+    pub max_iterations: usize,
+}
+
+impl Default for KinematicOptions {
+    fn default() -> Self {
+        Self {
+            tol: 1e-12,
+            max_iterations: 50,
+        }
+    }
+}
+
+/// The kinematic state at one grid point, and the multipliers of the inverse dynamics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KinematicPoint {
+    /// Time.
+    pub t: f64,
+    /// Positions.
+    pub q: Vec<f64>,
+    /// Velocities.
+    pub v: Vec<f64>,
+    /// Accelerations.
+    pub a: Vec<f64>,
+    /// Multipliers λ = Φ_q⁻ᵀ (Q − M a) (length m, indexed like the constraint names).
+    pub lambda: Vec<f64>,
+    /// Newton iterations at this point.
+    pub iterations: usize,
+    /// ‖Φ(t, q)‖∞ reached.
+    pub residual: f64,
+    /// ‖Φ_q v + Φ_t‖∞ reached.
+    pub velocity_residual: f64,
+    /// Condition estimate σ_max/σ_min of Φ_q at the point.
+    pub condition: f64,
+    /// det Φ_q at the point: a sign change between two points means the motion passed a
+    /// singular configuration between them ([`Kinematics::singular_passages`]).
+    pub determinant: f64,
+}
+
+/// The result of [`kinematics`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kinematics {
+    /// Constraint row names (indexing λ).
+    pub names: Vec<String>,
+    /// One point per grid time.
+    pub points: Vec<KinematicPoint>,
+}
+
+impl Kinematics {
+    /// Newton iterations over all points.
+    pub fn total_iterations(&self) -> usize {
+        self.points.iter().map(|p| p.iterations).sum()
+    }
+
+    /// The largest ‖Φ‖∞ and ‖Φ_q v + Φ_t‖∞ over the points.
+    pub fn max_residuals(&self) -> (f64, f64) {
+        self.points.iter().fold((0.0_f64, 0.0_f64), |(p, v), x| {
+            (p.max(x.residual), v.max(x.velocity_residual))
+        })
+    }
+
+    /// The grid intervals `(t_a, t_b)` over which det Φ_q changed sign: the motion passed a
+    /// singular configuration there (a dead point or change point crossed between two grid
+    /// points, where the continuation may have switched branches). A singular point the
+    /// determinant touches without crossing (a double root) is not seen; the condition is.
+    pub fn singular_passages(&self) -> Vec<(f64, f64)> {
+        self.points
+            .windows(2)
+            .filter(|w| w[0].determinant * w[1].determinant < 0.0)
+            .map(|w| (w[0].t, w[1].t))
+            .collect()
+    }
+
+    /// The largest condition estimate of Φ_q over the points, and its time.
+    pub fn worst_condition(&self) -> Option<(f64, f64)> {
+        self.points
+            .iter()
+            .map(|p| (p.t, p.condition))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// Kinematic analysis of `sys` at `times` (in order), starting Newton at `q_guess` for the
+/// first time (see the module docs).
+pub fn kinematics<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    times: &[f64],
+    q_guess: &[f64],
+    opts: &KinematicOptions,
+) -> Result<Kinematics, SimError> {
+    validate(opts)?;
+    let d = sys.dims();
+    assert_eq!(q_guess.len(), d.n, "kinematics: q_guess needs length n");
+    let first = times.first().copied().unwrap_or(0.0);
+    let diagnosis = super::check(sys, first, q_guess)?;
+    if !(d.k == 0 && d.m == d.n && diagnosis.jacobian.redundant.is_empty()) {
+        return Err(SimError::NotAnalyzable {
+            mode: "kinematic analysis",
+            needs: "a fully driven model (m = n holonomic rows, k = 0, G of full rank)",
+            n: d.n,
+            m: d.m,
+            k: d.k,
+            rank: diagnosis.jacobian.rank,
+            advice: diagnosis.kinematic_advice(),
+        });
+    }
+    let init = InitOptions {
+        locked: Vec::new(),
+        tol: opts.tol,
+        max_iterations: opts.max_iterations,
+    };
+    let mut points: Vec<KinematicPoint> = Vec::with_capacity(times.len());
+    for &t in times {
+        let (guess, v_guess) = predict(points.last(), t, q_guess);
+        let point = solve_point(sys, t, &guess, &v_guess, &init)?;
+        points.push(point);
+    }
+    Ok(Kinematics {
+        names: sys.constraint_names(),
+        points,
+    })
+}
+
+/// Options out of their domain.
+fn validate(opts: &KinematicOptions) -> Result<(), SimError> {
+    if !(opts.tol.is_finite() && opts.tol > 0.0) {
+        return Err(SimError::InvalidOption {
+            option: "KinematicOptions::tol",
+            value: opts.tol.to_string(),
+            reason: "must be finite and positive",
+        });
+    }
+    if opts.max_iterations == 0 {
+        return Err(SimError::InvalidOption {
+            option: "KinematicOptions::max_iterations",
+            value: "0".to_string(),
+            reason: "must be at least 1",
+        });
+    }
+    Ok(())
+}
+
+/// Newton's starting point at `t`: the Taylor prediction from the previous point, or the
+/// user's guess (with zero velocity) at the first.
+fn predict(prev: Option<&KinematicPoint>, t: f64, q_guess: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    match prev {
+        None => (q_guess.to_vec(), vec![0.0; q_guess.len()]),
+        Some(p) => {
+            let dt = t - p.t;
+            let q = (0..p.q.len())
+                .map(|i| p.q[i] + dt * p.v[i] + 0.5 * dt * dt * p.a[i])
+                .collect();
+            let v = (0..p.v.len()).map(|i| p.v[i] + dt * p.a[i]).collect();
+            (q, v)
+        }
+    }
+}
+
+/// Positions, velocities, accelerations and multipliers at `t`.
+fn solve_point<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    guess: &[f64],
+    v_guess: &[f64],
+    init: &InitOptions,
+) -> Result<KinematicPoint, SimError> {
+    let report = initialize(sys, t, guess, v_guess, init).map_err(|e| match e {
+        SimError::SingularKkt {
+            block: SingularBlock::Jacobian,
+            ..
+        } => super::singular::name_singularity(sys, f64::NAN, guess, e),
+        other => other,
+    })?;
+    let diagnosis = super::check(sys, t, &report.q)?;
+    let n = report.q.len();
+    let mut g = nalgebra::DMatrix::zeros(n, n);
+    crate::kernels::jacobian(sys, t, &report.q, &mut g)?;
+    Ok(KinematicPoint {
+        determinant: g.determinant(),
+        t,
+        q: report.q,
+        v: report.v,
+        a: report.vdot,
+        lambda: report.lambda,
+        iterations: report.iterations,
+        residual: report.residual.position,
+        velocity_residual: report.residual.velocity,
+        condition: diagnosis.jacobian.condition,
+    })
+}

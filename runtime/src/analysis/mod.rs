@@ -1,0 +1,35 @@
+//! The analysis modes besides dynamics (Haug's DADS organisation, \[HAUG\] §7.1, §7.5; digest
+//! §2.6–2.8) and the diagnostics of a model:
+//!
+//! - [`kinematics`] (`kinematics.rs`): kinematic analysis of a fully driven (0-DOF) model —
+//!   positions by Newton on Φ(t, q) = 0 along a time grid (continuation from the previous
+//!   point), velocities from Φ_q v = −Φ_t, accelerations from Φ_q a = γ;
+//! - [`inverse_dynamics`] (`inverse.rs`): the multipliers from Φ_qᵀ λ = Q − M a along the same
+//!   grid, and the reaction (or driving) force of every constraint row, by name;
+//! - [`equilibrium`] (`equilibrium.rs`): minimum total potential energy subject to Φ = 0 by a
+//!   reduced Newton method with line search and the Hessian of the Lagrangian from the tangent
+//!   kernels, with the stability of the equilibrium found; [`settle`] (`settling.rs`): dynamic
+//!   settling with added damping;
+//! - [`check`] (`diagnostics.rs`): n, m, k, the numerical rank of G = [Φ_q; A], the degrees of
+//!   freedom, the redundant rows by name with the dependency found, the condition of G;
+//! - `singular.rs`: the run-time naming of singular configurations, which the integrators'
+//!   run loop applies to a failed run ([`SimError::SingularConfiguration`]).
+//!
+//! These are cold paths (once per grid point or per Newton iteration, small dense matrices):
+//! they allocate, unlike the integrators' steps.
+//!
+//! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
+
+mod diagnostics;
+mod equilibrium;
+mod inverse;
+mod kinematics;
+mod settling;
+pub(crate) mod singular;
+pub use singular::SINGULAR_CONDITION;
+
+pub use diagnostics::{Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, jacobian_rank};
+pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, equilibrium};
+pub use inverse::{InverseDynamics, Reaction, inverse_dynamics, reactions};
+pub use kinematics::{KinematicOptions, KinematicPoint, Kinematics, kinematics};
+pub use settling::{Damped, Settled, SettlingOptions, settle};
