@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mbsim::runtime::{CommonOptions, SampleKind, Stabilization};
 
 use super::AppError;
-use super::method::{Method, MethodRequest, Stabilize, Start, stabilization};
+use super::method::{Method, MethodRequest, PartitionFlags, Stabilize, Start, stabilization};
 use super::registry::{self, ModelEntry};
 
 /// `mbsim`: constrained multibody models of the sources, simulated with RKSTAB.
@@ -157,9 +157,10 @@ pub struct SimulateArgs {
     /// The integrator.
     #[arg(long, value_enum, default_value_t = Method::Rkstab)]
     pub method: Method,
-    /// Drift control (with every method).
-    #[arg(long, value_enum, default_value_t = Stabilize::Pstab)]
-    pub stabilization: Stabilize,
+    /// Drift control (with every method; default pstab, none for the implicit methods, which
+    /// hold Φ = 0 by their Newton iteration).
+    #[arg(long, value_enum)]
+    pub stabilization: Option<Stabilize>,
     /// Step size of the constant-step methods (ab, ampc, mampc).
     #[arg(long, allow_hyphen_values = true)]
     pub h: Option<f64>,
@@ -170,6 +171,24 @@ pub struct SimulateArgs {
     /// Start of ab/ampc/mampc: accurate Runge-Kutta steps (default) or Haug's order ramp.
     #[arg(long, value_enum)]
     pub start: Option<Start>,
+    /// hht: alpha in [-1/3, 0] (default -0.1).
+    #[arg(long, allow_hyphen_values = true)]
+    pub hht_alpha: Option<f64>,
+    /// generalized-alpha: spectral radius at infinity in [0, 1] (default 0.8).
+    #[arg(long, allow_hyphen_values = true)]
+    pub rho_inf: Option<f64>,
+    /// Implicit methods: modified Newton (keep the factorization while it converges).
+    #[arg(long)]
+    pub modified_newton: bool,
+    /// gcp/hybrid: Newton tolerance on the dependent positions, max |Phi| (default 1e-12).
+    #[arg(long, allow_hyphen_values = true)]
+    pub newton_tol: Option<f64>,
+    /// gcp/hybrid: Newton iterations per correction (default 10).
+    #[arg(long)]
+    pub max_newton: Option<usize>,
+    /// hybrid: correct only when the drift exceeds this (default 1e-10).
+    #[arg(long, allow_hyphen_values = true)]
+    pub hybrid_tol: Option<f64>,
     /// Baumgarte damping gain alpha (velocity residual weighted by 2 alpha).
     #[arg(long, allow_hyphen_values = true)]
     pub alpha: Option<f64>,
@@ -334,7 +353,17 @@ impl SimulateArgs {
                 why: "more than 1e7 output rows",
             });
         }
-        let stabilization = stabilization(self.stabilization, self.alpha, self.beta)?;
+        let flags = PartitionFlags {
+            newton_tol: self.newton_tol,
+            max_newton: self.max_newton,
+            hybrid_tol: self.hybrid_tol,
+        };
+        let kind = self.stabilization.unwrap_or(if self.method.is_implicit() {
+            Stabilize::None
+        } else {
+            Stabilize::Pstab
+        });
+        let stabilization = stabilization(kind, self.alpha, self.beta, flags)?;
         if let Some(h) = self.h {
             checked("--h", h, h > 0.0, "must be positive")?;
         }
@@ -345,6 +374,9 @@ impl SimulateArgs {
             h: self.h,
             order: self.order,
             start: self.start,
+            hht_alpha: self.hht_alpha,
+            rho_inf: self.rho_inf,
+            modified_newton: self.modified_newton,
         };
         let samples = match self.samples {
             Some(Samples::Projected) => SampleKind::Projected,

@@ -9,10 +9,61 @@
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
-    Integrator, Observer, Problem, Rkstab, SimError, Solution, Stabilization,
+    HybridOptions, Implicit, Integrator, NewtonKind, Observer, PartitionOptions, Problem, Rkstab,
+    Scheme, SimError, Solution, Stabilization, StepControl, StepSize, Tolerance,
 };
 
 use super::AppError;
+
+/// The implicit method of `req`: constant step with --h, else error-controlled at rtol/atol.
+fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {
+    let bad = |what, why| AppError::BadValue {
+        what,
+        value: format!("{:?}", req.method).to_lowercase(),
+        why,
+    };
+    if req.order.is_some() || req.start.is_some() {
+        return Err(bad("--order/--start", "the implicit methods have neither"));
+    }
+    if req.hht_alpha.is_some() && req.method != Method::Hht {
+        return Err(bad("--hht-alpha", "only hht has it"));
+    }
+    if req.rho_inf.is_some() && req.method != Method::GeneralizedAlpha {
+        return Err(bad("--rho-inf", "only generalized-alpha has it"));
+    }
+    let scheme = match req.method {
+        Method::Hht => Scheme::Hht {
+            alpha: req.hht_alpha.unwrap_or(-0.1),
+        },
+        Method::GeneralizedAlpha => Scheme::GeneralizedAlpha {
+            rho_inf: req.rho_inf.unwrap_or(0.8),
+        },
+        Method::Newmark
+        | Method::Rkstab
+        | Method::Abm
+        | Method::Ab
+        | Method::Ampc
+        | Method::Mampc => Scheme::ME451,
+    };
+    let step = match (req.h, req.method) {
+        (Some(h), _) => StepSize::Fixed(h),
+        (None, Method::Newmark) => {
+            return Err(bad("--h", "Newmark (ME451) takes constant steps: give --h"));
+        }
+        (None, _) => StepSize::Adaptive {
+            rtol: Tolerance::Scalar(req.rtol),
+            atol: Tolerance::Scalar(req.atol),
+            control: StepControl::default(),
+        },
+    };
+    let mut method = Implicit::new(scheme, step);
+    if req.modified_newton {
+        method.newton.kind = NewtonKind::Modified;
+        method.newton.max_iterations = 25;
+    }
+    method.common = common;
+    Ok(Chosen::Implicit(method))
+}
 
 /// The integrator on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -27,6 +78,29 @@ pub enum Method {
     Ampc,
     /// Constant-step PECE, AB and the one-order-higher corrector (Wu's MAMPC, Haug's PECE).
     Mampc,
+    /// ME451's Newmark on the index-3 DAE with Newton (β = 0.3025, γ = 0.6), step --h.
+    Newmark,
+    /// HHT-α (--hht-alpha, default -0.1) with Newton; error-controlled (--rtol) or --h.
+    Hht,
+    /// Generalized-α (--rho-inf, default 0.8) with Newton; error-controlled (--rtol) or --h.
+    GeneralizedAlpha,
+}
+
+impl Method {
+    /// The name on the command line (`generalized-alpha`, …).
+    pub fn cli_name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
+    }
+
+    /// The implicit index-3 methods (Newton on the DAE; Φ held by the iteration, so their
+    /// default drift control is none).
+    pub fn is_implicit(self) -> bool {
+        matches!(
+            self,
+            Method::Newmark | Method::Hht | Method::GeneralizedAlpha
+        )
+    }
 }
 
 /// Drift control on the command line.
@@ -46,6 +120,23 @@ pub enum Stabilize {
     Baumgarte,
     /// No stabilization (index-1 form, drift grows; Haug's direct integration).
     None,
+    /// Generalized coordinate partitioning (Haug §7.3.2): Newton for the dependent positions
+    /// after each step, error control on the independent coordinates only.
+    Gcp,
+    /// Haug's hybrid algorithm (§7.3.5): Baumgarte (--alpha/--beta, default 1) and the GCP
+    /// correction when the drift exceeds --hybrid-tol (default 1e-10).
+    Hybrid,
+}
+
+/// Options of the partitioning drift controls on the command line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PartitionFlags {
+    /// Newton tolerance on ‖Φ‖∞ for the dependent positions.
+    pub newton_tol: Option<f64>,
+    /// Newton iteration cap.
+    pub max_newton: Option<usize>,
+    /// The hybrid's drift tolerance.
+    pub hybrid_tol: Option<f64>,
 }
 
 /// The start of a constant-step Adams method.
@@ -72,20 +163,62 @@ pub struct MethodRequest {
     pub order: Option<usize>,
     /// Start of a constant-step Adams method.
     pub start: Option<Start>,
+    /// HHT's α.
+    pub hht_alpha: Option<f64>,
+    /// Generalized-α's ρ∞.
+    pub rho_inf: Option<f64>,
+    /// Modified Newton (keep the factorization across iterations and steps).
+    pub modified_newton: bool,
 }
 
-/// The drift control `kind` with Baumgarte gains `alpha`, `beta` where they apply.
+/// The drift control `kind` with Baumgarte gains `alpha`, `beta` and the partitioning flags
+/// where they apply.
 pub fn stabilization(
     kind: Stabilize,
     alpha: Option<f64>,
     beta: Option<f64>,
+    flags: PartitionFlags,
 ) -> Result<Stabilization, AppError> {
-    if kind != Stabilize::Baumgarte && (alpha.is_some() || beta.is_some()) {
-        return Err(AppError::BadValue {
-            what: "--alpha/--beta",
-            value: format!("{kind:?}").to_lowercase(),
-            why: "Baumgarte gains need --stabilization baumgarte",
-        });
+    let bad = |what, why| AppError::BadValue {
+        what,
+        value: format!("{kind:?}").to_lowercase(),
+        why,
+    };
+    let gains = matches!(kind, Stabilize::Baumgarte | Stabilize::Hybrid);
+    if !gains && (alpha.is_some() || beta.is_some()) {
+        return Err(bad(
+            "--alpha/--beta",
+            "Baumgarte gains need --stabilization baumgarte or hybrid",
+        ));
+    }
+    let partitioned = matches!(kind, Stabilize::Gcp | Stabilize::Hybrid);
+    if !partitioned && (flags.newton_tol.is_some() || flags.max_newton.is_some()) {
+        return Err(bad(
+            "--newton-tol/--max-newton",
+            "only gcp and hybrid use Newton",
+        ));
+    }
+    if kind != Stabilize::Hybrid && flags.hybrid_tol.is_some() {
+        return Err(bad("--hybrid-tol", "only the hybrid algorithm has it"));
+    }
+    let gain = |what, x: Option<f64>, default: f64| {
+        let x = x.unwrap_or(default);
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            Err(AppError::BadValue {
+                what,
+                value: x.to_string(),
+                why: "must be finite and not negative",
+            })
+        }
+    };
+    let mut partition = PartitionOptions::default();
+    if let Some(tol) = flags.newton_tol {
+        partition.newton_tolerance = tol;
+    }
+    if let Some(cap) = flags.max_newton {
+        partition.max_newton_iterations = cap;
     }
     Ok(match kind {
         Stabilize::Pstab => Stabilization::PStab,
@@ -94,23 +227,24 @@ pub fn stabilization(
         Stabilize::Velocity => Stabilization::VelocityOnly,
         Stabilize::Ggt => Stabilization::GGt,
         Stabilize::None => Stabilization::None,
-        Stabilize::Baumgarte => {
-            let gain = |what, x: Option<f64>| {
-                let x = x.unwrap_or(10.0);
-                if x.is_finite() && x >= 0.0 {
-                    Ok(x)
-                } else {
-                    Err(AppError::BadValue {
-                        what,
-                        value: x.to_string(),
-                        why: "must be finite and not negative",
-                    })
-                }
+        Stabilize::Baumgarte => Stabilization::Baumgarte(Baumgarte {
+            alpha: gain("--alpha", alpha, 10.0)?,
+            beta: gain("--beta", beta, 10.0)?,
+        }),
+        Stabilize::Gcp => Stabilization::Partitioned(partition),
+        Stabilize::Hybrid => {
+            let mut hybrid = HybridOptions {
+                partition,
+                ..HybridOptions::default()
             };
-            Stabilization::Baumgarte(Baumgarte {
-                alpha: gain("--alpha", alpha)?,
-                beta: gain("--beta", beta)?,
-            })
+            hybrid.baumgarte = Baumgarte {
+                alpha: gain("--alpha", alpha, hybrid.baumgarte.alpha)?,
+                beta: gain("--beta", beta, hybrid.baumgarte.beta)?,
+            };
+            if let Some(tol) = flags.hybrid_tol {
+                hybrid.tolerance = tol;
+            }
+            Stabilization::Hybrid(hybrid)
         }
     })
 }
@@ -124,12 +258,25 @@ pub enum Chosen {
     Abm(Abm),
     /// A constant-step Adams method.
     Adams(Adams),
+    /// An implicit index-3 method (finite-difference tangents: a catalog model arrives as
+    /// `dyn ConstrainedSystem`).
+    Implicit(Implicit),
 }
 
 impl Chosen {
     /// Build the method of `req` with the shared options `common`.
     pub fn build(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {
         let constant_step = matches!(req.method, Method::Ab | Method::Ampc | Method::Mampc);
+        if req.method.is_implicit() {
+            return implicit(req, common);
+        }
+        if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
+            return Err(AppError::BadValue {
+                what: "--hht-alpha/--rho-inf/--modified-newton",
+                value: format!("{:?}", req.method).to_lowercase(),
+                why: "only the implicit methods take them",
+            });
+        }
         let unused = |what: &'static str, why: &'static str| AppError::BadValue {
             what,
             value: format!("{:?}", req.method).to_lowercase(),
@@ -157,11 +304,21 @@ impl Chosen {
                 m.common = common;
                 Chosen::Abm(m)
             }
-            Method::Ab | Method::Ampc | Method::Mampc => {
+            Method::Ab
+            | Method::Ampc
+            | Method::Mampc
+            | Method::Newmark
+            | Method::Hht
+            | Method::GeneralizedAlpha => {
                 let kind = match req.method {
                     Method::Ab => AdamsKind::Ab,
                     Method::Ampc => AdamsKind::Ampc,
-                    Method::Mampc | Method::Rkstab | Method::Abm => AdamsKind::Mampc,
+                    Method::Mampc
+                    | Method::Rkstab
+                    | Method::Abm
+                    | Method::Newmark
+                    | Method::Hht
+                    | Method::GeneralizedAlpha => AdamsKind::Mampc,
                 };
                 let start = match req.start.unwrap_or(Start::Rk) {
                     Start::Rk => AdamsStart::RungeKutta,
@@ -184,6 +341,7 @@ impl Chosen {
             Chosen::Rkstab(m) => &mut m.common,
             Chosen::Abm(m) => &mut m.common,
             Chosen::Adams(m) => &mut m.common,
+            Chosen::Implicit(m) => &mut m.common,
         }
     }
 
@@ -191,6 +349,7 @@ impl Chosen {
     pub fn is_adaptive(&self) -> bool {
         match self {
             Chosen::Rkstab(_) | Chosen::Abm(_) => true,
+            Chosen::Implicit(m) => matches!(m.step, StepSize::Adaptive { .. }),
             Chosen::Adams(_) => false,
         }
     }
@@ -202,6 +361,7 @@ impl Integrator for Chosen {
             Chosen::Rkstab(m) => m.name(),
             Chosen::Abm(m) => m.name(),
             Chosen::Adams(m) => m.name(),
+            Chosen::Implicit(m) => m.name(),
         }
     }
 
@@ -210,6 +370,7 @@ impl Integrator for Chosen {
             Chosen::Rkstab(m) => m.common(),
             Chosen::Abm(m) => m.common(),
             Chosen::Adams(m) => m.common(),
+            Chosen::Implicit(m) => m.common(),
         }
     }
 
@@ -223,6 +384,7 @@ impl Integrator for Chosen {
             Chosen::Rkstab(m) => m.integrate_into(sys, problem, observer),
             Chosen::Abm(m) => m.integrate_into(sys, problem, observer),
             Chosen::Adams(m) => m.integrate_into(sys, problem, observer),
+            Chosen::Implicit(m) => m.integrate_into(sys, problem, observer),
         }
     }
 }

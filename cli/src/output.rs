@@ -75,7 +75,7 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "model": cfg.model.name,
         "source": cfg.model.source,
         "parameters": params,
-        "method": format!("{:?}", cfg.request.method).to_lowercase(),
+        "method": cfg.request.method.cli_name(),
         "stabilization": cfg.stabilization.name(),
         "h": cfg.request.h,
         "order": cfg.request.order,
@@ -107,6 +107,14 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
             "moved_v": run.init.moved_v,
         },
         "rows": run.rec.t.len(),
+        "partitions": s.partitions.iter().map(|p| json!({
+            "t": p.t,
+            "level": format!("{:?}", p.level).to_lowercase(),
+            "reason": format!("{:?}", p.reason).to_lowercase(),
+            "old_independent": p.old_independent.iter().map(|&i| run.coordinates.get(i).copied().unwrap_or("?")).collect::<Vec<_>>(),
+            "new_independent": p.new_independent.iter().map(|&i| run.coordinates.get(i).copied().unwrap_or("?")).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "extra": s.extra.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
     })
 }
 
@@ -134,7 +142,7 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
          wrote {}",
         cfg.model.name,
         cfg.t_end,
-        format!("{:?}", cfg.request.method).to_lowercase(),
+        cfg.request.method.cli_name(),
         cfg.stabilization.name(),
         match (cfg.request.h, cfg.request.order) {
             (Some(h), order) => format!("h {h:e}, order {}", order.unwrap_or(4)),

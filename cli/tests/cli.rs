@@ -110,7 +110,7 @@ fn simulate_writes_csv_summary_and_plots() {
 
 #[test]
 fn bad_arguments_fail_cleanly() {
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 16] = [
         (
             &["simulate", "nosuch", "--out", "x"],
             "unknown model `nosuch`",
@@ -174,6 +174,30 @@ fn bad_arguments_fail_cleanly() {
             &["simulate", "pendulum", "--alpha", "3", "--out", "x"],
             "Baumgarte gains need --stabilization baumgarte",
         ),
+        (
+            &[
+                "simulate",
+                "pendulum",
+                "--newton-tol",
+                "1e-10",
+                "--out",
+                "x",
+            ],
+            "only gcp and hybrid use Newton",
+        ),
+        (
+            &[
+                "simulate",
+                "pendulum",
+                "--stabilization",
+                "gcp",
+                "--newton-tol",
+                "-1",
+                "--out",
+                "x",
+            ],
+            "newton_tolerance",
+        ),
     ];
     for (args, message) in cases {
         let out = mbsim(args);
@@ -191,12 +215,26 @@ fn bad_arguments_fail_cleanly() {
     assert!(!out.status.success() && text(&out.stderr).contains("unknown table `9.9`"));
 }
 
-/// The Adams methods from the command line: the variable-order ABM with PStab and MAMPC_3 with
-/// Baumgarte (Wu's setting) run the pendulum and report their method in the summary.
+/// The methods from the command line: the variable-order ABM with PStab and with GCP (its first
+/// partition reported by name), MAMPC_3 with Baumgarte (Wu's setting), generalized-α at
+/// constant step and HHT with error control and modified Newton (both without stabilization by
+/// default) run the pendulum and report their method in the summary.
 #[test]
 fn adams_methods_run_from_the_command_line() {
     for (name, args, stabilization) in [
         ("abm", &["--method", "abm", "--rtol", "1e-8"][..], "pstab"),
+        (
+            "abm",
+            &[
+                "--method",
+                "abm",
+                "--rtol",
+                "1e-8",
+                "--stabilization",
+                "gcp",
+            ][..],
+            "gcp",
+        ),
         (
             "mampc",
             &[
@@ -216,7 +254,7 @@ fn adams_methods_run_from_the_command_line() {
             "baumgarte",
         ),
     ] {
-        let dir = scratch(&format!("adams-{name}"));
+        let dir = scratch(&format!("adams-{name}-{stabilization}"));
         let dir_s = dir.to_str().expect("utf-8 path");
         let mut all = vec![
             "simulate",
@@ -237,5 +275,15 @@ fn adams_methods_run_from_the_command_line() {
         assert_eq!(summary["method"], name);
         assert_eq!(summary["stabilization"], stabilization);
         assert!(summary["NFCN"].as_u64().expect("NFCN") > 0);
+        if stabilization == "gcp" {
+            // The first partition is reported with the independent coordinates by name.
+            let first = &summary["partitions"][0];
+            assert_eq!(first["reason"], "initial", "{summary}");
+            assert_eq!(
+                first["new_independent"].as_array().map(Vec::len),
+                Some(1),
+                "{summary}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Work–precision of the multistep methods against RKSTAB (issue: Adams and DADS methods):
 //! Andrews' squeezer on [0, 0.03] and the slider-crank with TSDA on [0, 1], rtol = 1e-4 …
 //! 1e-11 (atol = rtol/10), for RKSTAB/PStab, the variable-order ABM with PStab and with
-//! Baumgarte, and (where available) the DADS partitioning methods.
+//! Baumgarte, and Haug's DADS methods (GCP with RKSTAB and ABM, the hybrid with ABM).
 //!
 //! `cargo bench -p mbsim-models --bench work_precision` prints one table first: correct digits
 //! of q(t_end) against RKSTAB at rtol 1e-13 (cross-checked by ABM at 1e-12), NFCN, steps, the
@@ -16,8 +16,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_models::catalog;
 use mbsim_runtime::catalog::find;
 use mbsim_runtime::{
-    Abm, Baumgarte, ConstrainedSystem, InitOptions, Integrator, Problem, Rkstab, Solution,
-    Stabilization, initialize,
+    Abm, Baumgarte, ConstrainedSystem, HybridOptions, InitOptions, Integrator, PartitionOptions,
+    Problem, Rkstab, Solution, Stabilization, initialize,
 };
 
 const RTOLS: [f64; 8] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11];
@@ -53,6 +53,27 @@ fn entries() -> Vec<Entry> {
         Entry {
             name: "abm/pstab",
             build: |r| Method::Abm(Abm::new(r)),
+        },
+        Entry {
+            name: "rkstab/gcp",
+            build: |r| {
+                let gcp = Stabilization::Partitioned(PartitionOptions::default());
+                Method::Rkstab(Rkstab::new(r).with_stabilization(gcp))
+            },
+        },
+        Entry {
+            name: "abm/gcp",
+            build: |r| {
+                let gcp = Stabilization::Partitioned(PartitionOptions::default());
+                Method::Abm(Abm::new(r).with_stabilization(gcp))
+            },
+        },
+        Entry {
+            name: "abm/hybrid",
+            build: |r| {
+                let hybrid = Stabilization::Hybrid(HybridOptions::default());
+                Method::Abm(Abm::new(r).with_stabilization(hybrid))
+            },
         },
         Entry {
             name: "abm/baumgarte(20,100)",
