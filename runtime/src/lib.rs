@@ -13,8 +13,10 @@
 //!   reproductions, convergence studies).
 //! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
 //!   iterations (`implicit/`), constant or error-controlled steps.
+//! - [`Adams`]: constant-step AB, AMPC and MAMPC (\[WU\], \[HAUG\] PECE) with an RK start or
+//!   Haug's order ramp; [`Abm`]: Haug's variable-step variable-order PECE (`adams/`).
 //!
-//! Both evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
+//! All evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
 //! [`initialize`] makes a user's initial state consistent.
 //!
@@ -39,6 +41,10 @@
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
 //!   `init.rs`: consistent initialization.
+//! - `adams/`: the Adams step on arbitrary past points (`engine.rs`, weights by quadrature in
+//!   `quadrature.rs`), the constant-step ([`Adams`], `fixed.rs`) and variable-order ([`Abm`],
+//!   `variable.rs`) methods, plain ODEs (`ode.rs`), exact coefficients and stability
+//!   polynomials (`coefficients.rs`, `stability.rs`).
 //! - `implicit/`: [`Implicit`] — the α family (`scheme.rs`), the Newton iteration with its
 //!   iteration matrix from tangent kernels or finite differences (`newton.rs`, `tangents.rs`),
 //!   the step on the run loop with error estimate and dense output (`stepper.rs`).
