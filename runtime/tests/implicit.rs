@@ -151,7 +151,7 @@ fn me451_pendulum_newton_converges_in_few_iterations_and_holds_phi() {
     let problem = Problem::new(0.0, 10.0, &q0, &v0).with_uniform_output(0.01);
     let method = Implicit::newmark(0.01);
     let (rec, sol) = method.integrate_exact(&sys, &problem).expect("P15 run");
-    let stats = sol.stats;
+    let stats = sol.stats.clone();
     let iterations = stats.extra.get("newton_iterations").unwrap() as f64;
     let per_step = iterations / stats.naccpt as f64;
     println!("P15 Newmark h = 0.01: {stats}, {per_step:.2} Newton iterations per step");
