@@ -402,6 +402,10 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("crank-slider-wu", 1),
         ("me451-pendulum", 1),
         ("haug-pendulum", 1),
+        // Chin ch. 5: the crank's rotation plus the rod's six elastic coordinates (10
+        // coordinates, 3 constraints); the rigid variant one.
+        ("deformable-slider-crank", 7),
+        ("rigid-slider-crank-ch5", 1),
         ("two-link-case2-driven", 0),
         ("spring-bar", 1),
         ("four-bar-change-point", 0),
