@@ -50,10 +50,16 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
     run(
         Command::new("cargo")
             // mbsim-peers is the benchmark crate of the peer solvers (russell_ode; SUNDIALS behind
-            // a feature): compiling it is ~1/10 of a cold CI build, which must stay under 20
-            // minutes on 2 cores (measured 21 min with it). Its agreement test runs with
+            // a feature), whose dependencies only it compiles; a cold CI run must stay under 20
+            // minutes on 2 cores and measured 21 min with it. Its agreement test runs with
             // `cargo test -p mbsim-peers`, its benchmark with `cargo bench -p mbsim-peers`.
-            .args(["test", "--workspace", "--exclude", "mbsim-peers", "--no-fail-fast"])
+            .args([
+                "test",
+                "--workspace",
+                "--exclude",
+                "mbsim-peers",
+                "--no-fail-fast",
+            ])
             .args(extra)
             .current_dir(root),
         "cargo test --workspace",
