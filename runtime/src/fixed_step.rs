@@ -10,7 +10,6 @@
 //! The maximum drift over the step points is the layer's [`crate::Stats::max_drift`].
 
 use crate::error::SimError;
-use crate::integrator::common::{invalid, positive};
 use crate::integrator::controller::Uniform;
 use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
@@ -46,21 +45,6 @@ impl FixedStep {
         self.common.stabilization = stabilization;
         self
     }
-
-    /// The number of steps over `problem`'s span.
-    fn steps(&self, problem: &Problem) -> Result<usize, SimError> {
-        positive("h", self.h)?;
-        let steps_f = (problem.t_end - problem.t0).abs() / self.h;
-        let steps = steps_f.round() as usize;
-        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
-            return Err(invalid(
-                "h",
-                &self.h.to_string(),
-                "the span |t_end - t0| must be a whole number of steps",
-            ));
-        }
-        Ok(steps)
-    }
 }
 
 impl Integrator for FixedStep {
@@ -78,14 +62,9 @@ impl Integrator for FixedStep {
         problem: &Problem,
         observer: &mut O,
     ) -> Result<Solution, SimError> {
-        let steps = self.steps(problem)?;
+        let schedule = Schedule::Uniform(Uniform::over(self.h, problem)?);
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
         let mut stepper = ExplicitRk::new(sys, self, &problem.q0, &problem.v0);
-        let schedule = Schedule::Uniform(Uniform {
-            t0: problem.t0,
-            h: run.dir * self.h,
-            steps,
-        });
         run.drive(&mut stepper, schedule, &mut stats)?;
         let (q, v) = stepper.z.split_at(stepper.z.len() / 2);
         Ok(Solution {

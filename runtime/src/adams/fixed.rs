@@ -6,7 +6,6 @@
 //! between step points come from the Adams interpolant of the step (`engine.rs`).
 
 use crate::error::SimError;
-use crate::integrator::common::invalid;
 use crate::integrator::controller::Uniform;
 use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
@@ -44,21 +43,6 @@ impl Adams {
         self.common.stabilization = stabilization;
         self
     }
-
-    /// The number of steps over `problem`'s span (a whole number, to 1e-9 relative).
-    fn steps(&self, problem: &Problem) -> Result<usize, SimError> {
-        crate::integrator::common::positive("h", self.h)?;
-        let steps_f = (problem.t_end - problem.t0).abs() / self.h;
-        let steps = steps_f.round() as usize;
-        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
-            return Err(invalid(
-                "h",
-                &self.h.to_string(),
-                "the span |t_end - t0| must be a whole number of steps",
-            ));
-        }
-        Ok(steps)
-    }
 }
 
 impl Integrator for Adams {
@@ -77,15 +61,10 @@ impl Integrator for Adams {
         observer: &mut O,
     ) -> Result<Solution, SimError> {
         self.scheme.validate()?;
-        let steps = self.steps(problem)?;
+        let schedule = Schedule::Uniform(Uniform::over(self.h, problem)?);
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
         let mut stepper = AdamsStepper::new(sys, &self.common, self.scheme, problem);
         stepper.begin(sys, problem.t0)?;
-        let schedule = Schedule::Uniform(Uniform {
-            t0: problem.t0,
-            h: run.dir * self.h,
-            steps,
-        });
         run.drive(&mut stepper, schedule, &mut stats)?;
         stats
             .extra

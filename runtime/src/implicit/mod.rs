@@ -34,7 +34,7 @@ pub use scheme::{Coefficients, Scheme};
 use nalgebra::DMatrix;
 
 use crate::error::SimError;
-use crate::integrator::common::{invalid, positive};
+use crate::integrator::common::invalid;
 use crate::integrator::controller::{Adaptive, Uniform};
 use crate::integrator::driver::Schedule;
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
@@ -143,10 +143,7 @@ impl Implicit {
             return Err(invalid("stabilization", "Baumgarte", reason));
         }
         match &self.step {
-            StepSize::Fixed(h) => {
-                positive("h", *h)?;
-                Self::uniform(*h, problem).map(|_| ())
-            }
+            StepSize::Fixed(h) => Uniform::over(*h, problem).map(|_| ()),
             StepSize::Adaptive {
                 rtol,
                 atol,
@@ -220,13 +217,7 @@ impl Implicit {
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
         let schedule = match &self.step {
-            StepSize::Fixed(h) => {
-                let u = Self::uniform(*h, problem)?;
-                Schedule::Uniform(Uniform {
-                    h: run.dir * u.h,
-                    ..u
-                })
-            }
+            StepSize::Fixed(h) => Schedule::Uniform(Uniform::over(*h, problem)?),
             StepSize::Adaptive { control, .. } => {
                 Self::adaptive_schedule(control, &stepper, problem)
             }
@@ -240,21 +231,6 @@ impl Implicit {
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
-        })
-    }
-
-    /// The constant-step schedule of magnitude `h`.
-    fn uniform(h: f64, problem: &Problem) -> Result<Uniform, SimError> {
-        let steps_f = (problem.t_end - problem.t0).abs() / h;
-        let steps = steps_f.round() as usize;
-        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
-            let reason = "the span |t_end - t0| must be a whole number of steps";
-            return Err(invalid("h", &h.to_string(), reason));
-        }
-        Ok(Uniform {
-            t0: problem.t0,
-            h,
-            steps,
         })
     }
 

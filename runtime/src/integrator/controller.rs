@@ -9,7 +9,11 @@
 //!
 //! It works on step magnitudes; the driver applies the direction of integration.
 
+use crate::error::SimError;
 use crate::options::StepControl;
+
+use super::Problem;
+use super::common::{invalid, positive};
 
 /// The verdict on one step attempt.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,4 +81,23 @@ pub(crate) struct Uniform {
     pub(crate) t0: f64,
     pub(crate) h: f64,
     pub(crate) steps: usize,
+}
+
+impl Uniform {
+    /// Steps of magnitude `h` (> 0) over `problem`'s span in its direction; the span must be a
+    /// whole number of steps (to 1e-9 relative), else [`SimError::InvalidOption`] for `h`.
+    pub(crate) fn over(h: f64, problem: &Problem) -> Result<Uniform, SimError> {
+        positive("h", h)?;
+        let steps_f = (problem.t_end - problem.t0).abs() / h;
+        let steps = steps_f.round() as usize;
+        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
+            let reason = "the span |t_end - t0| must be a whole number of steps";
+            return Err(invalid("h", &h.to_string(), reason));
+        }
+        Ok(Uniform {
+            t0: problem.t0,
+            h: problem.direction() * h,
+            steps,
+        })
+    }
 }
