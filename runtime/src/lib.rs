@@ -86,6 +86,7 @@
 
 pub mod adams;
 pub mod analysis;
+pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
@@ -97,6 +98,7 @@ pub mod init;
 pub mod integrator;
 mod kernels;
 pub mod kkt;
+mod kkt_layout;
 pub mod lu;
 pub mod options;
 pub mod output;
@@ -122,7 +124,7 @@ pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
     integrate,
 };
-pub use kkt::{KktWorkspace, accelerations_into};
+pub use kkt::{KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
@@ -130,6 +132,8 @@ pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
     Stabilization, Stabilizer,
 };
-pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+pub use system::{
+    ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity, zero_fill,
+};
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

@@ -4,7 +4,7 @@
 
 use crate::baumgarte::Baumgarte;
 use crate::error::SimError;
-use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::kkt::{KktSolver, KktWorkspace, accelerations_into};
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Preallocated right-hand-side evaluator.
@@ -19,11 +19,11 @@ pub(crate) struct Rhs {
 }
 
 impl Rhs {
-    pub(crate) fn new(dims: Dims, baumgarte: Option<Baumgarte>) -> Self {
+    pub(crate) fn new(dims: Dims, baumgarte: Option<Baumgarte>, solver: KktSolver) -> Self {
         Self {
             dims,
             baumgarte,
-            kkt: KktWorkspace::new(dims),
+            kkt: KktWorkspace::with_solver(dims, solver),
             lambda: vec![0.0; dims.constraint_rows()],
             nfcn: 0,
         }
