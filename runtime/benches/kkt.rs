@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use common::Sys;
 use common::models::FourBarBodies;
-use nalgebra::DMatrix;
 use mbsim_runtime::{
     ConstrainedSystem, DynamicsOut, KktSolver, KktWorkspace, Problem, Rkstab, Stabilization,
     accelerations_into, integrate,
 };
+use nalgebra::DMatrix;
 
 /// Median wall time of `reps` calls of `f`.
 fn median(reps: usize, mut f: impl FnMut()) -> Duration {
@@ -41,8 +41,18 @@ fn solve_time(windows: usize, solver: KktSolver, reps: usize) -> Duration {
     let mut ws = KktWorkspace::with_solver(d, solver);
     let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.m]);
     let mut solve = || {
-        accelerations_into(&sys, 0.0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)
-            .expect("regular")
+        accelerations_into(
+            &sys,
+            0.0,
+            &q,
+            &v,
+            None,
+            &mut ws,
+            0.0,
+            &mut vdot,
+            &mut lambda,
+        )
+        .expect("regular")
     };
     solve();
     median(reps, solve)
@@ -73,7 +83,15 @@ fn main() {
     println!("subtracting the kernels' own time (same for both paths), of the linear solve alone");
     println!(
         "{:>8} {:>6} {:>11} {:>11} {:>7} {:>11} {:>11} {:>11} {:>7}",
-        "windows", "order", "dense", "banded", "ratio", "kernels", "dense solve", "band solve", "ratio"
+        "windows",
+        "order",
+        "dense",
+        "banded",
+        "ratio",
+        "kernels",
+        "dense solve",
+        "band solve",
+        "ratio"
     );
     for windows in [5, 10, 20, 40] {
         let order = 3 * (2 * windows + 1) + 6 * windows + 2;

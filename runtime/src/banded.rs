@@ -265,7 +265,11 @@ mod tests {
     fn banded_test_matrix(n: usize) -> Vec<(usize, usize, f64)> {
         let mut entries = Vec::new();
         for i in 0..n {
-            let diag = if i % 3 == 2 { 0.0 } else { 2.0 + i as f64 * 0.1 };
+            let diag = if i % 3 == 2 {
+                0.0
+            } else {
+                2.0 + i as f64 * 0.1
+            };
             entries.push((i, i, diag));
             if i + 1 < n {
                 entries.push((i, i + 1, 1.0 + 0.01 * i as f64));

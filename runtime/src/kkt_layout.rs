@@ -195,7 +195,12 @@ fn factor_dense(
 }
 
 impl BandedKkt {
-    fn factor(&mut self, metric: Metric, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> Result<(), ()> {
+    fn factor(
+        &mut self,
+        metric: Metric,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+    ) -> Result<(), ()> {
         let (n, pos) = (self.n, &self.position);
         self.lu.clear();
         match metric {
@@ -242,7 +247,10 @@ fn covered(matrix: &DMatrix<f64>, pattern: &[(usize, usize)]) -> bool {
     for &(i, j) in pattern {
         inside[(i, j)] = true;
     }
-    matrix.iter().zip(inside.iter()).all(|(&x, &ok)| ok || x == 0.0)
+    matrix
+        .iter()
+        .zip(inside.iter())
+        .all(|(&x, &ok)| ok || x == 0.0)
 }
 
 /// M's stated pattern with the whole diagonal (the identity metric needs it), or all of M.

@@ -83,9 +83,9 @@ fn first_non_finite_in(xs: &[f64]) -> Option<usize> {
     const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
     let mut start = 0;
     for block in xs.chunks(16) {
-        let any_bad = block
-            .iter()
-            .fold(0_u64, |acc, x| acc | u64::from(x.to_bits() & EXPONENT == EXPONENT));
+        let any_bad = block.iter().fold(0_u64, |acc, x| {
+            acc | u64::from(x.to_bits() & EXPONENT == EXPONENT)
+        });
         if any_bad != 0 {
             return block.iter().position(|x| !x.is_finite()).map(|i| start + i);
         }

@@ -5,13 +5,13 @@
 
 mod common;
 
-use common::models::{Andrews, FourBarBodies};
 use common::Sys;
-use mbsim_testkit::{assert_below, assert_entry};
+use common::models::{Andrews, FourBarBodies};
 use mbsim_runtime::{
-    ConstrainedSystem, KktLayout, KktSolver, KktWorkspace, Problem, Rkstab,
-    Stabilization, accelerations_into, integrate,
+    ConstrainedSystem, KktLayout, KktSolver, KktWorkspace, Problem, Rkstab, Stabilization,
+    accelerations_into, integrate,
 };
+use mbsim_testkit::{assert_below, assert_entry};
 use nalgebra::DMatrix;
 
 const WINDOWS: usize = 40;
@@ -46,7 +46,9 @@ fn body_chain_kernels_match_finite_differences() {
     let jv = |x: &[f64]| {
         let mut g = DMatrix::zeros(d.m, d.n);
         sys.phi_q_into(0.0, x, g.as_view_mut());
-        (g * nalgebra::DVector::from_column_slice(&v)).as_slice().to_vec()
+        (g * nalgebra::DVector::from_column_slice(&v))
+            .as_slice()
+            .to_vec()
     };
     for j in 0..d.n {
         let (mut xp, mut xm) = (q.clone(), q.clone());
@@ -57,7 +59,13 @@ fn body_chain_kernels_match_finite_differences() {
             let at = format!("{i},{j}");
             let fd_jac = (pp[i] - pm[i]) / (2.0 * delta);
             let fd_l = (jp[i] - jm[i]) / (2.0 * delta);
-            assert_entry("phi_q", &at, jac[(i, j)], fd_jac, 1e-7 * (1.0 + fd_jac.abs()));
+            assert_entry(
+                "phi_q",
+                &at,
+                jac[(i, j)],
+                fd_jac,
+                1e-7 * (1.0 + fd_jac.abs()),
+            );
             assert_entry("L", &at, l[(i, j)], fd_l, 1e-7 * (1.0 + fd_l.abs()));
         }
     }
@@ -120,8 +128,18 @@ fn banded_and_dense_solves_agree() {
     let solve = |solver| {
         let mut ws = KktWorkspace::with_solver(d, solver);
         let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.m]);
-        accelerations_into(&sys, 0.0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)
-            .expect("regular");
+        accelerations_into(
+            &sys,
+            0.0,
+            &q,
+            &v,
+            None,
+            &mut ws,
+            0.0,
+            &mut vdot,
+            &mut lambda,
+        )
+        .expect("regular");
         (vdot, lambda)
     };
     let (vdot_b, lambda_b) = solve(KktSolver::Banded);
@@ -195,7 +213,13 @@ fn banded_run_follows_the_exact_reduction() {
         assert_entry("crank 0 vs reduction", k, sample_q[2], reference[k], 1e-7);
         // Every crank turns alike on the branch.
         for i in 1..=WINDOWS {
-            assert_entry("crank i vs crank 0", i, sample_q[6 * i + 2], sample_q[2], 1e-7);
+            assert_entry(
+                "crank i vs crank 0",
+                i,
+                sample_q[6 * i + 2],
+                sample_q[2],
+                1e-7,
+            );
         }
     }
     // PStab every step keeps Φ at the Newton/round-off level of the projection.

@@ -97,7 +97,11 @@ impl FourBarBodies {
             let i = (b / 2) as f64 * l;
             if b % 2 == 0 {
                 q.extend([i + half * theta.cos(), half * theta.sin(), theta]);
-                v.extend([-half * theta.sin() * omega, half * theta.cos() * omega, omega]);
+                v.extend([
+                    -half * theta.sin() * omega,
+                    half * theta.cos() * omega,
+                    omega,
+                ]);
             } else {
                 q.extend([i + l * theta.cos() + half, l * theta.sin(), 0.0]);
                 v.extend([-l * theta.sin() * omega, l * theta.cos() * omega, 0.0]);
