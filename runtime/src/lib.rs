@@ -27,7 +27,9 @@
 //!   row of the one kernel table ([`table::call`]). All three are expanded from that table.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
-//! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
+//! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation);
+//!   `kkt_layout.rs` picks dense or banded per workspace ([`KktSolver`], [`KktLayout`]) from
+//!   the model's patterns; `banded.rs` the RCM ordering and the banded LU.
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
 //!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2);
