@@ -231,6 +231,11 @@ impl BandedLu {
         }
     }
 
+    /// max|u_jj| / min|u_jj| of the last successful [`BandedLu::factor`].
+    pub fn pivot_spread(&self) -> f64 {
+        crate::lu::spread((0..self.n).map(|j| self.ab[self.at(j, j)]))
+    }
+
     /// Solve A x = b in place with the factors of [`BandedLu::factor`].
     pub fn solve_in_place(&self, b: &mut [f64]) {
         let n = self.n;

@@ -201,6 +201,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: self.rhs_out.nfcn,
+            conditioning: self.rhs.conditioning,
         }
     }
 }

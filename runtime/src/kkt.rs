@@ -24,6 +24,32 @@ use crate::system::{ConstrainedSystem, Dims};
 
 pub use crate::kkt_layout::{KktLayout, KktSolver};
 
+/// The run-time conditioning monitor of the dynamics' KKT matrix [M Gᵀ; G 0]: the largest pivot
+/// spread max|u_jj| / min|u_jj| of its LU over a run, and when it occurred.
+///
+/// The spread costs O(N) on the factorization already made. It is an indicator, not κ: for
+/// a triangular U, κ(U) ≥ max|u_jj|/min|u_jj|, and partial pivoting keeps L's entries ≤ 1, so
+/// a spread that grows by decades means κ of the KKT matrix grew at least about as much — as
+/// G loses rank near a singular (dead-point, bifurcation) configuration the smallest pivot
+/// goes to zero like the smallest singular value of G. It also reflects the scaling of M
+/// against G, so compare it along a run, not between models.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conditioning {
+    /// The largest pivot spread seen.
+    pub spread: f64,
+    /// The time of that factorization.
+    pub t: f64,
+}
+
+impl Conditioning {
+    /// Keep the worse of `self` and a spread `spread` at `t`.
+    pub(crate) fn note(worst: &mut Option<Conditioning>, spread: f64, t: f64) {
+        if worst.is_none_or(|w| spread > w.spread) {
+            *worst = Some(Conditioning { spread, t });
+        }
+    }
+}
+
 /// What goes in the (1,1) block of the augmented matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Metric {
@@ -49,6 +75,8 @@ pub struct KktWorkspace {
     pub(crate) factors: Option<Factors>,
     /// The policy of that choice.
     pub(crate) solver: KktSolver,
+    /// The pivot spread of the last dynamics factorization ([`Conditioning`]).
+    pub(crate) last_spread: f64,
     pub(crate) rhs: Vec<f64>,
 }
 
@@ -72,8 +100,14 @@ impl KktWorkspace {
             tmp: vec![0.0; r],
             factors: None,
             solver,
+            last_spread: 1.0,
             rhs: vec![0.0; n + r],
         }
+    }
+
+    /// The pivot spread of the last [`accelerations_into`] ([`Conditioning`]).
+    pub fn last_pivot_spread(&self) -> f64 {
+        self.last_spread
     }
 
     /// The layout in use (`None` before the first factorization).
@@ -200,6 +234,7 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
         ws.check_kernels(sys, t, q, v)?;
         return Err(singular);
     }
+    ws.last_spread = ws.factors.as_ref().map_or(1.0, Factors::pivot_spread);
     ws.rhs[..d.n].copy_from_slice(&ws.force);
     ws.rhs[d.n..].copy_from_slice(&ws.gamma);
     ws.solve_rhs();

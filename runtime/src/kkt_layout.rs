@@ -167,6 +167,14 @@ impl Factors {
         }
     }
 
+    /// The pivot spread max|u_jj| / min|u_jj| of the current factors.
+    pub(crate) fn pivot_spread(&self) -> f64 {
+        match self {
+            Factors::Dense(lu) => lu.pivot_spread(),
+            Factors::Banded(b) => b.lu.pivot_spread(),
+        }
+    }
+
     /// Solve in place with the current factors.
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
         match self {

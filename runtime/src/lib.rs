@@ -126,7 +126,7 @@ pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
     integrate,
 };
-pub use kkt::{KktLayout, KktSolver, KktWorkspace, accelerations_into};
+pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;

@@ -309,6 +309,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
+            conditioning: self.rhs.conditioning,
         }
     }
 }

@@ -202,6 +202,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for AdamsStepper {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
+            conditioning: self.rhs.conditioning,
         }
     }
 }
