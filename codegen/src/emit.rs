@@ -101,6 +101,8 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
     let l_nz = sparsity(model, &kernels.l);
+    let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
+    let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
     let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
     let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
     let n_params = ulit(fields.len());
@@ -144,6 +146,8 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
             fn l_sparsity(&self) -> #rt::Sparsity {
                 #rt::Sparsity { rows: #lr, cols: #lc, nonzeros: Self::L_SPARSITY }
             }
+            #mass_sparsity
+            #a_sparsity
             #names
             #kernel_fns
         }
@@ -534,6 +538,28 @@ fn sparsity(model: &Model, mat: &ExprMatrix) -> TokenStream {
             quote!((#r, #c))
         });
     quote!(#(#pairs),*)
+}
+
+/// The override of the provided `method` (`mass_sparsity`, `a_sparsity`) stating `mat`'s
+/// structural nonzeros; nothing when every entry may be nonzero (the default, `None`, means
+/// dense) or the matrix is empty.
+fn optional_sparsity(
+    model: &Model,
+    mat: &ExprMatrix,
+    method: TokenStream,
+    rt: &syn::Path,
+) -> Option<TokenStream> {
+    let dense = mat.entries.iter().all(|&e| !is_zero(model, e));
+    if dense {
+        return None;
+    }
+    let (rows, cols) = (ulit(mat.rows), ulit(mat.cols));
+    let nonzeros = sparsity(model, mat);
+    Some(quote! {
+        fn #method(&self) -> Option<#rt::Sparsity> {
+            Some(#rt::Sparsity { rows: #rows, cols: #cols, nonzeros: &[#nonzeros] })
+        }
+    })
 }
 
 fn is_zero(model: &Model, e: ExprId) -> bool {

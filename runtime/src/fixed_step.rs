@@ -111,8 +111,8 @@ impl ExplicitRk {
         Self {
             tableau: tab,
             datol: m.common.datol,
-            rhs: Rhs::new(dims, baumgarte),
-            stab: Stabilizer::new(m.common.stabilization, dims),
+            rhs: Rhs::new(dims, baumgarte, m.common.kkt),
+            stab: Stabilizer::new(m.common.stabilization, dims).with_kkt_solver(m.common.kkt),
             k: vec![vec![0.0; len]; tab.stages()],
             stage: z.clone(),
             znew: z.clone(),
@@ -123,7 +123,7 @@ impl ExplicitRk {
             f_end_ready: false,
             t_prev: 0.0,
             h_prev: 0.0,
-            rhs_out: Rhs::new(dims, baumgarte),
+            rhs_out: Rhs::new(dims, baumgarte, m.common.kkt),
         }
     }
 }
@@ -201,6 +201,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: self.rhs_out.nfcn,
+            conditioning: self.rhs.conditioning,
         }
     }
 }

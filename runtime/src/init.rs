@@ -97,7 +97,7 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
         iterations += 1;
         kernels::jacobian(sys, t0, &q, &mut pos.jac)?;
         lock_columns(&mut pos, &opts.locked);
-        pos.factor(Metric::Identity, t0, 0.0)?;
+        pos.factor(sys, Metric::Identity, t0, 0.0)?;
         let phi = pos.phi.clone();
         pos.solve_projection(&phi);
         for i in 0..d.n {
@@ -110,7 +110,7 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
     kernels::velocity_residual(sys, t0, &q, &v, &vel.jac, &mut vel.tmp, &mut vel.vel_res)?;
     if inf_norm(&vel.vel_res) > opts.tol {
         lock_columns(&mut vel, &opts.locked);
-        vel.factor(Metric::Identity, t0, 0.0)?;
+        vel.factor(sys, Metric::Identity, t0, 0.0)?;
         let r = vel.vel_res.clone();
         vel.solve_projection(&r);
         for i in 0..d.n {

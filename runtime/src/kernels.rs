@@ -151,17 +151,23 @@ pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
     let a = args(t, q, &[]);
     checked(sys, KernelId::PhiT, &a, KernelOut::Vector(phi_t))?;
     checked(sys, KernelId::NhOffset, &a, KernelOut::Vector(offset))?;
-    for i in 0..d.m + d.k {
-        let mut s = tmp[i];
-        for j in 0..d.n {
-            s += jac[(i, j)] * v[j];
+    // Column by column (G is column-major); every out[i] still sums tmp[i] + Σ_j G_ij v_j in
+    // the order j = 0, 1, …, so the result is bit for bit the row-wise loop's.
+    let rows = d.m + d.k;
+    out[..rows].copy_from_slice(&tmp[..rows]);
+    for j in 0..d.n {
+        let vj = v[j];
+        for (o, g) in out[..rows].iter_mut().zip(jac.column(j).iter()) {
+            *o += g * vj;
         }
-        out[i] = s;
     }
     Ok(())
 }
 
-/// M, Q, G, γ through the fused kernel, each checked.
+/// M, Q, G, γ through the fused kernel, unchecked: the KKT solve checks its solution and only
+/// on a non-finite solution or a singular matrix runs [`check_dynamics`] to name the kernel
+/// entry at fault. A non-finite entry always reaches the solution or the factorization (its
+/// scale), so no error is lost, and the n² scan of M and G per evaluation is saved.
 #[allow(clippy::too_many_arguments)] // the four outputs mirror `DynamicsOut`
 pub(crate) fn dynamics<S: ConstrainedSystem + ?Sized>(
     sys: &S,
@@ -172,8 +178,7 @@ pub(crate) fn dynamics<S: ConstrainedSystem + ?Sized>(
     force: &mut [f64],
     jac: &mut DMatrix<f64>,
     gamma: &mut [f64],
-) -> Result<(), SimError> {
-    let m = sys.dims().m;
+) {
     sys.dynamics_into(
         t,
         q,
@@ -185,18 +190,32 @@ pub(crate) fn dynamics<S: ConstrainedSystem + ?Sized>(
             gamma,
         },
     );
+}
+
+/// The first non-finite entry of the outputs of [`dynamics`], in the order M, Q, Φ_q, A, γ.
+#[allow(clippy::too_many_arguments)] // the four outputs mirror `DynamicsOut`
+pub(crate) fn check_dynamics<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    mass: &mut DMatrix<f64>,
+    force: &mut [f64],
+    jac: &mut DMatrix<f64>,
+    gamma: &mut [f64],
+) -> Result<(), SimError> {
     let (a, d) = (args(t, q, v), sys.dims());
     finite(KernelId::Mass, &a, &KernelOut::Matrix(mass.as_view_mut()))?;
     finite(KernelId::Force, &a, &KernelOut::Vector(force))?;
     finite(
         KernelId::PhiQ,
         &a,
-        &KernelOut::Matrix(jac.view_mut((0, 0), (m, d.n))),
+        &KernelOut::Matrix(jac.view_mut((0, 0), (d.m, d.n))),
     )?;
     finite(
         KernelId::NhMatrix,
         &a,
-        &KernelOut::Matrix(jac.view_mut((m, 0), (d.k, d.n))),
+        &KernelOut::Matrix(jac.view_mut((d.m, 0), (d.k, d.n))),
     )?;
     finite(KernelId::Gamma, &a, &KernelOut::Vector(gamma))
 }

@@ -7,14 +7,48 @@
 //! and M is positive definite on ker G (\[CHIN\] Lemma 4.1). The same factorization machinery,
 //! with M or the identity in the (1,1) block, serves the post-stabilization projections
 //! (\[CHIN\] (4.15) and Remark 3.4).
+//!
+//! Large chains factor on the banded path instead (`banded.rs`): on its first factorization a
+//! workspace reads the model's structural patterns (M, Φ_q, A) and, under [`KktSolver::Auto`],
+//! picks the banded LU when its operation count under an RCM ordering is at most a quarter of
+//! the dense one ([`KktLayout::choose`]). Small models stay dense, bit for bit as before.
 
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
 use crate::error::{Kernel, SimError};
 use crate::kernels;
-use crate::lu::{DenseLu, diagnose_singular};
+use crate::kkt_layout::Factors;
+use crate::lu::diagnose_singular;
 use crate::system::{ConstrainedSystem, Dims};
+
+pub use crate::kkt_layout::{KktLayout, KktSolver};
+
+/// The run-time conditioning monitor of the dynamics' KKT matrix [M Gᵀ; G 0]: the largest pivot
+/// spread max|u_jj| / min|u_jj| of its LU over a run, and when it occurred.
+///
+/// The spread costs O(N) on the factorization already made. It is an indicator, not κ: for
+/// a triangular U, κ(U) ≥ max|u_jj|/min|u_jj|, and partial pivoting keeps L's entries ≤ 1, so
+/// a spread that grows by decades means κ of the KKT matrix grew at least about as much — as
+/// G loses rank near a singular (dead-point, bifurcation) configuration the smallest pivot
+/// goes to zero like the smallest singular value of G. It also reflects the scaling of M
+/// against G, so compare it along a run, not between models.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conditioning {
+    /// The largest pivot spread seen.
+    pub spread: f64,
+    /// The time of that factorization.
+    pub t: f64,
+}
+
+impl Conditioning {
+    /// Keep the worse of `self` and a spread `spread` at `t`.
+    pub(crate) fn note(worst: &mut Option<Conditioning>, spread: f64, t: f64) {
+        if worst.is_none_or(|w| spread > w.spread) {
+            *worst = Some(Conditioning { spread, t });
+        }
+    }
+}
 
 /// What goes in the (1,1) block of the augmented matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,13 +71,23 @@ pub struct KktWorkspace {
     pub(crate) phi: Vec<f64>,
     pub(crate) vel_res: Vec<f64>,
     pub(crate) tmp: Vec<f64>,
-    pub(crate) lu: DenseLu,
+    /// The factorization, chosen on the first [`KktWorkspace::factor`] (`None` before).
+    pub(crate) factors: Option<Factors>,
+    /// The policy of that choice.
+    pub(crate) solver: KktSolver,
+    /// The pivot spread of the last dynamics factorization ([`Conditioning`]).
+    pub(crate) last_spread: f64,
     pub(crate) rhs: Vec<f64>,
 }
 
 impl KktWorkspace {
-    /// Storage for a model of dimensions `dims`.
+    /// Storage for a model of dimensions `dims`, factorization chosen by [`KktSolver::Auto`].
     pub fn new(dims: Dims) -> Self {
+        Self::with_solver(dims, KktSolver::Auto)
+    }
+
+    /// Storage for a model of dimensions `dims` with the factorization policy `solver`.
+    pub fn with_solver(dims: Dims, solver: KktSolver) -> Self {
         let (n, r) = (dims.n, dims.constraint_rows());
         Self {
             dims,
@@ -54,24 +98,40 @@ impl KktWorkspace {
             phi: vec![0.0; dims.m],
             vel_res: vec![0.0; r],
             tmp: vec![0.0; r],
-            lu: DenseLu::new(n + r),
+            factors: None,
+            solver,
+            last_spread: 1.0,
             rhs: vec![0.0; n + r],
         }
     }
 
-    /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, and factor it.
+    /// The pivot spread of the last [`accelerations_into`] ([`Conditioning`]).
+    pub fn last_pivot_spread(&self) -> f64 {
+        self.last_spread
+    }
+
+    /// The layout in use (`None` before the first factorization).
+    pub fn layout(&self) -> Option<KktLayout> {
+        self.factors.as_ref().map(Factors::layout)
+    }
+
+    /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, and factor it;
+    /// the first call chooses the factorization from `sys`'s patterns.
     /// `t`, `h` only label a [`SimError::SingularKkt`].
-    pub(crate) fn factor(&mut self, metric: Metric, t: f64, h: f64) -> Result<(), SimError> {
-        let (n, r) = (self.dims.n, self.dims.constraint_rows());
-        let a = self.lu.matrix_mut();
-        match metric {
-            Metric::Mass => a.view_mut((0, 0), (n, n)).copy_from(&self.mass),
-            Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
-        }
-        a.view_mut((n, 0), (r, n)).copy_from(&self.jac);
-        a.view_mut((0, n), (n, r)).tr_copy_from(&self.jac);
-        a.view_mut((n, n), (r, r)).fill(0.0);
-        self.lu.factor().map_err(|_| {
+    pub(crate) fn factor<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        metric: Metric,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        let dims = self.dims;
+        let solver = self.solver;
+        let factors = self
+            .factors
+            .get_or_insert_with(|| Factors::for_system(sys, dims, solver));
+        let regular = factors.factor(metric, &self.mass, &self.jac);
+        regular.map_err(|()| {
             let w = match metric {
                 Metric::Mass => Some(&self.mass),
                 Metric::Identity => None,
@@ -86,13 +146,41 @@ impl KktWorkspace {
         })
     }
 
+    /// `Err(NonFiniteKernel)` naming the first non-finite entry of M, Q, G, γ at hand.
+    fn check_kernels<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), SimError> {
+        kernels::check_dynamics(
+            sys,
+            t,
+            q,
+            v,
+            &mut self.mass,
+            &mut self.force,
+            &mut self.jac,
+            &mut self.gamma,
+        )
+    }
+
+    /// Solve in place with the current factors.
+    fn solve_rhs(&mut self) {
+        self.factors
+            .as_mut()
+            .expect("KktWorkspace: solve before factor")
+            .solve_in_place(&mut self.rhs);
+    }
+
     /// Solve with the current factors for `[0; rc]`, the right side of a projection, and leave
     /// the top block (the correction) in `rhs[..n]`.
     pub(crate) fn solve_projection(&mut self, rc: &[f64]) {
         let n = self.dims.n;
         self.rhs[..n].fill(0.0);
         self.rhs[n..].copy_from_slice(rc);
-        self.lu.solve_in_place(&mut self.rhs);
+        self.solve_rhs();
     }
 }
 
@@ -136,17 +224,24 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
         &mut ws.force,
         &mut ws.jac,
         &mut ws.gamma,
-    )?;
+    );
     if let Some(b) = baumgarte {
         kernels::phi(sys, t, q, &mut ws.phi)?;
         kernels::velocity_residual(sys, t, q, v, &ws.jac, &mut ws.tmp, &mut ws.vel_res)?;
         b.modify_gamma(&ws.phi, &ws.vel_res, &mut ws.gamma);
     }
-    ws.factor(Metric::Mass, t, h)?;
+    if let Err(singular) = ws.factor(sys, Metric::Mass, t, h) {
+        ws.check_kernels(sys, t, q, v)?;
+        return Err(singular);
+    }
+    ws.last_spread = ws.factors.as_ref().map_or(1.0, Factors::pivot_spread);
     ws.rhs[..d.n].copy_from_slice(&ws.force);
     ws.rhs[d.n..].copy_from_slice(&ws.gamma);
-    ws.lu.solve_in_place(&mut ws.rhs);
-    kernels::check(Kernel::KktSolution, &ws.rhs, t, q, v)?;
+    ws.solve_rhs();
+    if let Err(non_finite) = kernels::check(Kernel::KktSolution, &ws.rhs, t, q, v) {
+        ws.check_kernels(sys, t, q, v)?;
+        return Err(non_finite);
+    }
     vdot.copy_from_slice(&ws.rhs[..d.n]);
     lambda.copy_from_slice(&ws.rhs[d.n..]);
     Ok(())

@@ -27,7 +27,9 @@
 //!   row of the one kernel table ([`table::call`]). All three are expanded from that table.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
-//! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation).
+//! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation);
+//!   `kkt_layout.rs` picks dense or banded per workspace ([`KktSolver`], [`KktLayout`]) from
+//!   the model's patterns; `banded.rs` the RCM ordering and the banded LU.
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
 //!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2);
@@ -86,6 +88,7 @@
 
 pub mod adams;
 pub mod analysis;
+pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
@@ -97,6 +100,7 @@ pub mod init;
 pub mod integrator;
 mod kernels;
 pub mod kkt;
+mod kkt_layout;
 pub mod lu;
 pub mod options;
 pub mod output;
@@ -122,7 +126,7 @@ pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
     integrate,
 };
-pub use kkt::{KktWorkspace, accelerations_into};
+pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
@@ -130,6 +134,8 @@ pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
     Stabilization, Stabilizer,
 };
-pub use system::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+pub use system::{
+    ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity, zero_fill,
+};
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

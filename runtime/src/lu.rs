@@ -78,6 +78,12 @@ impl DenseLu {
         Ok(())
     }
 
+    /// max|u_jj| / min|u_jj| of the last successful [`DenseLu::factor`]: the KKT solve's
+    /// O(n) conditioning indicator (see [`crate::kkt::Conditioning`]).
+    pub fn pivot_spread(&self) -> f64 {
+        spread((0..self.dim()).map(|j| self.a[(j, j)]))
+    }
+
     /// Solve A x = b in place (`b` becomes `x`) with the factors of the last successful
     /// [`DenseLu::factor`].
     pub fn solve_in_place(&self, b: &mut [f64]) {
@@ -106,6 +112,14 @@ impl DenseLu {
             }
         }
     }
+}
+
+/// max|x| / min|x| over the pivots `diagonal` (1 for an empty matrix).
+pub(crate) fn spread(diagonal: impl Iterator<Item = f64>) -> f64 {
+    let (lo, hi) = diagonal.fold((f64::INFINITY, 0.0_f64), |(lo, hi), u| {
+        (lo.min(u.abs()), hi.max(u.abs()))
+    });
+    if hi == 0.0 { 1.0 } else { hi / lo }
 }
 
 /// An in-place LU factorization P A Q = L U with complete (row and column) pivoting of an

@@ -129,6 +129,10 @@ pub struct Stats {
     pub max_drift: Drift,
     /// The smallest and the largest accepted step magnitude (0 before the first step).
     pub h_range: (f64, f64),
+    /// The worst pivot spread of the dynamics' KKT factorizations over the run and its time
+    /// ([`crate::kkt::Conditioning`]); `None` for methods that do not solve the KKT system per
+    /// evaluation (the implicit methods factor their Newton matrix instead).
+    pub conditioning: Option<crate::kkt::Conditioning>,
     /// Method-specific counters.
     pub extra: Extra,
     /// Every choice of independent coordinates made by a partitioned stabilization

@@ -4,7 +4,7 @@
 
 use crate::baumgarte::Baumgarte;
 use crate::error::SimError;
-use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::kkt::{Conditioning, KktSolver, KktWorkspace, accelerations_into};
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Preallocated right-hand-side evaluator.
@@ -16,16 +16,19 @@ pub(crate) struct Rhs {
     lambda: Vec<f64>,
     /// Right-hand-side evaluations so far (NFCN).
     pub(crate) nfcn: usize,
+    /// The worst KKT pivot spread so far.
+    pub(crate) conditioning: Option<Conditioning>,
 }
 
 impl Rhs {
-    pub(crate) fn new(dims: Dims, baumgarte: Option<Baumgarte>) -> Self {
+    pub(crate) fn new(dims: Dims, baumgarte: Option<Baumgarte>, solver: KktSolver) -> Self {
         Self {
             dims,
             baumgarte,
-            kkt: KktWorkspace::new(dims),
+            kkt: KktWorkspace::with_solver(dims, solver),
             lambda: vec![0.0; dims.constraint_rows()],
             nfcn: 0,
+            conditioning: None,
         }
     }
 
@@ -53,6 +56,8 @@ impl Rhs {
             h,
             fv,
             &mut self.lambda,
-        )
+        )?;
+        Conditioning::note(&mut self.conditioning, self.kkt.last_pivot_spread(), t);
+        Ok(())
     }
 }

@@ -163,8 +163,8 @@ impl Dopri5 {
             atol: m.atol.clone(),
             error_estimate: m.error_estimate,
             datol: m.common.datol,
-            rhs: Rhs::new(dims, stabilization.baumgarte().copied()),
-            stab: Stabilizer::new(stabilization, dims),
+            rhs: Rhs::new(dims, stabilization.baumgarte().copied(), m.common.kkt),
+            stab: Stabilizer::new(stabilization, dims).with_kkt_solver(m.common.kkt),
             k: std::array::from_fn(|_| vec![0.0; len]),
             z: q0.iter().chain(v0).copied().collect(),
             stage: vec![0.0; len],
@@ -309,6 +309,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
+            conditioning: self.rhs.conditioning,
         }
     }
 }

@@ -51,6 +51,15 @@ macro_rules! core_methods {
 /// `as_view_mut()`, or a block of one through `view_mut((r, c), (nr, nc))`).
 pub type MatOut<'a> = DMatrixViewMut<'a, f64>;
 
+/// Zero a matrix output column by column (each column of a view is a contiguous slice, so this
+/// is a `memset` per column; the view's own `fill` walks it entry by entry, several times
+/// slower on the n² entries of a large M).
+pub fn zero_fill(out: &mut MatOut<'_>) {
+    for j in 0..out.ncols() {
+        out.column_mut(j).as_mut_slice().fill(0.0);
+    }
+}
+
 /// Dimensions of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Dims {
@@ -159,6 +168,19 @@ pub trait ConstrainedSystem {
     fn phi_q_sparsity(&self) -> Sparsity;
     /// Structural nonzeros of L.
     fn l_sparsity(&self) -> Sparsity;
+    /// Structural nonzeros of M, if the model states them (`None`: treat M as dense). The KKT
+    /// solve's choice of a banded factorization reads it (`kkt_layout.rs`). Like every
+    /// pattern here it must hold at every (t, q): the banded path reads only these entries.
+    /// Generated patterns are structural by construction; for hand-written ones the first
+    /// factorization checks the matrices at hand and falls back to dense on a miss, which
+    /// cannot catch an entry that happens to vanish there.
+    fn mass_sparsity(&self) -> Option<Sparsity> {
+        None
+    }
+    /// Structural nonzeros of A, if the model states them (`None`: treat A as dense).
+    fn a_sparsity(&self) -> Option<Sparsity> {
+        None
+    }
 
     /// Names of the constraint rows, holonomic rows first (`m + k` names): the labels given in
     /// the model (`holonomic: [rod = …]`), otherwise `phi_1`, `phi_2`, … and `nh_1`, `nh_2`, ….

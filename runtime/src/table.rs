@@ -64,9 +64,34 @@ impl<'a> KernelOut<'a> {
     pub fn first_non_finite(&self) -> Option<usize> {
         match self {
             KernelOut::Vector(v) => v.iter().position(|x| !x.is_finite()),
-            KernelOut::Matrix(m) => m.iter().position(|x| !x.is_finite()),
+            // Column by column: a column of a column-major view is a contiguous slice, which
+            // scans several times faster than the view's strided iterator (the check runs on
+            // every M and G of every step; at n = 243 it was 40 % of a run's time).
+            KernelOut::Matrix(m) => (0..m.ncols()).find_map(|j| {
+                let column = m.column(j);
+                let i = first_non_finite_in(column.as_slice())?;
+                Some(j * m.nrows() + i)
+            }),
         }
     }
+}
+
+/// The index of the first non-finite entry of `xs`. The common case, all finite, is decided by
+/// an OR over exponent fields in blocks of 16 that the compiler vectorizes; only a block that
+/// holds an infinity or NaN is searched entry by entry.
+fn first_non_finite_in(xs: &[f64]) -> Option<usize> {
+    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+    let mut start = 0;
+    for block in xs.chunks(16) {
+        let any_bad = block.iter().fold(0_u64, |acc, x| {
+            acc | u64::from(x.to_bits() & EXPONENT == EXPONENT)
+        });
+        if any_bad != 0 {
+            return block.iter().position(|x| !x.is_finite()).map(|i| start + i);
+        }
+        start += block.len();
+    }
+    None
 }
 
 /// One match arm per row: rows of a group in `call` mode call the method, rows in `panic` mode

@@ -315,6 +315,27 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 7,
+            cols: 7,
+            nonzeros: &[
+                (0, 0),
+                (0, 1),
+                (1, 0),
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (3, 4),
+                (4, 3),
+                (4, 4),
+                (5, 5),
+                (5, 6),
+                (6, 5),
+                (6, 6),
+            ],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.len(), 6, "out has the wrong shape");

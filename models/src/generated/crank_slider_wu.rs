@@ -155,6 +155,13 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 4,
+            cols: 4,
+            nonzeros: &[(0, 0), (1, 1), (2, 2), (3, 3)],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.len(), 3, "out has the wrong shape");

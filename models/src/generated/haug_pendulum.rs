@@ -101,6 +101,13 @@ impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 3,
+            cols: 3,
+            nonzeros: &[(0, 0), (1, 1), (2, 2)],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 2, "out has the wrong shape");

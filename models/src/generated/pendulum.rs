@@ -96,6 +96,13 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 2,
+            cols: 2,
+            nonzeros: &[(0, 0), (1, 1)],
+        })
+    }
     fn constraint_names(&self) -> Vec<String> {
         ["rod"].iter().map(|s| s.to_string()).collect()
     }

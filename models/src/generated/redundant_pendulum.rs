@@ -114,6 +114,13 @@ impl ::mbsim::__private::ConstrainedSystem for RedundantPendulum {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 3,
+            cols: 3,
+            nonzeros: &[(0, 0), (1, 1), (2, 2)],
+        })
+    }
     fn constraint_names(&self) -> Vec<String> {
         ["pin_x", "pin_y", "rod"].iter().map(|s| s.to_string()).collect()
     }

@@ -136,6 +136,13 @@ impl ::mbsim::__private::ConstrainedSystem for RigidSliderCrankCh5 {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 4,
+            cols: 4,
+            nonzeros: &[(0, 0), (0, 2), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2), (3, 3)],
+        })
+    }
     fn constraint_names(&self) -> Vec<String> {
         ["crank_a_x", "crank_a_y", "slider_b"].iter().map(|s| s.to_string()).collect()
     }

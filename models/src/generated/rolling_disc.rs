@@ -119,6 +119,36 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 5,
+            cols: 5,
+            nonzeros: &[
+                (0, 0),
+                (0, 2),
+                (0, 3),
+                (1, 1),
+                (1, 2),
+                (1, 3),
+                (2, 0),
+                (2, 1),
+                (2, 2),
+                (2, 4),
+                (3, 0),
+                (3, 1),
+                (3, 3),
+                (4, 2),
+                (4, 4),
+            ],
+        })
+    }
+    fn a_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 2,
+            cols: 5,
+            nonzeros: &[(0, 0), (0, 4), (1, 1), (1, 4)],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.len(), 0, "out has the wrong shape");

@@ -267,6 +267,26 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 12,
+            cols: 12,
+            nonzeros: &[
+                (0, 0),
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (6, 6),
+                (7, 7),
+                (8, 8),
+                (9, 9),
+                (10, 10),
+                (11, 11),
+            ],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.len(), 11, "out has the wrong shape");

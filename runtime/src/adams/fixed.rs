@@ -117,8 +117,8 @@ impl AdamsStepper {
         let z0: Vec<f64> = problem.q0.iter().chain(&problem.v0).copied().collect();
         Self {
             engine: Engine::new(&z0, MAX_ORDER + 3),
-            rhs: Rhs::new(dims, common.stabilization.baumgarte().copied()),
-            stab: Stabilizer::new(common.stabilization, dims),
+            rhs: Rhs::new(dims, common.stabilization.baumgarte().copied(), common.kkt),
+            stab: Stabilizer::new(common.stabilization, dims).with_kkt_solver(common.kkt),
             datol: common.datol,
             scheme,
         }
@@ -202,6 +202,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for AdamsStepper {
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
+            conditioning: self.rhs.conditioning,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! them: drift control, limits, how samples are produced and how the initial state is checked.
 
 use crate::error::SimError;
+use crate::kkt::KktSolver;
 use crate::stabilize::Stabilization;
 
 /// How output samples between step points are produced.
@@ -62,6 +63,9 @@ pub struct CommonOptions {
     pub track_drift: bool,
     /// The consistency check of the initial state.
     pub consistency: ConsistencyCheck,
+    /// The factorization of the KKT matrix in the right-hand side and the projections:
+    /// [`KktSolver::Auto`] (default) takes the banded path for large chain-like models.
+    pub kkt: KktSolver,
 }
 
 impl Default for CommonOptions {
@@ -75,6 +79,7 @@ impl Default for CommonOptions {
             output_steps: false,
             track_drift: true,
             consistency: ConsistencyCheck::Auto,
+            kkt: KktSolver::Auto,
         }
     }
 }

@@ -41,6 +41,8 @@ pub(crate) struct StepperCounters {
     pub(crate) stabilization_time: std::time::Duration,
     /// Extra KKT solves made for interpolation (counted as output solves).
     pub(crate) output_solves: usize,
+    /// The worst pivot spread of the right-hand side's KKT factorizations.
+    pub(crate) conditioning: Option<crate::kkt::Conditioning>,
 }
 
 /// One step of a one-step method on z = (q, v), with its workspace.
@@ -103,6 +105,7 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         stats.nstab = c.nstab;
         stats.stabilization_time = c.stabilization_time;
         stats.output_solves = self.sampler.solves + c.output_solves;
+        stats.conditioning = c.conditioning;
         if let Some(stab) = stepper.stabilizer() {
             stab.report_into(stats);
         }

@@ -54,7 +54,7 @@ use nalgebra::DMatrix;
 use crate::baumgarte::Baumgarte;
 use crate::drift::DriftMeter;
 use crate::error::SimError;
-use crate::kkt::KktWorkspace;
+use crate::kkt::{KktSolver, KktWorkspace};
 use crate::lu::DenseLu;
 use crate::output::Stats;
 use crate::system::{ConstrainedSystem, Dims};
@@ -200,6 +200,13 @@ impl Stabilizer {
             applications: 0,
             time: Duration::ZERO,
         }
+    }
+
+    /// The same stabilizer factoring its projections with `solver` (default
+    /// [`KktSolver::Auto`]).
+    pub fn with_kkt_solver(mut self, solver: KktSolver) -> Self {
+        self.kkt = KktWorkspace::with_solver(self.dims, solver);
+        self
     }
 
     /// The method.

@@ -71,7 +71,7 @@ impl Stabilizer {
             kernels::mass(sys, t, q, &mut self.kkt.mass)?;
         }
         kernels::jacobian(sys, t, q, &mut self.kkt.jac)?;
-        self.kkt.factor(variant.metric, t, h)?;
+        self.kkt.factor(sys, variant.metric, t, h)?;
         let correct_positions = variant.positions && m > 0;
         if !correct_positions {
             self.dq.fill(0.0);

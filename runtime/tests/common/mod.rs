@@ -12,7 +12,9 @@ pub mod models;
 
 pub use mbsim_testkit::{assert_below, assert_close, assert_within};
 
-use mbsim_runtime::{ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity};
+use mbsim_runtime::{
+    ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity, zero_fill,
+};
 
 /// What a hand-written test model provides; outputs arrive zero-filled, so only nonzero
 /// entries need to be written.
@@ -39,6 +41,14 @@ pub trait Model {
     fn mass(&self, t: f64, q: &[f64], out: &mut MatOut<'_>);
     /// Q(t, q, v).
     fn force(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Φ_q's structural nonzeros, row-major (`None`: dense).
+    fn phi_q_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        None
+    }
+    /// M's structural nonzeros, row-major (`None`: dense).
+    fn mass_pattern(&self) -> Option<Vec<(usize, usize)>> {
+        None
+    }
 }
 
 /// Adapter from [`Model`] to the kernel contract.
@@ -74,7 +84,7 @@ impl<T: Model> ConstrainedSystem for Sys<T> {
         self.0.phi(t, q, out);
     }
     fn phi_q_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
-        out.fill(0.0);
+        zero_fill(&mut out);
         self.0.phi_q(t, q, &mut out);
     }
     fn phi_t_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
@@ -82,7 +92,7 @@ impl<T: Model> ConstrainedSystem for Sys<T> {
         self.0.phi_t(t, q, out);
     }
     fn nh_matrix_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
-        out.fill(0.0);
+        zero_fill(&mut out);
         self.0.nh(t, q, &mut out);
     }
     fn nh_offset_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
@@ -94,11 +104,11 @@ impl<T: Model> ConstrainedSystem for Sys<T> {
         self.0.gamma(t, q, v, out);
     }
     fn l_into(&self, t: f64, q: &[f64], v: &[f64], mut out: MatOut<'_>) {
-        out.fill(0.0);
+        zero_fill(&mut out);
         self.0.l(t, q, v, &mut out);
     }
     fn mass_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
-        out.fill(0.0);
+        zero_fill(&mut out);
         self.0.mass(t, q, &mut out);
     }
     fn force_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
@@ -119,10 +129,18 @@ impl<T: Model> ConstrainedSystem for Sys<T> {
         self.nh_matrix_into(t, q, jacobian.rows_mut(d.m, d.k));
         self.gamma_into(t, q, v, gamma);
     }
-    /// Test models declare dense patterns (the tests never rely on sparsity).
+    /// Dense unless the model states its pattern (the chain in body coordinates does, for
+    /// the banded KKT path). Leaked: a workspace asks once, a test makes a few workspaces.
     fn phi_q_sparsity(&self) -> Sparsity {
         let d = self.0.dims();
-        dense_pattern(d.m, d.n)
+        match self.0.phi_q_pattern() {
+            Some(nz) => leaked(d.m, d.n, nz),
+            None => dense_pattern(d.m, d.n),
+        }
+    }
+    fn mass_sparsity(&self) -> Option<Sparsity> {
+        let n = self.0.dims().n;
+        self.0.mass_pattern().map(|nz| leaked(n, n, nz))
     }
     fn l_sparsity(&self) -> Sparsity {
         let d = self.0.dims();
@@ -134,6 +152,10 @@ fn dense_pattern(rows: usize, cols: usize) -> Sparsity {
     let nz: Vec<(usize, usize)> = (0..rows)
         .flat_map(|r| (0..cols).map(move |c| (r, c)))
         .collect();
+    leaked(rows, cols, nz)
+}
+
+fn leaked(rows: usize, cols: usize, nz: Vec<(usize, usize)>) -> Sparsity {
     Sparsity {
         rows,
         cols,

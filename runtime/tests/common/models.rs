@@ -9,11 +9,14 @@ use mbsim_runtime::{Dims, MatOut};
 
 use super::Model;
 
+mod four_bar_bodies;
 mod four_bar_chain;
 mod nonholonomic;
 mod singular;
 
 // Each test binary uses a different subset of the models.
+#[allow(unused_imports)]
+pub use four_bar_bodies::FourBarBodies;
 #[allow(unused_imports)]
 pub use four_bar_chain::FourBarChain;
 #[allow(unused_imports)]

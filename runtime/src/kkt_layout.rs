@@ -1,0 +1,298 @@
+//! The choice between the dense and the banded factorization of the KKT matrix, made once per
+//! workspace from the model's structural patterns, and the assembly of [W Gᵀ; G 0] into the
+//! chosen storage.
+//!
+//! The patterns are M's ([`ConstrainedSystem::mass_sparsity`], dense when the model does not
+//! state it), Φ_q's and A's. A pattern is a promise about every evaluation; the first
+//! factorization checks it against the matrices at hand and falls back to the dense path if an
+//! entry outside it is nonzero, so a wrong hand-written pattern costs speed, never accuracy.
+
+use nalgebra::DMatrix;
+
+use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
+use crate::kkt::Metric;
+use crate::lu::DenseLu;
+use crate::system::{ConstrainedSystem, Dims, Sparsity};
+
+/// Which factorization the KKT solve uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KktSolver {
+    /// Banded when the operation count under the RCM ordering is at most a quarter of the dense
+    /// one and the system has at least [`KktSolver::MIN_BANDED_ORDER`] unknowns; else dense.
+    #[default]
+    Auto,
+    /// Always the dense LU with partial pivoting.
+    Dense,
+    /// Always the banded LU under the RCM ordering (whatever its bandwidth).
+    Banded,
+}
+
+impl KktSolver {
+    /// Below this order (n + m + k) the dense LU is used under `Auto`: at 40 unknowns a dense
+    /// factorization is ~20 k flops, a few µs, and the banded path's gathers cost as much.
+    pub const MIN_BANDED_ORDER: usize = 40;
+    /// `Auto` picks the banded path when it needs at most this fraction of the dense flops.
+    pub const BANDED_GAIN: f64 = 4.0;
+}
+
+/// The factorization a workspace uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KktLayout {
+    /// Dense LU.
+    Dense {
+        /// Order n + m + k of the augmented matrix.
+        order: usize,
+    },
+    /// Banded LU under the RCM ordering.
+    Banded {
+        /// Order n + m + k of the augmented matrix.
+        order: usize,
+        /// Half-bandwidth of the ordered matrix (before the fill of row interchanges).
+        bandwidth: usize,
+    },
+}
+
+impl KktLayout {
+    /// The layout `solver` picks for an augmented matrix of order `order` whose half-bandwidth
+    /// under RCM is `bandwidth`. Flop counts: dense LU ⅔N³, banded LU with partial pivoting
+    /// ≈ 2N·b·(2b + 1) (b multipliers per column, each updating ≤ 2b + 1 columns).
+    pub fn choose(solver: KktSolver, order: usize, bandwidth: usize) -> KktLayout {
+        let n = order as f64;
+        let b = bandwidth as f64;
+        let dense_flops = 2.0 / 3.0 * n * n * n;
+        let banded_flops = 2.0 * n * b * (2.0 * b + 1.0);
+        let banded = match solver {
+            KktSolver::Dense => false,
+            KktSolver::Banded => true,
+            KktSolver::Auto => {
+                order >= KktSolver::MIN_BANDED_ORDER
+                    && KktSolver::BANDED_GAIN * banded_flops <= dense_flops
+            }
+        };
+        if banded {
+            KktLayout::Banded { order, bandwidth }
+        } else {
+            KktLayout::Dense { order }
+        }
+    }
+}
+
+/// The factors of one workspace.
+#[derive(Clone, Debug)]
+pub(crate) enum Factors {
+    Dense(DenseLu),
+    Banded(Box<BandedKkt>),
+}
+
+/// The banded path: the ordering, the patterns to gather and the band storage.
+#[derive(Clone, Debug)]
+pub(crate) struct BandedKkt {
+    n: usize,
+    lu: BandedLu,
+    /// `position[old] = new` under the RCM ordering.
+    position: Vec<usize>,
+    /// M's structural nonzeros (with the whole diagonal).
+    mass: Vec<(usize, usize)>,
+    /// G's structural nonzeros as (row, column).
+    jac: Vec<(usize, usize)>,
+    scratch: Vec<f64>,
+    /// Whether the patterns have been checked against evaluated matrices.
+    checked: bool,
+}
+
+impl Factors {
+    /// The factorization `solver` picks for `sys`.
+    pub(crate) fn for_system<S: ConstrainedSystem + ?Sized>(
+        sys: &S,
+        dims: Dims,
+        solver: KktSolver,
+    ) -> Factors {
+        let order = dims.n + dims.constraint_rows();
+        let small = order < KktSolver::MIN_BANDED_ORDER;
+        if solver == KktSolver::Dense || (solver == KktSolver::Auto && small) {
+            return Factors::Dense(DenseLu::new(order));
+        }
+        let mass = mass_pattern(sys, dims.n);
+        let jac = jacobian_pattern(sys, dims);
+        let edges = kkt_edges(dims.n, &mass, &jac);
+        let order_rcm = reverse_cuthill_mckee(order, &edges);
+        let mut position = vec![0; order];
+        for (new, &old) in order_rcm.iter().enumerate() {
+            position[old] = new;
+        }
+        let b = bandwidth(&edges, &position);
+        match KktLayout::choose(solver, order, b) {
+            KktLayout::Dense { .. } => Factors::Dense(DenseLu::new(order)),
+            KktLayout::Banded { .. } => Factors::Banded(Box::new(BandedKkt {
+                n: dims.n,
+                lu: BandedLu::new(order, b, b),
+                position,
+                mass,
+                jac,
+                scratch: vec![0.0; order],
+                checked: false,
+            })),
+        }
+    }
+
+    /// The layout of these factors.
+    pub(crate) fn layout(&self) -> KktLayout {
+        match self {
+            Factors::Dense(lu) => KktLayout::Dense { order: lu.dim() },
+            Factors::Banded(b) => KktLayout::Banded {
+                order: b.lu.dim(),
+                bandwidth: b.lu.bandwidths().0,
+            },
+        }
+    }
+
+    /// Assemble [W Gᵀ; G 0] (W = `mass` or I) and factor it; `Err` when singular.
+    pub(crate) fn factor(
+        &mut self,
+        metric: Metric,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+    ) -> Result<(), ()> {
+        if let Factors::Banded(b) = self {
+            if !b.checked {
+                b.checked = true;
+                if !b.covers(metric, mass, jac) {
+                    *self = Factors::Dense(DenseLu::new(b.lu.dim()));
+                }
+            }
+        }
+        match self {
+            Factors::Dense(lu) => factor_dense(lu, metric, mass, jac),
+            Factors::Banded(b) => b.factor(metric, mass, jac),
+        }
+    }
+
+    /// The pivot spread max|u_jj| / min|u_jj| of the current factors.
+    pub(crate) fn pivot_spread(&self) -> f64 {
+        match self {
+            Factors::Dense(lu) => lu.pivot_spread(),
+            Factors::Banded(b) => b.lu.pivot_spread(),
+        }
+    }
+
+    /// Solve in place with the current factors.
+    pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        match self {
+            Factors::Dense(lu) => lu.solve_in_place(rhs),
+            Factors::Banded(b) => b.solve_in_place(rhs),
+        }
+    }
+}
+
+fn factor_dense(
+    lu: &mut DenseLu,
+    metric: Metric,
+    mass: &DMatrix<f64>,
+    jac: &DMatrix<f64>,
+) -> Result<(), ()> {
+    let (r, n) = jac.shape();
+    let a = lu.matrix_mut();
+    match metric {
+        Metric::Mass => a.view_mut((0, 0), (n, n)).copy_from(mass),
+        Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
+    }
+    a.view_mut((n, 0), (r, n)).copy_from(jac);
+    a.view_mut((0, n), (n, r)).tr_copy_from(jac);
+    a.view_mut((n, n), (r, r)).fill(0.0);
+    lu.factor().map_err(|_| ())
+}
+
+impl BandedKkt {
+    fn factor(
+        &mut self,
+        metric: Metric,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+    ) -> Result<(), ()> {
+        let (n, pos) = (self.n, &self.position);
+        self.lu.clear();
+        match metric {
+            Metric::Mass => {
+                for &(i, j) in &self.mass {
+                    self.lu.add(pos[i], pos[j], mass[(i, j)]);
+                }
+            }
+            Metric::Identity => {
+                for i in 0..n {
+                    self.lu.add(pos[i], pos[i], 1.0);
+                }
+            }
+        }
+        for &(r, c) in &self.jac {
+            let x = jac[(r, c)];
+            self.lu.add(pos[n + r], pos[c], x);
+            self.lu.add(pos[c], pos[n + r], x);
+        }
+        self.lu.factor().map_err(|_| ())
+    }
+
+    fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        for (i, &p) in self.position.iter().enumerate() {
+            self.scratch[p] = rhs[i];
+        }
+        self.lu.solve_in_place(&mut self.scratch);
+        for (i, &p) in self.position.iter().enumerate() {
+            rhs[i] = self.scratch[p];
+        }
+    }
+
+    /// Whether every nonzero of the matrices at hand lies in the stated patterns.
+    fn covers(&self, metric: Metric, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> bool {
+        let jac_ok = covered(jac, &self.jac);
+        let mass_ok = metric == Metric::Identity || covered(mass, &self.mass);
+        jac_ok && mass_ok
+    }
+}
+
+/// Whether `matrix` is zero outside `pattern` (sorted row-major).
+fn covered(matrix: &DMatrix<f64>, pattern: &[(usize, usize)]) -> bool {
+    let mut inside = DMatrix::from_element(matrix.nrows(), matrix.ncols(), false);
+    for &(i, j) in pattern {
+        inside[(i, j)] = true;
+    }
+    matrix
+        .iter()
+        .zip(inside.iter())
+        .all(|(&x, &ok)| ok || x == 0.0)
+}
+
+/// M's stated pattern with the whole diagonal (the identity metric needs it), or all of M.
+fn mass_pattern<S: ConstrainedSystem + ?Sized>(sys: &S, n: usize) -> Vec<(usize, usize)> {
+    let mut entries = match sys.mass_sparsity() {
+        Some(s) => s.nonzeros.to_vec(),
+        None => all_entries(n, n),
+    };
+    entries.extend((0..n).map(|i| (i, i)));
+    entries.sort_unstable();
+    entries.dedup();
+    entries
+}
+
+/// G = [Φ_q; A]'s pattern: Φ_q's rows, then A's (all of A when the model does not state it).
+fn jacobian_pattern<S: ConstrainedSystem + ?Sized>(sys: &S, dims: Dims) -> Vec<(usize, usize)> {
+    let mut entries = sys.phi_q_sparsity().nonzeros.to_vec();
+    let a_rows: Vec<(usize, usize)> = match sys.a_sparsity() {
+        Some(Sparsity { nonzeros, .. }) => nonzeros.to_vec(),
+        None => all_entries(dims.k, dims.n),
+    };
+    entries.extend(a_rows.into_iter().map(|(r, c)| (dims.m + r, c)));
+    entries
+}
+
+fn all_entries(rows: usize, cols: usize) -> Vec<(usize, usize)> {
+    (0..rows)
+        .flat_map(|i| (0..cols).map(move |j| (i, j)))
+        .collect()
+}
+
+/// The symmetric pattern of [M Gᵀ; G 0] as edges (i, j) of the unknowns 0..n+r.
+fn kkt_edges(n: usize, mass: &[(usize, usize)], jac: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut edges = mass.to_vec();
+    edges.extend(jac.iter().map(|&(r, c)| (n + r, c)));
+    edges
+}
