@@ -8,11 +8,12 @@
 //! (`kinetic` given) M and Q come from [`crate::lagrange::derive`], with `force` as Q_nc.
 
 use super::errors::{Row, at, at_mention, map_model_error};
+use super::family::{self, Item};
 use super::lower::Lowerer;
-use super::syntax::{self, Entry, MassSyntax, ModelSpec};
+use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
-use crate::model::{Model, ModelBuilder};
-use crate::pool::ExprId;
+use crate::model::{Model, ModelBuilder, velocity_name};
+use crate::pool::{ExprId, Pool};
 use proc_macro2::Span;
 use quote::ToTokens;
 use rustc_hash::FxHashMap;
@@ -38,7 +39,21 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             "the model needs `coordinates: [q1, q2, …]`",
         ));
     };
-    let coordinates = syntax::coordinate_names(coords)?;
+    let mut consts = ConstScope::new(spec);
+    let mut coordinates: Vec<(String, Span)> = Vec::new();
+    for c in syntax::coordinate_names(coords)? {
+        match c {
+            CoordinateSyntax::Name(id) => coordinates.push((id.unraw().to_string(), id.span())),
+            CoordinateSyntax::Family(id, range) => {
+                let base = id.unraw().to_string();
+                claim(&mut taken, &base, id.span())?;
+                claim(&mut taken, &format!("{base}_dot"), id.span())?;
+                for k in consts.range(range)? {
+                    coordinates.push((format!("{base}[{k}]"), id.span()));
+                }
+            }
+        }
+    }
     if coordinates.is_empty() {
         return Err(syn::Error::new(
             coords.span(),
@@ -46,18 +61,26 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
         ));
     }
     let (mut q, mut v) = (Vec::new(), Vec::new());
-    for c in &coordinates {
-        let name = c.unraw().to_string();
-        claim(&mut taken, &name, c.span())?;
-        claim(&mut taken, &format!("{name}_dot"), c.span())?;
-        let (qi, vi) = builder.coordinate(&name);
+    for (name, span) in &coordinates {
+        claim(&mut taken, name, *span)?;
+        claim(&mut taken, &velocity_name(name), *span)?;
+        let (qi, vi) = builder.coordinate(name);
         q.push(qi);
         v.push(vi);
     }
-    for field in fields(item)? {
+    for (field, length) in fields(item)? {
         let name = field.unraw().to_string();
         claim(&mut taken, &name, field.span())?;
-        builder.parameter(&name);
+        match length {
+            None => {
+                builder.parameter(&name);
+            }
+            Some(length) => {
+                for k in 0..consts.integer(length, "the length of an array parameter")? {
+                    builder.parameter(&format!("{name}[{k}]"));
+                }
+            }
+        }
     }
     let mut lowerer = Lowerer::default();
     let mut rows: Vec<Row> = Vec::new();
@@ -75,6 +98,26 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 let e = lowerer.lower(builder.pool(), value)?;
                 let mentions = lowerer.take_mentions();
                 lowerer.bind_let(&key, e, mentions);
+            }
+            Entry::LetFamily {
+                name,
+                var,
+                range,
+                value,
+            } => {
+                let key = name.unraw().to_string();
+                if taken.contains_key(&key) {
+                    let msg = format!(
+                        "`{key}` is already a coordinate, velocity, parameter or `t`; pick another name"
+                    );
+                    return Err(syn::Error::new(name.span(), msg));
+                }
+                let var = var.unraw().to_string();
+                for k in lowerer.range(builder.pool(), range)? {
+                    let e = lowerer.with_index(&var, k, |lw| lw.lower(builder.pool(), value))?;
+                    let mentions = lowerer.take_mentions();
+                    lowerer.bind_member(&key, k, e, mentions);
+                }
             }
             Entry::Const(name, value) => {
                 let key = name.unraw().to_string();
@@ -116,6 +159,33 @@ struct Parts {
     tangents: bool,
 }
 
+/// Lower one row (a plain row, or one iteration of a loop) and record where it came from.
+fn lower_row(
+    lw: &mut Lowerer,
+    b: &mut ModelBuilder,
+    rows: &mut Vec<Row>,
+    label: String,
+    item: &Item<'_>,
+) -> syn::Result<ExprId> {
+    let id = lw.lower_in(b.pool(), &item.bindings, item.expr)?;
+    rows.push(Row {
+        label,
+        tokens: item.expr.to_token_stream(),
+        mentions: lw.take_mentions(),
+        iteration: item.iteration(),
+    });
+    Ok(id)
+}
+
+/// A row outside any loop.
+fn plain(expr: &Expr) -> Item<'_> {
+    Item {
+        expr,
+        label: None,
+        bindings: Vec::new(),
+    }
+}
+
 impl Parts {
     fn lower(
         &mut self,
@@ -125,29 +195,17 @@ impl Parts {
         lw: &mut Lowerer,
         rows: &mut Vec<Row>,
     ) -> syn::Result<()> {
-        let mut one = |label: String, e: &Expr, b: &mut ModelBuilder| -> syn::Result<ExprId> {
-            let id = lw.lower(b.pool(), e)?;
-            rows.push(Row {
-                label,
-                tokens: e.to_token_stream(),
-                mentions: lw.take_mentions(),
-            });
-            Ok(id)
-        };
         match key {
             "coordinates" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
-                let labeled: Vec<(Option<String>, &Expr)> = match key {
-                    "force" => exprs.into_iter().map(|e| (None, e)).collect(),
-                    _ => exprs.into_iter().map(syntax::labeled).collect(),
-                };
-                let ids = labeled
+                let items = family::expand(lw, b.pool(), &exprs, key != "force")?;
+                let ids = items
                     .iter()
                     .enumerate()
-                    .map(|(i, (_, e))| one(format!("{key}[{i}]"), e, b))
+                    .map(|(i, item)| lower_row(lw, b, rows, format!("{key}[{i}]"), item))
                     .collect::<syn::Result<Vec<_>>>()?;
-                let labels = labeled.into_iter().map(|(l, _)| l).collect();
+                let labels = items.into_iter().map(|item| item.label).collect();
                 match key {
                     "holonomic" => (self.holonomic, self.holonomic_labels) = (ids, labels),
                     "nonholonomic" => (self.nonholonomic, self.nonholonomic_labels) = (ids, labels),
@@ -159,10 +217,11 @@ impl Parts {
                 let zero = b.pool().zero();
                 self.mass = Some(match syntax::mass(value)? {
                     MassSyntax::Diagonal(diag) => {
-                        let n = diag.len();
+                        let items = family::expand(lw, b.pool(), &diag, false)?;
+                        let n = items.len();
                         let mut m = vec![vec![zero; n]; n];
-                        for (i, e) in diag.iter().enumerate() {
-                            m[i][i] = one(format!("mass[{i}][{i}]"), e, b)?;
+                        for (i, item) in items.iter().enumerate() {
+                            m[i][i] = lower_row(lw, b, rows, format!("mass[{i}][{i}]"), item)?;
                         }
                         m
                     }
@@ -172,15 +231,19 @@ impl Parts {
                             let r = row
                                 .iter()
                                 .enumerate()
-                                .map(|(j, e)| one(format!("mass[{i}][{j}]"), e, b));
+                                .map(|(j, e)| lower_row(lw, b, rows, format!("mass[{i}][{j}]"), &plain(e)));
                             m.push(r.collect::<syn::Result<Vec<_>>>()?);
                         }
                         m
                     }
                 });
             }
-            "kinetic" => self.kinetic = Some(one("kinetic".into(), value, b)?),
-            "potential" => self.potential = Some(one("potential".into(), value, b)?),
+            "kinetic" => {
+                self.kinetic = Some(lower_row(lw, b, rows, "kinetic".into(), &plain(value))?);
+            }
+            "potential" => {
+                self.potential = Some(lower_row(lw, b, rows, "potential".into(), &plain(value))?);
+            }
             other => unreachable!("syntax.rs admits only known keys, got {other}"),
         }
         Ok(())
@@ -298,8 +361,9 @@ fn lagrange_error(e: LagrangeError, rows: &[Row], spec: &ModelSpec) -> syn::Erro
     }
 }
 
-/// The struct's named fields, each checked to be `f64`.
-fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
+/// The struct's named fields, each checked to be `f64` or an array `[f64; LEN]` (then with its
+/// length's expression: an integer literal or a model `const`).
+fn fields(item: &ItemStruct) -> syn::Result<Vec<(syn::Ident, Option<&Expr>)>> {
     let named = match &item.fields {
         Fields::Named(named) => named.named.iter().collect::<Vec<_>>(),
         Fields::Unit => Vec::new(),
@@ -313,15 +377,52 @@ fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
     named
         .into_iter()
         .map(|f| {
-            if !matches!(&f.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64")) {
-                return Err(syn::Error::new(
-                    f.ty.span(),
-                    "model parameters must be `f64` fields",
-                ));
+            let is_f64 = |ty: &syn::Type| {
+                matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
+            };
+            let name = f.ident.clone().expect("named field");
+            match &f.ty {
+                ty if is_f64(ty) => Ok((name, None)),
+                syn::Type::Array(a) if is_f64(&a.elem) => Ok((name, Some(&a.len))),
+                other => Err(syn::Error::new(
+                    other.span(),
+                    "model parameters must be `f64` fields (or arrays `[f64; N]`)",
+                )),
             }
-            Ok(f.ident.clone().expect("named field"))
         })
         .collect()
+}
+
+/// The model's `const`s evaluated ahead of the entries, in a scratch pool, for the bounds of
+/// coordinate families and the lengths of array parameters (which are declared before the
+/// entries are lowered). The main pass lowers the `const`s again, in source order, into the
+/// model's pool, so the model's expressions do not depend on this scratch work.
+struct ConstScope {
+    pool: Pool,
+    lowerer: Lowerer,
+}
+
+impl ConstScope {
+    fn new(spec: &ModelSpec) -> Self {
+        let (mut pool, mut lowerer) = (Pool::new(), Lowerer::default());
+        for entry in &spec.entries {
+            if let Entry::Const(name, value) = entry
+                && let Ok(e) = lowerer.lower(&mut pool, value)
+                && pool.as_number(e).is_some()
+            {
+                lowerer.bind_const(&name.unraw().to_string(), e);
+            }
+        }
+        ConstScope { pool, lowerer }
+    }
+
+    fn range(&mut self, range: &Expr) -> syn::Result<Vec<i64>> {
+        self.lowerer.range(&mut self.pool, range)
+    }
+
+    fn integer(&mut self, expr: &Expr, what: &str) -> syn::Result<i64> {
+        self.lowerer.integer(&mut self.pool, expr, what)
+    }
 }
 
 fn claim(taken: &mut FxHashMap<String, Span>, name: &str, span: Span) -> syn::Result<()> {

@@ -28,6 +28,7 @@
 
 pub mod assemble;
 pub mod errors;
+pub mod family;
 pub mod file;
 pub mod lower;
 pub mod stub;
