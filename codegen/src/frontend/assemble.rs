@@ -10,6 +10,7 @@
 use super::errors::{Row, at, at_mention, map_model_error};
 use super::family::{self, Item};
 use super::lower::Lowerer;
+use super::planar;
 use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
 use crate::model::{Model, ModelBuilder, velocity_name};
@@ -33,20 +34,41 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let mut builder = ModelBuilder::new(&name);
     let mut taken: FxHashMap<String, Span> = FxHashMap::default();
     taken.insert("t".into(), Span::call_site());
-    let Some((_, coords)) = spec.key("coordinates") else {
-        return Err(syn::Error::new(
-            Span::call_site(),
-            "the model needs `coordinates: [q1, q2, …]`",
-        ));
-    };
     let mut consts = ConstScope::new(spec);
     let mut coordinates: Vec<(String, Span)> = Vec::new();
+    let declared_bodies = match spec.key("bodies") {
+        Some((key, value)) => {
+            if let Some((k, _)) = spec.key("coordinates") {
+                let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates`";
+                return Err(syn::Error::new(k.span(), msg));
+            }
+            let declared = planar::declare(&mut consts.lowerer, &mut consts.pool, value)?;
+            for (name, _) in &declared {
+                for s in ["x", "y", "phi"] {
+                    coordinates.push((planar::suffixed(name, s), key.span()));
+                }
+            }
+            Some(declared)
+        }
+        None => None,
+    };
+    let no_coordinates: Expr = syn::parse_quote!([]);
+    let coords = match spec.key("coordinates") {
+        Some((_, coords)) => coords,
+        None if declared_bodies.is_some() => &no_coordinates,
+        None => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "the model needs `coordinates: [q1, q2, …]` (or planar `bodies: […]`)",
+            ));
+        }
+    };
     for c in syntax::coordinate_names(coords)? {
         match c {
             CoordinateSyntax::Name(id) => coordinates.push((id.unraw().to_string(), id.span())),
             CoordinateSyntax::Family(id, range) => {
                 let base = id.unraw().to_string();
-                claim(&mut taken, &base, id.span())?;
+                claim_family(&mut taken, &base, id.span())?;
                 claim(&mut taken, &format!("{base}_dot"), id.span())?;
                 for k in consts.range(range)? {
                     coordinates.push((format!("{base}[{k}]"), id.span()));
@@ -56,7 +78,7 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     }
     if coordinates.is_empty() {
         return Err(syn::Error::new(
-            coords.span(),
+            spec.key("bodies").map_or(coords.span(), |(k, _)| k.span()),
             "the model needs at least one coordinate",
         ));
     }
@@ -70,7 +92,10 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     }
     for (field, length) in fields(item)? {
         let name = field.unraw().to_string();
-        claim(&mut taken, &name, field.span())?;
+        match length {
+            None => claim(&mut taken, &name, field.span())?,
+            Some(_) => claim_family(&mut taken, &name, field.span())?,
+        }
         match length {
             None => {
                 builder.parameter(&name);
@@ -139,6 +164,20 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 &mut rows,
             )?,
         }
+    }
+    if let Some(declared) = declared_bodies {
+        let bodies: Vec<planar::Body> = declared
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| planar::Body {
+                name: name.clone(),
+                q: [q[3 * k], q[3 * k + 1], q[3 * k + 2]],
+                v: [v[3 * k], v[3 * k + 1], v[3 * k + 2]],
+                index: 3 * k,
+            })
+            .collect();
+        let items: Vec<Item<'_>> = declared.into_iter().map(|(_, item)| item).collect();
+        parts.planar(spec, &bodies, &items, &mut builder, &mut lowerer, &mut rows)?;
     }
     finish(builder, parts, rows, (&q, &v), spec)
 }
@@ -213,6 +252,7 @@ impl Parts {
                 }
             }
             "tangents" => self.tangents = syntax::flag(value, "`tangents`")?,
+            "bodies" | "joints" | "loads" => {} // after every entry: `Parts::planar`
             "mass" => {
                 let zero = b.pool().zero();
                 self.mass = Some(match syntax::mass(value)? {
@@ -246,6 +286,62 @@ impl Parts {
             }
             other => unreachable!("syntax.rs admits only known keys, got {other}"),
         }
+        Ok(())
+    }
+}
+
+impl Parts {
+    /// The planar entries: the bodies' mass blocks, the joints' rows after the `holonomic`
+    /// ones, the loads added to `force` (`planar.rs`).
+    fn planar(
+        &mut self,
+        spec: &ModelSpec,
+        bodies: &[planar::Body],
+        items: &[Item<'_>],
+        b: &mut ModelBuilder,
+        lw: &mut Lowerer,
+        rows: &mut Vec<Row>,
+    ) -> syn::Result<()> {
+        for key in ["mass", "kinetic", "potential"] {
+            if let Some((k, _)) = spec.key(key) {
+                let msg = format!("with `bodies`, M comes from the bodies: remove `{key}`");
+                return Err(syn::Error::new(k.span(), msg));
+            }
+        }
+        let n = 3 * bodies.len();
+        let zero = b.pool().zero();
+        let mut mass = vec![vec![zero; n]; n];
+        let mut masses = Vec::new();
+        for (k, item) in items.iter().enumerate() {
+            let (m, j) = planar::body_mass(lw, b.pool(), item)?;
+            for (c, value) in [m, m, j].into_iter().enumerate() {
+                let i = 3 * k + c;
+                mass[i][i] = value;
+                rows.push(Row {
+                    label: format!("mass[{i}][{i}]"),
+                    tokens: item.expr.to_token_stream(),
+                    mentions: lw.take_mentions(),
+                    iteration: item.iteration(),
+                });
+            }
+            masses.push(m);
+        }
+        self.mass = Some(mass);
+        let geometry = planar::Planar { bodies, n };
+        if let Some((_, value)) = spec.key("joints") {
+            let first = self.holonomic.len();
+            for (e, label) in geometry.joints(lw, b.pool(), value, first, rows)? {
+                self.holonomic.push(e);
+                self.holonomic_labels.push(label);
+            }
+        }
+        let mut force = self.force.take().unwrap_or_else(|| vec![zero; n]);
+        if force.len() == n
+            && let Some((_, value)) = spec.key("loads")
+        {
+            geometry.loads(lw, b.pool(), value, &masses, &mut force, rows)?;
+        }
+        self.force = Some(force);
         Ok(())
     }
 }
@@ -325,7 +421,9 @@ fn finish(
 }
 
 fn check_mass_shape(spec: &ModelSpec, mass: &[Vec<ExprId>], n: usize) -> syn::Result<()> {
-    let (_, value) = spec.key("mass").expect("mass given");
+    let Some((_, value)) = spec.key("mass") else {
+        return Ok(()); // the bodies' mass blocks: n × n by construction
+    };
     if mass.len() != n {
         let msg = format!(
             "the mass matrix has {} rows, expected {n} (one per coordinate)",
@@ -423,6 +521,18 @@ impl ConstScope {
     fn integer(&mut self, expr: &Expr, what: &str) -> syn::Result<i64> {
         self.lowerer.integer(&mut self.pool, expr, what)
     }
+}
+
+/// Claim the name of a family (coordinates `theta[…]`, an array parameter `m: [f64; K]`); the
+/// families `lambda[…]` and `w[…]` are the tangent kernels' inputs.
+fn claim_family(taken: &mut FxHashMap<String, Span>, base: &str, span: Span) -> syn::Result<()> {
+    if matches!(base, "lambda" | "w") {
+        let msg = format!(
+            "`{base}[…]` names the tangent kernels' inputs (λ, w); pick another family name"
+        );
+        return Err(syn::Error::new(span, msg));
+    }
+    claim(taken, base, span)
 }
 
 fn claim(taken: &mut FxHashMap<String, Span>, name: &str, span: Span) -> syn::Result<()> {

@@ -81,9 +81,18 @@ impl Lowerer {
         bindings: &[(String, i64)],
         expr: &Expr,
     ) -> Result<ExprId> {
+        self.scoped(bindings, |lw| lw.lower(pool, expr))
+    }
+
+    /// Run `f` with the index variables `bindings` in scope.
+    pub fn scoped<T>(
+        &mut self,
+        bindings: &[(String, i64)],
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         let depth = self.indices.len();
         self.indices.extend_from_slice(bindings);
-        let out = self.lower(pool, expr);
+        let out = f(self);
         self.indices.truncate(depth);
         out
     }

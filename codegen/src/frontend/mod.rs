@@ -31,6 +31,7 @@ pub mod errors;
 pub mod family;
 pub mod file;
 pub mod lower;
+pub mod planar;
 pub mod stub;
 pub mod suggest;
 pub mod syntax;

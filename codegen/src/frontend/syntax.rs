@@ -9,7 +9,7 @@
 //!          | KEY ":" EXPR
 //!          | "crate" "=" PATH                 where the façade `mbsim` is (re-exporters)
 //! KEY     := coordinates | holonomic | nonholonomic | mass | force | kinetic | potential
-//!          | tangents
+//!          | tangents | bodies | joints | loads
 //! ```
 //! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); an indexed
 //! family `coordinates: [theta[0..=N]]` declares `theta[0]` … `theta[N]` (velocities
@@ -20,7 +20,8 @@
 //! (`[[a, b], [b, c]]`) or the diagonal shorthand `diag(a, b)`; `kinetic` and `potential` are
 //! single expressions; `tangents: true` asks for the tangent kernels. A constraint row may carry
 //! a label, `holonomic: [rod = x.powi(2) + y.powi(2) - l.powi(2)]` (the row's name in
-//! `constraint_names()`). Expressions are checked when lowered (`lower.rs`), not here.
+//! `constraint_names()`). `bodies`, `joints` and `loads` describe planar bodies (`planar.rs`).
+//! Expressions are checked when lowered (`lower.rs`), not here.
 
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
@@ -28,8 +29,11 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 8] = [
+pub const KEYS: [&str; 11] = [
     "coordinates",
+    "bodies",
+    "joints",
+    "loads",
     "holonomic",
     "nonholonomic",
     "mass",
