@@ -81,7 +81,11 @@ type Inputs<'a> = &'a [(Input, usize)];
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
     let name = ident(&model.name);
     let rt = &options.runtime_path;
-    let fields: Vec<TokenStream> = model.parameters.iter().map(|p| field_access(&p.name)).collect();
+    let fields: Vec<TokenStream> = model
+        .parameters
+        .iter()
+        .map(|p| field_access(&p.name))
+        .collect();
     let (n, m, k) = (
         ulit(model.n()),
         ulit(kernels.phi.len()),
@@ -191,7 +195,12 @@ fn kernel_functions(
 }
 
 /// `dynamics_into`: M, Q, G and γ with one schedule.
-fn fused(model: &Model, kernels: &Kernels, fields: &[TokenStream], options: &EmitOptions) -> KernelCode {
+fn fused(
+    model: &Model,
+    kernels: &Kernels,
+    fields: &[TokenStream],
+    options: &EmitOptions,
+) -> KernelCode {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
         shape: Shape::Vector(entries.len()),

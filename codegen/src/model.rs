@@ -328,7 +328,10 @@ pub fn split_indexed(name: &str) -> Option<(&str, usize)> {
     let (base, rest) = name.split_once('[')?;
     let digits = rest.strip_suffix(']')?;
     let valid = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    valid.then(|| digits.parse().ok()).flatten().map(|i| (base, i))
+    valid
+        .then(|| digits.parse().ok())
+        .flatten()
+        .map(|i| (base, i))
 }
 
 /// The velocity of coordinate `name`: `x` → `x_dot`, `theta[3]` → `theta_dot[3]`.

@@ -146,7 +146,10 @@ fn loops_give_the_kernels_of_the_unrolled_model() {
             let (Some(a), Some(b)) = (kl.entries(spec.id), ku.entries(spec.id)) else {
                 continue;
             };
-            let (va, vb) = (looped.pool.eval_many(a, &el), unrolled.pool.eval_many(b, &eu));
+            let (va, vb) = (
+                looped.pool.eval_many(a, &el),
+                unrolled.pool.eval_many(b, &eu),
+            );
             assert_eq!(va.len(), vb.len(), "{}: shapes", spec.name);
             for (i, (x, y)) in va.iter().zip(&vb).enumerate() {
                 assert_entry(spec.name, i, *x, *y, 1e-13 * (1.0 + y.abs()));
@@ -167,15 +170,23 @@ fn names_and_parameters_follow_the_families() {
     let params: Vec<&str> = model.parameters.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
         params,
-        ["len", "g", "mc[0]", "mc[1]", "mc[2]", "mc[3]", "mr[0]", "mr[1]", "mr[2]"]
+        [
+            "len", "g", "mc[0]", "mc[1]", "mc[2]", "mc[3]", "mr[0]", "mr[1]", "mr[2]"
+        ]
     );
     assert_eq!(
         model.constraint_names(),
         ["coupler[0]", "coupler[1]", "coupler[2]"]
     );
     let code = file::pretty(frontend::expand(chain_with_loops(), chain_struct()).expect("expands"));
-    assert!(code.contains("self.mc[3]"), "array parameters read as elements");
-    assert!(code.contains("\"mr[1]\" => Some(self.mr[1])"), "parameter accessor");
+    assert!(
+        code.contains("self.mc[3]"),
+        "array parameters read as elements"
+    );
+    assert!(
+        code.contains("\"mr[1]\" => Some(self.mr[1])"),
+        "parameter accessor"
+    );
     assert!(code.contains("\"theta[2]\""), "coordinate names");
 }
 
@@ -260,6 +271,13 @@ fn nested_loops_and_recursive_families() {
     .expect("model");
     assert_eq!(
         model.constraint_names(),
-        ["pair[1][0]", "tot[10]", "pair[2][0]", "tot[20]", "pair[2][1]", "tot[21]"]
+        [
+            "pair[1][0]",
+            "tot[10]",
+            "pair[2][0]",
+            "tot[20]",
+            "pair[2][1]",
+            "tot[21]"
+        ]
     );
 }

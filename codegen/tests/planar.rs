@@ -21,7 +21,10 @@ fn original(source: &str, name: &str) -> (Model, TokenStream) {
         .iter()
         .find(|m| m.name == name)
         .expect("the model is in its file");
-    (m.build().expect("the original builds"), m.item.to_token_stream())
+    (
+        m.build().expect("the original builds"),
+        m.item.to_token_stream(),
+    )
 }
 
 /// Every kernel of `a` and `b` at random states (parameters in [0.5, 2), so lengths stay
@@ -145,8 +148,17 @@ fn slider_crank_tsda_as_bodies() {
     assert_eq!(
         planar.constraint_names(),
         [
-            "base_x", "base_y", "base_phi", "crank_pin_x", "crank_pin_y", "rod_pin_x",
-            "rod_pin_y", "slider_pin_x", "slider_pin_y", "slide_n", "slide_phi"
+            "base_x",
+            "base_y",
+            "base_phi",
+            "crank_pin_x",
+            "crank_pin_y",
+            "rod_pin_x",
+            "rod_pin_y",
+            "slider_pin_x",
+            "slider_pin_y",
+            "slide_n",
+            "slide_phi"
         ]
     );
 }
@@ -240,10 +252,7 @@ fn planar_errors() {
             quote!(bodies: [a = body(m, m)], joints: [revolute(a, [0.0, 0.0], ground)]),
             "`revolute` takes 4 arguments",
         ),
-        (
-            quote!(bodies: [body(m, m)]),
-            "a body needs a name",
-        ),
+        (quote!(bodies: [body(m, m)]), "a body needs a name"),
         (
             quote!(bodies: [a = body(m, m)], mass: diag(m, m, m)),
             "with `bodies`, M comes from the bodies",

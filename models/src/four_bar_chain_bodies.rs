@@ -83,7 +83,14 @@ impl FourBarChainBodies {
                 true => {
                     let i = b as f64;
                     let (x, y) = (i * l + l / 2.0 * c, l / 2.0 * s);
-                    (x, y, theta, -l / 2.0 * s * omega, l / 2.0 * c * omega, omega)
+                    (
+                        x,
+                        y,
+                        theta,
+                        -l / 2.0 * s * omega,
+                        l / 2.0 * c * omega,
+                        omega,
+                    )
                 }
                 false => {
                     let i = (b - n - 1) as f64;

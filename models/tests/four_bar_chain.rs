@@ -47,7 +47,11 @@ fn crank_angle_kernels_match_the_hand_written_chain() {
     for _ in 0..4 {
         let q = rng.vec(n, -3.0, 3.0);
         let v = rng.vec(n, -2.0, 2.0);
-        let vectors: [(&str, usize, fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut [f64])); 3] = [
+        let vectors: [(
+            &str,
+            usize,
+            fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut [f64]),
+        ); 3] = [
             ("phi", m, |s, q, _, o| s.phi_into(0.0, q, o)),
             ("gamma", m, |s, q, v, o| s.gamma_into(0.0, q, v, o)),
             ("force", n, |s, q, v, o| s.force_into(0.0, q, v, o)),
@@ -58,8 +62,14 @@ fn crank_angle_kernels_match_the_hand_written_chain() {
             f(&oracle, &q, &v, &mut want);
             compare(what, &got, &want);
         }
-        let matrices: [(&str, usize, fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut DMatrix<f64>)); 3] = [
-            ("phi_q", m, |s, q, _, o| s.phi_q_into(0.0, q, o.as_view_mut())),
+        let matrices: [(
+            &str,
+            usize,
+            fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut DMatrix<f64>),
+        ); 3] = [
+            ("phi_q", m, |s, q, _, o| {
+                s.phi_q_into(0.0, q, o.as_view_mut())
+            }),
             ("L", m, |s, q, v, o| s.l_into(0.0, q, v, o.as_view_mut())),
             ("mass", n, |s, q, _, o| s.mass_into(0.0, q, o.as_view_mut())),
         ];
@@ -78,7 +88,12 @@ fn kappa() -> f64 {
 }
 
 /// The KKT accelerations at a branch state, indices of the crank angles among the coordinates.
-fn crank_accelerations(sys: &dyn ConstrainedSystem, q: &[f64], v: &[f64], cranks: &[usize]) -> Vec<f64> {
+fn crank_accelerations(
+    sys: &dyn ConstrainedSystem,
+    q: &[f64],
+    v: &[f64],
+    cranks: &[usize],
+) -> Vec<f64> {
     let dims = sys.dims();
     let mut ws = KktWorkspace::new(dims);
     let (mut vdot, mut lambda) = (vec![0.0; dims.n], vec![0.0; dims.constraint_rows()]);
@@ -98,15 +113,25 @@ fn branch_accelerations_follow_the_one_dof_reduction() {
     let bodies = FourBarChainBodies::unit();
     let crank_phi: Vec<usize> = (0..=WINDOWS).map(|i| 2 * BODIES + i).collect();
     let all: Vec<usize> = (0..=WINDOWS).collect();
-    for (theta, omega) in [(1.2, 0.7), (2.0, -1.5), (std::f64::consts::FRAC_PI_2 + 0.3, 3.0)] {
+    for (theta, omega) in [
+        (1.2, 0.7),
+        (2.0, -1.5),
+        (std::f64::consts::FRAC_PI_2 + 0.3, 3.0),
+    ] {
         let want = kappa * (theta - std::f64::consts::FRAC_PI_2).sin();
         let q = vec![theta; WINDOWS + 1];
         let v = vec![omega; WINDOWS + 1];
-        for (i, a) in crank_accelerations(&angles, &q, &v, &all).iter().enumerate() {
+        for (i, a) in crank_accelerations(&angles, &q, &v, &all)
+            .iter()
+            .enumerate()
+        {
             assert_entry("crank angles: theta''", i, *a, want, 1e-10 * kappa);
         }
         let (q, v) = bodies.branch_state(theta, omega);
-        for (i, a) in crank_accelerations(&bodies, &q, &v, &crank_phi).iter().enumerate() {
+        for (i, a) in crank_accelerations(&bodies, &q, &v, &crank_phi)
+            .iter()
+            .enumerate()
+        {
             assert_entry("bodies: phi''", i, *a, want, 1e-10 * kappa);
         }
     }
@@ -135,7 +160,13 @@ fn reduced(kappa: f64, psi0: f64, omega0: f64, t: f64) -> f64 {
 /// ψ ≈ 1 rad (before the singular horizontal position ψ = π/2, where the branches cross).
 /// RKSTAB at rtol 1e-10 keeps its global error near 1e-9 over these few dozen steps; 1e-7 is
 /// two orders above it and five below a wrong κ (1 % of κ moves ψ(t) by ~1e-3).
-fn run_matches_reduction(sys: &dyn ConstrainedSystem, q0: &[f64], v0: &[f64], cranks: &[usize], t_end: f64) {
+fn run_matches_reduction(
+    sys: &dyn ConstrainedSystem,
+    q0: &[f64],
+    v0: &[f64],
+    cranks: &[usize],
+    t_end: f64,
+) {
     let kappa = kappa();
     let problem = Problem::new(0.0, t_end, q0, v0).with_times(&[0.0, t_end / 2.0, t_end]);
     let (rec, _) = integrate(sys, &Rkstab::new(1e-10), &problem).expect("run on the branch");
@@ -161,4 +192,45 @@ fn body_run_follows_the_reduction() {
     let (q0, v0) = FourBarChainBodies::initial(&sys);
     let cranks: Vec<usize> = (0..=WINDOWS).map(|i| 2 * BODIES + i).collect();
     run_matches_reduction(&sys, &q0, &v0, &cranks, 0.3);
+}
+
+/// The body form's Φ_q against central differences of Φ, and L = ∂(Φ_q v)/∂q against central
+/// differences of Φ_q v, at a random state. With h = 1e-6 the truncation error is
+/// ~h² |Φ'''| ≈ 1e-12 (entries of Φ are O(10): sin, cos and the positions iℓ) and the
+/// round-off ~ε |Φ| / h ≈ 1e-9; 1e-7 is two orders above both.
+#[test]
+fn body_jacobians_match_finite_differences() {
+    let sys = FourBarChainBodies::unit();
+    let d = sys.dims();
+    let (n, m) = (d.n, d.m);
+    let mut rng = Rng::new(81);
+    let (mut q, _) = sys.branch_state(1.1, 0.0);
+    for x in q.iter_mut() {
+        *x += rng.unit() * 0.2 - 0.1;
+    }
+    let v = rng.vec(n, -1.0, 1.0);
+    let (mut jac, mut l) = (DMatrix::zeros(m, n), DMatrix::zeros(m, n));
+    sys.phi_q_into(0.0, &q, jac.as_view_mut());
+    sys.l_into(0.0, &q, &v, l.as_view_mut());
+    let h = 1e-6;
+    let phi_q_v = |q: &[f64]| {
+        let mut j = DMatrix::zeros(m, n);
+        sys.phi_q_into(0.0, q, j.as_view_mut());
+        j * nalgebra::DVector::from_column_slice(&v)
+    };
+    for c in 0..n {
+        let (mut qp, mut qm) = (q.clone(), q.clone());
+        qp[c] += h;
+        qm[c] -= h;
+        let (mut fp, mut fm) = (vec![0.0; m], vec![0.0; m]);
+        sys.phi_into(0.0, &qp, &mut fp);
+        sys.phi_into(0.0, &qm, &mut fm);
+        let (gp, gm) = (phi_q_v(&qp), phi_q_v(&qm));
+        for r in 0..m {
+            let fd = (fp[r] - fm[r]) / (2.0 * h);
+            assert_entry(&format!("phi_q col {c}"), r, jac[(r, c)], fd, 1e-7);
+            let fd = (gp[r] - gm[r]) / (2.0 * h);
+            assert_entry(&format!("L col {c}"), r, l[(r, c)], fd, 1e-7);
+        }
+    }
 }

@@ -268,10 +268,9 @@ impl Parts {
                     MassSyntax::Full(full) => {
                         let mut m = Vec::new();
                         for (i, (_, row)) in full.iter().enumerate() {
-                            let r = row
-                                .iter()
-                                .enumerate()
-                                .map(|(j, e)| lower_row(lw, b, rows, format!("mass[{i}][{j}]"), &plain(e)));
+                            let r = row.iter().enumerate().map(|(j, e)| {
+                                lower_row(lw, b, rows, format!("mass[{i}][{j}]"), &plain(e))
+                            });
                             m.push(r.collect::<syn::Result<Vec<_>>>()?);
                         }
                         m

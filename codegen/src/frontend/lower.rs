@@ -146,7 +146,13 @@ impl Lowerer {
     }
 
     /// Bind the member `name[index]` of a `let` family.
-    pub fn bind_member(&mut self, name: &str, index: i64, value: ExprId, mentions: Vec<(String, Span)>) {
+    pub fn bind_member(
+        &mut self,
+        name: &str,
+        index: i64,
+        value: ExprId,
+        mentions: Vec<(String, Span)>,
+    ) {
         self.bind_let(&format!("{name}[{index}]"), value, mentions);
     }
 
@@ -446,10 +452,17 @@ impl Lowerer {
 /// The index variable, range and body expression of `for i in a..b { body }`.
 pub fn loop_parts(l: &syn::ExprForLoop) -> Result<(String, &Expr, &Expr)> {
     let var = match &*l.pat {
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
+        syn::Pat::Ident(p)
+            if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+        {
             syn::ext::IdentExt::unraw(&p.ident).to_string()
         }
-        other => return err(other.span(), "a loop variable is a plain name (`for i in 0..N`)"),
+        other => {
+            return err(
+                other.span(),
+                "a loop variable is a plain name (`for i in 0..N`)",
+            );
+        }
     };
     if let Some(label) = &l.label {
         return err(label.span(), "a model loop takes no label");

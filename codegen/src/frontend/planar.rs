@@ -67,7 +67,11 @@ pub fn suffixed(name: &str, suffix: &str) -> String {
 }
 
 /// The bodies of the `bodies` entry, unrolled (names and their `body(m, J)` expressions).
-pub fn declare<'a>(lw: &mut Lowerer, pool: &mut Pool, value: &'a Expr) -> syn::Result<Vec<(String, Item<'a>)>> {
+pub fn declare<'a>(
+    lw: &mut Lowerer,
+    pool: &mut Pool,
+    value: &'a Expr,
+) -> syn::Result<Vec<(String, Item<'a>)>> {
     let items = family::expand(lw, pool, &super::syntax::array(value, "`bodies`")?, true)?;
     items
         .into_iter()
@@ -119,7 +123,10 @@ fn call_parts(expr: &Expr) -> Result<(String, Vec<&Expr>)> {
             other => err(other.span(), "expected a joint, load or body kind"),
         },
         Expr::Group(g) => call_parts(&g.expr),
-        other => err(other.span(), "expected a call such as `revolute(a, [0.0, 0.0], b, [1.0, 0.0])`"),
+        other => err(
+            other.span(),
+            "expected a call such as `revolute(a, [0.0, 0.0], b, [1.0, 0.0])`",
+        ),
     }
 }
 
@@ -131,7 +138,13 @@ fn arity(args: &[&Expr], k: usize, kind: &str, span: proc_macro2::Span, form: &s
 }
 
 impl Planar<'_> {
-    fn frame(&self, lw: &mut Lowerer, pool: &mut Pool, bindings: &[(String, i64)], e: &Expr) -> Result<Frame> {
+    fn frame(
+        &self,
+        lw: &mut Lowerer,
+        pool: &mut Pool,
+        bindings: &[(String, i64)],
+        e: &Expr,
+    ) -> Result<Frame> {
         let name = match e {
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 p.path.get_ident().expect("checked").to_string()
@@ -140,7 +153,11 @@ impl Planar<'_> {
                 let Expr::Path(p) = &*ix.expr else {
                     return err(e.span(), "a body is a name or `name[index]`");
                 };
-                let base = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let base = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 let k = lw.scoped(bindings, |lw| lw.integer(pool, &ix.index, "a body's index"))?;
                 format!("{base}[{k}]")
             }
@@ -148,24 +165,47 @@ impl Planar<'_> {
         };
         if name == "ground" {
             let zero = pool.zero();
-            return Ok(Frame { q: [zero; 3], v: [zero; 3], body: None });
+            return Ok(Frame {
+                q: [zero; 3],
+                v: [zero; 3],
+                body: None,
+            });
         }
         match self.bodies.iter().position(|b| b.name == name) {
-            Some(k) => Ok(Frame { q: self.bodies[k].q, v: self.bodies[k].v, body: Some(k) }),
+            Some(k) => Ok(Frame {
+                q: self.bodies[k].q,
+                v: self.bodies[k].v,
+                body: Some(k),
+            }),
             None => {
                 let known: Vec<&str> = self.bodies.iter().map(|b| b.name.as_str()).collect();
                 let hint = super::suggest::did_you_mean(&name, known.iter().copied());
-                err(e.span(), format!("unknown body `{name}`{hint} (bodies: ground, {})", known.join(", ")))
+                err(
+                    e.span(),
+                    format!(
+                        "unknown body `{name}`{hint} (bodies: ground, {})",
+                        known.join(", ")
+                    ),
+                )
             }
         }
     }
 
-    fn vector(&self, lw: &mut Lowerer, pool: &mut Pool, bindings: &[(String, i64)], e: &Expr) -> Result<[ExprId; 2]> {
+    fn vector(
+        &self,
+        lw: &mut Lowerer,
+        pool: &mut Pool,
+        bindings: &[(String, i64)],
+        e: &Expr,
+    ) -> Result<[ExprId; 2]> {
         let parts = super::syntax::array(e, "a point or vector `[x, y]`")?;
         let [a, b] = parts.as_slice() else {
             return err(e.span(), "a point or vector has two entries `[x, y]`");
         };
-        Ok([lw.lower_in(pool, bindings, a)?, lw.lower_in(pool, bindings, b)?])
+        Ok([
+            lw.lower_in(pool, bindings, a)?,
+            lw.lower_in(pool, bindings, b)?,
+        ])
     }
 }
 
@@ -195,7 +235,11 @@ fn point(pool: &mut Pool, f: &Frame, s: [ExprId; 2]) -> Point {
     let p = [pool.add2(f.q[0], ax), pool.add2(f.q[1], ay)];
     let (wx, wy) = (pool.mul2(dx, f.v[2]), pool.mul2(dy, f.v[2]));
     let pdot = [pool.add2(f.v[0], wx), pool.add2(f.v[1], wy)];
-    Point { p, dp_dphi: [dx, dy], pdot }
+    Point {
+        p,
+        dp_dphi: [dx, dy],
+        pdot,
+    }
 }
 
 fn dot(pool: &mut Pool, a: [ExprId; 2], b: [ExprId; 2]) -> ExprId {
@@ -227,7 +271,12 @@ fn context<'i, 'a>(item: &'i Item<'a>) -> Result<Ctx<'i, 'a>> {
 }
 
 fn row_of(item: &Item<'_>, label: String, lw: &mut Lowerer) -> Row {
-    Row { label, tokens: item.expr.to_token_stream(), mentions: lw.take_mentions(), iteration: item.iteration() }
+    Row {
+        label,
+        tokens: item.expr.to_token_stream(),
+        mentions: lw.take_mentions(),
+        iteration: item.iteration(),
+    }
 }
 
 impl Planar<'_> {
@@ -251,21 +300,37 @@ impl Planar<'_> {
                     "" => l.clone(),
                     s => suffixed(l, s),
                 });
-                rows.push(row_of(item, format!("holonomic[{}]", first + out.len()), lw));
+                rows.push(row_of(
+                    item,
+                    format!("holonomic[{}]", first + out.len()),
+                    lw,
+                ));
                 out.push((e, label));
             }
         }
         Ok(out)
     }
 
-    fn joint(&self, lw: &mut Lowerer, pool: &mut Pool, ctx: &Ctx<'_, '_>) -> Result<Vec<(&'static str, ExprId)>> {
+    fn joint(
+        &self,
+        lw: &mut Lowerer,
+        pool: &mut Pool,
+        ctx: &Ctx<'_, '_>,
+    ) -> Result<Vec<(&'static str, ExprId)>> {
         let (b, a, span) = (&ctx.item.bindings, &ctx.args, ctx.item.expr.span());
-        let two_points = |lw: &mut Lowerer, pool: &mut Pool| -> Result<(Frame, Point, Frame, Point)> {
-            let (fi, si) = (self.frame(lw, pool, b, a[0])?, self.vector(lw, pool, b, a[1])?);
-            let (fj, sj) = (self.frame(lw, pool, b, a[2])?, self.vector(lw, pool, b, a[3])?);
-            let (pi, pj) = (point(pool, &fi, si), point(pool, &fj, sj));
-            Ok((fi, pi, fj, pj))
-        };
+        let two_points =
+            |lw: &mut Lowerer, pool: &mut Pool| -> Result<(Frame, Point, Frame, Point)> {
+                let (fi, si) = (
+                    self.frame(lw, pool, b, a[0])?,
+                    self.vector(lw, pool, b, a[1])?,
+                );
+                let (fj, sj) = (
+                    self.frame(lw, pool, b, a[2])?,
+                    self.vector(lw, pool, b, a[3])?,
+                );
+                let (pi, pj) = (point(pool, &fi, si), point(pool, &fj, sj));
+                Ok((fi, pi, fj, pj))
+            };
         Ok(match ctx.kind.as_str() {
             "revolute" => {
                 arity(a, 4, "revolute", span, "revolute(i, [sx, sy], j, [sx, sy])")?;
@@ -274,14 +339,26 @@ impl Planar<'_> {
                 vec![("x", d[0]), ("y", d[1])]
             }
             "translational" => {
-                arity(a, 4, "translational", span, "translational(i, [sx, sy], j, [sx, sy])")?;
+                arity(
+                    a,
+                    4,
+                    "translational",
+                    span,
+                    "translational(i, [sx, sy], j, [sx, sy])",
+                )?;
                 let (fi, pi, fj, pj) = two_points(lw, pool)?;
                 let ((_, ni), (uj, _)) = (axes(pool, &fi), axes(pool, &fj));
                 let d = diff2(pool, pj.p, pi.p);
                 vec![("n", dot(pool, ni, d)), ("phi", dot(pool, ni, uj))]
             }
             "revolute_translational" => {
-                arity(a, 5, "revolute_translational", span, "revolute_translational(i, [sx, sy], j, [sx, sy], d)")?;
+                arity(
+                    a,
+                    5,
+                    "revolute_translational",
+                    span,
+                    "revolute_translational(i, [sx, sy], j, [sx, sy], d)",
+                )?;
                 let (_, pi, fj, pj) = two_points(lw, pool)?;
                 let (_, nj) = axes(pool, &fj);
                 let d = diff2(pool, pi.p, pj.p);
@@ -290,7 +367,13 @@ impl Planar<'_> {
                 vec![("", pool.sub(n, off))]
             }
             "distance" => {
-                arity(a, 5, "distance", span, "distance(i, [sx, sy], j, [sx, sy], d)")?;
+                arity(
+                    a,
+                    5,
+                    "distance",
+                    span,
+                    "distance(i, [sx, sy], j, [sx, sy], d)",
+                )?;
                 let (_, pi, _, pj) = two_points(lw, pool)?;
                 let d = diff2(pool, pi.p, pj.p);
                 let len = lw.lower_in(pool, b, a[4])?;
@@ -299,7 +382,10 @@ impl Planar<'_> {
             }
             "fixed" => {
                 arity(a, 2, "fixed", span, "fixed(i, j)")?;
-                let (fi, fj) = (self.frame(lw, pool, b, a[0])?, self.frame(lw, pool, b, a[1])?);
+                let (fi, fj) = (
+                    self.frame(lw, pool, b, a[0])?,
+                    self.frame(lw, pool, b, a[1])?,
+                );
                 let rows = [0, 1, 2].map(|k| pool.sub(fi.q[k], fj.q[k]));
                 vec![("x", rows[0]), ("y", rows[1]), ("phi", rows[2])]
             }
@@ -310,22 +396,41 @@ impl Planar<'_> {
                     Expr::Path(p) if p.path.is_ident("x") => 0,
                     Expr::Path(p) if p.path.is_ident("y") => 1,
                     Expr::Path(p) if p.path.is_ident("phi") => 2,
-                    other => return err(other.span(), "the driven coordinate is `x`, `y` or `phi`"),
+                    other => {
+                        return err(other.span(), "the driven coordinate is `x`, `y` or `phi`");
+                    }
                 };
                 let value = lw.lower_in(pool, b, a[2])?;
                 vec![("", pool.sub(f.q[which], value))]
             }
             "relative" => {
                 arity(a, 3, "relative", span, "relative(i, j, f(t))")?;
-                let (fi, fj) = (self.frame(lw, pool, b, a[0])?, self.frame(lw, pool, b, a[1])?);
+                let (fi, fj) = (
+                    self.frame(lw, pool, b, a[0])?,
+                    self.frame(lw, pool, b, a[1])?,
+                );
                 let value = lw.lower_in(pool, b, a[2])?;
                 let rel = pool.sub(fj.q[2], fi.q[2]);
                 vec![("", pool.sub(rel, value))]
             }
             other => {
-                const KINDS: [&str; 7] = ["revolute", "translational", "revolute_translational", "distance", "fixed", "absolute", "relative"];
+                const KINDS: [&str; 7] = [
+                    "revolute",
+                    "translational",
+                    "revolute_translational",
+                    "distance",
+                    "fixed",
+                    "absolute",
+                    "relative",
+                ];
                 let hint = super::suggest::did_you_mean(other, KINDS);
-                return err(span, format!("unknown joint `{other}`{hint} (joints: {})", KINDS.join(", ")));
+                return err(
+                    span,
+                    format!(
+                        "unknown joint `{other}`{hint} (joints: {})",
+                        KINDS.join(", ")
+                    ),
+                );
             }
         })
     }
@@ -358,21 +463,39 @@ impl Planar<'_> {
     }
 
     /// Q += ±(∂P/∂q)ᵀ F for a point of frame f.
-    fn point_force(&self, pool: &mut Pool, q: &mut [ExprId], f: &Frame, p: &Point, force: [ExprId; 2]) {
+    fn point_force(
+        &self,
+        pool: &mut Pool,
+        q: &mut [ExprId],
+        f: &Frame,
+        p: &Point,
+        force: [ExprId; 2],
+    ) {
         self.add(pool, q, f, 0, force[0]);
         self.add(pool, q, f, 1, force[1]);
         let moment = dot(pool, p.dp_dphi, force);
         self.add(pool, q, f, 2, moment);
     }
 
-    fn load(&self, lw: &mut Lowerer, pool: &mut Pool, ctx: &Ctx<'_, '_>, masses: &[ExprId], q: &mut [ExprId]) -> Result<()> {
+    fn load(
+        &self,
+        lw: &mut Lowerer,
+        pool: &mut Pool,
+        ctx: &Ctx<'_, '_>,
+        masses: &[ExprId],
+        q: &mut [ExprId],
+    ) -> Result<()> {
         let (b, a, span) = (&ctx.item.bindings, &ctx.args, ctx.item.expr.span());
         match ctx.kind.as_str() {
             "gravity" => {
                 arity(a, 1, "gravity", span, "gravity([gx, gy])")?;
                 let g = self.vector(lw, pool, b, a[0])?;
                 for (k, body) in self.bodies.iter().enumerate() {
-                    let f = Frame { q: body.q, v: body.v, body: Some(k) };
+                    let f = Frame {
+                        q: body.q,
+                        v: body.v,
+                        body: Some(k),
+                    };
                     for c in 0..2 {
                         let w = pool.mul2(masses[k], g[c]);
                         self.add(pool, q, &f, c, w);
@@ -394,9 +517,21 @@ impl Planar<'_> {
                 self.add(pool, q, &f, 2, tau);
             }
             "tsda" => {
-                arity(a, 8, "tsda", span, "tsda(i, [sx, sy], j, [sx, sy], k, c, l0, f)")?;
-                let (fi, si) = (self.frame(lw, pool, b, a[0])?, self.vector(lw, pool, b, a[1])?);
-                let (fj, sj) = (self.frame(lw, pool, b, a[2])?, self.vector(lw, pool, b, a[3])?);
+                arity(
+                    a,
+                    8,
+                    "tsda",
+                    span,
+                    "tsda(i, [sx, sy], j, [sx, sy], k, c, l0, f)",
+                )?;
+                let (fi, si) = (
+                    self.frame(lw, pool, b, a[0])?,
+                    self.vector(lw, pool, b, a[1])?,
+                );
+                let (fj, sj) = (
+                    self.frame(lw, pool, b, a[2])?,
+                    self.vector(lw, pool, b, a[3])?,
+                );
                 let [k, c, l0, fa] = [a[4], a[5], a[6], a[7]].map(|e| lw.lower_in(pool, b, e));
                 let (k, c, l0, fa) = (k?, c?, l0?, fa?);
                 let (pi, pj) = (point(pool, &fi, si), point(pool, &fj, sj));
@@ -417,7 +552,10 @@ impl Planar<'_> {
             }
             "rsda" => {
                 arity(a, 6, "rsda", span, "rsda(i, j, k, c, theta0, tau)")?;
-                let (fi, fj) = (self.frame(lw, pool, b, a[0])?, self.frame(lw, pool, b, a[1])?);
+                let (fi, fj) = (
+                    self.frame(lw, pool, b, a[0])?,
+                    self.frame(lw, pool, b, a[1])?,
+                );
                 let [k, c, th0, tau] = [a[2], a[3], a[4], a[5]].map(|e| lw.lower_in(pool, b, e));
                 let (k, c, th0, tau) = (k?, c?, th0?, tau?);
                 let theta = pool.sub(fj.q[2], fi.q[2]);
@@ -432,7 +570,10 @@ impl Planar<'_> {
             other => {
                 const KINDS: [&str; 5] = ["gravity", "force", "torque", "tsda", "rsda"];
                 let hint = super::suggest::did_you_mean(other, KINDS);
-                return err(span, format!("unknown load `{other}`{hint} (loads: {})", KINDS.join(", ")));
+                return err(
+                    span,
+                    format!("unknown load `{other}`{hint} (loads: {})", KINDS.join(", ")),
+                );
             }
         }
         Ok(())
@@ -443,7 +584,10 @@ impl Planar<'_> {
 pub fn body_mass(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<(ExprId, ExprId)> {
     let (kind, args) = call_parts(item.expr)?;
     if kind != "body" {
-        return err(item.expr.span(), format!("expected `body(mass, inertia)`, found `{kind}(…)`"));
+        return err(
+            item.expr.span(),
+            format!("expected `body(mass, inertia)`, found `{kind}(…)`"),
+        );
     }
     arity(&args, 2, "body", item.expr.span(), "body(mass, inertia)")?;
     let m = lw.lower_in(pool, &item.bindings, args[0])?;
