@@ -207,7 +207,7 @@ fn joint_rows_follow_their_definitions() {
         [q[r] + c * s[0] - sn * s[1], q[r + 1] + sn * s[0] + c * s[1]]
     };
     let (pa, pb) = (point(0, [0.3, -0.2]), point(3, [-0.5, 0.1]));
-    let (ua, na) = ([q[2].cos(), q[2].sin()], [-q[2].sin(), q[2].cos()]);
+    let na = [-q[2].sin(), q[2].cos()];
     let (ub, nb) = ([q[5].cos(), q[5].sin()], [-q[5].sin(), q[5].cos()]);
     let dot = |x: [f64; 2], y: [f64; 2]| x[0] * y[0] + x[1] * y[1];
     let d = [pa[0] - pb[0], pa[1] - pb[1]];
@@ -224,7 +224,6 @@ fn joint_rows_follow_their_definitions() {
         q[1] - 0.5 * t.sin(),
         q[5] - q[2] - 2.0 * t,
     ];
-    let _ = ua;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         // Rows of O(1) terms, evaluated in another order: a few ulps.
         assert_entry("phi", i, *g, *w, 1e-14);
