@@ -124,12 +124,13 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 let mentions = lowerer.take_mentions();
                 lowerer.bind_let(&key, e, mentions);
             }
-            Entry::LetFamily {
-                name,
-                var,
-                range,
-                value,
-            } => {
+            Entry::LetFamily(family) => {
+                let syntax::LetFamily {
+                    name,
+                    var,
+                    range,
+                    value,
+                } = &**family;
                 let key = name.unraw().to_string();
                 if taken.contains_key(&key) {
                     let msg = format!(

@@ -49,20 +49,24 @@ pub enum Entry {
     /// `let name = expr`.
     Let(Ident, Expr),
     /// `let name[var in range] = expr`: the members `name[k]`, in the range's order.
-    LetFamily {
-        /// The family's name.
-        name: Ident,
-        /// The index variable.
-        var: Ident,
-        /// The range of indices.
-        range: Expr,
-        /// The value of one member (may use `var` and earlier members).
-        value: Expr,
-    },
+    LetFamily(Box<LetFamily>),
     /// `const name = expr`.
     Const(Ident, Expr),
     /// `key: expr`.
     Key(Ident, Expr),
+}
+
+/// `let name[var in range] = value`.
+#[derive(Clone, Debug)]
+pub struct LetFamily {
+    /// The family's name.
+    pub name: Ident,
+    /// The index variable.
+    pub var: Ident,
+    /// The range of indices.
+    pub range: Expr,
+    /// The value of one member (may use `var` and earlier members).
+    pub value: Expr,
 }
 
 /// The parsed attribute: entries in source order.
@@ -119,12 +123,12 @@ impl Parse for ModelSpec {
                     let range: Expr = inside.parse()?;
                     input.parse::<Token![=]>()?;
                     let value = input.parse()?;
-                    Entry::LetFamily {
+                    Entry::LetFamily(Box::new(LetFamily {
                         name,
                         var,
                         range,
                         value,
-                    }
+                    }))
                 } else {
                     input.parse::<Token![=]>()?;
                     Entry::Let(name, input.parse()?)
