@@ -81,7 +81,11 @@ type Inputs<'a> = &'a [(Input, usize)];
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
     let name = ident(&model.name);
     let rt = &options.runtime_path;
-    let fields: Vec<Ident> = model.parameters.iter().map(|p| ident(&p.name)).collect();
+    let fields: Vec<TokenStream> = model
+        .parameters
+        .iter()
+        .map(|p| field_access(&p.name))
+        .collect();
     let (n, m, k) = (
         ulit(model.n()),
         ulit(kernels.phi.len()),
@@ -168,7 +172,7 @@ pub fn emit_source(model: &Model, kernels: &Kernels, options: &EmitOptions) -> S
 fn kernel_functions(
     model: &Model,
     kernels: &Kernels,
-    fields: &[Ident],
+    fields: &[TokenStream],
     options: &EmitOptions,
 ) -> ([TokenStream; 3], [TokenStream; 3]) {
     let (mut methods, mut helpers) = <([TokenStream; 3], [TokenStream; 3])>::default();
@@ -195,7 +199,12 @@ fn kernel_functions(
 }
 
 /// `dynamics_into`: M, Q, G and γ with one schedule.
-fn fused(model: &Model, kernels: &Kernels, fields: &[Ident], options: &EmitOptions) -> KernelCode {
+fn fused(
+    model: &Model,
+    kernels: &Kernels,
+    fields: &[TokenStream],
+    options: &EmitOptions,
+) -> KernelCode {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
         shape: Shape::Vector(entries.len()),
@@ -260,7 +269,7 @@ struct KernelCode {
 
 fn kernel_fn(
     model: &Model,
-    fields: &[Ident],
+    fields: &[TokenStream],
     options: &EmitOptions,
     spec: (&str, Inputs<'_>),
     outputs: &[Output],
@@ -503,7 +512,7 @@ fn output_plumbing(
     (params, checks, fills)
 }
 
-fn accessors(model: &Model, fields: &[Ident], rt: &syn::Path) -> TokenStream {
+fn accessors(model: &Model, fields: &[TokenStream], rt: &syn::Path) -> TokenStream {
     let name = &model.name;
     let coords: Vec<&str> = model.coordinates.iter().map(|c| c.name.as_str()).collect();
     let params: Vec<&str> = model.parameters.iter().map(|p| p.name.as_str()).collect();
@@ -564,6 +573,18 @@ fn optional_sparsity(
 
 fn is_zero(model: &Model, e: ExprId) -> bool {
     matches!(model.pool.node(e), Node::Num(n) if n.is_zero())
+}
+
+/// How generated code reads a parameter from `self`: the field `m`, or for the member `m[3]`
+/// of an array parameter (`pub m: [f64; 41]`) the element `m[3]`.
+fn field_access(name: &str) -> TokenStream {
+    match crate::model::split_indexed(name) {
+        Some((base, i)) => {
+            let (base, i) = (ident(base), ulit(i));
+            quote!(#base[#i])
+        }
+        None => ident(name).into_token_stream(),
+    }
 }
 
 /// An unsuffixed integer literal (`3`, not `3usize`).

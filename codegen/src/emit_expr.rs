@@ -5,7 +5,7 @@
 use crate::cse::Schedule;
 use crate::number::Number;
 use crate::pool::{CmpOp, ExprId, Node, Pool, SymbolKind};
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use rustc_hash::FxHashMap;
 
@@ -24,7 +24,7 @@ pub(crate) struct ExprEmitter<'a> {
     pub schedule: &'a Schedule,
     /// How each temporary is referred to: a local (`x3`) or a slot of the scratch array (`z[3]`).
     pub temp_names: FxHashMap<ExprId, TokenStream>,
-    pub param_fields: &'a [Ident],
+    pub param_fields: &'a [TokenStream],
 }
 
 impl ExprEmitter<'_> {

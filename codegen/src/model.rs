@@ -152,7 +152,7 @@ impl ModelBuilder {
     pub fn coordinate(&mut self, name: &str) -> (ExprId, ExprId) {
         let i = self.model.coordinates.len();
         self.claim(name);
-        let velocity_name = format!("{name}_dot");
+        let velocity_name = velocity_name(name);
         self.claim(&velocity_name);
         let q = self.model.pool.symbol(name, SymbolKind::Coordinate(i));
         let v = self
@@ -294,9 +294,7 @@ impl ModelBuilder {
     }
 
     fn claim(&mut self, name: &str) {
-        let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
+        if !is_symbol_name(name) {
             self.errors.push(ModelError::InvalidName {
                 name: name.to_string(),
             });
@@ -308,6 +306,39 @@ impl ModelBuilder {
             });
         }
         self.names.push(name.to_string());
+    }
+}
+
+/// Whether `name` is an identifier (`theta`) or a member of an indexed family (`theta[3]`: an
+/// identifier and one decimal index, as the front end names the members of
+/// `coordinates: [theta[0..=N]]` and of array parameters `m: [f64; 41]`).
+pub fn is_symbol_name(name: &str) -> bool {
+    let is_ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    match split_indexed(name) {
+        Some((base, _)) => is_ident(base),
+        None => is_ident(name),
+    }
+}
+
+/// `theta[3]` → `("theta", 3)`; `None` for a plain name.
+pub fn split_indexed(name: &str) -> Option<(&str, usize)> {
+    let (base, rest) = name.split_once('[')?;
+    let digits = rest.strip_suffix(']')?;
+    let valid = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    valid
+        .then(|| digits.parse().ok())
+        .flatten()
+        .map(|i| (base, i))
+}
+
+/// The velocity of coordinate `name`: `x` → `x_dot`, `theta[3]` → `theta_dot[3]`.
+pub fn velocity_name(name: &str) -> String {
+    match split_indexed(name) {
+        Some((base, i)) => format!("{base}_dot[{i}]"),
+        None => format!("{name}_dot"),
     }
 }
 

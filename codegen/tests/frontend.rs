@@ -156,8 +156,9 @@ fn error_messages() {
             "an `if` needs an `else` branch",
         ),
         (
+            // Indexing names a member of a family (`families.rs`); `x` is not one.
             quote!(coordinates: [x], mass: diag(m), force: [x[0]]),
-            "unsupported construct in a model expression: indexing",
+            "`x` is not an indexed family; write it without `[…]`",
         ),
         (
             quote!(coordinates: [x], mass: diag(m), force: [x / 0.0]),

@@ -21,6 +21,8 @@
 pub mod andrews;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;
+pub mod four_bar_chain;
+pub mod four_bar_chain_bodies;
 pub mod four_bar_change_point;
 pub mod haug_pendulum;
 pub mod me451_pendulum;
@@ -40,6 +42,8 @@ pub mod two_link_case2_driven;
 pub use andrews::Andrews;
 pub use crank_slider_wu::CrankSliderWu;
 pub use deformable_slider_crank::DeformableSliderCrank;
+pub use four_bar_chain::FourBarChain;
+pub use four_bar_chain_bodies::FourBarChainBodies;
 pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
 pub use me451_pendulum::Me451Pendulum;
@@ -63,7 +67,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 17] = [
+static CATALOG: [ModelEntry; 19] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -81,6 +85,8 @@ static CATALOG: [ModelEntry; 17] = [
     two_link_case2_driven::ENTRY,
     spring_bar::ENTRY,
     four_bar_change_point::ENTRY,
+    four_bar_chain::ENTRY,
+    four_bar_chain_bodies::ENTRY,
 ];
 
 /// Models that are defective on purpose, for the diagnostics (`mbsim check`): they cannot be

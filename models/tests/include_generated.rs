@@ -34,6 +34,8 @@ included! {
     andrews: Andrews;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
+    four_bar_chain: FourBarChain;
+    four_bar_chain_bodies: FourBarChainBodies;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
     me451_pendulum: Me451Pendulum;

@@ -14,8 +14,18 @@ use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
 
 /// (registry name, annotated source, struct name) of every model this file covers.
-const MODELS: [(&str, &str, &str); 11] = [
+const MODELS: [(&str, &str, &str); 13] = [
     ("andrews", include_str!("../src/andrews.rs"), "Andrews"),
+    (
+        "four-bar-chain",
+        include_str!("../src/four_bar_chain.rs"),
+        "FourBarChain",
+    ),
+    (
+        "four-bar-chain-bodies",
+        include_str!("../src/four_bar_chain_bodies.rs"),
+        "FourBarChainBodies",
+    ),
     (
         "two-arm-robot",
         include_str!("../src/two_arm_robot.rs"),

@@ -8,5 +8,6 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass_all_syntax.rs");
+    t.pass("tests/ui/pass_families.rs");
     t.compile_fail("tests/ui/err_*.rs");
 }

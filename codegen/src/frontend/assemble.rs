@@ -8,11 +8,13 @@
 //! (`kinetic` given) M and Q come from [`crate::lagrange::derive`], with `force` as Q_nc.
 
 use super::errors::{Row, at, at_mention, map_model_error};
+use super::family::{self, Item};
 use super::lower::Lowerer;
-use super::syntax::{self, Entry, MassSyntax, ModelSpec};
+use super::planar;
+use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
-use crate::model::{Model, ModelBuilder};
-use crate::pool::ExprId;
+use crate::model::{Model, ModelBuilder, velocity_name};
+use crate::pool::{ExprId, Pool};
 use proc_macro2::Span;
 use quote::ToTokens;
 use rustc_hash::FxHashMap;
@@ -32,32 +34,78 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let mut builder = ModelBuilder::new(&name);
     let mut taken: FxHashMap<String, Span> = FxHashMap::default();
     taken.insert("t".into(), Span::call_site());
-    let Some((_, coords)) = spec.key("coordinates") else {
-        return Err(syn::Error::new(
-            Span::call_site(),
-            "the model needs `coordinates: [q1, q2, …]`",
-        ));
+    let mut consts = ConstScope::new(spec);
+    let mut coordinates: Vec<(String, Span)> = Vec::new();
+    let declared_bodies = match spec.key("bodies") {
+        Some((key, value)) => {
+            if let Some((k, _)) = spec.key("coordinates") {
+                let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates`";
+                return Err(syn::Error::new(k.span(), msg));
+            }
+            let declared = planar::declare(&mut consts.lowerer, &mut consts.pool, value)?;
+            for (name, _) in &declared {
+                for s in ["x", "y", "phi"] {
+                    coordinates.push((planar::suffixed(name, s), key.span()));
+                }
+            }
+            Some(declared)
+        }
+        None => None,
     };
-    let coordinates = syntax::coordinate_names(coords)?;
+    let no_coordinates: Expr = syn::parse_quote!([]);
+    let coords = match spec.key("coordinates") {
+        Some((_, coords)) => coords,
+        None if declared_bodies.is_some() => &no_coordinates,
+        None => {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "the model needs `coordinates: [q1, q2, …]` (or planar `bodies: […]`)",
+            ));
+        }
+    };
+    for c in syntax::coordinate_names(coords)? {
+        match c {
+            CoordinateSyntax::Name(id) => coordinates.push((id.unraw().to_string(), id.span())),
+            CoordinateSyntax::Family(id, range) => {
+                let base = id.unraw().to_string();
+                claim_family(&mut taken, &base, id.span())?;
+                claim(&mut taken, &format!("{base}_dot"), id.span())?;
+                for k in consts.range(range)? {
+                    coordinates.push((format!("{base}[{k}]"), id.span()));
+                }
+            }
+        }
+    }
     if coordinates.is_empty() {
         return Err(syn::Error::new(
-            coords.span(),
+            spec.key("bodies").map_or(coords.span(), |(k, _)| k.span()),
             "the model needs at least one coordinate",
         ));
     }
     let (mut q, mut v) = (Vec::new(), Vec::new());
-    for c in &coordinates {
-        let name = c.unraw().to_string();
-        claim(&mut taken, &name, c.span())?;
-        claim(&mut taken, &format!("{name}_dot"), c.span())?;
-        let (qi, vi) = builder.coordinate(&name);
+    for (name, span) in &coordinates {
+        claim(&mut taken, name, *span)?;
+        claim(&mut taken, &velocity_name(name), *span)?;
+        let (qi, vi) = builder.coordinate(name);
         q.push(qi);
         v.push(vi);
     }
-    for field in fields(item)? {
+    for (field, length) in fields(item)? {
         let name = field.unraw().to_string();
-        claim(&mut taken, &name, field.span())?;
-        builder.parameter(&name);
+        match length {
+            None => claim(&mut taken, &name, field.span())?,
+            Some(_) => claim_family(&mut taken, &name, field.span())?,
+        }
+        match length {
+            None => {
+                builder.parameter(&name);
+            }
+            Some(length) => {
+                for k in 0..consts.integer(length, "the length of an array parameter")? {
+                    builder.parameter(&format!("{name}[{k}]"));
+                }
+            }
+        }
     }
     let mut lowerer = Lowerer::default();
     let mut rows: Vec<Row> = Vec::new();
@@ -75,6 +123,27 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 let e = lowerer.lower(builder.pool(), value)?;
                 let mentions = lowerer.take_mentions();
                 lowerer.bind_let(&key, e, mentions);
+            }
+            Entry::LetFamily(family) => {
+                let syntax::LetFamily {
+                    name,
+                    var,
+                    range,
+                    value,
+                } = &**family;
+                let key = name.unraw().to_string();
+                if taken.contains_key(&key) {
+                    let msg = format!(
+                        "`{key}` is already a coordinate, velocity, parameter or `t`; pick another name"
+                    );
+                    return Err(syn::Error::new(name.span(), msg));
+                }
+                let var = var.unraw().to_string();
+                for k in lowerer.range(builder.pool(), range)? {
+                    let e = lowerer.with_index(&var, k, |lw| lw.lower(builder.pool(), value))?;
+                    let mentions = lowerer.take_mentions();
+                    lowerer.bind_member(&key, k, e, mentions);
+                }
             }
             Entry::Const(name, value) => {
                 let key = name.unraw().to_string();
@@ -97,6 +166,20 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             )?,
         }
     }
+    if let Some(declared) = declared_bodies {
+        let bodies: Vec<planar::Body> = declared
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| planar::Body {
+                name: name.clone(),
+                q: [q[3 * k], q[3 * k + 1], q[3 * k + 2]],
+                v: [v[3 * k], v[3 * k + 1], v[3 * k + 2]],
+                index: 3 * k,
+            })
+            .collect();
+        let items: Vec<Item<'_>> = declared.into_iter().map(|(_, item)| item).collect();
+        parts.planar(spec, &bodies, &items, &mut builder, &mut lowerer, &mut rows)?;
+    }
     finish(builder, parts, rows, (&q, &v), spec)
 }
 
@@ -116,6 +199,33 @@ struct Parts {
     tangents: bool,
 }
 
+/// Lower one row (a plain row, or one iteration of a loop) and record where it came from.
+fn lower_row(
+    lw: &mut Lowerer,
+    b: &mut ModelBuilder,
+    rows: &mut Vec<Row>,
+    label: String,
+    item: &Item<'_>,
+) -> syn::Result<ExprId> {
+    let id = lw.lower_in(b.pool(), &item.bindings, item.expr)?;
+    rows.push(Row {
+        label,
+        tokens: item.expr.to_token_stream(),
+        mentions: lw.take_mentions(),
+        iteration: item.iteration(),
+    });
+    Ok(id)
+}
+
+/// A row outside any loop.
+fn plain(expr: &Expr) -> Item<'_> {
+    Item {
+        expr,
+        label: None,
+        bindings: Vec::new(),
+    }
+}
+
 impl Parts {
     fn lower(
         &mut self,
@@ -125,29 +235,17 @@ impl Parts {
         lw: &mut Lowerer,
         rows: &mut Vec<Row>,
     ) -> syn::Result<()> {
-        let mut one = |label: String, e: &Expr, b: &mut ModelBuilder| -> syn::Result<ExprId> {
-            let id = lw.lower(b.pool(), e)?;
-            rows.push(Row {
-                label,
-                tokens: e.to_token_stream(),
-                mentions: lw.take_mentions(),
-            });
-            Ok(id)
-        };
         match key {
             "coordinates" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
-                let labeled: Vec<(Option<String>, &Expr)> = match key {
-                    "force" => exprs.into_iter().map(|e| (None, e)).collect(),
-                    _ => exprs.into_iter().map(syntax::labeled).collect(),
-                };
-                let ids = labeled
+                let items = family::expand(lw, b.pool(), &exprs, key != "force")?;
+                let ids = items
                     .iter()
                     .enumerate()
-                    .map(|(i, (_, e))| one(format!("{key}[{i}]"), e, b))
+                    .map(|(i, item)| lower_row(lw, b, rows, format!("{key}[{i}]"), item))
                     .collect::<syn::Result<Vec<_>>>()?;
-                let labels = labeled.into_iter().map(|(l, _)| l).collect();
+                let labels = items.into_iter().map(|item| item.label).collect();
                 match key {
                     "holonomic" => (self.holonomic, self.holonomic_labels) = (ids, labels),
                     "nonholonomic" => (self.nonholonomic, self.nonholonomic_labels) = (ids, labels),
@@ -155,34 +253,95 @@ impl Parts {
                 }
             }
             "tangents" => self.tangents = syntax::flag(value, "`tangents`")?,
+            "bodies" | "joints" | "loads" => {} // after every entry: `Parts::planar`
             "mass" => {
                 let zero = b.pool().zero();
                 self.mass = Some(match syntax::mass(value)? {
                     MassSyntax::Diagonal(diag) => {
-                        let n = diag.len();
+                        let items = family::expand(lw, b.pool(), &diag, false)?;
+                        let n = items.len();
                         let mut m = vec![vec![zero; n]; n];
-                        for (i, e) in diag.iter().enumerate() {
-                            m[i][i] = one(format!("mass[{i}][{i}]"), e, b)?;
+                        for (i, item) in items.iter().enumerate() {
+                            m[i][i] = lower_row(lw, b, rows, format!("mass[{i}][{i}]"), item)?;
                         }
                         m
                     }
                     MassSyntax::Full(full) => {
                         let mut m = Vec::new();
                         for (i, (_, row)) in full.iter().enumerate() {
-                            let r = row
-                                .iter()
-                                .enumerate()
-                                .map(|(j, e)| one(format!("mass[{i}][{j}]"), e, b));
+                            let r = row.iter().enumerate().map(|(j, e)| {
+                                lower_row(lw, b, rows, format!("mass[{i}][{j}]"), &plain(e))
+                            });
                             m.push(r.collect::<syn::Result<Vec<_>>>()?);
                         }
                         m
                     }
                 });
             }
-            "kinetic" => self.kinetic = Some(one("kinetic".into(), value, b)?),
-            "potential" => self.potential = Some(one("potential".into(), value, b)?),
+            "kinetic" => {
+                self.kinetic = Some(lower_row(lw, b, rows, "kinetic".into(), &plain(value))?);
+            }
+            "potential" => {
+                self.potential = Some(lower_row(lw, b, rows, "potential".into(), &plain(value))?);
+            }
             other => unreachable!("syntax.rs admits only known keys, got {other}"),
         }
+        Ok(())
+    }
+}
+
+impl Parts {
+    /// The planar entries: the bodies' mass blocks, the joints' rows after the `holonomic`
+    /// ones, the loads added to `force` (`planar.rs`).
+    fn planar(
+        &mut self,
+        spec: &ModelSpec,
+        bodies: &[planar::Body],
+        items: &[Item<'_>],
+        b: &mut ModelBuilder,
+        lw: &mut Lowerer,
+        rows: &mut Vec<Row>,
+    ) -> syn::Result<()> {
+        for key in ["mass", "kinetic", "potential"] {
+            if let Some((k, _)) = spec.key(key) {
+                let msg = format!("with `bodies`, M comes from the bodies: remove `{key}`");
+                return Err(syn::Error::new(k.span(), msg));
+            }
+        }
+        let n = 3 * bodies.len();
+        let zero = b.pool().zero();
+        let mut mass = vec![vec![zero; n]; n];
+        let mut masses = Vec::new();
+        for (k, item) in items.iter().enumerate() {
+            let (m, j) = planar::body_mass(lw, b.pool(), item)?;
+            for (c, value) in [m, m, j].into_iter().enumerate() {
+                let i = 3 * k + c;
+                mass[i][i] = value;
+                rows.push(Row {
+                    label: format!("mass[{i}][{i}]"),
+                    tokens: item.expr.to_token_stream(),
+                    mentions: lw.take_mentions(),
+                    iteration: item.iteration(),
+                });
+            }
+            masses.push(m);
+        }
+        self.mass = Some(mass);
+        let geometry = planar::Planar { bodies, n };
+        if let Some((_, value)) = spec.key("joints") {
+            let first = self.holonomic.len();
+            for (e, label) in geometry.joints(lw, b.pool(), value, first, rows)? {
+                self.holonomic.push(e);
+                self.holonomic_labels.push(label);
+            }
+        }
+        let mut force = self.force.take().unwrap_or_else(|| vec![zero; n]);
+        if force.len() == n
+            && let Some((_, value)) = spec.key("loads")
+        {
+            geometry.loads(lw, b.pool(), value, &masses, &mut force, rows)?;
+        }
+        self.force = Some(force);
         Ok(())
     }
 }
@@ -262,7 +421,9 @@ fn finish(
 }
 
 fn check_mass_shape(spec: &ModelSpec, mass: &[Vec<ExprId>], n: usize) -> syn::Result<()> {
-    let (_, value) = spec.key("mass").expect("mass given");
+    let Some((_, value)) = spec.key("mass") else {
+        return Ok(()); // the bodies' mass blocks: n × n by construction
+    };
     if mass.len() != n {
         let msg = format!(
             "the mass matrix has {} rows, expected {n} (one per coordinate)",
@@ -298,8 +459,9 @@ fn lagrange_error(e: LagrangeError, rows: &[Row], spec: &ModelSpec) -> syn::Erro
     }
 }
 
-/// The struct's named fields, each checked to be `f64`.
-fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
+/// The struct's named fields, each checked to be `f64` or an array `[f64; LEN]` (then with its
+/// length's expression: an integer literal or a model `const`).
+fn fields(item: &ItemStruct) -> syn::Result<Vec<(syn::Ident, Option<&Expr>)>> {
     let named = match &item.fields {
         Fields::Named(named) => named.named.iter().collect::<Vec<_>>(),
         Fields::Unit => Vec::new(),
@@ -313,15 +475,64 @@ fn fields(item: &ItemStruct) -> syn::Result<Vec<syn::Ident>> {
     named
         .into_iter()
         .map(|f| {
-            if !matches!(&f.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64")) {
-                return Err(syn::Error::new(
-                    f.ty.span(),
-                    "model parameters must be `f64` fields",
-                ));
+            let is_f64 = |ty: &syn::Type| {
+                matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
+            };
+            let name = f.ident.clone().expect("named field");
+            match &f.ty {
+                ty if is_f64(ty) => Ok((name, None)),
+                syn::Type::Array(a) if is_f64(&a.elem) => Ok((name, Some(&a.len))),
+                other => Err(syn::Error::new(
+                    other.span(),
+                    "model parameters must be `f64` fields (or arrays `[f64; N]`)",
+                )),
             }
-            Ok(f.ident.clone().expect("named field"))
         })
         .collect()
+}
+
+/// The model's `const`s evaluated ahead of the entries, in a scratch pool, for the bounds of
+/// coordinate families and the lengths of array parameters (which are declared before the
+/// entries are lowered). The main pass lowers the `const`s again, in source order, into the
+/// model's pool, so the model's expressions do not depend on this scratch work.
+struct ConstScope {
+    pool: Pool,
+    lowerer: Lowerer,
+}
+
+impl ConstScope {
+    fn new(spec: &ModelSpec) -> Self {
+        let (mut pool, mut lowerer) = (Pool::new(), Lowerer::default());
+        for entry in &spec.entries {
+            if let Entry::Const(name, value) = entry
+                && let Ok(e) = lowerer.lower(&mut pool, value)
+                && pool.as_number(e).is_some()
+            {
+                lowerer.bind_const(&name.unraw().to_string(), e);
+            }
+        }
+        ConstScope { pool, lowerer }
+    }
+
+    fn range(&mut self, range: &Expr) -> syn::Result<Vec<i64>> {
+        self.lowerer.range(&mut self.pool, range)
+    }
+
+    fn integer(&mut self, expr: &Expr, what: &str) -> syn::Result<i64> {
+        self.lowerer.integer(&mut self.pool, expr, what)
+    }
+}
+
+/// Claim the name of a family (coordinates `theta[…]`, an array parameter `m: [f64; K]`); the
+/// families `lambda[…]` and `w[…]` are the tangent kernels' inputs.
+fn claim_family(taken: &mut FxHashMap<String, Span>, base: &str, span: Span) -> syn::Result<()> {
+    if matches!(base, "lambda" | "w") {
+        let msg = format!(
+            "`{base}[…]` names the tangent kernels' inputs (λ, w); pick another family name"
+        );
+        return Err(syn::Error::new(span, msg));
+    }
+    claim(taken, base, span)
 }
 
 fn claim(taken: &mut FxHashMap<String, Span>, name: &str, span: Span) -> syn::Result<()> {

@@ -10,16 +10,24 @@
 /// An error spanning all of `row`'s tokens (the macro's call site when there is no row).
 pub fn at(row: Option<&Row>, msg: impl std::fmt::Display) -> syn::Error {
     match row {
-        Some(r) => syn::Error::new_spanned(&r.tokens, msg),
+        Some(r) => syn::Error::new_spanned(&r.tokens, with_iteration(r, msg)),
         None => syn::Error::new(Span::call_site(), msg),
     }
 }
 
 /// An error on the first mention of `name` in `row`, else on the whole row.
 pub fn at_mention(row: Option<&Row>, name: &str, msg: impl std::fmt::Display) -> syn::Error {
-    match row.and_then(|r| r.mentions.iter().find(|(n, _)| n == name)) {
-        Some((_, span)) => syn::Error::new(*span, msg),
+    match row.and_then(|r| r.mentions.iter().find(|(n, _)| n == name).map(|m| (r, m))) {
+        Some((r, (_, span))) => syn::Error::new(*span, with_iteration(r, msg)),
         None => at(row, msg),
+    }
+}
+
+/// The message, followed by the loop iteration the row was lowered in (`(for i = 3)`).
+fn with_iteration(row: &Row, msg: impl std::fmt::Display) -> String {
+    match &row.iteration {
+        Some(it) => format!("{msg} (for {it})"),
+        None => msg.to_string(),
     }
 }
 
@@ -35,6 +43,8 @@ pub struct Row {
     pub tokens: TokenStream,
     /// Model names mentioned in the row (through `let`s too), with the span of each mention.
     pub mentions: Vec<(String, Span)>,
+    /// The loop iteration of a row written inside `for` (`i = 3`), `None` for a plain row.
+    pub iteration: Option<String>,
 }
 
 /// The spanned error for a validation failure; `lagrangian` says M and Q were derived from

@@ -33,6 +33,8 @@ struct Binding {
 pub struct Lowerer {
     lets: FxHashMap<String, Binding>,
     consts: FxHashMap<String, ExprId>,
+    /// The index variables of the enclosing `for i in a..b` loops, innermost last.
+    indices: Vec<(String, i64)>,
     /// Names of model symbols mentioned since the last [`Lowerer::take_mentions`], with spans.
     mentions: Vec<(String, Span)>,
 }
@@ -66,9 +68,98 @@ impl Lowerer {
         self.consts.insert(name.to_string(), value);
     }
 
+    /// The index variables bound now (outermost first), as `(name, value)`.
+    pub fn indices(&self) -> &[(String, i64)] {
+        &self.indices
+    }
+
+    /// Lower `expr` with the index variables `bindings` in scope (the iteration of a `for`
+    /// item recorded by [`super::family::expand`]).
+    pub fn lower_in(
+        &mut self,
+        pool: &mut Pool,
+        bindings: &[(String, i64)],
+        expr: &Expr,
+    ) -> Result<ExprId> {
+        self.scoped(bindings, |lw| lw.lower(pool, expr))
+    }
+
+    /// Run `f` with the index variables `bindings` in scope.
+    pub fn scoped<T>(
+        &mut self,
+        bindings: &[(String, i64)],
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let depth = self.indices.len();
+        self.indices.extend_from_slice(bindings);
+        let out = f(self);
+        self.indices.truncate(depth);
+        out
+    }
+
+    /// Run `f` with the index variable `name` bound to `value`.
+    pub fn with_index<T>(
+        &mut self,
+        name: &str,
+        value: i64,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        self.indices.push((name.to_string(), value));
+        let out = f(self);
+        self.indices.pop();
+        out
+    }
+
+    /// A generation-time integer (an index or a range bound): the expression must lower to a
+    /// constant integer.
+    pub fn integer(&mut self, pool: &mut Pool, expr: &Expr, what: &str) -> Result<i64> {
+        let e = self.lower(pool, expr)?;
+        self.take_mentions();
+        match pool.as_number(e).and_then(Number::as_integer) {
+            Some(k) => Ok(k),
+            None => err(
+                expr.span(),
+                format!(
+                    "{what} must be an integer known at generation time (literals, `const`s and loop indices)"
+                ),
+            ),
+        }
+    }
+
+    /// The values of a range `a..b` or `a..=b` with generation-time bounds.
+    pub fn range(&mut self, pool: &mut Pool, expr: &Expr) -> Result<Vec<i64>> {
+        let range = match expr {
+            Expr::Range(r) => r,
+            Expr::Paren(p) => return self.range(pool, &p.expr),
+            Expr::Group(g) => return self.range(pool, &g.expr),
+            other => return err(other.span(), "expected a range `a..b` or `a..=b`"),
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            return err(range.span(), "a range needs both bounds (`0..N`, `1..=N`)");
+        };
+        let start = self.integer(pool, start, "a range bound")?;
+        let end = self.integer(pool, end, "a range bound")?;
+        Ok(match range.limits {
+            syn::RangeLimits::HalfOpen(_) => (start..end).collect(),
+            syn::RangeLimits::Closed(_) => (start..=end).collect(),
+        })
+    }
+
+    /// Bind the member `name[index]` of a `let` family.
+    pub fn bind_member(
+        &mut self,
+        name: &str,
+        index: i64,
+        value: ExprId,
+        mentions: Vec<(String, Span)>,
+    ) {
+        self.bind_let(&format!("{name}[{index}]"), value, mentions);
+    }
+
     /// Lower one expression.
     pub fn lower(&mut self, pool: &mut Pool, expr: &Expr) -> Result<ExprId> {
         match expr {
+            Expr::Index(ix) => self.member(pool, ix),
             Expr::Lit(l) => literal(pool, &l.lit),
             Expr::Path(p) => match p.path.get_ident() {
                 Some(id) if p.qself.is_none() => {
@@ -124,7 +215,56 @@ impl Lowerer {
         }
     }
 
+    /// `theta[i]`: a member of a family of coordinates, velocities, parameters or `let`s.
+    fn member(&mut self, pool: &mut Pool, ix: &syn::ExprIndex) -> Result<ExprId> {
+        let base = match &*ix.expr {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                syn::ext::IdentExt::unraw(p.path.get_ident().expect("checked")).to_string()
+            }
+            other => {
+                return err(
+                    other.span(),
+                    "only a named family can be indexed (`theta[i]`, `m[i + 1]`)",
+                );
+            }
+        };
+        let index = self.integer(pool, &ix.index, "an index")?;
+        let name = format!("{base}[{index}]");
+        if self.lets.contains_key(&name) || pool.lookup_symbol(&name).is_some() {
+            return self.name(pool, &name, ix.span());
+        }
+        let members = self.family_indices(pool, &base);
+        match (members.first(), members.last()) {
+            (Some(lo), Some(hi)) => err(
+                ix.index.span(),
+                format!("index {index} is out of range: `{base}` has indices {lo}..={hi}"),
+            ),
+            _ => self.name(pool, &base, ix.expr.span()).and_then(|_| {
+                err(
+                    ix.expr.span(),
+                    format!("`{base}` is not an indexed family; write it without `[…]`"),
+                )
+            }),
+        }
+    }
+
+    /// The sorted indices of the family `base` (coordinates, velocities, parameters, `let`s).
+    fn family_indices(&self, pool: &Pool, base: &str) -> Vec<usize> {
+        let names = pool.symbols().iter().map(|s| s.name.as_str());
+        let mut found: Vec<usize> = names
+            .chain(self.lets.keys().map(String::as_str))
+            .filter_map(crate::model::split_indexed)
+            .filter(|(b, _)| *b == base)
+            .map(|(_, i)| i)
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
     fn name(&mut self, pool: &mut Pool, name: &str, span: Span) -> Result<ExprId> {
+        if let Some(&(_, value)) = self.indices.iter().rev().find(|(n, _)| n == name) {
+            return Ok(pool.int(value));
+        }
         if let Some(b) = self.lets.get(name) {
             self.mentions
                 .extend(b.mentions.iter().map(|n| (n.clone(), span)));
@@ -143,7 +283,14 @@ impl Lowerer {
         let mut known: Vec<String> = pool.symbols().iter().map(|s| s.name.clone()).collect();
         known.extend(self.lets.keys().cloned());
         known.extend(self.consts.keys().cloned());
+        known.extend(self.indices.iter().map(|(n, _)| n.clone()));
+        for k in &mut known {
+            if let Some((base, _)) = crate::model::split_indexed(k) {
+                *k = format!("{base}[…]");
+            }
+        }
         known.sort();
+        known.dedup();
         known.extend(["PI", "TAU", "E"].map(String::from));
         let hint = super::suggest::did_you_mean(name, known.iter().map(String::as_str));
         err(
@@ -188,6 +335,16 @@ impl Lowerer {
             BinOp::Le(_) => pool.cmp(CmpOp::Le, l, r),
             BinOp::Gt(_) => pool.cmp(CmpOp::Gt, l, r),
             BinOp::Ge(_) => pool.cmp(CmpOp::Ge, l, r),
+            BinOp::Eq(_) | BinOp::Ne(_) => {
+                let (Some(a), Some(c)) = (pool.as_number(l), pool.as_number(r)) else {
+                    return err(
+                        b.op.span(),
+                        "`==` and `!=` compare generation-time values only (indices, `const`s); use `<`, `<=`, `>`, `>=` on model quantities",
+                    );
+                };
+                let equal = a == c;
+                pool.int(i64::from(equal == matches!(b.op, BinOp::Eq(_))))
+            }
             BinOp::BitXor(op) => {
                 return err(
                     op.span,
@@ -225,6 +382,9 @@ impl Lowerer {
             }
             other => return err(other.span(), "unsupported call in a model expression"),
         };
+        if name == "sum" {
+            return self.sum(pool, c);
+        }
         let Some((first, rest)) = c
             .args
             .iter()
@@ -244,10 +404,27 @@ impl Lowerer {
         apply(pool, &name, recv, &args, c.func.span(), &rest_punct)
     }
 
+    /// `sum(for i in a..b { term })`: the terms added at generation time (an empty range is 0).
+    fn sum(&mut self, pool: &mut Pool, c: &syn::ExprCall) -> Result<ExprId> {
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let [Expr::ForLoop(l)] = args.as_slice() else {
+            return err(
+                c.span(),
+                "`sum` takes one loop: `sum(for i in 0..N { term })`",
+            );
+        };
+        let (var, range, body) = loop_parts(l)?;
+        let mut terms = Vec::new();
+        for value in self.range(pool, range)? {
+            terms.push(self.with_index(&var, value, |lw| lw.lower(pool, body))?);
+        }
+        Ok(pool.add(&terms))
+    }
+
     fn if_expr(&mut self, pool: &mut Pool, i: &syn::ExprIf) -> Result<ExprId> {
         let cond = self.lower(pool, &i.cond)?;
-        let then = match i.then_branch.stmts.as_slice() {
-            [syn::Stmt::Expr(e, None)] => self.lower(pool, e)?,
+        let then_expr = match i.then_branch.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => e,
             _ => {
                 return err(
                     i.then_branch.span(),
@@ -258,9 +435,48 @@ impl Lowerer {
         let Some((_, otherwise)) = &i.else_branch else {
             return err(i.span(), "an `if` needs an `else` branch");
         };
+        // A condition known at generation time (on indices: `if i == 0 { … } else { x[i - 1] }`)
+        // lowers only the branch taken, so the other may name members that do not exist.
+        if let Some(c) = pool.as_number(cond) {
+            return match c.is_zero() {
+                true => self.lower(pool, otherwise),
+                false => self.lower(pool, then_expr),
+            };
+        }
+        let then = self.lower(pool, then_expr)?;
         let otherwise = self.lower(pool, otherwise)?;
         Ok(pool.select(cond, then, otherwise))
     }
+}
+
+/// The index variable, range and body expression of `for i in a..b { body }`.
+pub fn loop_parts(l: &syn::ExprForLoop) -> Result<(String, &Expr, &Expr)> {
+    let var = match &*l.pat {
+        syn::Pat::Ident(p)
+            if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+        {
+            syn::ext::IdentExt::unraw(&p.ident).to_string()
+        }
+        other => {
+            return err(
+                other.span(),
+                "a loop variable is a plain name (`for i in 0..N`)",
+            );
+        }
+    };
+    if let Some(label) = &l.label {
+        return err(label.span(), "a model loop takes no label");
+    }
+    let body = match l.body.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => e,
+        _ => {
+            return err(
+                l.body.span(),
+                "a model loop's body holds one expression (or an array `[a, b]` of them)",
+            );
+        }
+    };
+    Ok((var, &l.expr, body))
 }
 
 /// A method or function applied to its receiver (first argument) and further arguments.

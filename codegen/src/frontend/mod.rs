@@ -28,8 +28,10 @@
 
 pub mod assemble;
 pub mod errors;
+pub mod family;
 pub mod file;
 pub mod lower;
+pub mod planar;
 pub mod stub;
 pub mod suggest;
 pub mod syntax;

@@ -3,18 +3,25 @@
 //! ```text
 //! body    := entry (("," | ";") entry)* ("," | ";")?
 //! entry   := "let" IDENT "=" EXPR          a named subexpression, usable by later entries
+//!          | "let" IDENT "[" IDENT "in" RANGE "]" "=" EXPR   a family of them, `x[i]` for i in
+//!                                                  RANGE in order (a member may use earlier ones)
 //!          | "const" IDENT (":" TYPE)? "=" EXPR   a baked parameter (constant-folded)
 //!          | KEY ":" EXPR
 //!          | "crate" "=" PATH                 where the façade `mbsim` is (re-exporters)
 //! KEY     := coordinates | holonomic | nonholonomic | mass | force | kinetic | potential
-//!          | tangents
+//!          | tangents | bodies | joints | loads
 //! ```
-//! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); `holonomic`,
+//! `coordinates: [x, y]` names the coordinates (velocities are `x_dot`, `y_dot`); an indexed
+//! family `coordinates: [theta[0..=N]]` declares `theta[0]` … `theta[N]` (velocities
+//! `theta_dot[i]`), its bounds integers known at generation time (literals, `const`s). Array
+//! entries may hold loops `for i in 0..N { row }` / `{ [row, row] }`, unrolled by
+//! `family.rs`. `holonomic`,
 //! `nonholonomic` and `force` are arrays of expressions; `mass` is an array of rows
 //! (`[[a, b], [b, c]]`) or the diagonal shorthand `diag(a, b)`; `kinetic` and `potential` are
 //! single expressions; `tangents: true` asks for the tangent kernels. A constraint row may carry
 //! a label, `holonomic: [rod = x.powi(2) + y.powi(2) - l.powi(2)]` (the row's name in
-//! `constraint_names()`). Expressions are checked when lowered (`lower.rs`), not here.
+//! `constraint_names()`). `bodies`, `joints` and `loads` describe planar bodies (`planar.rs`).
+//! Expressions are checked when lowered (`lower.rs`), not here.
 
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
@@ -22,8 +29,11 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 8] = [
+pub const KEYS: [&str; 11] = [
     "coordinates",
+    "bodies",
+    "joints",
+    "loads",
     "holonomic",
     "nonholonomic",
     "mass",
@@ -38,10 +48,25 @@ pub const KEYS: [&str; 8] = [
 pub enum Entry {
     /// `let name = expr`.
     Let(Ident, Expr),
+    /// `let name[var in range] = expr`: the members `name[k]`, in the range's order.
+    LetFamily(Box<LetFamily>),
     /// `const name = expr`.
     Const(Ident, Expr),
     /// `key: expr`.
     Key(Ident, Expr),
+}
+
+/// `let name[var in range] = value`.
+#[derive(Clone, Debug)]
+pub struct LetFamily {
+    /// The family's name.
+    pub name: Ident,
+    /// The index variable.
+    pub var: Ident,
+    /// The range of indices.
+    pub range: Expr,
+    /// The value of one member (may use `var` and earlier members).
+    pub value: Expr,
 }
 
 /// The parsed attribute: entries in source order.
@@ -90,8 +115,24 @@ impl Parse for ModelSpec {
             let entry = if input.peek(Token![let]) {
                 input.parse::<Token![let]>()?;
                 let name: Ident = input.parse()?;
-                input.parse::<Token![=]>()?;
-                Entry::Let(name, input.parse()?)
+                if input.peek(syn::token::Bracket) {
+                    let inside;
+                    syn::bracketed!(inside in input);
+                    let var: Ident = inside.parse()?;
+                    inside.parse::<Token![in]>()?;
+                    let range: Expr = inside.parse()?;
+                    input.parse::<Token![=]>()?;
+                    let value = input.parse()?;
+                    Entry::LetFamily(Box::new(LetFamily {
+                        name,
+                        var,
+                        range,
+                        value,
+                    }))
+                } else {
+                    input.parse::<Token![=]>()?;
+                    Entry::Let(name, input.parse()?)
+                }
             } else if input.peek(Token![const]) {
                 input.parse::<Token![const]>()?;
                 let name: Ident = input.parse()?;
@@ -162,20 +203,6 @@ pub fn array<'a>(expr: &'a Expr, what: &str) -> syn::Result<Vec<&'a Expr>> {
     }
 }
 
-/// A constraint row with its optional label: `name = expr` or `expr`.
-pub fn labeled(expr: &Expr) -> (Option<String>, &Expr) {
-    match expr {
-        Expr::Assign(a) => match &*a.left {
-            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                let label = p.path.get_ident().expect("checked").to_string();
-                (Some(label), &*a.right)
-            }
-            _ => (None, expr),
-        },
-        _ => (None, expr),
-    }
-}
-
 /// A `true` / `false` literal.
 pub fn flag(expr: &Expr, what: &str) -> syn::Result<bool> {
     match expr {
@@ -190,18 +217,36 @@ pub fn flag(expr: &Expr, what: &str) -> syn::Result<bool> {
     }
 }
 
-/// The coordinate names of `coordinates: [x, y]`.
-pub fn coordinate_names(expr: &Expr) -> syn::Result<Vec<Ident>> {
+/// One item of `coordinates: [x, theta[0..=N]]`.
+pub enum CoordinateSyntax<'a> {
+    /// A plain name.
+    Name(Ident),
+    /// A family: its name and the range of its indices (evaluated by the caller).
+    Family(Ident, &'a Expr),
+}
+
+/// The items of `coordinates: [x, theta[0..=N]]`.
+pub fn coordinate_names(expr: &Expr) -> syn::Result<Vec<CoordinateSyntax<'_>>> {
+    let plain = |e: &Expr| match e {
+        Expr::Path(p) if p.path.get_ident().is_some() && p.qself.is_none() => {
+            p.path.get_ident().cloned()
+        }
+        _ => None,
+    };
     array(expr, "`coordinates`")?
         .into_iter()
         .map(|e| match e {
-            Expr::Path(p) if p.path.get_ident().is_some() && p.qself.is_none() => {
-                Ok(p.path.get_ident().expect("checked").clone())
-            }
-            other => Err(syn::Error::new(
-                other.span(),
-                "a coordinate is a plain name",
+            Expr::Index(ix) if plain(&ix.expr).is_some() => Ok(CoordinateSyntax::Family(
+                plain(&ix.expr).expect("checked"),
+                &ix.index,
             )),
+            other => match plain(other) {
+                Some(name) => Ok(CoordinateSyntax::Name(name)),
+                None => Err(syn::Error::new(
+                    other.span(),
+                    "a coordinate is a plain name or a family `theta[0..N]`",
+                )),
+            },
         })
         .collect()
 }
