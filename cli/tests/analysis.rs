@@ -409,6 +409,8 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("two-link-case2-driven", 0),
         ("spring-bar", 1),
         ("four-bar-change-point", 0),
+        ("four-bar-chain", 1),
+        ("four-bar-chain-bodies", 1),
     ];
     let catalog = mbsim_models::catalog();
     assert_eq!(
