@@ -54,7 +54,10 @@ impl Penalty {
             value,
             reason,
         };
-        for (name, k) in [("penalty.kappa1", self.kappa1), ("penalty.kappa2", self.kappa2)] {
+        for (name, k) in [
+            ("penalty.kappa1", self.kappa1),
+            ("penalty.kappa2", self.kappa2),
+        ] {
             if !(k.is_finite() && k >= 0.0) {
                 return Err(bad(name, k.to_string(), "a finite gain >= 0"));
             }

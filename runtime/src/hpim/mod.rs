@@ -140,7 +140,9 @@ impl Integrator for Hpim {
         let mut stepper = HpimStepper::new(self, setup, loads, uniform.h);
         stepper.start(sys, problem)?;
         run.drive(&mut stepper, Schedule::Uniform(uniform), &mut stats)?;
-        stats.extra.set("multiplier_solves", stepper.solves() as u64);
+        stats
+            .extra
+            .set("multiplier_solves", stepper.solves() as u64);
         stats.extra.set("doublings", u64::from(self.doublings));
         Ok(stepper.solution(problem.t_end, stats))
     }

@@ -84,7 +84,14 @@ impl Integrator for Npc {
         let setup = Setup::new(sys, &self.structure, problem)?;
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
         let mut stepper = NpcStepper::new(self, &setup, problem)?;
-        stepper.force.eval(sys, &self.structure, problem.t0, self.tau, &problem.q0, &problem.v0)?;
+        stepper.force.eval(
+            sys,
+            &self.structure,
+            problem.t0,
+            self.tau,
+            &problem.q0,
+            &problem.v0,
+        )?;
         stepper.accel.copy_from(&stepper.force.accel);
         run.drive(&mut stepper, Schedule::Uniform(uniform), &mut stats)?;
         let n = problem.q0.len();

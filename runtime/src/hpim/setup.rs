@@ -114,7 +114,10 @@ impl Setup {
     /// v = [D; M D' + C D/2].
     pub(crate) fn first_order_state(&self, st: &Structure, d: &[f64], dv: &[f64]) -> DVector<f64> {
         let n = d.len();
-        let (dd, dvv) = (DVector::from_column_slice(d), DVector::from_column_slice(dv));
+        let (dd, dvv) = (
+            DVector::from_column_slice(d),
+            DVector::from_column_slice(dv),
+        );
         let u = &st.mass * dvv + &self.damping * &dd * 0.5;
         let mut v = DVector::zeros(2 * n);
         v.rows_mut(0, n).copy_from(&dd);

@@ -79,7 +79,11 @@ impl HpimStepper {
             g_now: zero(),
             g_new: zero(),
             a_new: zero(),
-            coeffs: [DVector::zeros(2 * n), DVector::zeros(2 * n), DVector::zeros(2 * n)],
+            coeffs: [
+                DVector::zeros(2 * n),
+                DVector::zeros(2 * n),
+                DVector::zeros(2 * n),
+            ],
             z_prev: vec![0.0; 2 * n],
             a_prev: zero(),
             a_now: zero(),
@@ -101,8 +105,14 @@ impl HpimStepper {
         self.v = self
             .setup
             .first_order_state(&self.structure, &problem.q0, &problem.v0);
-        self.force
-            .eval(sys, &self.structure, problem.t0, self.tau, &problem.q0, &problem.v0)?;
+        self.force.eval(
+            sys,
+            &self.structure,
+            problem.t0,
+            self.tau,
+            &problem.q0,
+            &problem.v0,
+        )?;
         self.a_now.copy_from(&self.force.accel);
         self.g_now.copy_from(&self.force.expanded);
         Ok(())
@@ -195,8 +205,14 @@ impl HpimStepper {
                     stage[j] = z[j] + c[i] * dt * k[i - 1][j];
                 }
             }
-            self.force
-                .eval(sys, &self.structure, t + c[i] * dt, dt, &stage[..n], &stage[n..])?;
+            self.force.eval(
+                sys,
+                &self.structure,
+                t + c[i] * dt,
+                dt,
+                &stage[..n],
+                &stage[n..],
+            )?;
             k[i][..n].copy_from_slice(&stage[n..]);
             k[i][n..].copy_from_slice(self.force.accel.as_slice());
         }

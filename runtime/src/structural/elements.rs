@@ -82,10 +82,22 @@ impl Beam {
         let l = self.len;
         let k = self.ei / l.powi(3);
         Matrix4::new(
-            12.0, 6.0 * l, -12.0, 6.0 * l, //
-            6.0 * l, 4.0 * l * l, -6.0 * l, 2.0 * l * l, //
-            -12.0, -6.0 * l, 12.0, -6.0 * l, //
-            6.0 * l, 2.0 * l * l, -6.0 * l, 4.0 * l * l,
+            12.0,
+            6.0 * l,
+            -12.0,
+            6.0 * l, //
+            6.0 * l,
+            4.0 * l * l,
+            -6.0 * l,
+            2.0 * l * l, //
+            -12.0,
+            -6.0 * l,
+            12.0,
+            -6.0 * l, //
+            6.0 * l,
+            2.0 * l * l,
+            -6.0 * l,
+            4.0 * l * l,
         ) * k
     }
 
@@ -94,10 +106,22 @@ impl Beam {
         let l = self.len;
         let m = self.rho_a * l / 420.0;
         Matrix4::new(
-            156.0, 22.0 * l, 54.0, -13.0 * l, //
-            22.0 * l, 4.0 * l * l, 13.0 * l, -3.0 * l * l, //
-            54.0, 13.0 * l, 156.0, -22.0 * l, //
-            -13.0 * l, -3.0 * l * l, -22.0 * l, 4.0 * l * l,
+            156.0,
+            22.0 * l,
+            54.0,
+            -13.0 * l, //
+            22.0 * l,
+            4.0 * l * l,
+            13.0 * l,
+            -3.0 * l * l, //
+            54.0,
+            13.0 * l,
+            156.0,
+            -22.0 * l, //
+            -13.0 * l,
+            -3.0 * l * l,
+            -22.0 * l,
+            4.0 * l * l,
         ) * m
     }
 
@@ -171,8 +195,14 @@ mod tests {
             rho_a: 1.5,
         };
         let k = bar.stiffness();
-        for rigid in [Vector4::new(1.0, 0.0, 1.0, 0.0), Vector4::new(0.0, 1.0, 0.0, 1.0)] {
-            assert!((k * rigid).norm() < 1e-15, "rigid translation strains the bar");
+        for rigid in [
+            Vector4::new(1.0, 0.0, 1.0, 0.0),
+            Vector4::new(0.0, 1.0, 0.0, 1.0),
+        ] {
+            assert!(
+                (k * rigid).norm() < 1e-15,
+                "rigid translation strains the bar"
+            );
         }
         for kind in [MassKind::Lumped, MassKind::Consistent] {
             let m = bar.mass(kind);

@@ -227,7 +227,10 @@ impl Structure {
         }
         for (l, load) in self.loads.iter().enumerate() {
             if load.shape.len() != n {
-                return Err(bad(format!("structure: load {l} has length {}", load.shape.len())));
+                return Err(bad(format!(
+                    "structure: load {l} has length {}",
+                    load.shape.len()
+                )));
             }
             let coeffs = load.time.coefficients();
             if load.shape.iter().chain(&coeffs).any(|x| !x.is_finite()) {
@@ -236,7 +239,9 @@ impl Structure {
         }
         let asym = (&self.mass - self.mass.transpose()).amax();
         if asym > 1e-12 * self.mass.amax() {
-            return Err(bad(format!("structure: mass matrix is not symmetric ({asym:e})")));
+            return Err(bad(format!(
+                "structure: mass matrix is not symmetric ({asym:e})"
+            )));
         }
         self.mass.clone().cholesky().ok_or_else(|| {
             bad("structure: mass matrix is singular or not positive definite".to_string())
