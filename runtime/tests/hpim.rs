@@ -540,3 +540,30 @@ fn resonant_harmonic_has_no_integral() {
     let err = run_err(st, 20, 1e-2);
     assert!(matches!(err, SimError::InvalidProblem { .. }), "{err}");
 }
+
+// ---------------------------------------------------------------- conformance: statistics
+
+#[test]
+fn statistics_snapshot() {
+    // HPIM’s counters on the slot truss, 0.1 s at τ = 1e-3 (100 steps): one solve at the start,
+    // multiplier solve at its end, plus 4 RK4 substeps × 4 + 4 for the flow derivatives of the
+    // first two steps (backward) or of every step (flow).
+    let sys = slot_truss(TimeFunction::Polynomial(vec![50.0]));
+    let mut lines = Vec::new();
+    for derivs in [ForceDerivatives::Backward, ForceDerivatives::Flow] {
+        let m = hpim(&sys, 1e-3, derivs);
+        let p = Problem::new(0.0, 0.1, &[0.0; 8], &[0.0; 8]);
+        let (_, sol) = integrate(&sys, &m, &p).expect("run");
+        let s = &sol.stats;
+        let extra: Vec<String> = s.extra.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        lines.push(format!(
+            "{derivs:?}: nstep={} naccpt={} nrejct={} nfcn={} {}",
+            s.nstep,
+            s.naccpt,
+            s.nrejct,
+            s.nfcn,
+            extra.join(" ")
+        ));
+    }
+    insta::assert_snapshot!(lines.join("\n"));
+}

@@ -32,7 +32,11 @@ fn python() -> PathBuf {
 /// SciPy's expm(H τ) for every case.
 fn scipy_expm(cases: &[(DMatrix<f64>, f64)]) -> Vec<DMatrix<f64>> {
     let python = python();
-    assert!(python.exists(), "oracle interpreter {} not found: {INSTALL}", python.display());
+    assert!(
+        python.exists(),
+        "oracle interpreter {} not found: {INSTALL}",
+        python.display()
+    );
     let mut text = String::new();
     for (h, tau) in cases {
         text += &format!("{} {tau:?}\n", h.nrows());
@@ -43,7 +47,10 @@ fn scipy_expm(cases: &[(DMatrix<f64>, f64)]) -> Vec<DMatrix<f64>> {
     }
     let dir = std::env::temp_dir();
     let stem = format!("hpim-expm-{}", std::process::id());
-    let (src, dst) = (dir.join(format!("{stem}-in.txt")), dir.join(format!("{stem}-out.txt")));
+    let (src, dst) = (
+        dir.join(format!("{stem}-in.txt")),
+        dir.join(format!("{stem}-out.txt")),
+    );
     std::fs::write(&src, text).expect("write oracle input");
     let script = workspace().join("tests/oracle/expm.py");
     let output = Command::new(&python)
@@ -80,10 +87,17 @@ fn scipy_expm(cases: &[(DMatrix<f64>, f64)]) -> Vec<DMatrix<f64>> {
 
 /// H of a fixed–free chain of `n` masses (random SPD M, K; C light or zero), first-order form.
 fn chain_h(n: usize, rng: &mut Rng, damped: bool) -> DMatrix<f64> {
-    let (mut minv, mut k, mut c) = (DMatrix::zeros(n, n), DMatrix::zeros(n, n), DMatrix::zeros(n, n));
+    let (mut minv, mut k, mut c) = (
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+        DMatrix::zeros(n, n),
+    );
     for i in 0..n {
         minv[(i, i)] = 1.0 / rng.uniform(0.5, 2.0);
-        let (ks, cs) = (rng.uniform(50.0, 200.0), if damped { rng.uniform(0.0, 0.5) } else { 0.0 });
+        let (ks, cs) = (
+            rng.uniform(50.0, 200.0),
+            if damped { rng.uniform(0.0, 0.5) } else { 0.0 },
+        );
         k[(i, i)] += ks;
         c[(i, i)] += cs;
         if i > 0 {
@@ -98,7 +112,8 @@ fn chain_h(n: usize, rng: &mut Rng, damped: bool) -> DMatrix<f64> {
     let mut h = DMatrix::zeros(2 * n, 2 * n);
     h.view_mut((0, 0), (n, n)).copy_from(&(-(&minv * &c) * 0.5));
     h.view_mut((0, n), (n, n)).copy_from(&minv);
-    h.view_mut((n, 0), (n, n)).copy_from(&(&c * &minv * &c * 0.25 - &k));
+    h.view_mut((n, 0), (n, n))
+        .copy_from(&(&c * &minv * &c * 0.25 - &k));
     h.view_mut((n, n), (n, n)).copy_from(&(-(&c * &minv) * 0.5));
     h
 }
@@ -110,7 +125,9 @@ fn two_to_the_n_matches_scipy_expm() {
     let mut cases = Vec::new();
     for damped in [false, true] {
         let h = chain_h(14, &mut rng, damped);
-        let norm1 = (0..h.ncols()).map(|j| h.column(j).abs().sum()).fold(0.0, f64::max);
+        let norm1 = (0..h.ncols())
+            .map(|j| h.column(j).abs().sum())
+            .fold(0.0, f64::max);
         cases.extend(targets.iter().map(|t| (h.clone(), t / norm1)));
     }
     let reference = scipy_expm(&cases);
