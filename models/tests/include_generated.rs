@@ -43,8 +43,11 @@ included! {
     rolling_disc: RollingDisc;
     singular_slider_crank: SingularSliderCrank;
     slider_crank_reformulated: SliderCrankReformulated;
+    slewing_beam_tie: SlewingBeamTie;
     slider_crank_tsda: SliderCrankTsda;
     spring_bar: SpringBar;
+    truss14_prescribed: Truss14Prescribed;
+    truss14_slot: Truss14Slot;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;
