@@ -42,8 +42,8 @@ included! {
     rigid_slider_crank_ch5: RigidSliderCrankCh5;
     rolling_disc: RollingDisc;
     singular_slider_crank: SingularSliderCrank;
-    slider_crank_reformulated: SliderCrankReformulated;
     slewing_beam_tie: SlewingBeamTie;
+    slider_crank_reformulated: SliderCrankReformulated;
     slider_crank_tsda: SliderCrankTsda;
     spring_bar: SpringBar;
     truss14_prescribed: Truss14Prescribed;
