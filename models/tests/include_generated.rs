@@ -44,9 +44,12 @@ included! {
     rigid_slider_crank_ch5: RigidSliderCrankCh5;
     rolling_disc: RollingDisc;
     singular_slider_crank: SingularSliderCrank;
+    slewing_beam_tie: SlewingBeamTie;
     slider_crank_reformulated: SliderCrankReformulated;
     slider_crank_tsda: SliderCrankTsda;
     spring_bar: SpringBar;
+    truss14_prescribed: Truss14Prescribed;
+    truss14_slot: Truss14Slot;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;

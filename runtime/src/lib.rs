@@ -13,6 +13,9 @@
 //!   reproductions, convergence studies).
 //! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
 //!   iterations (`implicit/`), constant or error-controlled steps.
+//! - [`Hpim`]: the high-precision 2^N matrix-exponential method for structural models
+//!   ([`Structure`] + constraint kernels, `structural/`, `hpim/`), and [`Npc`], its paper's
+//!   Newmark predictor–corrector.
 //! - [`Adams`]: constant-step AB, AMPC and MAMPC (\[WU\], \[HAUG\] PECE) with an RK start or
 //!   Haug's order ramp; [`Abm`]: Haug's variable-step variable-order PECE (`adams/`).
 //!
@@ -95,6 +98,7 @@ mod dense;
 mod drift;
 pub mod error;
 pub mod fixed_step;
+pub mod hpim;
 pub mod implicit;
 pub mod init;
 pub mod integrator;
@@ -107,6 +111,7 @@ pub mod output;
 mod rhs;
 pub mod rkstab;
 pub mod stabilize;
+pub mod structural;
 pub mod system;
 pub mod table;
 pub mod tableau;
@@ -120,6 +125,7 @@ pub use error::{
     ViolatedRow,
 };
 pub use fixed_step::FixedStep;
+pub use hpim::{Expansion, ForceDerivatives, Hpim, Npc, Penalty};
 pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{
@@ -134,6 +140,7 @@ pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
     Stabilization, Stabilizer,
 };
+pub use structural::{Load, Structural, Structure, TimeFunction};
 pub use system::{
     ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity, zero_fill,
 };

@@ -5,6 +5,7 @@
 //! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α).
 //! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
 //! Tables 7.4.1–7.4.4/7.4.10) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
+//! \[HPIM\]'s Tables 1, 2 and Figs. 3–4, 6–7: [`hpim`].
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.
@@ -13,6 +14,7 @@ pub mod andrews;
 pub mod chin5;
 pub mod haug;
 pub mod haug_adams;
+pub mod hpim;
 pub mod manipulator;
 pub mod multistep;
 pub mod slider;
@@ -190,7 +192,7 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 22] = [
+pub const TABLES: [&str; 26] = [
     "3.1",
     "4.1",
     "4.2",
@@ -213,6 +215,10 @@ pub const TABLES: [&str; 22] = [
     "7.4.8",
     "ex7.4.5",
     "7.4.11",
+    "hpim1",
+    "hpim2",
+    "hpim-slot",
+    "hpim-beam",
 ];
 
 /// Run the reproduction `table` (or `all`) and write its files into `out`.
@@ -255,6 +261,10 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "ex7.4.5" => haug_adams::example_7_4_5()?,
             "7.4.11" => haug_adams::table_7_4_11()?,
             "chin5" => chin5::figures(out)?,
+            "hpim1" => hpim::table_1()?,
+            "hpim2" => hpim::table_2()?,
+            "hpim-slot" => hpim::slot_figures()?,
+            "hpim-beam" => hpim::beam_figures()?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());

@@ -1,0 +1,316 @@
+//! The HPIM step on the layer's run loop: v_{k+1} = T (v_k − v^p(t_k)) + v^p(t_{k+1}) with the
+//! particular integral of the loads (absolute time) and of the quadratic expansion of
+//! g = Q − Eᵀλ (local time), see the module docs of [`super`].
+
+use nalgebra::{DMatrix, DVector};
+
+use super::forces::ConstraintForce;
+use super::particular::{LoadIntegral, quadratic_into};
+use super::setup::Setup;
+use super::{Expansion, ForceDerivatives, Hpim, expm};
+use crate::error::SimError;
+use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
+use crate::integrator::{Problem, Solution};
+use crate::output::Stats;
+use crate::structural::Structure;
+use crate::system::ConstrainedSystem;
+
+/// Spacing of the flow differences as a fraction of τ (δ = τ/4: RK4 substeps well inside the
+/// stability region for ω τ ≲ 4; truncation (ωδ)⁴/90 of the 5-point second difference).
+const FLOW_FRACTION: f64 = 0.25;
+
+pub(crate) struct HpimStepper {
+    structure: std::sync::Arc<Structure>,
+    setup: Setup,
+    loads: Vec<LoadIntegral>,
+    derivatives: ForceDerivatives,
+    expansion: Expansion,
+    doublings: u32,
+    /// The bound of |μ| of H (caps the flow-difference spacing).
+    mu_max: f64,
+    /// T = exp(H τ) for `tau`.
+    t_mat: DMatrix<f64>,
+    tau: f64,
+    force: ConstraintForce,
+    /// First-order state v = [D; u] and the layer's z = [D; D'] at the current step point.
+    v: DVector<f64>,
+    z: Vec<f64>,
+    v_new: DVector<f64>,
+    z_new: Vec<f64>,
+    /// g at the last three step points (newest first) and how many are valid.
+    history: [DVector<f64>; 3],
+    filled: usize,
+    g_now: DVector<f64>,
+    /// g and D'' at the end of the attempted step (evaluated by the attempt).
+    g_new: DVector<f64>,
+    a_new: DVector<f64>,
+    coeffs: [DVector<f64>; 3],
+    /// Hermite data of the last step: start state, start and end accelerations.
+    z_prev: Vec<f64>,
+    a_prev: DVector<f64>,
+    a_now: DVector<f64>,
+    t_prev: f64,
+    h_prev: f64,
+    output_solves: usize,
+}
+
+impl HpimStepper {
+    pub(crate) fn new(m: &Hpim, setup: Setup, loads: Vec<LoadIntegral>, tau: f64) -> Self {
+        let n = m.structure.dofs();
+        let force = ConstraintForce::new(setup.minv.clone(), setup.rows, m.penalty);
+        let zero = || DVector::zeros(n);
+        Self {
+            structure: m.structure.clone(),
+            t_mat: expm::expm(&setup.h, tau, m.doublings),
+            mu_max: setup.spectral_bound().max(f64::MIN_POSITIVE),
+            setup,
+            loads,
+            derivatives: m.derivatives,
+            expansion: m.expansion,
+            doublings: m.doublings,
+            tau,
+            force,
+            v: DVector::zeros(2 * n),
+            z: vec![0.0; 2 * n],
+            v_new: DVector::zeros(2 * n),
+            z_new: vec![0.0; 2 * n],
+            history: [zero(), zero(), zero()],
+            filled: 0,
+            g_now: zero(),
+            g_new: zero(),
+            a_new: zero(),
+            coeffs: [
+                DVector::zeros(2 * n),
+                DVector::zeros(2 * n),
+                DVector::zeros(2 * n),
+            ],
+            z_prev: vec![0.0; 2 * n],
+            a_prev: zero(),
+            a_now: zero(),
+            t_prev: 0.0,
+            h_prev: 0.0,
+            output_solves: 0,
+        }
+    }
+
+    /// The initial state, its multiplier and acceleration.
+    pub(crate) fn start<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        problem: &Problem,
+    ) -> Result<(), SimError> {
+        let n = self.structure.dofs();
+        self.z[..n].copy_from_slice(&problem.q0);
+        self.z[n..].copy_from_slice(&problem.v0);
+        self.v = self
+            .setup
+            .first_order_state(&self.structure, &problem.q0, &problem.v0);
+        self.force.eval(
+            sys,
+            &self.structure,
+            problem.t0,
+            self.tau,
+            &problem.q0,
+            &problem.v0,
+        )?;
+        self.a_now.copy_from(&self.force.accel);
+        self.g_now.copy_from(&self.force.expanded);
+        Ok(())
+    }
+
+    pub(crate) fn solves(&self) -> usize {
+        self.force.evaluations
+    }
+
+    pub(crate) fn solution(&self, t: f64, stats: Stats) -> Solution {
+        let n = self.structure.dofs();
+        Solution {
+            t,
+            q: self.z[..n].to_vec(),
+            v: self.z[n..].to_vec(),
+            stats,
+        }
+    }
+
+    /// g'_k, g''_k into `d1`, `d2`.
+    fn derivatives<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        d1: &mut DVector<f64>,
+        d2: &mut DVector<f64>,
+    ) -> Result<(), SimError> {
+        let backward = self.derivatives == ForceDerivatives::Backward && self.filled >= 2;
+        if backward {
+            let (g0, g1, g2) = (&self.g_now, &self.history[0], &self.history[1]);
+            *d1 = (g0 * 3.0 - g1 * 4.0 + g2) / (2.0 * h);
+            *d2 = (g0 - g1 * 2.0 + g2) / (h * h);
+        } else {
+            self.flow_derivatives(sys, t, h, d1, d2)?;
+        }
+        if self.expansion == Expansion::First {
+            d2.fill(0.0);
+        }
+        Ok(())
+    }
+
+    /// 5-point central differences of g on RK4 substeps of the index-1 flow.
+    fn flow_derivatives<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        d1: &mut DVector<f64>,
+        d2: &mut DVector<f64>,
+    ) -> Result<(), SimError> {
+        // δ = τ/4, but at most 1/2 over |μ|max so that the RK4 substeps resolve every mode.
+        let delta = h.signum() * (FLOW_FRACTION * h.abs()).min(0.5 / self.mu_max);
+        let mut g = [(); 4].map(|_| DVector::zeros(self.g_now.len()));
+        for (side, sign) in [(0, 1.0), (2, -1.0)] {
+            let mut state = self.z.clone();
+            for sub in 0..2 {
+                let ts = t + sign * delta * sub as f64;
+                self.rk4(sys, ts, sign * delta, &mut state)?;
+                let n = state.len() / 2;
+                let tn = ts + sign * delta;
+                self.force
+                    .eval(sys, &self.structure, tn, h, &state[..n], &state[n..])?;
+                g[side + sub].copy_from(&self.force.expanded);
+            }
+        }
+        // g = [g(δ), g(2δ), g(−δ), g(−2δ)].
+        let g0 = &self.g_now;
+        *d1 = ((&g[0] - &g[2]) * 8.0 - (&g[1] - &g[3])) / (12.0 * delta);
+        *d2 = ((&g[0] + &g[2]) * 16.0 - (&g[1] + &g[3]) - g0 * 30.0) / (12.0 * delta * delta);
+        Ok(())
+    }
+
+    /// One classical RK4 substep of (D, D')' = (D', D'') with D'' from the multiplier solve.
+    fn rk4<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        dt: f64,
+        z: &mut [f64],
+    ) -> Result<(), SimError> {
+        let len = z.len();
+        let n = len / 2;
+        let mut k = [(); 4].map(|_| vec![0.0; len]);
+        let mut stage = z.to_vec();
+        let (c, b) = ([0.0, 0.5, 0.5, 1.0], [1.0, 2.0, 2.0, 1.0]);
+        for i in 0..4 {
+            if i > 0 {
+                for j in 0..len {
+                    stage[j] = z[j] + c[i] * dt * k[i - 1][j];
+                }
+            }
+            self.force.eval(
+                sys,
+                &self.structure,
+                t + c[i] * dt,
+                dt,
+                &stage[..n],
+                &stage[n..],
+            )?;
+            k[i][..n].copy_from_slice(&stage[n..]);
+            k[i][n..].copy_from_slice(self.force.accel.as_slice());
+        }
+        for j in 0..len {
+            z[j] += dt / 6.0 * (0..4).map(|i| b[i] * k[i][j]).sum::<f64>();
+        }
+        Ok(())
+    }
+
+    /// v^p of the loads at absolute time t, added into `out`.
+    fn add_load_integrals(&self, t: f64, out: &mut DVector<f64>) {
+        for load in &self.loads {
+            load.add_into(t, out);
+        }
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
+    fn state(&self) -> &[f64] {
+        &self.z
+    }
+
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        if h != self.tau {
+            self.t_mat = expm::expm(&self.setup.h, h, self.doublings);
+            self.tau = h;
+        }
+        let n = self.structure.dofs();
+        let (mut d1, mut d2) = (DVector::zeros(n), DVector::zeros(n));
+        if self.setup.rows > 0 || self.structure.nonlinear.is_some() {
+            self.derivatives(sys, t, h, &mut d1, &mut d2)?;
+            let lu = self.setup.require_lu()?;
+            quadratic_into(
+                lu,
+                [self.g_now.as_slice(), d1.as_slice(), d2.as_slice()],
+                &mut self.coeffs,
+            );
+        } else {
+            self.coeffs.iter_mut().for_each(|c| c.fill(0.0));
+        }
+        let [a0, a1, a2] = &self.coeffs;
+        let mut start = DVector::zeros(2 * n);
+        self.add_load_integrals(t, &mut start);
+        let w = &self.v - start - a0;
+        let mut end = a0 + a1 * h + a2 * (h * h);
+        self.add_load_integrals(t + h, &mut end);
+        self.v_new = &self.t_mat * w + end;
+        self.z_new[..n].copy_from_slice(&self.v_new.as_slice()[..n]);
+        let (_, dv) = self.z_new.split_at_mut(n);
+        self.setup.velocity_into(&self.v_new, dv);
+        let (d, dv) = self.z_new.split_at(n);
+        self.force.eval(sys, &self.structure, t + h, h, d, dv)?;
+        self.g_new.copy_from(&self.force.expanded);
+        self.a_new.copy_from(&self.force.accel);
+        Ok(Attempt {
+            error: 0.0,
+            stabilized: false,
+            verdict: None,
+        })
+    }
+
+    fn accept(&mut self, t: f64, h: f64) {
+        std::mem::swap(&mut self.z_prev, &mut self.z);
+        std::mem::swap(&mut self.z, &mut self.z_new);
+        std::mem::swap(&mut self.v, &mut self.v_new);
+        self.history.rotate_right(1);
+        self.history[0].copy_from(&self.g_now);
+        self.filled = (self.filled + 1).min(3);
+        std::mem::swap(&mut self.g_now, &mut self.g_new);
+        std::mem::swap(&mut self.a_prev, &mut self.a_now);
+        std::mem::swap(&mut self.a_now, &mut self.a_new);
+        (self.t_prev, self.h_prev) = (t, h);
+    }
+
+    fn interpolate(&mut self, _sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        let n = out.len() / 2;
+        let h = self.h_prev;
+        let th = (t - self.t_prev) / h;
+        let (th2, th3) = (th * th, th * th * th);
+        let (h00, h10) = (2.0 * th3 - 3.0 * th2 + 1.0, th3 - 2.0 * th2 + th);
+        let (h01, h11) = (3.0 * th2 - 2.0 * th3, th3 - th2);
+        for c in 0..out.len() {
+            let (f0, f1) = if c < n {
+                (self.z_prev[n + c], self.z[n + c])
+            } else {
+                (self.a_prev[c - n], self.a_now[c - n])
+            };
+            out[c] = h00 * self.z_prev[c] + h10 * h * f0 + h01 * self.z[c] + h11 * h * f1;
+        }
+        Ok(())
+    }
+
+    fn counters(&self) -> StepperCounters {
+        StepperCounters {
+            nfcn: self.force.evaluations,
+            nstab: 0,
+            stabilization_time: std::time::Duration::ZERO,
+            output_solves: self.output_solves,
+        }
+    }
+}
