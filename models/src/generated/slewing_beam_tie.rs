@@ -62,6 +62,24 @@ impl ::mbsim::__private::ConstrainedSystem for SlewingBeamTie {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 10,
+            cols: 10,
+            nonzeros: &[
+                (0, 0),
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (6, 6),
+                (7, 7),
+                (8, 8),
+                (9, 9),
+            ],
+        })
+    }
     fn constraint_names(&self) -> Vec<String> {
         ["tie"].iter().map(|s| s.to_string()).collect()
     }

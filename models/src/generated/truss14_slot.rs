@@ -112,6 +112,28 @@ impl ::mbsim::__private::ConstrainedSystem for Truss14Slot {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn mass_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
+        Some(::mbsim::__private::Sparsity {
+            rows: 14,
+            cols: 14,
+            nonzeros: &[
+                (0, 0),
+                (1, 1),
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (6, 6),
+                (7, 7),
+                (8, 8),
+                (9, 9),
+                (10, 10),
+                (11, 11),
+                (12, 12),
+                (13, 13),
+            ],
+        })
+    }
     fn constraint_names(&self) -> Vec<String> {
         ["slot"].iter().map(|s| s.to_string()).collect()
     }
