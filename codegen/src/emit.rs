@@ -79,6 +79,17 @@ type Inputs<'a> = &'a [(Input, usize)];
 
 /// The tokens of the model's impl (and struct, if asked).
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
+    emit_tokens_drawn(model, kernels, None, options)
+}
+
+/// [`emit_tokens`] for a model that may draw itself: `drawing` is the body of its
+/// `impl Drawing` (from `frontend::draw::emit`), which also gets the `as_drawing` override.
+pub fn emit_tokens_drawn(
+    model: &Model,
+    kernels: &Kernels,
+    drawing: Option<TokenStream>,
+    options: &EmitOptions,
+) -> TokenStream {
     let name = ident(&model.name);
     let rt = &options.runtime_path;
     let fields: Vec<Ident> = model.parameters.iter().map(|p| ident(&p.name)).collect();
@@ -97,6 +108,8 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
         .energy
         .is_some()
         .then(|| quote!(impl #rt::Energy for #name { #energy_fns }));
+    let views = views(kernels, drawing.is_some(), rt);
+    let drawing = drawing.map(|body| quote!(impl #rt::Drawing for #name { #body }));
     let names = constraint_names(model);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
@@ -145,11 +158,29 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
                 #rt::Sparsity { rows: #lr, cols: #lc, nonzeros: Self::L_SPARSITY }
             }
             #names
+            #views
             #kernel_fns
         }
         #tangent
         #energy
+        #drawing
     }
+}
+
+/// The overrides of `as_tangents`, `as_energy` and `as_drawing` for the optional groups the
+/// model implements, so a `&dyn ConstrainedSystem` reaches them.
+fn views(kernels: &Kernels, drawing: bool, rt: &syn::Path) -> TokenStream {
+    let tangents = kernels
+        .tangents
+        .is_some()
+        .then(|| quote!(fn as_tangents(&self) -> Option<&dyn #rt::TangentSystem> { Some(self) }));
+    let energy = kernels
+        .energy
+        .is_some()
+        .then(|| quote!(fn as_energy(&self) -> Option<&dyn #rt::Energy> { Some(self) }));
+    let drawing =
+        drawing.then(|| quote!(fn as_drawing(&self) -> Option<&dyn #rt::Drawing> { Some(self) }));
+    quote!(#tangents #energy #drawing)
 }
 
 /// The formatted source of the model's impl (prettyplease), deterministic.

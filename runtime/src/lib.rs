@@ -89,6 +89,7 @@ pub mod analysis;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
+pub mod drawing;
 mod drift;
 pub mod error;
 pub mod fixed_step;
@@ -110,6 +111,7 @@ pub mod tangent;
 
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
+pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{
     Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock,

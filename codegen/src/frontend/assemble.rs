@@ -135,7 +135,7 @@ impl Parts {
             Ok(id)
         };
         match key {
-            "coordinates" => {}
+            "coordinates" | "draw" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
                 let labeled: Vec<(Option<String>, &Expr)> = match key {

@@ -22,7 +22,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 8] = [
+pub const KEYS: [&str; 9] = [
     "coordinates",
     "holonomic",
     "nonholonomic",
@@ -31,6 +31,7 @@ pub const KEYS: [&str; 8] = [
     "kinetic",
     "potential",
     "tangents",
+    "draw",
 ];
 
 /// One entry of the attribute body, in source order.
@@ -132,7 +133,14 @@ impl Parse for ModelSpec {
                     ));
                 }
                 input.parse::<Token![:]>()?;
-                Entry::Key(key, input.parse()?)
+                Entry::Key(
+                    key.clone(),
+                    if key == "draw" {
+                        super::draw::raw(input)?
+                    } else {
+                        input.parse()?
+                    },
+                )
             };
             entries.push(entry);
             if input.is_empty() {
