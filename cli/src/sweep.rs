@@ -1,5 +1,5 @@
 //! `mbsim sweep`: one model run over a grid (`--grid NAME=FROM:TO:COUNT`, the product of every
-//! axis) or random samples (`--random NAME=FROM:TO --samples N --seed S`, uniform, from a small
+//! axis) or random samples (`--random NAME=FROM:TO --draws N --seed S`, uniform, from a small
 //! self-contained seeded generator) of parameters and initial values, in parallel (rayon,
 //! `--threads`), with a progress bar on stderr (indicatif). A NAME is a runtime parameter, a
 //! coordinate (its initial value, before the consistent initialization) or `<coordinate>_dot`
@@ -42,16 +42,16 @@ pub struct SweepArgs {
         allow_hyphen_values = true
     )]
     pub grid: Vec<String>,
-    /// A random axis NAME=FROM:TO, uniform (repeatable; with --samples).
+    /// A random axis NAME=FROM:TO, uniform (repeatable; with --draws).
     #[arg(
         long = "random",
         value_name = "NAME=FROM:TO",
         allow_hyphen_values = true
     )]
     pub random: Vec<String>,
-    /// Number of random samples.
+    /// Number of random draws (runs) of the random axes.
     #[arg(long, default_value_t = 0)]
-    pub samples: usize,
+    pub draws: usize,
     /// Seed of the random samples.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -271,15 +271,15 @@ fn target(sys: &dyn ConstrainedSystem, what: &str, name: &str) -> Result<Target,
 /// The values of every run, in run order.
 fn plan(args: &SweepArgs, axes: &[Axis]) -> Result<Vec<Vec<f64>>, AppError> {
     if axes[0].count == 0 {
-        if args.samples == 0 || args.samples > 10_000_000 {
+        if args.draws == 0 || args.draws > 10_000_000 {
             return Err(AppError::BadValue {
-                what: "--samples",
-                value: args.samples.to_string(),
-                why: "random axes need --samples N, 1 to 10 000 000",
+                what: "--draws",
+                value: args.draws.to_string(),
+                why: "random axes need --draws N, 1 to 10 000 000",
             });
         }
         let mut rng = SplitMix64(args.seed);
-        return Ok((0..args.samples)
+        return Ok((0..args.draws)
             .map(|_| {
                 axes.iter()
                     .map(|a| a.from + (a.to - a.from) * rng.unit())
@@ -471,7 +471,7 @@ fn manifest(
             "kind": if a.count == 0 { "random" } else { "grid" },
             "count": a.count,
         })).collect::<Vec<_>>(),
-        "samples": args.samples,
+        "draws": args.draws,
         "seed": args.seed,
         "runs_total": total,
         "shard": shard,
