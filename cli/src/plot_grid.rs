@@ -196,7 +196,7 @@ where
             let color = Palette99::pick(i).to_rgba();
             for (k, piece) in c.pieces.iter().enumerate() {
                 let pts = piece.iter().map(|&(x, y)| (x, y.max(LOG_FLOOR)));
-                let drawn = chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+                let drawn = chart.draw_series(LineSeries::new(pts, stroke(color, piece.len())))?;
                 if k == 0 && legend {
                     drawn.label(&c.name).legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
@@ -218,14 +218,14 @@ where
             .configure_mesh()
             .x_desc(x_label)
             .y_desc(&panel.y_label)
-            .y_label_formatter(&|y| short(*y))
+            .y_label_formatter(&|y| short(*y, y1 - y0))
             .label_style(("sans-serif", 13))
             .draw()?;
         for (i, c) in panel.curves.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             for (k, piece) in c.pieces.iter().enumerate() {
                 let pts = piece.iter().copied();
-                let drawn = chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+                let drawn = chart.draw_series(LineSeries::new(pts, stroke(color, piece.len())))?;
                 if k == 0 && legend {
                     drawn.label(&c.name).legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
@@ -245,9 +245,19 @@ where
     Ok(())
 }
 
-/// A tick label of at most about 8 characters.
-fn short(y: f64) -> String {
+/// Two-pixel lines for sparse curves; one pixel for dense ones (plotters draws wide lines as
+/// polygons, whose joints between nearly coincident points spike out of the panel).
+fn stroke(color: RGBAColor, points: usize) -> ShapeStyle {
+    color.stroke_width(if points > 400 { 1 } else { 2 })
+}
+
+/// A tick label of at most about 8 characters; a tick within round-off of zero (relative to
+/// the axis span) is `0`, not `-1.1e-16`.
+fn short(y: f64, span: f64) -> String {
     let a = y.abs();
+    if a <= 1e-9 * span {
+        return "0".into();
+    }
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
         format!("{y:.1e}")
     } else {
