@@ -191,6 +191,7 @@ where
             .y_desc(&panel.y_label)
             .y_label_formatter(&|y| format!("{y:.0e}"))
             .label_style(("sans-serif", 13))
+            .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for (i, c) in panel.curves.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
@@ -220,6 +221,7 @@ where
             .y_desc(&panel.y_label)
             .y_label_formatter(&|y| short(*y, y1 - y0))
             .label_style(("sans-serif", 13))
+            .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for (i, c) in panel.curves.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();

@@ -46,12 +46,16 @@ fn drawing_is_emitted_with_its_view() {
         assert!(code.contains(needle), "missing `{needle}` in\n{code}");
     }
     let plain = expanded(quote!(coordinates: [a], mass: diag(1.0), force: [0.0]));
-    assert!(!plain.contains("as_drawing"), "no drawing, no override:\n{plain}");
+    assert!(
+        !plain.contains("as_drawing"),
+        "no drawing, no override:\n{plain}"
+    );
 }
 
 #[test]
 fn drawing_mistakes_are_located_errors() {
-    let base = |draw: TokenStream| quote!(coordinates: [a], mass: diag(1.0), force: [0.0], draw: #draw);
+    let base =
+        |draw: TokenStream| quote!(coordinates: [a], mass: diag(1.0), force: [0.0], draw: #draw);
     let cases: Vec<(TokenStream, &str)> = vec![
         (
             quote!({ points: [O = (0.0, 0.0), Tip = (a, 0.0)], segments: [(O, Tp)] }),
@@ -81,6 +85,9 @@ fn drawing_mistakes_are_located_errors() {
     ];
     for (draw, expected) in cases {
         let got = error(base(draw.clone()));
-        assert!(got.contains(expected), "draw: {draw}\nexpected: {expected}\ngot: {got}");
+        assert!(
+            got.contains(expected),
+            "draw: {draw}\nexpected: {expected}\ngot: {got}"
+        );
     }
 }
