@@ -334,7 +334,16 @@ fn shard(text: Option<&str>) -> Result<(usize, usize), AppError> {
 /// One run: parameters set, initial values overridden, made consistent, integrated.
 fn one(cfg: &SimConfig, axes: &[Axis], values: &[f64]) -> Outcome {
     let start = Instant::now();
-    let result = (|| {
+    let result = attempt(cfg, axes, values);
+    Outcome {
+        values: values.to_vec(),
+        result,
+        cpu: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn attempt(cfg: &SimConfig, axes: &[Axis], values: &[f64]) -> Result<Finished, AppError> {
+    {
         let mut sys = super::simulate::build(cfg)?;
         for (a, &x) in axes.iter().zip(values) {
             if a.target == Target::Parameter {
@@ -363,11 +372,6 @@ fn one(cfg: &SimConfig, axes: &[Axis], values: &[f64]) -> Outcome {
         let problem = Problem::new(0.0, cfg.t_end, &init.q, &init.v);
         let end = method.integrate_into(sys.as_ref(), &problem, &mut ())?;
         Ok(Finished { end })
-    })();
-    Outcome {
-        values: values.to_vec(),
-        result,
-        cpu: start.elapsed().as_secs_f64(),
     }
 }
 
