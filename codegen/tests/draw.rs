@@ -41,7 +41,7 @@ fn drawing_is_emitted_with_its_view() {
         "&[\"O\", \"B\"]",
         "&[(0, 1)]",
         "out[2] = self.l * q[0].sin();",
-        "out[3] = -(self.l * q[0].cos());",
+        "out[3] = -self.l * q[0].cos();",
     ] {
         assert!(code.contains(needle), "missing `{needle}` in\n{code}");
     }
