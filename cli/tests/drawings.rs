@@ -13,7 +13,10 @@
 use mbsim::runtime::{ConstrainedSystem, InitOptions, initialize};
 use mbsim_testkit::assert_entry;
 
-fn consistent_points(name: &str) -> (Box<dyn ConstrainedSystem>, Vec<(&'static str, (f64, f64))>) {
+/// The drawn points by name.
+type Named = Vec<(&'static str, (f64, f64))>;
+
+fn consistent_points(name: &str) -> (Box<dyn ConstrainedSystem>, Named) {
     let entry =
         mbsim::runtime::catalog::find(mbsim_models::catalog(), name).expect("in the catalog");
     let sys = (entry.build)();
