@@ -1,6 +1,8 @@
 //! The analysis subcommands (issue 12): `mbsim kinematics`, `mbsim inverse`, `mbsim equilibrium`
-//! and `mbsim check`, on the models of the catalog (and, for `check`, the defective models of
-//! `mbsim_models::defective`).
+//! and `mbsim check`, on the installed models (and, for `check`, the built-in defective models
+//! of `mbsim_models::defective`). Reduced Newton reaches the model's tangent kernels and
+//! energy through `as_tangents`/`as_energy` ([`super::views::Both`]), so it works for any
+//! model that has both.
 //!
 //! Files, in `--out` like `simulate`:
 //! - `kinematics`: `kinematics.csv` (t, q, `<q>_dot`, `<q>_ddot`, `phi_norm`, `phidot_norm`,
@@ -37,7 +39,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
 /// The model `name` from the catalog or the defective models.
 fn entry(name: &str) -> Result<&'static ModelEntry, AppError> {
     registry::find(name)
-        .or_else(|| mbsim::runtime::catalog::find(mbsim_models::defective(), name))
+        .or_else(|| mbsim::runtime::catalog::find(registry::defective(), name))
         .ok_or_else(|| AppError::UnknownModel {
             name: name.to_string(),
             known: registry::names(),
@@ -443,7 +445,7 @@ pub fn equilibrium(args: &EquilibriumArgs) -> Result<(), AppError> {
     );
     if newton {
         let start = Instant::now();
-        match newton_capable(&args.model, &args.params, &q0)? {
+        match newton_capable(sys.as_ref(), &q0)? {
             Some(eq) => {
                 let seconds = start.elapsed().as_secs_f64();
                 lines.push(format!(
@@ -515,20 +517,14 @@ fn named(names: &[String], values: &[f64]) -> serde_json::Value {
     serde_json::Value::Object(map)
 }
 
-/// Reduced Newton needs the concrete model type (its `TangentSystem` and `Energy`): the
-/// catalog models that have both.
+/// Reduced Newton, when the model has tangent kernels and an energy.
 fn newton_capable(
-    model: &str,
-    params: &[String],
+    sys: &dyn ConstrainedSystem,
     q0: &[f64],
 ) -> Result<Option<analysis::Equilibrium>, AppError> {
     let opts = EquilibriumOptions::default();
-    match model {
-        "spring-bar" => {
-            let mut sys = mbsim_models::SpringBar::chosen();
-            apply_params(&mut sys, params)?;
-            Ok(Some(analysis::equilibrium(&sys, q0, &opts)?))
-        }
-        _ => Ok(None),
+    match super::views::Both::of(sys) {
+        Some(both) => Ok(Some(analysis::equilibrium(&both, q0, &opts)?)),
+        None => Ok(None),
     }
 }

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mbsim::runtime::{CommonOptions, SampleKind, Stabilization};
+use mbsim::runtime::{CommonOptions, ConstrainedSystem, SampleKind, Stabilization};
 
 use super::AppError;
 use super::method::{Method, MethodRequest, PartitionFlags, Stabilize, Start, stabilization};
@@ -28,6 +28,12 @@ pub enum Command {
     /// Simulate a model with RKSTAB (DOPRI5 + stabilization); write trajectory.csv,
     /// summary.json and plots into --out.
     Simulate(SimulateArgs),
+    /// Simulate, then draw the mechanism moving: animation.gif, frame.png and animation.html
+    /// (an SVG player with a time slider) in --out. Needs a model that declares `draw`.
+    Animate(AnimateArgs),
+    /// Run a model over a grid or random samples of parameters and initial values, in
+    /// parallel; one row per run in sweep.csv (failures recorded with their error).
+    Sweep(super::sweep::SweepArgs),
     /// List the models and their sources.
     List,
     /// Print a model's generated kernels (the committed macro expansion).
@@ -60,6 +66,7 @@ pub enum Command {
     Equilibrium(EquilibriumArgs),
     /// Diagnostics: n, m, k, rank of G, degrees of freedom, redundant constraint rows by name.
     Check(CheckArgs),
+    #[cfg(feature = "builtin")]
     /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
     /// pstab-adams (PStab on Adams methods, ours); or all.
@@ -149,14 +156,32 @@ pub enum Samples {
     Interpolated,
 }
 
-/// Arguments of `mbsim simulate`.
+/// Arguments of `mbsim animate`.
 #[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The run (every option of `simulate`).
+    #[command(flatten)]
+    pub sim: SimulateArgs,
+    /// Frames of the animation (the trajectory is resampled on them).
+    #[arg(long, default_value_t = 100)]
+    pub frames: usize,
+    /// Frames per second of the GIF and the player.
+    #[arg(long, default_value_t = 25)]
+    pub fps: u32,
+}
+
+/// Arguments of `mbsim simulate` (also the run of `animate` and `sweep`).
+#[derive(Clone, Debug, Args)]
 pub struct SimulateArgs {
     /// Model name (see `mbsim list`).
     pub model: String,
-    /// The integrator.
-    #[arg(long, value_enum, default_value_t = Method::Rkstab)]
-    pub method: Method,
+    /// A TOML file with parameters, the initial state, the method and the output grid (see
+    /// the README); flags override it.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// The integrator (default rkstab).
+    #[arg(long, value_enum)]
+    pub method: Option<Method>,
     /// Drift control (with every method; default pstab, none for the implicit methods, which
     /// hold Φ = 0 by their Newton iteration).
     #[arg(long, value_enum)]
@@ -201,9 +226,9 @@ pub struct SimulateArgs {
     /// Absolute tolerance (default rtol / 10).
     #[arg(long, allow_hyphen_values = true)]
     pub atol: Option<f64>,
-    /// DATOL: stabilize only when the drift exceeds it; 0 stabilizes every step.
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub datol: f64,
+    /// DATOL: stabilize only when the drift exceeds it; 0 (default) stabilizes every step.
+    #[arg(long, allow_hyphen_values = true)]
+    pub datol: Option<f64>,
     /// End time (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub t_end: Option<f64>,
@@ -221,12 +246,33 @@ pub struct SimulateArgs {
     /// Limit on step attempts (default 10 000 000).
     #[arg(long)]
     pub max_steps: Option<usize>,
-    /// Output directory.
+    /// Initial coordinates, the whole vector, comma separated (default: the model's guess).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub q0: Option<Vec<f64>>,
+    /// Initial velocities, the whole vector, comma separated (default: the model's guess).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub v0: Option<Vec<f64>>,
+    /// One initial coordinate by name, e.g. --q theta=0.3 (repeatable; after --q0).
+    #[arg(long = "q", value_name = "NAME=VALUE", allow_hyphen_values = true)]
+    pub q: Vec<String>,
+    /// One initial velocity by coordinate name, e.g. --v theta=1 (repeatable; after --v0).
+    #[arg(long = "v", value_name = "NAME=VALUE", allow_hyphen_values = true)]
+    pub v: Vec<String>,
+    /// A coordinate the consistent initialization keeps fixed (repeatable).
+    #[arg(long = "lock", value_name = "NAME")]
+    pub lock: Vec<String>,
+    /// Output directory (required here or in the config file).
     #[arg(long)]
-    pub out: PathBuf,
-    /// Skip the PNG plots.
+    pub out: Option<PathBuf>,
+    /// Skip the plots.
     #[arg(long)]
     pub no_plots: bool,
+    /// Also write every plot as SVG.
+    #[arg(long)]
+    pub svg: bool,
+    /// Plot these coordinates wrapped to (-pi, pi] (comma separated; no names: all).
+    #[arg(long, value_delimiter = ',', num_args = 0..)]
+    pub wrap_angles: Option<Vec<String>>,
 }
 
 /// Arguments of `mbsim eval`.
@@ -286,6 +332,12 @@ pub struct SimConfig {
     pub out: PathBuf,
     /// Whether to draw plots.
     pub plots: bool,
+    /// Also write the plots as SVG.
+    pub svg: bool,
+    /// Coordinates plotted wrapped to (-pi, pi] (indices).
+    pub wrap: Vec<usize>,
+    /// The initial state asked for (checked against the model in `config`).
+    pub state: super::state::StateRequest,
 }
 
 /// `value` if it is finite and satisfies `ok`, else a [`AppError::BadValue`].
@@ -310,8 +362,25 @@ pub fn model(name: &str) -> Result<&'static ModelEntry, AppError> {
 }
 
 impl SimulateArgs {
-    /// Validate the arguments.
+    /// These arguments with the `--config` file merged in (flags win).
+    pub fn resolved(&self) -> Result<SimulateArgs, AppError> {
+        match &self.config {
+            Some(path) => {
+                let file = super::config::load(path)?;
+                self.clone().with_file(path, file)
+            }
+            None => Ok(self.clone()),
+        }
+    }
+
+    /// Validate the arguments (the `--config` file merged in): every name, length and value
+    /// is checked before anything runs or is written.
     pub fn config(&self) -> Result<SimConfig, AppError> {
+        let args = self.resolved()?;
+        args.validate()
+    }
+
+    fn validate(&self) -> Result<SimConfig, AppError> {
         let model = model(&self.model)?;
         let mut sys = (model.build)();
         let mut params = Vec::new();
@@ -336,12 +405,8 @@ impl SimulateArgs {
         let rtol = checked("--rtol", rtol, rtol > 0.0, "must be a positive number")?;
         let atol = self.atol.unwrap_or(rtol / 10.0);
         let atol = checked("--atol", atol, atol >= 0.0, "must not be negative")?;
-        let datol = checked(
-            "--datol",
-            self.datol,
-            self.datol >= 0.0,
-            "must not be negative",
-        )?;
+        let datol = self.datol.unwrap_or(0.0);
+        let datol = checked("--datol", datol, datol >= 0.0, "must not be negative")?;
         let t_end = self.t_end.unwrap_or(model.t_end);
         let t_end = checked("--t-end", t_end, t_end > 0.0, "must be positive")?;
         let dt_out = self.dt_out.unwrap_or(model.dt_out.min(t_end));
@@ -358,7 +423,8 @@ impl SimulateArgs {
             max_newton: self.max_newton,
             hybrid_tol: self.hybrid_tol,
         };
-        let kind = self.stabilization.unwrap_or(if self.method.is_implicit() {
+        let method = self.method.unwrap_or(Method::Rkstab);
+        let kind = self.stabilization.unwrap_or(if method.is_implicit() {
             Stabilize::None
         } else {
             Stabilize::Pstab
@@ -368,7 +434,7 @@ impl SimulateArgs {
             checked("--h", h, h > 0.0, "must be positive")?;
         }
         let request = MethodRequest {
-            method: self.method,
+            method,
             rtol,
             atol,
             h: self.h,
@@ -392,6 +458,20 @@ impl SimulateArgs {
                 why: "must be at least 1",
             });
         }
+        let state = self.state(sys.as_ref())?;
+        let wrap = match &self.wrap_angles {
+            None => Vec::new(),
+            Some(names) if names.is_empty() => (0..sys.dims().n).collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| super::state::index(sys.as_ref(), "--wrap-angles", n))
+                .collect::<Result<_, _>>()?,
+        };
+        let out = self.out.clone().ok_or(AppError::BadValue {
+            what: "--out",
+            value: String::new(),
+            why: "give the output directory (--out DIR or `out` in [output] of --config)",
+        })?;
         Ok(SimConfig {
             model,
             params,
@@ -404,9 +484,29 @@ impl SimulateArgs {
             dt_out,
             samples,
             max_steps,
-            out: self.out.clone(),
+            out,
             plots: !self.no_plots,
+            svg: self.svg,
+            wrap,
+            state,
         })
+    }
+
+    /// The initial state flags, checked against `sys` (names, lengths, finite values).
+    fn state(&self, sys: &dyn ConstrainedSystem) -> Result<super::state::StateRequest, AppError> {
+        let pairs = |what, items: &[String]| -> Result<Vec<(String, f64)>, AppError> {
+            items.iter().map(|t| super::state::pair(what, t)).collect()
+        };
+        let request = super::state::StateRequest {
+            q0: self.q0.clone(),
+            v0: self.v0.clone(),
+            q: pairs("--q", &self.q)?,
+            v: pairs("--v", &self.v)?,
+            lock: self.lock.clone(),
+        };
+        let n = sys.dims().n;
+        request.apply(sys, (vec![0.0; n], vec![0.0; n]))?;
+        Ok(request)
     }
 }
 
@@ -416,10 +516,13 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Simulate(args) => {
             let cfg = args.config()?;
             let run = super::simulate::run(&cfg, true)?;
+            crate::say!("{}", run.init_text);
             super::output::write_all(&cfg, &run)?;
             crate::say!("{}", super::output::report(&cfg, &run));
             Ok(())
         }
+        Command::Animate(args) => super::animate::run(&args),
+        Command::Sweep(args) => super::sweep::run(&args),
         Command::List => {
             for m in registry::models() {
                 crate::say!(
@@ -464,6 +567,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Inverse(a) => super::analysis::kinematic(&a, true),
         Command::Equilibrium(a) => super::analysis::equilibrium(&a),
         Command::Check(a) => super::analysis::check(&a),
+        #[cfg(feature = "builtin")]
         Command::Repro { table, out } => super::repro::run(&table, &out),
     }
 }

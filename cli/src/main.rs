@@ -1,10 +1,8 @@
-//! `mbsim`: simulate the models of `mbsim-models`, write CSV, a JSON summary and plots, list the
-//! models, print their generated kernels, and reproduce the thesis' tables. See
-//! `mbsim --help`; the implementation is the library of this crate (`mbsim_cli`).
+//! `mbsim`: the command set of `mbsim_cli` on the built-in catalog (`mbsim-models`): simulate,
+//! animate, sweep, analyse, list, print kernels, and reproduce the thesis' tables. See
+//! `mbsim --help`. A user's crate gets the same program for its own models with
+//! `mbsim_cli::cli_main!(ENTRIES)`.
 
 fn main() {
-    if let Err(e) = mbsim_cli::main_with(std::env::args().skip(1)) {
-        eprintln!("mbsim: error: {e}");
-        std::process::exit(1);
-    }
+    mbsim_cli::main(mbsim_models::catalog());
 }

@@ -1,6 +1,7 @@
 //! The files of `mbsim simulate`: `trajectory.csv` (one row per output time, the last exactly
 //! at t_end), `summary.json` (model, parameters, method, tolerances, counters, CPU times,
-//! maximum drifts) and, through [`super::plot`], the PNG plots; plus the one-paragraph report
+//! maximum drifts, the consistent initialization) and, through [`super::plot_grid`], the plots
+//! (PNG, and SVG with `--svg`); plus the one-paragraph report
 //! printed on stdout.
 //!
 //! CSV columns: `t`, the coordinate names, `<name>_dot`, `lambda_1 … lambda_{m+k}` (1-based, in
@@ -102,6 +103,9 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "h_min": s.h_range.0,
         "h_max": s.h_range.1,
         "initialization": {
+            "q0": run.init.q,
+            "v0": run.init.v,
+            "locked": cfg.state.lock,
             "iterations": run.init.iterations,
             "moved_q": run.init.moved_q,
             "moved_v": run.init.moved_v,
@@ -126,8 +130,7 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default();
     std::fs::write(&path, text + "\n").map_err(io_err(&path))?;
     if cfg.plots {
-        super::plot::coordinates(&cfg.out.join("coordinates.png"), cfg.model.name, run)?;
-        super::plot::drift(&cfg.out.join("drift.png"), cfg.model.name, run)?;
+        super::plot_grid::write_run(&cfg.out, cfg.model.name, run, &cfg.wrap, cfg.svg)?;
     }
     Ok(())
 }

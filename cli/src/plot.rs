@@ -1,6 +1,6 @@
 //! PNG line plots with `plotters` (bitmap backend, the vendored DejaVu Sans font registered
-//! once): the coordinates against t, and the drift on a log scale; [`lines`] is the one helper
-//! every plot of `simulate` and `repro` goes through.
+//! once): [`lines`] is the one-panel helper of `repro` and the analyses; `simulate`'s grouped
+//! figures are in [`super::plot_grid`].
 
 use std::path::Path;
 use std::sync::Once;
@@ -8,7 +8,6 @@ use std::sync::Once;
 use plotters::prelude::*;
 
 use super::AppError;
-use super::simulate::RunResult;
 
 /// The plot font (DejaVu Sans, Bitstream Vera licence: `assets/DejaVuSans-LICENSE.txt`).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
@@ -16,7 +15,8 @@ static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 /// Values below this are drawn at this value on log scales (exact zeros have no logarithm).
 pub const LOG_FLOOR: f64 = 1e-18;
 
-fn register_font() {
+/// Register the vendored font once per process (every plot calls this first).
+pub fn register_font() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // A font that fails to load only costs the labels, never the run.
@@ -147,70 +147,4 @@ fn draw(
     }
     root.present()?;
     Ok(())
-}
-
-/// The coordinates against t.
-pub fn coordinates(path: &Path, model: &str, run: &RunResult) -> Result<(), AppError> {
-    let series: Vec<Series> = run
-        .coordinates
-        .iter()
-        .enumerate()
-        .map(|(j, name)| Series {
-            name: name.to_string(),
-            points: run
-                .rec
-                .t
-                .iter()
-                .zip(&run.rec.q)
-                .map(|(&t, q)| (t, q[j]))
-                .collect(),
-        })
-        .collect();
-    let title = format!("{model}: coordinates");
-    lines(
-        path,
-        &PlotSpec {
-            title: &title,
-            x_label: "t",
-            y_label: "q",
-            log_y: false,
-        },
-        &series,
-    )
-}
-
-/// ‖Φ‖∞ and ‖Φ_q v + Φ_t‖∞ against t on a log scale.
-pub fn drift(path: &Path, model: &str, run: &RunResult) -> Result<(), AppError> {
-    let rec = &run.rec;
-    let series = vec![
-        Series {
-            name: "|phi|".into(),
-            points: rec
-                .t
-                .iter()
-                .zip(&rec.drift)
-                .map(|(&t, d)| (t, d.position))
-                .collect(),
-        },
-        Series {
-            name: "|phi_dot|".into(),
-            points: rec
-                .t
-                .iter()
-                .zip(&rec.drift)
-                .map(|(&t, d)| (t, d.velocity))
-                .collect(),
-        },
-    ];
-    let title = format!("{model}: constraint drift (output grid)");
-    lines(
-        path,
-        &PlotSpec {
-            title: &title,
-            x_label: "t",
-            y_label: "drift (inf-norm)",
-            log_y: true,
-        },
-        &series,
-    )
 }

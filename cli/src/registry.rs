@@ -1,11 +1,42 @@
-//! The models the `mbsim` command knows: the catalog of `mbsim-models` (each entry sits next to
-//! its model), looked up by name.
+//! The models the command knows: the entries handed to [`crate::main`] by the program that
+//! embeds the command set (a user's crate: its own models), or, in the built-in `mbsim`
+//! binary, the catalog of `mbsim-models` (each entry sits next to its model). Looked up by name.
+//!
+//! The entries are installed once per process, before any command runs ([`install`]); every
+//! command reads them through [`models`], so the command set is the same for every model list.
+
+use std::sync::OnceLock;
 
 pub use mbsim::runtime::catalog::ModelEntry;
 
+static MODELS: OnceLock<&'static [ModelEntry]> = OnceLock::new();
+
+/// Use `entries` as this process's models (the first call wins; later calls are ignored, so
+/// tests that call [`crate::main_with`] repeatedly with the same list are fine).
+pub fn install(entries: &'static [ModelEntry]) {
+    let _ = MODELS.set(entries);
+}
+
 /// Every model, in the order `mbsim list` shows them.
 pub fn models() -> &'static [ModelEntry] {
-    mbsim_models::catalog()
+    MODELS.get().copied().unwrap_or_else(builtin)
+}
+
+/// The built-in catalog (empty without the `builtin` feature).
+fn builtin() -> &'static [ModelEntry] {
+    #[cfg(feature = "builtin")]
+    return mbsim_models::catalog();
+    #[cfg(not(feature = "builtin"))]
+    return &[];
+}
+
+/// Models kept out of [`models`] because they cannot be simulated (defective on purpose, for
+/// `mbsim check`); only the built-in catalog has them.
+pub fn defective() -> &'static [ModelEntry] {
+    #[cfg(feature = "builtin")]
+    return mbsim_models::defective();
+    #[cfg(not(feature = "builtin"))]
+    return &[];
 }
 
 /// The model called `name`.

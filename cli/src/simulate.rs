@@ -34,6 +34,14 @@ pub struct RunResult {
     pub coordinates: &'static [&'static str],
     /// Number of constraint rows m + k.
     pub constraint_rows: usize,
+    /// Names of the constraint rows (multipliers are indexed like them).
+    pub constraint_names: Vec<String>,
+    /// What the consistent initialization did (printed before the report).
+    pub init_text: String,
+    /// Kinetic and potential energy at each sample, when the model states them.
+    pub energy: Option<Vec<(f64, f64)>>,
+    /// The accepted step points (t), in time order: the step sizes are their differences.
+    pub step_times: Vec<f64>,
 }
 
 /// The output grid 0, dt, 2 dt, … (< t_end) and exactly t_end.
@@ -144,26 +152,61 @@ pub fn integrate(
     })
 }
 
-/// Build the model of `cfg` with its parameters and make its initial guess consistent.
-pub fn prepare(cfg: &SimConfig) -> Result<(Box<dyn ConstrainedSystem>, InitReport), AppError> {
+/// The model of `cfg` with its parameters.
+pub fn build(cfg: &SimConfig) -> Result<Box<dyn ConstrainedSystem>, AppError> {
     let mut sys = (cfg.model.build)();
     for (name, value) in &cfg.params {
         sys.set_parameter(name, *value)?;
     }
-    let (q0, v0) = (cfg.model.initial)(sys.as_ref());
-    // Consistent to a tenth of atol (the integrator's own check of the initial state uses the
-    // smallest atol), and at least to the default 1e-12.
+    Ok(sys)
+}
+
+/// Build the model of `cfg` with its parameters and make its initial guess (with the
+/// requested overrides) consistent; the text says what moved.
+pub fn prepare(
+    cfg: &SimConfig,
+) -> Result<(Box<dyn ConstrainedSystem>, InitReport, String), AppError> {
+    let sys = build(cfg)?;
+    let guess = cfg
+        .state
+        .apply(sys.as_ref(), (cfg.model.initial)(sys.as_ref()))?;
+    let init = consistent(sys.as_ref(), &guess, cfg.atol)?;
+    let text = super::state::moved_text(sys.coordinate_names(), &init, &guess.locked);
+    Ok((sys, init, text))
+}
+
+/// The consistent state nearest to `guess`: to a tenth of atol (the integrator's own check
+/// of the initial state uses the smallest atol), and at least to the default 1e-12.
+pub fn consistent(
+    sys: &dyn ConstrainedSystem,
+    guess: &super::state::Guess,
+    atol: f64,
+) -> Result<InitReport, AppError> {
     let opts = InitOptions {
-        tol: (0.1 * cfg.atol).min(InitOptions::default().tol),
+        tol: (0.1 * atol).min(InitOptions::default().tol),
+        locked: guess.locked.clone(),
         ..InitOptions::default()
     };
-    let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &opts)?;
-    Ok((sys, init))
+    Ok(mbsim::runtime::initialize(
+        sys, 0.0, &guess.q, &guess.v, &opts,
+    )?)
+}
+
+/// Kinetic and potential energy at every sample of `rec`, when the model states them.
+fn energies(sys: &dyn ConstrainedSystem, rec: &Recorder) -> Option<Vec<(f64, f64)>> {
+    let energy = sys.as_energy()?;
+    let at = |i: usize| {
+        let (mut kinetic, mut potential) = ([0.0], [0.0]);
+        energy.kinetic_energy_into(rec.t[i], &rec.q[i], &rec.v[i], &mut kinetic);
+        energy.potential_energy_into(rec.t[i], &rec.q[i], &mut potential);
+        (kinetic[0], potential[0])
+    };
+    Some((0..rec.t.len()).map(at).collect())
 }
 
 /// Run the simulation `cfg` describes.
 pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
-    let (sys, init) = prepare(cfg)?;
+    let (sys, init, init_text) = prepare(cfg)?;
     let common = CommonOptions {
         stabilization: cfg.stabilization,
         datol: cfg.datol,
@@ -179,7 +222,12 @@ pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
         .iter()
         .map(|&n| (n, sys.parameter(n).unwrap_or(f64::NAN)))
         .collect();
+    let energy = energies(sys.as_ref(), &run.rec);
     Ok(RunResult {
+        energy,
+        step_times: run.step_drift.iter().map(|(t, _)| *t).collect(),
+        constraint_names: sys.constraint_names(),
+        init_text,
         rec: run.rec,
         stats: run.stats,
         max_drift_steps: run.max_drift_steps,

@@ -79,6 +79,17 @@ type Inputs<'a> = &'a [(Input, usize)];
 
 /// The tokens of the model's impl (and struct, if asked).
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
+    emit_tokens_drawn(model, kernels, None, options)
+}
+
+/// [`emit_tokens`] for a model that may draw itself: `drawing` is the body of its
+/// `impl Drawing` (from `frontend::draw::emit`), which also gets the `as_drawing` override.
+pub fn emit_tokens_drawn(
+    model: &Model,
+    kernels: &Kernels,
+    drawing: Option<TokenStream>,
+    options: &EmitOptions,
+) -> TokenStream {
     let name = ident(&model.name);
     let rt = &options.runtime_path;
     let fields: Vec<TokenStream> = model
@@ -101,6 +112,8 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
         .energy
         .is_some()
         .then(|| quote!(impl #rt::Energy for #name { #energy_fns }));
+    let views = views(kernels, drawing.is_some(), rt);
+    let drawing = drawing.map(|body| quote!(impl #rt::Drawing for #name { #body }));
     let names = constraint_names(model);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
@@ -153,11 +166,29 @@ pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> T
             #mass_sparsity
             #a_sparsity
             #names
+            #views
             #kernel_fns
         }
         #tangent
         #energy
+        #drawing
     }
+}
+
+/// The overrides of `as_tangents`, `as_energy` and `as_drawing` for the optional groups the
+/// model implements, so a `&dyn ConstrainedSystem` reaches them.
+fn views(kernels: &Kernels, drawing: bool, rt: &syn::Path) -> TokenStream {
+    let tangents = kernels
+        .tangents
+        .is_some()
+        .then(|| quote!(fn as_tangents(&self) -> Option<&dyn #rt::TangentSystem> { Some(self) }));
+    let energy = kernels
+        .energy
+        .is_some()
+        .then(|| quote!(fn as_energy(&self) -> Option<&dyn #rt::Energy> { Some(self) }));
+    let drawing =
+        drawing.then(|| quote!(fn as_drawing(&self) -> Option<&dyn #rt::Drawing> { Some(self) }));
+    quote!(#tangents #energy #drawing)
 }
 
 /// The formatted source of the model's impl (prettyplease), deterministic.
@@ -577,7 +608,7 @@ fn is_zero(model: &Model, e: ExprId) -> bool {
 
 /// How generated code reads a parameter from `self`: the field `m`, or for the member `m[3]`
 /// of an array parameter (`pub m: [f64; 41]`) the element `m[3]`.
-fn field_access(name: &str) -> TokenStream {
+pub(crate) fn field_access(name: &str) -> TokenStream {
     match crate::model::split_indexed(name) {
         Some((base, i)) => {
             let (base, i) = (ident(base), ulit(i));

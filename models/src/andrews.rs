@@ -83,6 +83,20 @@ use mbsim::runtime::catalog::ModelEntry;
         -m6 * u * zz * epsilon_dot.powi(2) * omega.cos(),
         m6 * u * zz * omega_dot * (omega_dot + 2.0 * epsilon_dot) * omega.cos(),
     ],
+    draw: {
+        points: [
+            O = (0.0, 0.0),
+            P = (rr * beta.cos(), rr * beta.sin()),
+            E = (rr * beta.cos() - d * beth.cos(), rr * beta.sin() - d * beth.sin()),
+            B = (xb, yb),
+            D = (xd, yd),
+            C = (xc, yc),
+            A = (xa, ya),
+            F = (xa + zt * delta.cos(), ya + zt * delta.sin()),
+            G = (xa + u * epsilon.sin(), ya - u * epsilon.cos()),
+        ],
+        segments: [(O, P), (P, E), (B, E), (B, D), (D, E), (D, C), (A, F), (F, E), (A, G), (G, E)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Andrews {

@@ -25,6 +25,15 @@ use mbsim::runtime::catalog::ModelEntry;
     ],
     mass: diag(j1, j2, m, m),
     force: [0.0, 0.0, 0.0, -m * g],
+    draw: {
+        points: [
+            O = (0.0, 0.0),
+            A = (r * theta.cos(), r * theta.sin()),
+            G = (x, y),
+            B = (x + (l - l1) * phi.cos(), y + (l - l1) * phi.sin()),
+        ],
+        segments: [(O, A), (A, G), (G, B)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrankSliderWu {

@@ -30,6 +30,15 @@ use mbsim::runtime::catalog::ModelEntry;
     potential: g * (m1 * l1 / 2.0 * theta1.sin()
         + m2 * (l1 * theta1.sin() + l2 / 2.0 * theta2.sin())
         + m3 * l3 / 2.0 * theta3.sin()),
+    draw: {
+        points: [
+            O = (0.0, 0.0),
+            A = (l1 * theta1.cos(), l1 * theta1.sin()),
+            B = (l0 + l3 * theta3.cos(), l3 * theta3.sin()),
+            C = (l0, 0.0),
+        ],
+        segments: [(O, A), (A, B), (B, C), (C, O)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct FourBarChangePoint {

@@ -26,6 +26,14 @@ use mbsim::runtime::catalog::ModelEntry;
         + j_crank / 2.0 * phi_dot.powi(2),
     potential: mass * g * (r2 + len / 2.0 * theta.sin()),
     force: [0.0, 0.0, 0.0, t.sin() - phi_dot],
+    draw: {
+        points: [
+            O = (0.0, 0.0),
+            A = (r1, r2),
+            B = (r1 + len * theta.cos(), r2 + len * theta.sin()),
+        ],
+        segments: [(O, A), (A, B)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct RigidSliderCrankCh5 {

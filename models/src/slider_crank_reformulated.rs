@@ -17,6 +17,14 @@ use mbsim::runtime::catalog::ModelEntry;
     kinetic: l.powi(2) / 2.0 * ((m1 + m2) * theta1_dot.powi(2) + m2 * theta2_dot.powi(2)
         + 2.0 * m2 * (theta2 - theta1).cos() * theta1_dot * theta2_dot),
     potential: (m1 + m2) * g * l * theta1.cos() + m2 * g * l * theta2.cos(),
+    draw: {
+        points: [
+            O = (0.0, 0.0),
+            A = (l * theta1.sin(), l * theta1.cos()),
+            B = (l * (theta1.sin() + theta2.sin()), l * (theta1.cos() + theta2.cos())),
+        ],
+        segments: [(O, A), (A, B)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct SliderCrankReformulated {

@@ -62,6 +62,16 @@ use mbsim::runtime::catalog::ModelEntry;
         fl * dy - m4 * g,
         fl * 2.0 * (-theta4.sin() * dx + theta4.cos() * dy),
     ],
+    draw: {
+        points: [
+            O = (x1, y1),
+            A = (x2 + 2.0 * theta2.cos(), y2 + 2.0 * theta2.sin()),
+            B = (x4, y4),
+            S = (x4 + 2.0 * theta4.cos(), y4 + 2.0 * theta4.sin()),
+            W = (x1 + 12.0 * theta1.cos(), y1 + 12.0 * theta1.sin()),
+        ],
+        segments: [(O, A), (A, B), (B, S), (S, W)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct SliderCrankTsda {

@@ -41,6 +41,10 @@ use mbsim::runtime::catalog::ModelEntry;
             + h * (2.0 * theta1_dot * theta2_dot + theta2_dot.powi(2)),
         -m2 * g * l2 * c12 / 2.0 - h * theta1_dot.powi(2),
     ],
+    draw: {
+        points: [O = (0.0, 0.0), A = (l1 * c1, l1 * theta1.sin()), B = (x2, y2)],
+        segments: [(O, A), (A, B)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct TwoArmRobot {

@@ -24,6 +24,10 @@ use mbsim::runtime::catalog::ModelEntry;
         + m2 * l2.powi(2) / 24.0 * w.powi(2),
     potential: m1 * g * l1 / 2.0 * theta1.sin()
         + m2 * g * (l1 * theta1.sin() + l2 / 2.0 * (theta1 + theta2).sin()),
+    draw: {
+        points: [O = (0.0, 0.0), A = (l1 * theta1.cos(), l1 * theta1.sin()), B = (x2, y2)],
+        segments: [(O, A), (A, B)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct TwoLink {

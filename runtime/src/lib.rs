@@ -28,6 +28,9 @@
 //! - `system.rs`: the kernel contract [`ConstrainedSystem`] (unchanged by the integrators);
 //!   `tangent.rs`: the optional [`TangentSystem`] and [`Energy`]; `table.rs`: any kernel by its
 //!   row of the one kernel table ([`table::call`]). All three are expanded from that table.
+//!   `drawing.rs`: the optional [`Drawing`] of planar models (points and segments for
+//!   animations); the `as_tangents`/`as_energy`/`as_drawing` views of `ConstrainedSystem` reach
+//!   the optional parts through a `&dyn ConstrainedSystem`.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation);
@@ -95,6 +98,7 @@ pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
 mod dense;
+pub mod drawing;
 mod drift;
 pub mod error;
 pub mod fixed_step;
@@ -119,6 +123,7 @@ pub mod tangent;
 
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
+pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{
     Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock,

@@ -198,4 +198,23 @@ pub trait ConstrainedSystem {
     fn constraint_index(&self, name: &str) -> Option<usize> {
         self.constraint_names().iter().position(|n| n == name)
     }
+
+    /// The model's tangent kernels, when it has them (`tangents: true`): generated code
+    /// overrides this with `Some(self)`, so a front end holding a `&dyn ConstrainedSystem` can
+    /// still reach them (exact Newton matrices, reduced-Newton equilibrium).
+    fn as_tangents(&self) -> Option<&dyn crate::tangent::TangentSystem> {
+        None
+    }
+
+    /// The model's kinetic and potential energy, when it states them (a Lagrangian model):
+    /// generated code overrides this with `Some(self)` (energy plots, energy checks).
+    fn as_energy(&self) -> Option<&dyn crate::tangent::Energy> {
+        None
+    }
+
+    /// What the model draws, when it declares it (`draw: { points: …, segments: … }`):
+    /// generated code overrides this with `Some(self)` (`mbsim animate`).
+    fn as_drawing(&self) -> Option<&dyn crate::drawing::Drawing> {
+        None
+    }
 }

@@ -27,6 +27,7 @@
 //! Everything is text and tokens; no file IO.
 
 pub mod assemble;
+pub mod draw;
 pub mod errors;
 pub mod family;
 pub mod file;
@@ -58,11 +59,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let spec: syntax::ModelSpec = syn::parse2(attr)?;
     let mut model = assemble::assemble(&spec, &parsed)?;
     let kernels = kernels::derive(&mut model);
+    let drawing = draw::lower(&spec, &mut model)?.map(|d| draw::emit(&model, &d));
     let options = match &spec.facade {
         Some(facade) => EmitOptions::default().with_facade(facade),
         None => EmitOptions::default(),
     };
     let mut out = parsed.to_token_stream();
-    out.extend(emit::emit_tokens(&model, &kernels, &options));
+    out.extend(emit::emit_tokens_drawn(&model, &kernels, drawing, &options));
     Ok(out)
 }

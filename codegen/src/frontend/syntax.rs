@@ -29,7 +29,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "coordinates",
     "bodies",
     "joints",
@@ -41,6 +41,7 @@ pub const KEYS: [&str; 11] = [
     "kinetic",
     "potential",
     "tangents",
+    "draw",
 ];
 
 /// One entry of the attribute body, in source order.
@@ -173,7 +174,14 @@ impl Parse for ModelSpec {
                     ));
                 }
                 input.parse::<Token![:]>()?;
-                Entry::Key(key, input.parse()?)
+                Entry::Key(
+                    key.clone(),
+                    if key == "draw" {
+                        super::draw::raw(input)?
+                    } else {
+                        input.parse()?
+                    },
+                )
             };
             entries.push(entry);
             if input.is_empty() {

@@ -336,6 +336,12 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
             ],
         })
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.len(), 6, "out has the wrong shape");
@@ -802,5 +808,40 @@ impl ::mbsim::__private::TangentSystem for Andrews {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.len(), 6, "out has the wrong shape");
         out.fill(0.0);
+    }
+}
+impl ::mbsim::__private::Drawing for Andrews {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "P", "E", "B", "D", "C", "A", "F", "G"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (3, 2), (3, 4), (4, 2), (4, 5), (6, 7), (7, 2), (6, 8), (8, 2)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(out.len(), 18, "out must have 2 entries per point ({})", 18);
+        let x0 = 0.007 * q[0].cos();
+        let x1 = 0.007 * q[0].sin();
+        let x2 = q[0] + q[1];
+        let x3 = q[2].cos();
+        let x4 = q[2].sin();
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = x0;
+        out[3] = x1;
+        out[4] = x0 - 0.028 * x2.cos();
+        out[5] = x1 - 0.028 * x2.sin();
+        out[6] = -0.03635;
+        out[7] = 0.03273;
+        out[8] = -0.03635 + 0.02 * x3 + 0.018 * x4;
+        out[9] = 0.03273 + 0.02 * x4 - 0.018 * x3;
+        out[10] = 0.014;
+        out[11] = 0.072;
+        out[12] = -0.06934;
+        out[13] = -0.00227;
+        out[14] = -0.06934 + 0.04 * q[4].cos();
+        out[15] = -0.00227 + 0.04 * q[4].sin();
+        out[16] = -0.06934 + 0.04 * q[6].sin();
+        out[17] = -0.00227 - 0.04 * q[6].cos();
     }
 }

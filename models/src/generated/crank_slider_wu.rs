@@ -162,6 +162,9 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
             nonzeros: &[(0, 0), (1, 1), (2, 2), (3, 3)],
         })
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.len(), 3, "out has the wrong shape");
@@ -286,5 +289,26 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
         gamma[0] = x3 * x7 + x5 * x8;
         gamma[1] = self.r * x0 * x7 + self.l1 * x2 * x8;
         gamma[2] = x2 * x6 * x8;
+    }
+}
+impl ::mbsim::__private::Drawing for CrankSliderWu {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "G", "B"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (2, 3)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
+        assert_eq!(out.len(), 8, "out must have 2 entries per point ({})", 8);
+        let x0 = self.l - self.l1;
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = self.r * q[0].cos();
+        out[3] = self.r * q[0].sin();
+        out[4] = q[2];
+        out[5] = q[3];
+        out[6] = q[2] + q[1].cos() * x0;
+        out[7] = q[3] + q[1].sin() * x0;
     }
 }

@@ -221,6 +221,12 @@ impl ::mbsim::__private::ConstrainedSystem for DeformableSliderCrank {
     fn constraint_names(&self) -> Vec<String> {
         ["crank_a_x", "crank_a_y", "slider_b"].iter().map(|s| s.to_string()).collect()
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 10, "q must have n = {} entries", 10);
         assert_eq!(out.len(), 3, "out has the wrong shape");

@@ -1283,6 +1283,9 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChain {
             .map(|s| s.to_string())
             .collect()
     }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 41, "q must have n = {} entries", 41);
         assert_eq!(out.len(), 40, "out has the wrong shape");

@@ -198,6 +198,12 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChangePoint {
     fn constraint_names(&self) -> Vec<String> {
         ["loop_x", "loop_y", "crank"].iter().map(|s| s.to_string()).collect()
     }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 3, "out has the wrong shape");
@@ -368,5 +374,25 @@ impl ::mbsim::__private::Energy for FourBarChangePoint {
             * (1.0 / 2.0 * x0 * self.m1
                 + self.m2 * (x0 + 1.0 / 2.0 * self.l2 * q[1].sin())
                 + 1.0 / 2.0 * self.l3 * self.m3 * q[2].sin());
+    }
+}
+impl ::mbsim::__private::Drawing for FourBarChangePoint {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B", "C"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (2, 3), (3, 0)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
+        assert_eq!(out.len(), 8, "out must have 2 entries per point ({})", 8);
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = self.l1 * q[0].cos();
+        out[3] = self.l1 * q[0].sin();
+        out[4] = self.l0 + self.l3 * q[2].cos();
+        out[5] = self.l3 * q[2].sin();
+        out[6] = self.l0;
+        out[7] = 0.0;
     }
 }

@@ -152,6 +152,9 @@ impl ::mbsim::__private::ConstrainedSystem for Me451Pendulum {
             nonzeros: &[(0, 0), (1, 1), (2, 2)],
         })
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 2, "out has the wrong shape");

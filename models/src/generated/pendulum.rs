@@ -106,6 +106,9 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
     fn constraint_names(&self) -> Vec<String> {
         ["rod"].iter().map(|s| s.to_string()).collect()
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 1, "out has the wrong shape");

@@ -146,6 +146,15 @@ impl ::mbsim::__private::ConstrainedSystem for RigidSliderCrankCh5 {
     fn constraint_names(&self) -> Vec<String> {
         ["crank_a_x", "crank_a_y", "slider_b"].iter().map(|s| s.to_string()).collect()
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
         assert_eq!(out.len(), 3, "out has the wrong shape");
@@ -411,5 +420,23 @@ impl ::mbsim::__private::Energy for RigidSliderCrankCh5 {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = 0.7853981633974483 * self.len * self.rho * self.g * self.dia.powi(2)
             * (q[1] + 1.0 / 2.0 * self.len * q[2].sin());
+    }
+}
+impl ::mbsim::__private::Drawing for RigidSliderCrankCh5 {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 4, "q must have n = {} entries", 4);
+        assert_eq!(out.len(), 6, "out must have 2 entries per point ({})", 6);
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = q[0];
+        out[3] = q[1];
+        out[4] = q[0] + self.len * q[2].cos();
+        out[5] = q[1] + self.len * q[2].sin();
     }
 }

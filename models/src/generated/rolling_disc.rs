@@ -149,6 +149,12 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
             nonzeros: &[(0, 0), (0, 4), (1, 1), (1, 4)],
         })
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 5, "q must have n = {} entries", 5);
         assert_eq!(out.len(), 0, "out has the wrong shape");

@@ -107,6 +107,12 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankReformulated {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 1, "out has the wrong shape");
@@ -220,5 +226,25 @@ impl ::mbsim::__private::Energy for SliderCrankReformulated {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = self.l * self.g * (self.m1 + self.m2) * q[0].cos()
             + self.m2 * self.l * self.g * q[1].cos();
+    }
+}
+impl ::mbsim::__private::Drawing for SliderCrankReformulated {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 6, "out must have 2 entries per point ({})", 6);
+        let x0 = q[0].sin();
+        let x1 = q[0].cos();
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = self.l * x0;
+        out[3] = self.l * x1;
+        out[4] = self.l * (x0 + q[1].sin());
+        out[5] = self.l * (x1 + q[1].cos());
     }
 }

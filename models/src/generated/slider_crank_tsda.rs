@@ -287,6 +287,12 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
             ],
         })
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.len(), 11, "out has the wrong shape");
@@ -883,5 +889,27 @@ impl ::mbsim::__private::TangentSystem for SliderCrankTsda {
         assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
         assert_eq!(out.len(), 11, "out has the wrong shape");
         out.fill(0.0);
+    }
+}
+impl ::mbsim::__private::Drawing for SliderCrankTsda {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B", "S", "W"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (2, 3), (3, 4)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 12, "q must have n = {} entries", 12);
+        assert_eq!(out.len(), 10, "out must have 2 entries per point ({})", 10);
+        out[0] = q[0];
+        out[1] = q[1];
+        out[2] = q[3] + 2.0 * q[5].cos();
+        out[3] = q[4] + 2.0 * q[5].sin();
+        out[4] = q[9];
+        out[5] = q[10];
+        out[6] = q[9] + 2.0 * q[11].cos();
+        out[7] = q[10] + 2.0 * q[11].sin();
+        out[8] = q[0] + 12.0 * q[2].cos();
+        out[9] = q[1] + 12.0 * q[2].sin();
     }
 }

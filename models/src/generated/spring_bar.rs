@@ -144,6 +144,12 @@ impl ::mbsim::__private::ConstrainedSystem for SpringBar {
     fn constraint_names(&self) -> Vec<String> {
         ["pin_x", "pin_y"].iter().map(|s| s.to_string()).collect()
     }
+    fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
+        Some(self)
+    }
+    fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 2, "out has the wrong shape");

@@ -129,6 +129,9 @@ impl ::mbsim::__private::ConstrainedSystem for TwoArmRobot {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 1, "out has the wrong shape");
@@ -269,5 +272,26 @@ impl ::mbsim::__private::ConstrainedSystem for TwoArmRobot {
         gamma[0] = self.l1 * x10 * x8 + self.l2 * x12 * x15
             + 2.0 * (x11 * v[0] + x13 * x14).powi(2)
             + 2.0 * x9 * ((-x4 * x8) + (-x6 * x15));
+    }
+}
+impl ::mbsim::__private::Drawing for TwoArmRobot {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 6, "out must have 2 entries per point ({})", 6);
+        let x0 = self.l1 * q[0].cos();
+        let x1 = self.l1 * q[0].sin();
+        let x2 = q[0] + q[1];
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = x0;
+        out[3] = x1;
+        out[4] = x0 + self.l2 * x2.cos();
+        out[5] = x1 + self.l2 * x2.sin();
     }
 }

@@ -129,6 +129,9 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLinkCase2 {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 1, "out has the wrong shape");
@@ -245,5 +248,26 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLinkCase2 {
         jacobian[(0, 1)] = x6;
         gamma[0] = self.l1 * q[0].sin() * x8 + self.l2 * x5.sin() * (v[0] + v[1]).powi(2)
             + 2.0 * x9 * x10.cos().powi(2) - 2.0 * x10.sin().powi(2) * x9;
+    }
+}
+impl ::mbsim::__private::Drawing for TwoLinkCase2 {
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
+        assert_eq!(out.len(), 6, "out must have 2 entries per point ({})", 6);
+        let x0 = self.l1 * q[0].cos();
+        let x1 = self.l1 * q[0].sin();
+        let x2 = q[0] + q[1];
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = x0;
+        out[3] = x1;
+        out[4] = x0 + self.l2 * x2.cos();
+        out[5] = x1 + self.l2 * x2.sin();
     }
 }

@@ -1,0 +1,201 @@
+//! `--config run.toml`: the options of a run in a small file; flags given on the command line
+//! override it. Unknown keys are errors that name the key (serde's `deny_unknown_fields`), so a
+//! typo never silently does nothing.
+//!
+//! ```toml
+//! [parameters]              # by name, like --param
+//! mom = 0.04
+//!
+//! [initial]
+//! q0 = [-0.0617, 0.0, 0.4553, 0.2227, 0.4873, -0.2227, 1.2305]   # whole vector (optional)
+//! q = { theta = 0.01 }      # single coordinates by name, after q0
+//! v = { beta = 10.0 }
+//! lock = ["beta"]           # kept fixed by the consistent initialization
+//!
+//! [method]                  # like --method, --stabilization, --rtol, …
+//! name = "rkstab"
+//! stabilization = "pstab"
+//! rtol = 1e-8
+//!
+//! [output]                  # like --t-end, --dt-out, --out, --svg, --wrap-angles
+//! t_end = 0.03
+//! dt_out = 1e-4
+//! out = "out/andrews"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use serde::Deserialize;
+
+use super::AppError;
+use super::cli::{Samples, SimulateArgs};
+use super::method::{Method, Stabilize};
+
+/// The whole file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// Runtime parameters by name.
+    #[serde(default)]
+    pub parameters: BTreeMap<String, f64>,
+    /// The initial state.
+    #[serde(default)]
+    pub initial: Initial,
+    /// The method and its options.
+    #[serde(default)]
+    pub method: MethodSection,
+    /// The output grid and files.
+    #[serde(default)]
+    pub output: OutputSection,
+}
+
+/// `[initial]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Initial {
+    /// Whole q0.
+    pub q0: Option<Vec<f64>>,
+    /// Whole v0.
+    pub v0: Option<Vec<f64>>,
+    /// Coordinates by name.
+    #[serde(default)]
+    pub q: BTreeMap<String, f64>,
+    /// Velocities by coordinate name.
+    #[serde(default)]
+    pub v: BTreeMap<String, f64>,
+    /// Locked coordinates.
+    #[serde(default)]
+    pub lock: Vec<String>,
+}
+
+/// `[method]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodSection {
+    /// `--method`.
+    pub name: Option<String>,
+    /// `--stabilization`.
+    pub stabilization: Option<String>,
+    /// `--rtol`.
+    pub rtol: Option<f64>,
+    /// `--atol`.
+    pub atol: Option<f64>,
+    /// `--datol`.
+    pub datol: Option<f64>,
+    /// `--h`.
+    pub h: Option<f64>,
+    /// `--order`.
+    pub order: Option<usize>,
+    /// `--alpha`.
+    pub alpha: Option<f64>,
+    /// `--beta`.
+    pub beta: Option<f64>,
+    /// `--samples`.
+    pub samples: Option<String>,
+    /// `--max-steps`.
+    pub max_steps: Option<usize>,
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// `--t-end`.
+    pub t_end: Option<f64>,
+    /// `--dt-out`.
+    pub dt_out: Option<f64>,
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--svg`.
+    pub svg: Option<bool>,
+    /// `--wrap-angles` (names; empty = every coordinate).
+    pub wrap_angles: Option<Vec<String>>,
+}
+
+/// Read and parse `path`.
+pub fn load(path: &Path) -> Result<FileConfig, AppError> {
+    let bad = |message: String| AppError::Config {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    toml::from_str(&text).map_err(|e| bad(e.to_string().trim_end().replace('\n', " | ")))
+}
+
+fn value<T: ValueEnum>(path: &Path, key: &str, text: &str) -> Result<T, AppError> {
+    T::from_str(text, true).map_err(|_| {
+        let known: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        AppError::Config {
+            path: path.to_path_buf(),
+            message: format!("`{key} = \"{text}\"` is not one of {}", known.join(", ")),
+        }
+    })
+}
+
+impl SimulateArgs {
+    /// These flags with the file's values where a flag was not given (flags win). Parameters:
+    /// the file's first, then the flags' (so a flag overrides the file for the same name).
+    pub fn with_file(mut self, path: &Path, file: FileConfig) -> Result<Self, AppError> {
+        let m = file.method;
+        if self.method.is_none()
+            && let Some(name) = &m.name
+        {
+            self.method = Some(value::<Method>(path, "method.name", name)?);
+        }
+        if self.stabilization.is_none()
+            && let Some(name) = &m.stabilization
+        {
+            self.stabilization = Some(value::<Stabilize>(path, "method.stabilization", name)?);
+        }
+        if self.samples.is_none()
+            && let Some(name) = &m.samples
+        {
+            self.samples = Some(value::<Samples>(path, "method.samples", name)?);
+        }
+        or(&mut self.rtol, m.rtol);
+        or(&mut self.atol, m.atol);
+        or(&mut self.datol, m.datol);
+        or(&mut self.h, m.h);
+        or(&mut self.order, m.order);
+        or(&mut self.alpha, m.alpha);
+        or(&mut self.beta, m.beta);
+        or(&mut self.max_steps, m.max_steps);
+        let o = file.output;
+        or(&mut self.t_end, o.t_end);
+        or(&mut self.dt_out, o.dt_out);
+        or(&mut self.out, o.out);
+        self.svg |= o.svg.unwrap_or(false);
+        or(&mut self.wrap_angles, o.wrap_angles);
+        let mut params: Vec<String> = file
+            .parameters
+            .iter()
+            .map(|(k, v)| format!("{k}={v:e}"))
+            .collect();
+        params.append(&mut self.params);
+        self.params = params;
+        let i = file.initial;
+        or(&mut self.q0, i.q0);
+        or(&mut self.v0, i.v0);
+        let mut q: Vec<String> = i.q.iter().map(|(k, v)| format!("{k}={v:e}")).collect();
+        q.append(&mut self.q);
+        self.q = q;
+        let mut v: Vec<String> = i.v.iter().map(|(k, v)| format!("{k}={v:e}")).collect();
+        v.append(&mut self.v);
+        self.v = v;
+        if self.lock.is_empty() {
+            self.lock = i.lock;
+        }
+        Ok(self)
+    }
+}
+
+fn or<T>(slot: &mut Option<T>, file: Option<T>) {
+    if slot.is_none() {
+        *slot = file;
+    }
+}

@@ -1,0 +1,325 @@
+//! The `draw` entry of a model: what a planar mechanism looks like, for animations.
+//!
+//! ```text
+//! draw: {
+//!     points: [O = (0.0, 0.0), A = (l * q1.cos(), l * q1.sin()), B = (x, 0.0)],
+//!     segments: [(O, A), (A, B)],
+//! }
+//! ```
+//! Each point is a name and a position `(x, y)` — expressions of `t`, the coordinates, the
+//! parameters, `let` bindings and `const`s, lowered by the same front end as the kernels (so
+//! the same functions, the same errors); a velocity is refused. Segments join two points by
+//! name; an unknown name is an error on that name, with "did you mean".
+//!
+//! The entry is read by `syntax.rs` as raw tokens (its braces are not a Rust expression) and
+//! lowered here after the model is built ([`lower`]), into the model's own pool, replaying the
+//! `let`/`const` entries so they are visible. [`emit`] prints the `impl Drawing` body
+//! (`point_names`, `segments`, `points_into` with the positions scheduled jointly, like a
+//! kernel); `emit.rs` adds the `as_drawing` override when there is one.
+
+use super::syntax::{Entry, ModelSpec};
+use crate::cse::Schedule;
+use crate::emit::ulit;
+use crate::emit_expr::{ExprEmitter, Prec};
+use crate::model::Model;
+use crate::pool::{ExprId, SymbolKind};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Token};
+
+/// The fields of a `draw` entry.
+const FIELDS: [&str; 2] = ["points", "segments"];
+
+/// The `draw: { … }` value as raw tokens, for `syntax.rs` (braces are not an expression).
+pub fn raw(input: ParseStream<'_>) -> syn::Result<Expr> {
+    let content;
+    let brace = syn::braced!(content in input);
+    let tokens: TokenStream = content.parse()?;
+    if tokens.is_empty() {
+        return Err(syn::Error::new(
+            brace.span.join(),
+            "`draw` needs `points: [...]` (and usually `segments: [...]`)",
+        ));
+    }
+    Ok(Expr::Verbatim(tokens))
+}
+
+/// A parsed `draw` entry.
+struct DrawSyntax {
+    points: Vec<(Ident, Expr, Expr)>,
+    segments: Vec<(Ident, Ident)>,
+}
+
+impl Parse for DrawSyntax {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let (mut points, mut segments) = (None, None);
+        while !input.is_empty() {
+            let field: Ident = input.parse()?;
+            input.parse::<Token![:]>()?;
+            let value: syn::ExprArray = input.parse()?;
+            let slot = match field.to_string().as_str() {
+                "points" => &mut points,
+                "segments" => &mut segments,
+                other => {
+                    let hint = super::suggest::did_you_mean(other, FIELDS);
+                    let msg = format!(
+                        "unknown field `{other}` of `draw`{hint} (fields: points, segments)"
+                    );
+                    return Err(syn::Error::new(field.span(), msg));
+                }
+            };
+            if slot.replace(value.elems).is_some() {
+                return Err(syn::Error::new(
+                    field.span(),
+                    format!("`{field}` is given twice"),
+                ));
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        let Some(points) = points else {
+            return Err(input.error("`draw` needs `points: [NAME = (x, y), ...]`"));
+        };
+        Ok(DrawSyntax {
+            points: points.iter().map(point).collect::<syn::Result<_>>()?,
+            segments: segments
+                .unwrap_or_default()
+                .iter()
+                .map(segment)
+                .collect::<syn::Result<_>>()?,
+        })
+    }
+}
+
+/// `NAME = (x, y)`.
+fn point(e: &Expr) -> syn::Result<(Ident, Expr, Expr)> {
+    let bad = || syn::Error::new(e.span(), "a point is `NAME = (x, y)`");
+    let Expr::Assign(a) = e else {
+        return Err(bad());
+    };
+    let name = plain_name(&a.left).ok_or_else(bad)?;
+    match &*a.right {
+        Expr::Tuple(t) if t.elems.len() == 2 => Ok((name, t.elems[0].clone(), t.elems[1].clone())),
+        other => Err(syn::Error::new(
+            other.span(),
+            "a point's position is a pair `(x, y)`",
+        )),
+    }
+}
+
+/// `(A, B)`.
+fn segment(e: &Expr) -> syn::Result<(Ident, Ident)> {
+    let bad = || syn::Error::new(e.span(), "a segment is a pair of point names `(A, B)`");
+    match e {
+        Expr::Tuple(t) if t.elems.len() == 2 => {
+            let a = plain_name(&t.elems[0]).ok_or_else(bad)?;
+            let b = plain_name(&t.elems[1]).ok_or_else(bad)?;
+            Ok((a, b))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn plain_name(e: &Expr) -> Option<Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    }
+}
+
+/// A lowered drawing: point names, positions `[x, y]` in the model's pool, segments.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The points' names, in declaration order.
+    pub names: Vec<String>,
+    /// Each point's `[x, y]`.
+    pub positions: Vec<[ExprId; 2]>,
+    /// Index pairs into `names`.
+    pub segments: Vec<(usize, usize)>,
+}
+
+/// The model's drawing, if the attribute has a `draw` entry: parsed, checked and lowered into
+/// `model.pool` (after the `let` and `const` entries are replayed so they are in scope).
+pub fn lower(spec: &ModelSpec, model: &mut Model) -> syn::Result<Option<Lowered>> {
+    let Some((_, value)) = spec.key("draw") else {
+        return Ok(None);
+    };
+    let tokens = match value {
+        Expr::Verbatim(tokens) => tokens.clone(),
+        other => quote!(#other),
+    };
+    let parsed: DrawSyntax = syn::parse2(tokens)?;
+    let names = point_names(&parsed)?;
+    let segments = segment_indices(&parsed, &names)?;
+    let mut lowerer = super::lower::Lowerer::default();
+    replay_bindings(spec, model, &mut lowerer)?;
+    let mut positions = Vec::new();
+    for (_, x, y) in &parsed.points {
+        positions.push([
+            lower_coordinate(model, &mut lowerer, x)?,
+            lower_coordinate(model, &mut lowerer, y)?,
+        ]);
+    }
+    Ok(Some(Lowered {
+        names,
+        positions,
+        segments,
+    }))
+}
+
+fn point_names(parsed: &DrawSyntax) -> syn::Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _, _) in &parsed.points {
+        let text = name.to_string();
+        if names.contains(&text) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("point `{text}` is declared twice"),
+            ));
+        }
+        names.push(text);
+    }
+    Ok(names)
+}
+
+fn segment_indices(parsed: &DrawSyntax, names: &[String]) -> syn::Result<Vec<(usize, usize)>> {
+    let index = |id: &Ident| {
+        let text = id.to_string();
+        names.iter().position(|n| *n == text).ok_or_else(|| {
+            let hint = super::suggest::did_you_mean(&text, names.iter().map(String::as_str));
+            let msg = format!(
+                "unknown point `{text}` in a segment{hint} (points: {})",
+                names.join(", ")
+            );
+            syn::Error::new(id.span(), msg)
+        })
+    };
+    parsed
+        .segments
+        .iter()
+        .map(|(a, b)| {
+            let (i, j) = (index(a)?, index(b)?);
+            if i == j {
+                let msg = format!("a segment joins two different points, not `{a}` with itself");
+                return Err(syn::Error::new(b.span(), msg));
+            }
+            Ok((i, j))
+        })
+        .collect()
+}
+
+/// The `let` and `const` entries again, in order, so a point may use them (already validated by
+/// the model's own lowering, so they lower without error).
+fn replay_bindings(
+    spec: &ModelSpec,
+    model: &mut Model,
+    lowerer: &mut super::lower::Lowerer,
+) -> syn::Result<()> {
+    for entry in &spec.entries {
+        match entry {
+            Entry::Let(name, value) => {
+                let e = lowerer.lower(&mut model.pool, value)?;
+                let mentions = lowerer.take_mentions();
+                lowerer.bind_let(&syn::ext::IdentExt::unraw(name).to_string(), e, mentions);
+            }
+            Entry::Const(name, value) => {
+                let e = lowerer.lower(&mut model.pool, value)?;
+                lowerer.take_mentions();
+                lowerer.bind_const(&syn::ext::IdentExt::unraw(name).to_string(), e);
+            }
+            Entry::LetFamily(family) => {
+                let key = syn::ext::IdentExt::unraw(&family.name).to_string();
+                let var = syn::ext::IdentExt::unraw(&family.var).to_string();
+                for k in lowerer.range(&mut model.pool, &family.range)? {
+                    let value = &family.value;
+                    let e = lowerer.with_index(&var, k, |lw| lw.lower(&mut model.pool, value))?;
+                    let mentions = lowerer.take_mentions();
+                    lowerer.bind_member(&key, k, e, mentions);
+                }
+            }
+            Entry::Key(..) => {}
+        }
+    }
+    Ok(())
+}
+
+/// One coordinate of a point; a velocity in it is an error on the velocity's token.
+fn lower_coordinate(
+    model: &mut Model,
+    lowerer: &mut super::lower::Lowerer,
+    e: &Expr,
+) -> syn::Result<ExprId> {
+    let id = lowerer.lower(&mut model.pool, e)?;
+    for (name, span) in lowerer.take_mentions() {
+        let kind = model
+            .pool
+            .lookup_symbol(&name)
+            .map(|s| model.pool.symbol_info(s).kind);
+        if matches!(kind, Some(SymbolKind::Velocity(_))) {
+            let msg = format!(
+                "a drawn point depends on t, the coordinates and the parameters, not on the velocity `{name}`"
+            );
+            return Err(syn::Error::new(span, msg));
+        }
+    }
+    Ok(id)
+}
+
+/// The items of `impl Drawing for <model>`: names, segments and `points_into`, whose positions
+/// are scheduled jointly (shared subexpressions computed once), like a kernel.
+pub fn emit(model: &Model, drawing: &Lowered) -> TokenStream {
+    let names = &drawing.names;
+    let pairs = drawing.segments.iter().map(|&(a, b)| {
+        let (a, b) = (ulit(a), ulit(b));
+        quote!((#a, #b))
+    });
+    let roots: Vec<ExprId> = drawing.positions.iter().flatten().copied().collect();
+    let schedule = Schedule::new(&model.pool, &roots);
+    let fields: Vec<TokenStream> = model
+        .parameters
+        .iter()
+        .map(|p| crate::emit::field_access(&p.name))
+        .collect();
+    let temp_names = schedule
+        .temps
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let name = format_ident!("x{i}");
+            (id, quote!(#name))
+        })
+        .collect();
+    let emitter = ExprEmitter {
+        pool: &model.pool,
+        schedule: &schedule,
+        temp_names,
+        param_fields: &fields,
+    };
+    let temps = schedule.temps.iter().map(|id| {
+        let name = &emitter.temp_names[id];
+        let (value, _) = emitter.node(*id);
+        quote!(let #name = #value;)
+    });
+    let stores = roots.iter().enumerate().map(|(i, &e)| {
+        let (i, value) = (ulit(i), emitter.at(e, Prec::Sum));
+        quote!(out[#i] = #value;)
+    });
+    let uses_time = model
+        .pool
+        .mentions_any(&roots, |s| matches!(s.kind, SymbolKind::Time));
+    let t = if uses_time { quote!(t) } else { quote!(_t) };
+    let (n, len) = (ulit(model.n()), ulit(roots.len()));
+    quote! {
+        fn point_names(&self) -> &'static [&'static str] { &[#(#names),*] }
+        fn segments(&self) -> &'static [(usize, usize)] { &[#(#pairs),*] }
+        fn points_into(&self, #t: f64, q: &[f64], out: &mut [f64]) {
+            assert_eq!(q.len(), #n, "q must have n = {} entries", #n);
+            assert_eq!(out.len(), #len, "out must have 2 entries per point ({})", #len);
+            #(#temps)*
+            #(#stores)*
+        }
+    }
+}
