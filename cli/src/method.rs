@@ -384,7 +384,12 @@ impl Integrator for Chosen {
             Chosen::Rkstab(m) => m.integrate_into(sys, problem, observer),
             Chosen::Abm(m) => m.integrate_into(sys, problem, observer),
             Chosen::Adams(m) => m.integrate_into(sys, problem, observer),
-            Chosen::Implicit(m) => m.integrate_into(sys, problem, observer),
+            // Exact Newton matrices from the tangent kernels when the model emits them
+            // (`tangents: true`), else finite differences through the `Integrator` path.
+            Chosen::Implicit(m) => match sys.as_tangents() {
+                Some(exact) => m.integrate_exact_into(exact, problem, observer),
+                None => m.integrate_into(sys, problem, observer),
+            },
         }
     }
 }

@@ -102,6 +102,8 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "samples": format!("{:?}", cfg.samples).to_lowercase(),
         "h_min": s.h_range.0,
         "h_max": s.h_range.1,
+        "kkt_pivot_spread_max": s.conditioning.map(|c| c.spread),
+        "kkt_pivot_spread_t": s.conditioning.map(|c| c.t),
         "initialization": {
             "q0": run.init.q,
             "v0": run.init.v,
@@ -135,13 +137,35 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A KKT pivot spread above this (≈ 1/√ε: half the digits of a solve at risk) is reported as a
+/// near-singular configuration.
+const SPREAD_WARNING: f64 = 1e8;
+
+/// The conditioning line of the report: the worst KKT pivot spread of the run, and a warning
+/// when it suggests a near-singular configuration.
+fn conditioning_line(run: &RunResult) -> String {
+    match run.stats.conditioning {
+        None => String::new(),
+        Some(c) if c.spread > SPREAD_WARNING => format!(
+            "\nwarning: near-singular configuration at t = {:.6}: KKT pivot spread {:.2e} \
+             (run `mbsim check` on the state there; the dependent rows are the suspects)",
+            c.t, c.spread
+        ),
+        Some(c) => format!(
+            "\nKKT pivot spread: worst {:.2e} at t = {:.6}",
+            c.spread, c.t
+        ),
+    }
+}
+
 /// The report printed after a run.
 pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     let s = &run.stats;
+    let conditioning = conditioning_line(run);
     format!(
         "{} on [0, {}] with {} + {}, {}, datol {:e}\n\
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\
-         max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}\n\
+         max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}{}\n\
          wrote {}",
         cfg.model.name,
         cfg.t_end,
@@ -164,6 +188,7 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         cfg.samples,
         run.max_drift_output.position,
         run.max_drift_output.velocity,
+        conditioning,
         cfg.out.display()
     )
 }

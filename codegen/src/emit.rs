@@ -548,6 +548,12 @@ fn accessors(model: &Model, fields: &[TokenStream], rt: &syn::Path) -> TokenStre
     let coords: Vec<&str> = model.coordinates.iter().map(|c| c.name.as_str()).collect();
     let params: Vec<&str> = model.parameters.iter().map(|p| p.name.as_str()).collect();
     let known = params.join(", ");
+    // A model without parameters never reads the value (an unused-variable warning otherwise).
+    let value = if params.is_empty() {
+        format_ident!("_value")
+    } else {
+        format_ident!("value")
+    };
     quote! {
         fn name(&self) -> &'static str { #name }
         fn coordinate_names(&self) -> &'static [&'static str] { &[#(#coords),*] }
@@ -555,12 +561,12 @@ fn accessors(model: &Model, fields: &[TokenStream], rt: &syn::Path) -> TokenStre
         fn parameter(&self, name: &str) -> Option<f64> {
             match name { #(#params => Some(self.#fields),)* _ => None }
         }
-        fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), #rt::ParameterError> {
+        fn set_parameter(&mut self, name: &str, #value: f64) -> Result<(), #rt::ParameterError> {
             // One arm per parameter returning `Ok` (non-finite values rejected): no code after
             // the match, which would be unreachable (a warning in the user's crate) for a model
             // without parameters.
             match name {
-                #(#params => { self.#fields = #rt::ParameterError::finite(#name, #params, value)?; Ok(()) })*
+                #(#params => { self.#fields = #rt::ParameterError::finite(#name, #params, #value)?; Ok(()) })*
                 _ => Err(#rt::ParameterError::Unknown { model: #name, name: name.to_string(), known: #known.to_string() }),
             }
         }

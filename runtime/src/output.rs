@@ -131,7 +131,8 @@ pub struct Stats {
     pub h_range: (f64, f64),
     /// The worst pivot spread of the dynamics' KKT factorizations over the run and its time
     /// ([`crate::kkt::Conditioning`]); `None` for methods that do not solve the KKT system per
-    /// evaluation (the implicit methods factor their Newton matrix instead).
+    /// evaluation (the implicit methods factor their Newton matrix instead, HPIM and NPC their own
+    /// λ systems).
     pub conditioning: Option<crate::kkt::Conditioning>,
     /// Method-specific counters.
     pub extra: Extra,

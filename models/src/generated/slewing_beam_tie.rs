@@ -29,7 +29,7 @@ impl ::mbsim::__private::ConstrainedSystem for SlewingBeamTie {
     fn set_parameter(
         &mut self,
         name: &str,
-        value: f64,
+        _value: f64,
     ) -> Result<(), ::mbsim::__private::ParameterError> {
         match name {
             _ => {
