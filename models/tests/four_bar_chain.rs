@@ -37,6 +37,11 @@ fn compare(what: &str, got: &[f64], want: &[f64]) {
     }
 }
 
+/// A vector kernel of (q, v) at t = 0, by name in the comparison table.
+type VectorKernel = fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut [f64]);
+/// A matrix kernel of (q, v) at t = 0.
+type MatrixKernel = fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut DMatrix<f64>);
+
 #[test]
 fn crank_angle_kernels_match_the_hand_written_chain() {
     let generated = FourBarChain::unit();
@@ -47,11 +52,7 @@ fn crank_angle_kernels_match_the_hand_written_chain() {
     for _ in 0..4 {
         let q = rng.vec(n, -3.0, 3.0);
         let v = rng.vec(n, -2.0, 2.0);
-        let vectors: [(
-            &str,
-            usize,
-            fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut [f64]),
-        ); 3] = [
+        let vectors: [(&str, usize, VectorKernel); 3] = [
             ("phi", m, |s, q, _, o| s.phi_into(0.0, q, o)),
             ("gamma", m, |s, q, v, o| s.gamma_into(0.0, q, v, o)),
             ("force", n, |s, q, v, o| s.force_into(0.0, q, v, o)),
@@ -62,11 +63,7 @@ fn crank_angle_kernels_match_the_hand_written_chain() {
             f(&oracle, &q, &v, &mut want);
             compare(what, &got, &want);
         }
-        let matrices: [(
-            &str,
-            usize,
-            fn(&dyn ConstrainedSystem, &[f64], &[f64], &mut DMatrix<f64>),
-        ); 3] = [
+        let matrices: [(&str, usize, MatrixKernel); 3] = [
             ("phi_q", m, |s, q, _, o| {
                 s.phi_q_into(0.0, q, o.as_view_mut())
             }),
