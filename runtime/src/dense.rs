@@ -6,6 +6,19 @@
 
 use crate::tableau::D;
 
+/// The cubic Hermite basis (h00, h10, h01, h11) at θ = (t − t_n)/h: the continuous extension
+/// of the constant-step and implicit methods from the values and derivatives at both ends,
+/// x(θ) = h00 x_n + h10 h ẋ_n + h01 x_{n+1} + h11 h ẋ_{n+1}.
+pub(crate) fn hermite_basis(th: f64) -> [f64; 4] {
+    let (th2, th3) = (th * th, th * th * th);
+    [
+        2.0 * th3 - 3.0 * th2 + 1.0,
+        th3 - 2.0 * th2 + th,
+        3.0 * th2 - 2.0 * th3,
+        th3 - th2,
+    ]
+}
+
 /// Interpolation coefficients of the last accepted step.
 #[derive(Clone, Debug)]
 pub(crate) struct DenseOutput {

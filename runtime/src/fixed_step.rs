@@ -177,11 +177,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
             self.f_end_ready = true;
         }
         let th = (t - self.t_prev) / h;
-        let (th2, th3) = (th * th, th * th * th);
-        let h00 = 2.0 * th3 - 3.0 * th2 + 1.0;
-        let h10 = th3 - 2.0 * th2 + th;
-        let h01 = 3.0 * th2 - 2.0 * th3;
-        let h11 = th3 - th2;
+        let [h00, h10, h01, h11] = crate::dense::hermite_basis(th);
         for c in 0..out.len() {
             out[c] = h00 * self.z_prev[c]
                 + h10 * h * self.f_prev[c]

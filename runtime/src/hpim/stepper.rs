@@ -291,9 +291,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
         let n = out.len() / 2;
         let h = self.h_prev;
         let th = (t - self.t_prev) / h;
-        let (th2, th3) = (th * th, th * th * th);
-        let (h00, h10) = (2.0 * th3 - 3.0 * th2 + 1.0, th3 - 2.0 * th2 + th);
-        let (h01, h11) = (3.0 * th2 - 2.0 * th3, th3 - th2);
+        let [h00, h10, h01, h11] = crate::dense::hermite_basis(th);
         for c in 0..out.len() {
             let (f0, f1) = if c < n {
                 (self.z_prev[n + c], self.z[n + c])

@@ -288,11 +288,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
     fn interpolate(&mut self, _sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
         let h = self.h_prev;
         let th = (t - self.t_prev) / h;
-        let (th2, th3) = (th * th, th * th * th);
-        let h00 = 2.0 * th3 - 3.0 * th2 + 1.0;
-        let h10 = th3 - 2.0 * th2 + th;
-        let h01 = 3.0 * th2 - 2.0 * th3;
-        let h11 = th3 - th2;
+        let [h00, h10, h01, h11] = crate::dense::hermite_basis(th);
         let n = self.start.qdd.len();
         let (z0, z1) = (&self.prev.z, &self.start.z);
         for i in 0..n {
