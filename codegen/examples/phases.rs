@@ -1,4 +1,6 @@
-//! Time the phases of generation for the closed chain: `cargo run --release -p codegen --example phases -- 60`.
+//! Time the phases of generation for the closed chain (`LAGRANGE=1`: the n-link pendulum from
+//! its Lagrangian, `BODIES=1`: the same pendulum as bodies):
+//! `cargo run --release -p mbsim-codegen --example phases -- 60`.
 use mbsim_codegen::{cse::Schedule, emit, fixtures, kernels};
 use std::time::Instant;
 
@@ -15,6 +17,8 @@ fn main() {
         let t0 = Instant::now();
         let mut model = if std::env::var("LAGRANGE").is_ok() {
             fixtures::n_link_pendulum(n)
+        } else if std::env::var("BODIES").is_ok() {
+            fixtures::n_link_pendulum_bodies(n)
         } else {
             fixtures::closed_chain(n)
         };
@@ -36,8 +40,11 @@ fn main() {
         let t5 = Instant::now();
         let text = prettyplease::unparse(&file);
         let t6 = Instant::now();
+        if let Ok(path) = std::env::var("OUT") {
+            std::fs::write(path, &text).expect("write the emitted source");
+        }
         println!(
-            "n={n} build {:?} derive {:?} cse {:?} ({} temps, {} nodes) tokens {:?} syn {:?} pretty {:?} ({} bytes)",
+            "n={n} build {:?} derive {:?} cse {:?} ({} temps, {} nodes) tokens {:?} syn {:?} pretty {:?} ({} bytes, {} lines)",
             t1 - t0,
             t2 - t1,
             t3 - t2,
@@ -46,7 +53,8 @@ fn main() {
             t4 - t3,
             t5 - t4,
             t6 - t5,
-            text.len()
+            text.len(),
+            text.lines().count()
         );
     }
 }

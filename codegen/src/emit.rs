@@ -464,31 +464,62 @@ fn input_plumbing(inputs: Inputs<'_>) -> (TokenStream, TokenStream) {
 /// Statements per part of a split kernel.
 const PART_STATEMENTS: usize = 400;
 
-/// One assignment per structurally nonzero output entry.
+/// One assignment per structurally nonzero output entry; a large, dense, symmetric matrix gets
+/// its upper triangle assigned and the lower one mirrored by a loop (see [`mirrored`]).
 fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> Vec<TokenStream> {
-    outputs
-        .iter()
-        .flat_map(|o| {
-            o.entries
-                .iter()
-                .enumerate()
-                .filter(|&(_, &e)| !is_zero(model, e))
-                .map(move |(i, &e)| {
-                    let value = emitter.at(e, Prec::Sum);
-                    let binding = &o.binding;
-                    match o.shape {
-                        Shape::Vector(_) => {
-                            let i = ulit(i);
-                            quote!(#binding[#i] = #value;)
-                        }
-                        Shape::Matrix(_, cols) => {
-                            let (r, c) = (ulit(i / cols), ulit(i % cols));
-                            quote!(#binding[(#r, #c)] = #value;)
-                        }
-                    }
-                })
-        })
-        .collect()
+    let mut statements = Vec::new();
+    for o in outputs {
+        let binding = &o.binding;
+        let mirror = mirrored(model, o);
+        for (i, &e) in o.entries.iter().enumerate() {
+            if is_zero(model, e) {
+                continue;
+            }
+            let value = || emitter.at(e, Prec::Sum);
+            statements.push(match o.shape {
+                Shape::Vector(_) => {
+                    let (i, value) = (ulit(i), value());
+                    quote!(#binding[#i] = #value;)
+                }
+                Shape::Matrix(_, cols) if mirror && i % cols < i / cols => continue,
+                Shape::Matrix(_, cols) => {
+                    let (r, c, value) = (ulit(i / cols), ulit(i % cols), value());
+                    quote!(#binding[(#r, #c)] = #value;)
+                }
+            });
+        }
+        if let (true, Shape::Matrix(rows, _)) = (mirror, o.shape) {
+            let n = ulit(rows);
+            statements.push(quote! {
+                // The lower triangle mirrors the upper one (the matrix is symmetric).
+                for i in 1..#n { for j in 0..i { #binding[(i, j)] = #binding[(j, i)]; } }
+            });
+        }
+    }
+    statements
+}
+
+/// Whether a square output is symmetric entry by entry (the same expression) and large and
+/// dense enough that mirroring its lower triangle in a loop saves code: at least 64 nonzero
+/// entries below the diagonal, filling at least half of it (the mass matrices of bodies in
+/// relative coordinates; the small models' kernels keep one assignment per entry).
+fn mirrored(model: &Model, o: &Output) -> bool {
+    let Shape::Matrix(rows, cols) = o.shape else {
+        return false;
+    };
+    if rows != cols {
+        return false;
+    }
+    let at = |i: usize, j: usize| o.entries[i * cols + j];
+    let lower = (1..rows).flat_map(|i| (0..i).map(move |j| (i, j)));
+    let mut nonzero = 0;
+    for (i, j) in lower {
+        if at(i, j) != at(j, i) {
+            return false;
+        }
+        nonzero += usize::from(!is_zero(model, at(i, j)));
+    }
+    nonzero >= 64 && 2 * nonzero >= rows * (rows - 1) / 2
 }
 
 /// Parameters, shape assertions and zero fills for a kernel's outputs.

@@ -5,6 +5,7 @@
 //! They are built with the pool constructors, independently of the Python oracles
 //! (`tests/oracle/kernels.py`), which define the same constraints in SymPy/SymEngine.
 
+use crate::bodies::{Bodies, RigidBody};
 use crate::lagrange::{self, Lagrangian};
 use crate::model::{Model, ModelBuilder};
 use crate::pool::{ExprId, Func, Pool};
@@ -469,26 +470,20 @@ pub fn node_zoo() -> Model {
 /// M and Q are derived by [`crate::lagrange::derive`] (the model-authoring benchmark fixture).
 pub fn n_link_pendulum(n: usize) -> Model {
     let mut b = ModelBuilder::new(&format!("NLinkPendulum{n}"));
-    let (q, v): (Vec<ExprId>, Vec<ExprId>) =
-        (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
-    let m: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("m{i}"))).collect();
-    let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
-    let g = b.parameter("g");
+    let chain = NLink::declare(&mut b, n);
     let time = b.time();
     let pool = b.pool();
-    let rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
+    let rates: Vec<(ExprId, ExprId)> = chain
+        .q
+        .iter()
+        .copied()
+        .zip(chain.v.iter().copied())
+        .collect();
     let along_v = pool.direction(&rates);
-    let (half, twelfth) = (pool.rational(1, 2), pool.rational(1, 12));
-    let (mut angle, mut jx, mut jy) = (pool.zero(), pool.zero(), pool.zero());
+    let twelfth = pool.rational(1, 12);
+    let half = pool.rational(1, 2);
     let (mut kinetic, mut potential) = (Vec::new(), Vec::new());
-    for i in 0..n {
-        angle = pool.add2(angle, q[i]);
-        let (c, s) = (pool.func(Func::Cos, angle), pool.func(Func::Sin, angle));
-        let half_l = pool.mul2(half, l[i]);
-        let (hx, hy) = (pool.mul2(half_l, c), pool.mul2(half_l, s));
-        let (cx, cy) = (pool.add2(jx, hx), pool.add2(jy, hy));
-        let (lx, ly) = (pool.mul2(l[i], c), pool.mul2(l[i], s));
-        (jx, jy) = (pool.add2(jx, lx), pool.add2(jy, ly));
+    for (i, [cx, cy, angle]) in chain.placements(pool).into_iter().enumerate() {
         let (vx, vy, w) = (
             pool.directional(cx, along_v),
             pool.directional(cy, along_v),
@@ -498,20 +493,20 @@ pub fn n_link_pendulum(n: usize) -> Model {
             pool.powi(vx, 2),
             pool.powi(vy, 2),
             pool.powi(w, 2),
-            pool.powi(l[i], 2),
+            pool.powi(chain.l[i], 2),
         );
         let speed2 = pool.add2(vx2, vy2);
-        kinetic.push(pool.mul(&[half, m[i], speed2]));
-        kinetic.push(pool.mul(&[half, twelfth, m[i], l2, w2]));
-        potential.push(pool.mul(&[m[i], g, cy]));
+        kinetic.push(pool.mul(&[half, chain.m[i], speed2]));
+        kinetic.push(pool.mul(&[half, twelfth, chain.m[i], l2, w2]));
+        potential.push(pool.mul(&[chain.m[i], chain.g, cy]));
     }
     let (kinetic, potential) = (pool.add(&kinetic), pool.add(&potential));
     let zero = pool.zero();
     let nonconservative = vec![zero; n];
     let lagrangian = Lagrangian {
         time,
-        q: &q,
-        v: &v,
+        q: &chain.q,
+        v: &chain.v,
         kinetic,
         potential,
         nonconservative: &nonconservative,
@@ -519,4 +514,80 @@ pub fn n_link_pendulum(n: usize) -> Model {
     let eom = lagrange::derive(pool, &lagrangian).expect("a mechanical Lagrangian");
     b.mass(eom.mass).force(&eom.force);
     b.build().expect("the n-link pendulum is valid")
+}
+
+/// The same n-link pendulum as rigid bodies ([`crate::bodies`]): each rod placed by its centre
+/// of mass and angle, gravity as a force −m g at the centre of mass; M and Q in the structured
+/// (composite) form. Mathematically equal to [`n_link_pendulum`].
+pub fn n_link_pendulum_bodies(n: usize) -> Model {
+    let mut b = ModelBuilder::new(&format!("NLinkPendulumBodies{n}"));
+    let chain = NLink::declare(&mut b, n);
+    let time = b.time();
+    let pool = b.pool();
+    let (zero, twelfth) = (pool.zero(), pool.rational(1, 12));
+    let bodies: Vec<RigidBody> = chain
+        .placements(pool)
+        .into_iter()
+        .enumerate()
+        .map(|(i, placement)| {
+            let l2 = pool.powi(chain.l[i], 2);
+            let weight = pool.mul(&[chain.m[i], chain.g]);
+            RigidBody {
+                name: format!("rod{}", i + 1),
+                mass: chain.m[i],
+                inertia: pool.mul(&[twelfth, chain.m[i], l2]),
+                placement,
+                load: [zero, pool.neg(weight), zero],
+            }
+        })
+        .collect();
+    let extra = vec![zero; n];
+    let system = Bodies {
+        time,
+        q: &chain.q,
+        v: &chain.v,
+        bodies: &bodies,
+        extra: &extra,
+    };
+    let structured = crate::bodies::derive(pool, &system).expect("placements free of velocities");
+    b.mass(structured.eom.mass).force(&structured.eom.force);
+    b.build().expect("the n-link pendulum in bodies is valid")
+}
+
+/// The coordinates and parameters of the n-link pendulum.
+struct NLink {
+    q: Vec<ExprId>,
+    v: Vec<ExprId>,
+    m: Vec<ExprId>,
+    l: Vec<ExprId>,
+    g: ExprId,
+}
+
+impl NLink {
+    fn declare(b: &mut ModelBuilder, n: usize) -> NLink {
+        let (q, v): (Vec<ExprId>, Vec<ExprId>) =
+            (1..=n).map(|i| b.coordinate(&format!("q{i}"))).unzip();
+        let m: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("m{i}"))).collect();
+        let l: Vec<ExprId> = (1..=n).map(|i| b.parameter(&format!("l{i}"))).collect();
+        let g = b.parameter("g");
+        NLink { q, v, m, l, g }
+    }
+
+    /// Rod i's centre of mass and angle: a_i = q1 + … + q_i,
+    /// c_i = Σ_{j<i} l_j e(a_j) + (l_i/2) e(a_i).
+    fn placements(&self, pool: &mut Pool) -> Vec<[ExprId; 3]> {
+        let half = pool.rational(1, 2);
+        let (mut angle, mut jx, mut jy) = (pool.zero(), pool.zero(), pool.zero());
+        let mut out = Vec::with_capacity(self.q.len());
+        for i in 0..self.q.len() {
+            angle = pool.add2(angle, self.q[i]);
+            let (c, s) = (pool.func(Func::Cos, angle), pool.func(Func::Sin, angle));
+            let half_l = pool.mul2(half, self.l[i]);
+            let (hx, hy) = (pool.mul2(half_l, c), pool.mul2(half_l, s));
+            out.push([pool.add2(jx, hx), pool.add2(jy, hy), angle]);
+            let (lx, ly) = (pool.mul2(self.l[i], c), pool.mul2(self.l[i], s));
+            (jx, jy) = (pool.add2(jx, lx), pool.add2(jy, ly));
+        }
+        out
+    }
 }

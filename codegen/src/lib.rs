@@ -6,6 +6,7 @@
 //! proc-macro and `cargo xtask` are the front ends.
 #![warn(missing_docs)]
 
+pub mod bodies;
 mod construct;
 pub mod cse;
 pub mod diff;
