@@ -6,11 +6,10 @@
 
 mod common;
 
-use common::{Rng, State, assert_entry};
+use common::{Rng, State, assert_entry, same_kernels};
+use mbsim_codegen::kernels::derive;
 use mbsim_codegen::Model;
 use mbsim_codegen::frontend::{self, file};
-use mbsim_codegen::kernels::derive;
-use mbsim_kernel_table::KERNELS;
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
@@ -27,57 +26,12 @@ fn original(source: &str, name: &str) -> (Model, TokenStream) {
     )
 }
 
-/// Every kernel of `a` and `b` at random states (parameters in [0.5, 2), so lengths stay
-/// positive). The two build algebraically equal expressions with the same canonical
-/// constructors, but the terms of a sum may be built in another order (a hand-written row
-/// `x1 - x2 + theta2.cos()` against the joint's P_i − P_j), so a value may differ by the
-/// rounding of a reordered sum: a few ulps of its largest term. Terms are O(10²) at most here
-/// (the TSDA's k = 1000 is drawn in [0.5, 2) too), so 1e-13 · (1 + |w|) bounds that and is
-/// orders below any wrong term.
-fn same_kernels(a: &mut Model, b: &mut Model, seed: u64) {
-    assert_eq!(a.n(), b.n(), "n");
-    assert_eq!(a.parameters.len(), b.parameters.len(), "parameters");
-    a.tangents = true;
-    b.tangents = true;
-    let (ka, kb) = (derive(a), derive(b));
-    let mut rng = Rng::new(seed);
-    let n = a.n();
-    for _ in 0..5 {
-        let state = State {
-            t: rng.unit(),
-            q: rng.vec(n, -2.0, 2.0),
-            v: rng.vec(n, -1.0, 1.0),
-            p: rng.vec(a.parameters.len(), 0.5, 2.0),
-        };
-        let (mut ea, mut eb) = (state.env(a), state.env(b));
-        let m = a.holonomic.len() + a.nonholonomic.len();
-        for (i, x) in rng.vec(m, -1.0, 1.0).into_iter().enumerate() {
-            for (model, env) in [(&*a, &mut ea), (&*b, &mut eb)] {
-                let lambda = model.pool.lookup_symbol(&format!("lambda[{i}]"));
-                if let Some(s) = lambda {
-                    env.set_sym(s, x);
-                }
-            }
-        }
-        for (i, x) in rng.vec(n, -1.0, 1.0).into_iter().enumerate() {
-            for (model, env) in [(&*a, &mut ea), (&*b, &mut eb)] {
-                if let Some(s) = model.pool.lookup_symbol(&format!("w[{i}]")) {
-                    env.set_sym(s, x);
-                }
-            }
-        }
-        for spec in KERNELS {
-            let (Some(x), Some(y)) = (ka.entries(spec.id), kb.entries(spec.id)) else {
-                continue;
-            };
-            let (vx, vy) = (a.pool.eval_many(x, &ea), b.pool.eval_many(y, &eb));
-            assert_eq!(vx.len(), vy.len(), "{}: shapes", spec.name);
-            for (i, (p, q)) in vx.iter().zip(&vy).enumerate() {
-                assert_entry(spec.name, i, *p, *q, 1e-13 * (1.0 + q.abs()));
-            }
-        }
-    }
-}
+/// `same_kernels` tolerance for the planar re-expressions: a hand-written row
+/// `x1 - x2 + theta2.cos()` against the joint's P_i − P_j sums its terms in another order, so a
+/// value may differ by a few ulps of its largest term. Terms are O(10²) at most here (the
+/// TSDA's k = 1000 is drawn in [0.5, 2) too), so 1e-13 · (1 + |w|) bounds that and is orders
+/// below any wrong term.
+const REORDERED: f64 = 1e-13;
 
 #[test]
 fn haug_pendulum_as_a_body() {
@@ -91,7 +45,7 @@ fn haug_pendulum_as_a_body() {
         loads: [gravity([0.0, -g])],
     );
     let mut planar = frontend::model(attr, item).expect("planar model");
-    same_kernels(&mut planar, &mut hand, 16);
+    same_kernels(&mut planar, &mut hand, 16, REORDERED);
     assert_eq!(planar.constraint_names(), ["pin_x", "pin_y"]);
 }
 
@@ -113,7 +67,7 @@ fn me451_pendulum_as_a_body() {
         ],
     );
     let mut planar = frontend::model(attr, item).expect("planar model");
-    same_kernels(&mut planar, &mut hand, 15);
+    same_kernels(&mut planar, &mut hand, 15, REORDERED);
 }
 
 #[test]
@@ -144,7 +98,7 @@ fn slider_crank_tsda_as_bodies() {
         ],
     );
     let mut planar = frontend::model(attr, item).expect("planar model");
-    same_kernels(&mut planar, &mut hand, 44);
+    same_kernels(&mut planar, &mut hand, 44, REORDERED);
     assert_eq!(
         planar.constraint_names(),
         [

@@ -10,6 +10,7 @@
 use super::errors::{Row, at, at_mention, map_model_error};
 use super::family::{self, Item};
 use super::lower::Lowerer;
+use super::placed;
 use super::planar;
 use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
@@ -38,17 +39,27 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let mut coordinates: Vec<(String, Span)> = Vec::new();
     let declared_bodies = match spec.key("bodies") {
         Some((key, value)) => {
-            if let Some((k, _)) = spec.key("coordinates") {
-                let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates`";
-                return Err(syn::Error::new(k.span(), msg));
-            }
             let declared = planar::declare(&mut consts.lowerer, &mut consts.pool, value)?;
-            for (name, _) in &declared {
-                for s in ["x", "y", "phi"] {
-                    coordinates.push((planar::suffixed(name, s), key.span()));
+            let placed = declared.iter().any(|(_, item)| planar::is_placed(item));
+            match (placed, spec.key("coordinates")) {
+                (false, Some((k, _))) => {
+                    let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates` (or place every body by expressions of them, `body(m, j, [x, y, phi])`)";
+                    return Err(syn::Error::new(k.span(), msg));
+                }
+                (true, None) => {
+                    let msg = "bodies placed by `[x, y, phi]` are placed by expressions of the coordinates: declare them, `coordinates: [q1, q2, …]`";
+                    return Err(syn::Error::new(key.span(), msg));
+                }
+                (true, Some(_)) => {}
+                (false, None) => {
+                    for (name, _) in &declared {
+                        for s in ["x", "y", "phi"] {
+                            coordinates.push((planar::suffixed(name, s), key.span()));
+                        }
+                    }
                 }
             }
-            Some(declared)
+            Some((declared, placed))
         }
         None => None,
     };
@@ -166,7 +177,9 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             )?,
         }
     }
-    if let Some(declared) = declared_bodies {
+    if let Some((declared, true)) = &declared_bodies {
+        parts.placed(spec, declared, &mut builder, &mut lowerer, &mut rows, (&q, &v))?;
+    } else if let Some((declared, false)) = declared_bodies {
         let bodies: Vec<planar::Body> = declared
             .iter()
             .enumerate()
@@ -197,6 +210,8 @@ struct Parts {
     holonomic_labels: Vec<Option<String>>,
     nonholonomic_labels: Vec<Option<String>>,
     tangents: bool,
+    /// M and Q come from placed bodies (`placed.rs`); their energies, when conservative.
+    structured: Option<Option<(ExprId, ExprId)>>,
 }
 
 /// Lower one row (a plain row, or one iteration of a loop) and record where it came from.
@@ -313,7 +328,11 @@ impl Parts {
         let mut mass = vec![vec![zero; n]; n];
         let mut masses = Vec::new();
         for (k, item) in items.iter().enumerate() {
-            let (m, j) = planar::body_mass(lw, b.pool(), item)?;
+            let planar::BodyParts {
+                mass: m,
+                inertia: j,
+                ..
+            } = planar::body_parts(lw, b.pool(), item)?;
             for (c, value) in [m, m, j].into_iter().enumerate() {
                 let i = 3 * k + c;
                 mass[i][i] = value;
@@ -342,6 +361,49 @@ impl Parts {
             geometry.loads(lw, b.pool(), value, &masses, &mut force, rows)?;
         }
         self.force = Some(force);
+        Ok(())
+    }
+}
+
+impl Parts {
+    /// Bodies placed by expressions of the coordinates: the joints' rows, and M, Q (with
+    /// `force` and `potential` folded in) in the structured form.
+    fn placed(
+        &mut self,
+        spec: &ModelSpec,
+        declared: &[(String, Item<'_>)],
+        b: &mut ModelBuilder,
+        lw: &mut Lowerer,
+        rows: &mut Vec<Row>,
+        (q, v): (&[ExprId], &[ExprId]),
+    ) -> syn::Result<()> {
+        for key in ["mass", "kinetic"] {
+            if let Some((k, _)) = spec.key(key) {
+                let msg = format!("with `bodies`, M comes from the bodies: remove `{key}`");
+                return Err(syn::Error::new(k.span(), msg));
+            }
+        }
+        if let Some(force) = &self.force
+            && force.len() != q.len()
+        {
+            let msg = format!(
+                "`force` has {} entries, expected one per coordinate ({})",
+                force.len(),
+                q.len()
+            );
+            let (_, value) = spec.key("force").expect("force was lowered from its key");
+            return Err(syn::Error::new_spanned(value, msg));
+        }
+        let extra = placed::Extra {
+            force: self.force.take(),
+            potential: self.potential.take(),
+        };
+        let state = placed::State { q, v };
+        let targets = (&mut self.holonomic, &mut self.holonomic_labels);
+        let dynamics = placed::dynamics(spec, declared, b, lw, rows, state, extra, targets)?;
+        self.mass = Some(dynamics.mass);
+        self.force = Some(dynamics.force);
+        self.structured = Some(dynamics.energy);
         Ok(())
     }
 }
@@ -397,7 +459,7 @@ fn finish(
             (eom.mass, eom.force)
         }
     };
-    if parts.potential.is_some() && parts.kinetic.is_none() {
+    if parts.potential.is_some() && parts.kinetic.is_none() && parts.structured.is_none() {
         return Err(key_error(
             "potential",
             "`potential` needs `kinetic` (Lagrangian mode)",
@@ -413,6 +475,9 @@ fn finish(
         .constraint_labels(labels);
     if let Some(kinetic) = parts.kinetic {
         let potential = parts.potential.unwrap_or(zero);
+        b.energy(kinetic, potential);
+    }
+    if let Some(Some((kinetic, potential))) = parts.structured {
         b.energy(kinetic, potential);
     }
     let lagrangian = parts.kinetic.is_some();

@@ -32,6 +32,7 @@ pub mod errors;
 pub mod family;
 pub mod file;
 pub mod lower;
+pub mod placed;
 pub mod planar;
 pub mod stub;
 pub mod suggest;

@@ -580,17 +580,53 @@ impl Planar<'_> {
     }
 }
 
-/// The mass and inertia of `body(m, j)`.
-pub fn body_mass(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<(ExprId, ExprId)> {
+/// The parts of `body(m, j)` or `body(m, j, [x, y, phi])`: mass, inertia and, for a body
+/// placed by expressions of the coordinates, its centre of mass and angle.
+pub struct BodyParts {
+    /// Mass m.
+    pub mass: ExprId,
+    /// Inertia J about the centre of mass.
+    pub inertia: ExprId,
+    /// (x, y, φ) of a placed body; `None` for a body with its own coordinates.
+    pub placement: Option<[ExprId; 3]>,
+}
+
+/// Whether a body item is placed, `body(m, j, [x, y, phi])` (decided from the syntax alone,
+/// before the coordinates are declared).
+pub fn is_placed(item: &Item<'_>) -> bool {
+    call_parts(item.expr).is_ok_and(|(_, args)| args.len() == 3)
+}
+
+/// The mass, inertia and optional placement of `body(m, j)` / `body(m, j, [x, y, phi])`.
+pub fn body_parts(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<BodyParts> {
     let (kind, args) = call_parts(item.expr)?;
+    let span = item.expr.span();
     if kind != "body" {
         return err(
-            item.expr.span(),
+            span,
             format!("expected `body(mass, inertia)`, found `{kind}(…)`"),
         );
     }
-    arity(&args, 2, "body", item.expr.span(), "body(mass, inertia)")?;
-    let m = lw.lower_in(pool, &item.bindings, args[0])?;
-    let j = lw.lower_in(pool, &item.bindings, args[1])?;
-    Ok((m, j))
+    if !(2..=3).contains(&args.len()) {
+        let form = "body(mass, inertia)` or `body(mass, inertia, [x, y, phi])";
+        return err(span, format!("`body` takes 2 or 3 arguments: `{form}`"));
+    }
+    let mass = lw.lower_in(pool, &item.bindings, args[0])?;
+    let inertia = lw.lower_in(pool, &item.bindings, args[1])?;
+    let placement = match args.get(2) {
+        None => None,
+        Some(e) => {
+            let parts = super::syntax::array(e, "a placement `[x, y, phi]`")?;
+            let [x, y, phi] = parts.as_slice() else {
+                return err(e.span(), "a placement has three entries `[x, y, phi]`: the centre of mass and the angle");
+            };
+            let mut lower = |e: &Expr| lw.lower_in(pool, &item.bindings, e);
+            Some([lower(x)?, lower(y)?, lower(phi)?])
+        }
+    };
+    Ok(BodyParts {
+        mass,
+        inertia,
+        placement,
+    })
 }

@@ -323,3 +323,54 @@ pub fn second_diff(f: impl Fn(f64) -> f64, rate: f64, size: f64, noise: f64) -> 
     let roundoff = 64.0 / 12.0 * noise / (h * h);
     (value, 4.0 * (truncation + roundoff))
 }
+
+/// Every kernel of the table (core, tangent, energy) of `a` and `b` at five random states
+/// (parameters in [0.5, 2), so lengths stay positive), entry by entry within
+/// `relative` · (1 + |b's value|). Two algebraically equal models built with the same canonical
+/// constructors may still sum terms in another order, so a value may differ by the rounding of
+/// a reordered sum: callers derive `relative` from the size of the terms.
+pub fn same_kernels(a: &mut Model, b: &mut Model, seed: u64, relative: f64) {
+    assert_eq!(a.n(), b.n(), "n");
+    assert_eq!(a.parameters.len(), b.parameters.len(), "parameters");
+    a.tangents = true;
+    b.tangents = true;
+    let (ka, kb) = (mbsim_codegen::kernels::derive(a), mbsim_codegen::kernels::derive(b));
+    let mut rng = Rng::new(seed);
+    let n = a.n();
+    for _ in 0..5 {
+        let state = State {
+            t: rng.unit(),
+            q: rng.vec(n, -2.0, 2.0),
+            v: rng.vec(n, -1.0, 1.0),
+            p: rng.vec(a.parameters.len(), 0.5, 2.0),
+        };
+        let (mut ea, mut eb) = (state.env(a), state.env(b));
+        let m = a.holonomic.len() + a.nonholonomic.len();
+        for (i, x) in rng.vec(m, -1.0, 1.0).into_iter().enumerate() {
+            for (model, env) in [(&*a, &mut ea), (&*b, &mut eb)] {
+                let lambda = model.pool.lookup_symbol(&format!("lambda[{i}]"));
+                if let Some(s) = lambda {
+                    env.set_sym(s, x);
+                }
+            }
+        }
+        for (i, x) in rng.vec(n, -1.0, 1.0).into_iter().enumerate() {
+            for (model, env) in [(&*a, &mut ea), (&*b, &mut eb)] {
+                if let Some(s) = model.pool.lookup_symbol(&format!("w[{i}]")) {
+                    env.set_sym(s, x);
+                }
+            }
+        }
+        for spec in mbsim_kernel_table::KERNELS {
+            let (Some(x), Some(y)) = (ka.entries(spec.id), kb.entries(spec.id)) else {
+                continue;
+            };
+            let (vx, vy) = (a.pool.eval_many(x, &ea), b.pool.eval_many(y, &eb));
+            assert_eq!(vx.len(), vy.len(), "{}: shapes", spec.name);
+            for (i, (p, q)) in vx.iter().zip(&vy).enumerate() {
+                assert_entry(spec.name, i, *p, *q, relative * (1.0 + q.abs()));
+            }
+        }
+    }
+}
+
