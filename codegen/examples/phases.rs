@@ -33,6 +33,18 @@ fn main() {
         ]
         .concat();
         let s = Schedule::new(&model.pool, &joint);
+        if std::env::var("BODIES").is_ok() {
+            let mut roots = k.mass.entries.clone();
+            roots.extend(&k.force);
+            let mq = Schedule::with_pool_subsums(&model.pool, &roots);
+            let mass_only = Schedule::with_pool_subsums(&model.pool, &k.mass.entries);
+            println!(
+                "M+Q: {} ops, {} temps; M alone: {} ops",
+                mq.op_count(&model.pool),
+                mq.temps.len(),
+                mass_only.op_count(&model.pool)
+            );
+        }
         let t3 = Instant::now();
         let tokens = emit::emit_tokens(&model, &k, &emit::EmitOptions::default());
         let t4 = Instant::now();

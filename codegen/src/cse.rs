@@ -15,6 +15,15 @@
 use crate::pool::{ExprId, Node, Pool, children};
 use rustc_hash::FxHashMap;
 
+/// Sums and products computed from a smaller one: node → (subset node, remaining operands).
+pub type Splits = FxHashMap<ExprId, (ExprId, Vec<ExprId>)>;
+
+/// The sub-sum rewrites over every node of the pool (see [`Schedule::with_pool_subsums`]).
+pub fn pool_splits(pool: &Pool) -> Splits {
+    let everything: Vec<ExprId> = (0..pool.len() as u32).map(ExprId).collect();
+    find_splits(pool, &everything)
+}
+
 /// The evaluation plan of one kernel.
 #[derive(Clone, Debug)]
 pub struct Schedule {
@@ -23,36 +32,51 @@ pub struct Schedule {
     /// Nodes bound to temporaries, in evaluation order (operands first).
     pub temps: Vec<ExprId>,
     /// Sums and products computed from a smaller one: node → (subset node, remaining operands).
-    pub splits: FxHashMap<ExprId, (ExprId, Vec<ExprId>)>,
+    pub splits: Splits,
 }
 
 impl Schedule {
-    /// Plan the evaluation of `roots`.
+    /// Plan the evaluation of `roots`; sub-sums (sub-products) are looked for among the nodes
+    /// the roots reach.
     pub fn new(pool: &Pool, roots: &[ExprId]) -> Schedule {
         let reachable = pool.reachable(roots);
-        let splits = find_splits(pool, &reachable);
-        let order = postorder(pool, &splits, roots);
+        Schedule::with_splits(pool, roots, &find_splits(pool, &reachable))
+    }
+
+    /// [`Schedule::new`], with sub-sums looked for among every node of the pool: a sum built as
+    /// a node and then flattened into its users (the composite inertias of
+    /// [`crate::bodies`], w = I s folded into each M_ij = s_i · w) is computed once again and
+    /// shared, instead of being re-added inside every user. For several kernels of one model,
+    /// compute [`pool_splits`] once and use [`Schedule::with_splits`].
+    pub fn with_pool_subsums(pool: &Pool, roots: &[ExprId]) -> Schedule {
+        Schedule::with_splits(pool, roots, &pool_splits(pool))
+    }
+
+    /// Plan the evaluation of `roots` with the given sub-sum rewrites (a superset is fine: only
+    /// the ones the plan uses are kept).
+    pub fn with_splits(pool: &Pool, roots: &[ExprId], splits: &Splits) -> Schedule {
+        let order = postorder(pool, splits, roots);
         let mut uses: FxHashMap<ExprId, u32> = FxHashMap::default();
         for &r in roots {
             *uses.entry(r).or_default() += 1;
         }
         for &id in &order {
-            for c in operands(pool, &splits, id) {
+            for c in operands(pool, splits, id) {
                 *uses.entry(c).or_default() += 1;
             }
         }
+        let used_splits = order
+            .iter()
+            .filter_map(|id| splits.get(id).map(|split| (*id, split.clone())))
+            .collect();
         let temps = order
             .into_iter()
             .filter(|&id| !is_leaf(pool, id) && uses[&id] >= 2)
             .collect();
-        let splits = splits
-            .into_iter()
-            .filter(|(id, _)| uses.contains_key(id))
-            .collect();
         Schedule {
             roots: roots.to_vec(),
             temps,
-            splits,
+            splits: used_splits,
         }
     }
 
@@ -78,11 +102,7 @@ impl Schedule {
 
 /// Every node needed by `roots` under `splits`, each once, operands before users. (A split
 /// points from a sum to a strict sub-sum, which may have a larger id, so id order is not enough.)
-fn postorder(
-    pool: &Pool,
-    splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>,
-    roots: &[ExprId],
-) -> Vec<ExprId> {
+fn postorder(pool: &Pool, splits: &Splits, roots: &[ExprId]) -> Vec<ExprId> {
     let mut done = rustc_hash::FxHashSet::default();
     let mut order = Vec::new();
     let mut stack: Vec<(ExprId, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
@@ -124,11 +144,7 @@ fn is_leaf(pool: &Pool, id: ExprId) -> bool {
     matches!(pool.node(id), Node::Num(_) | Node::Sym(_))
 }
 
-fn operands(
-    pool: &Pool,
-    splits: &FxHashMap<ExprId, (ExprId, Vec<ExprId>)>,
-    id: ExprId,
-) -> Vec<ExprId> {
+fn operands(pool: &Pool, splits: &Splits, id: ExprId) -> Vec<ExprId> {
     match splits.get(&id) {
         Some((sub, rest)) => std::iter::once(*sub).chain(rest.iter().copied()).collect(),
         None => children(pool.node(id)),
@@ -137,7 +153,7 @@ fn operands(
 
 /// For every reachable sum (product), the largest reachable sum (product) whose operands are a
 /// strict subset of its own, found through an index on each candidate's smallest operand.
-fn find_splits(pool: &Pool, reachable: &[ExprId]) -> FxHashMap<ExprId, (ExprId, Vec<ExprId>)> {
+fn find_splits(pool: &Pool, reachable: &[ExprId]) -> Splits {
     let mut splits = FxHashMap::default();
     for want_add in [true, false] {
         let mut nary: Vec<(ExprId, &[ExprId])> = reachable
@@ -151,13 +167,14 @@ fn find_splits(pool: &Pool, reachable: &[ExprId]) -> FxHashMap<ExprId, (ExprId, 
         nary.sort_by_key(|(id, xs)| (xs.len(), *id));
         let mut by_first: FxHashMap<ExprId, Vec<(ExprId, &[ExprId])>> = FxHashMap::default();
         for &(id, xs) in &nary {
-            let best = xs
-                .iter()
-                .filter_map(|c| by_first.get(c))
-                .flatten()
-                .filter(|(_, sub)| sub.len() < xs.len() && is_sorted_subset(sub, xs))
-                .max_by_key(|(sub_id, sub)| (sub.len(), *sub_id));
-            if let Some(&(sub_id, sub)) = best {
+            let mut best: Option<(ExprId, &[ExprId])> = None;
+            for &(sub_id, sub) in xs.iter().filter_map(|c| by_first.get(c)).flatten() {
+                let larger = best.is_none_or(|(b_id, b)| (sub.len(), sub_id) > (b.len(), b_id));
+                if larger && sub.len() < xs.len() && is_sorted_subset(sub, xs) {
+                    best = Some((sub_id, sub));
+                }
+            }
+            if let Some((sub_id, sub)) = best {
                 let rest = xs
                     .iter()
                     .copied()
@@ -171,17 +188,18 @@ fn find_splits(pool: &Pool, reachable: &[ExprId]) -> FxHashMap<ExprId, (ExprId, 
     splits
 }
 
-/// Whether sorted `a` is a subset of sorted `b`.
+/// Whether sorted `a` is a subset of sorted `b` (each element found by binary search in the
+/// rest of `b`: O(|a| log |b|), for small sub-sums of long sums).
 fn is_sorted_subset(a: &[ExprId], b: &[ExprId]) -> bool {
-    let mut j = 0;
+    if a.len() > b.len() || a.last() > b.last() {
+        return false;
+    }
+    let mut rest = b;
     for x in a {
-        while j < b.len() && b[j] < *x {
-            j += 1;
+        match rest.binary_search(x) {
+            Ok(at) => rest = &rest[at + 1..],
+            Err(_) => return false,
         }
-        if j == b.len() || b[j] != *x {
-            return false;
-        }
-        j += 1;
     }
     true
 }

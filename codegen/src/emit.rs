@@ -208,6 +208,11 @@ fn kernel_functions(
 ) -> ([TokenStream; 3], [TokenStream; 3]) {
     let (mut methods, mut helpers) = <([TokenStream; 3], [TokenStream; 3])>::default();
     let dims = (model.n(), kernels.phi.len(), kernels.nh_offset.len());
+    // Structured models look for sub-sums over the whole pool (`Model::structured`), once.
+    let pool_splits = model
+        .structured
+        .then(|| crate::cse::pool_splits(&model.pool));
+    let splits = pool_splits.as_ref();
     for spec in KERNELS {
         let Some(entries) = kernels.entries(spec.id) else {
             continue;
@@ -218,12 +223,19 @@ fn kernel_functions(
             entries: entries.to_vec(),
         };
         let inputs = inputs(spec, dims);
-        let code = kernel_fn(model, fields, options, (spec.method, &inputs), &[output]);
+        let code = kernel_fn(
+            model,
+            fields,
+            options,
+            splits,
+            (spec.method, &inputs),
+            &[output],
+        );
         let g = group_index(spec.group);
         methods[g].extend(code.method);
         helpers[g].extend(code.helpers);
     }
-    let code = fused(model, kernels, fields, options);
+    let code = fused(model, kernels, fields, options, splits);
     methods[0].extend(code.method);
     helpers[0].extend(code.helpers);
     (methods, helpers)
@@ -235,6 +247,7 @@ fn fused(
     kernels: &Kernels,
     fields: &[TokenStream],
     options: &EmitOptions,
+    splits: Option<&crate::cse::Splits>,
 ) -> KernelCode {
     let vector = |binding: &str, entries: &[ExprId]| Output {
         binding: format_ident!("{binding}"),
@@ -253,7 +266,8 @@ fn fused(
         vector("gamma", &kernels.gamma),
     ];
     let inputs = [(Input::V, model.n())];
-    kernel_fn(model, fields, options, ("dynamics_into", &inputs), &outputs)
+    let spec = ("dynamics_into", &inputs[..]);
+    kernel_fn(model, fields, options, splits, spec, &outputs)
 }
 
 fn group_index(group: Group) -> usize {
@@ -298,10 +312,13 @@ struct KernelCode {
     helpers: TokenStream,
 }
 
+/// One kernel's code; `splits` are the pool-wide sub-sum rewrites of a structured model (else
+/// the schedule finds its own among the nodes the outputs reach).
 fn kernel_fn(
     model: &Model,
     fields: &[TokenStream],
     options: &EmitOptions,
+    splits: Option<&crate::cse::Splits>,
     spec: (&str, Inputs<'_>),
     outputs: &[Output],
 ) -> KernelCode {
@@ -314,7 +331,10 @@ fn kernel_fn(
         .flat_map(|o| o.entries.iter().copied())
         .filter(|&e| !is_zero(model, e))
         .collect();
-    let schedule = Schedule::new(pool, &roots);
+    let schedule = match splits {
+        Some(splits) => Schedule::with_splits(pool, &roots, splits),
+        None => Schedule::new(pool, &roots),
+    };
     let split = schedule.temps.len() + roots.len() > options.max_statements_per_fn;
     let temp_names = schedule
         .temps

@@ -550,7 +550,9 @@ pub fn n_link_pendulum_bodies(n: usize) -> Model {
         extra: &extra,
     };
     let structured = crate::bodies::derive(pool, &system).expect("placements free of velocities");
-    b.mass(structured.eom.mass).force(&structured.eom.force);
+    b.mass(structured.eom.mass)
+        .force(&structured.eom.force)
+        .structured(true);
     b.build().expect("the n-link pendulum in bodies is valid")
 }
 

@@ -55,6 +55,11 @@ pub struct Model {
     pub energy: Option<(ExprId, ExprId)>,
     /// Derive and emit the tangent kernels (`TangentSystem`); `tangents: true` in the annotation.
     pub tangents: bool,
+    /// M and Q come from placed bodies in the structured form ([`crate::bodies`]): their
+    /// composite sums are nodes of the pool that canonical flattening folds into their users,
+    /// so the kernels' schedules look for sub-sums over the whole pool
+    /// ([`crate::cse::Schedule::with_pool_subsums`]).
+    pub structured: bool,
     /// Labels of the constraint rows, holonomic rows first; `None` for an unlabeled row (named
     /// `phi_<i>` / `nh_<i>`, counting from 1, by [`Model::constraint_names`]).
     pub constraint_labels: Vec<Option<String>>,
@@ -128,6 +133,7 @@ impl ModelBuilder {
             force: Vec::new(),
             energy: None,
             tangents: false,
+            structured: false,
             constraint_labels: Vec::new(),
         };
         ModelBuilder {
@@ -257,6 +263,12 @@ impl ModelBuilder {
     /// Ask for the tangent kernels.
     pub fn tangents(&mut self, on: bool) -> &mut Self {
         self.model.tangents = on;
+        self
+    }
+
+    /// Mark M and Q as the structured form of placed bodies (see [`Model::structured`]).
+    pub fn structured(&mut self, on: bool) -> &mut Self {
+        self.model.structured = on;
         self
     }
 

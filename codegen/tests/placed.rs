@@ -55,7 +55,10 @@ fn pendulum_in_relative_angles_matches_its_lagrangian() {
     );
     let mut bodies = frontend::model(placed, item.clone()).expect("placed bodies");
     let mut hand = frontend::model(lagrangian, item).expect("Lagrangian");
-    assert!(bodies.energy.is_some(), "gravity alone: the energies are emitted");
+    assert!(
+        bodies.energy.is_some(),
+        "gravity alone: the energies are emitted"
+    );
     same_kernels(&mut bodies, &mut hand, 7, REARRANGED);
 }
 
@@ -93,15 +96,28 @@ fn four_bar_with_joint_torque_and_rsda_matches_its_lagrangian() {
     );
     let item = quote!(
         pub struct FourBar {
-            pub m1: f64, pub m2: f64, pub m3: f64,
-            pub j1: f64, pub j2: f64, pub j3: f64,
-            pub l1: f64, pub l2: f64, pub l3: f64, pub d: f64,
-            pub g: f64, pub tau: f64, pub k: f64, pub c: f64,
+            pub m1: f64,
+            pub m2: f64,
+            pub m3: f64,
+            pub j1: f64,
+            pub j2: f64,
+            pub j3: f64,
+            pub l1: f64,
+            pub l2: f64,
+            pub l3: f64,
+            pub d: f64,
+            pub g: f64,
+            pub tau: f64,
+            pub k: f64,
+            pub c: f64,
         }
     );
     let mut bodies = frontend::model(placed, item.clone()).expect("placed bodies");
     let mut hand = frontend::model(lagrangian, item).expect("Lagrangian");
-    assert!(bodies.energy.is_none(), "a torque and an RSDA: no energies claimed");
+    assert!(
+        bodies.energy.is_none(),
+        "a torque and an RSDA: no energies claimed"
+    );
     hand.energy = None;
     same_kernels(&mut bodies, &mut hand, 9, REARRANGED);
     assert_eq!(bodies.constraint_names(), ["tip_x", "tip_y"]);

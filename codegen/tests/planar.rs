@@ -7,9 +7,9 @@
 mod common;
 
 use common::{Rng, State, assert_entry, same_kernels};
-use mbsim_codegen::kernels::derive;
 use mbsim_codegen::Model;
 use mbsim_codegen::frontend::{self, file};
+use mbsim_codegen::kernels::derive;
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 

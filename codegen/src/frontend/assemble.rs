@@ -178,7 +178,14 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
         }
     }
     if let Some((declared, true)) = &declared_bodies {
-        parts.placed(spec, declared, &mut builder, &mut lowerer, &mut rows, (&q, &v))?;
+        parts.placed(
+            spec,
+            declared,
+            &mut builder,
+            &mut lowerer,
+            &mut rows,
+            (&q, &v),
+        )?;
     } else if let Some((declared, false)) = declared_bodies {
         let bodies: Vec<planar::Body> = declared
             .iter()
@@ -472,6 +479,7 @@ fn finish(
         .mass(mass)
         .force(&force)
         .tangents(parts.tangents)
+        .structured(parts.structured.is_some())
         .constraint_labels(labels);
     if let Some(kinetic) = parts.kinetic {
         let potential = parts.potential.unwrap_or(zero);

@@ -69,8 +69,12 @@ pub fn dynamics(
     let parts = lower_bodies(items, b, lw)?;
     let pool = b.pool();
     let one = pool.one();
-    let mut rates: Vec<(ExprId, ExprId)> =
-        state.q.iter().copied().zip(state.v.iter().copied()).collect();
+    let mut rates: Vec<(ExprId, ExprId)> = state
+        .q
+        .iter()
+        .copied()
+        .zip(state.v.iter().copied())
+        .collect();
     rates.push((time, one));
     let total = pool.direction(&rates);
     let frames: Vec<Body> = items
@@ -84,10 +88,7 @@ pub fn dynamics(
             index: 3 * k,
         })
         .collect();
-    let geometry = Planar {
-        bodies: &frames,
-        n,
-    };
+    let geometry = Planar { bodies: &frames, n };
     if let Some((_, value)) = spec.key("joints") {
         let first = holonomic.len();
         for (e, label) in geometry.joints(lw, pool, value, first, rows)? {
@@ -130,8 +131,7 @@ pub fn dynamics(
         bodies: &rigid,
         extra: &generalized,
     };
-    let structured =
-        bodies::derive(pool, &system).map_err(|e| body_error(&e, items))?;
+    let structured = bodies::derive(pool, &system).map_err(|e| body_error(&e, items))?;
     let energy = conservative.then(|| {
         let mut v_total = vec![potential];
         for body in &rigid {
@@ -183,7 +183,11 @@ fn gravity_only(spec: &ModelSpec) -> bool {
             match tree {
                 proc_macro2::TokenTree::Group(g) => {
                     let is_call = g.delimiter() == proc_macro2::Delimiter::Parenthesis;
-                    if is_call && previous.as_deref().is_some_and(|k| NON_CONSERVATIVE.contains(&k)) {
+                    if is_call
+                        && previous
+                            .as_deref()
+                            .is_some_and(|k| NON_CONSERVATIVE.contains(&k))
+                    {
                         return true;
                     }
                     if calls_other(g.stream()) {

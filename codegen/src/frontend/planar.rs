@@ -618,7 +618,10 @@ pub fn body_parts(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<
         Some(e) => {
             let parts = super::syntax::array(e, "a placement `[x, y, phi]`")?;
             let [x, y, phi] = parts.as_slice() else {
-                return err(e.span(), "a placement has three entries `[x, y, phi]`: the centre of mass and the angle");
+                return err(
+                    e.span(),
+                    "a placement has three entries `[x, y, phi]`: the centre of mass and the angle",
+                );
             };
             let mut lower = |e: &Expr| lw.lower_in(pool, &item.bindings, e);
             Some([lower(x)?, lower(y)?, lower(phi)?])

@@ -334,7 +334,10 @@ pub fn same_kernels(a: &mut Model, b: &mut Model, seed: u64, relative: f64) {
     assert_eq!(a.parameters.len(), b.parameters.len(), "parameters");
     a.tangents = true;
     b.tangents = true;
-    let (ka, kb) = (mbsim_codegen::kernels::derive(a), mbsim_codegen::kernels::derive(b));
+    let (ka, kb) = (
+        mbsim_codegen::kernels::derive(a),
+        mbsim_codegen::kernels::derive(b),
+    );
     let mut rng = Rng::new(seed);
     let n = a.n();
     for _ in 0..5 {
@@ -373,4 +376,3 @@ pub fn same_kernels(a: &mut Model, b: &mut Model, seed: u64, relative: f64) {
         }
     }
 }
-
