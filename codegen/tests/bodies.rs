@@ -304,3 +304,106 @@ fn velocity_in_placement_is_an_error() {
         }
     );
 }
+
+/// The structured M and Q of the n-link pendulum fixture against SymPy's first-principles
+/// Lagrange equations (`tests/oracle/nlink.py`, 50 digits, rounded once) for n = 2 and 4 at
+/// two seeded states each: 1e-12 of the largest entry (our f64 evaluation errs by a few ulps of the
+/// largest term; the terms are O(10²) here). The oracle is not optional: a missing `.venv`
+/// fails the test with the command that installs it.
+#[test]
+fn n_link_pendulum_matches_sympy() {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = std::env::var_os("ORACLE_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace.join(".venv/bin/python"));
+    let install = "run `cargo xtask oracle-env` (or point ORACLE_PYTHON at a Python with sympy)";
+    assert!(
+        python.exists(),
+        "oracle interpreter {} not found: {install}",
+        python.display()
+    );
+    for n in [2, 4] {
+        let model = fixtures::n_link_pendulum_bodies(n);
+        let mut rng = Rng::new(300 + n as u64);
+        let params: Vec<f64> = (0..model.parameters.len())
+            .map(|_| rng.uniform(0.5, 2.0))
+            .collect();
+        let states: Vec<(Vec<f64>, Vec<f64>)> = (0..3)
+            .map(|_| (rng.vec(n, -1.5, 1.5), rng.vec(n, -1.0, 1.0)))
+            .collect();
+        let named: serde_json::Map<String, serde_json::Value> = model
+            .parameters
+            .iter()
+            .zip(&params)
+            .map(|(p, &x)| (p.name.clone(), serde_json::json!(x)))
+            .collect();
+        let points: Vec<serde_json::Value> = states
+            .iter()
+            .map(|(q, v)| serde_json::json!({"q": q, "v": v}))
+            .collect();
+        let input = serde_json::json!({"n": n, "params": named, "points": points});
+        let dir = std::env::temp_dir();
+        let stem = format!("codegen-nlink-{}-{n}", std::process::id());
+        let (in_path, out_path) = (
+            dir.join(format!("{stem}-in.json")),
+            dir.join(format!("{stem}-out.json")),
+        );
+        std::fs::write(&in_path, input.to_string()).expect("write the oracle input");
+        let output = std::process::Command::new(&python)
+            .arg(workspace.join("tests/oracle/nlink.py"))
+            .arg(&in_path)
+            .arg(&out_path)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}; {install}", python.display()));
+        assert!(
+            output.status.success(),
+            "the SymPy oracle failed: {}\n{install}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = std::fs::read_to_string(&out_path).expect("oracle output");
+        let _ = (
+            std::fs::remove_file(&in_path),
+            std::fs::remove_file(&out_path),
+        );
+        let reference: serde_json::Value = serde_json::from_str(&text).expect("oracle JSON");
+        let mass: Vec<ExprId> = model.mass.clone();
+        for (k, ((q, v), want)) in states
+            .iter()
+            .zip(reference["points"].as_array().expect("points"))
+            .enumerate()
+        {
+            let mut env = Env::new();
+            for (c, (&qi, &vi)) in model.coordinates.iter().zip(q.iter().zip(v)) {
+                env.set(&model.pool, c.q, qi);
+                env.set(&model.pool, c.v, vi);
+            }
+            for (p, &x) in model.parameters.iter().zip(&params) {
+                env.set(&model.pool, p.sym, x);
+            }
+            let floats = |x: &serde_json::Value| -> Vec<f64> {
+                x.as_array()
+                    .expect("array")
+                    .iter()
+                    .flat_map(|e| match e.as_array() {
+                        Some(row) => row.iter().map(|y| y.as_f64().expect("number")).collect(),
+                        None => vec![e.as_f64().expect("number")],
+                    })
+                    .collect()
+            };
+            let got_m = model.pool.eval_many(&mass, &env);
+            let got_q = model.pool.eval_many(&model.force, &env);
+            compare(
+                &format!("M (n = {n}, point {k})"),
+                &got_m,
+                &floats(&want["mass"]),
+                1e-12,
+            );
+            compare(
+                &format!("Q (n = {n}, point {k})"),
+                &got_q,
+                &floats(&want["force"]),
+                1e-12,
+            );
+        }
+    }
+}
