@@ -9,6 +9,7 @@
 pub mod bodies;
 mod construct;
 pub mod cse;
+pub mod diagnose;
 pub mod diff;
 pub mod display;
 pub mod emit;
