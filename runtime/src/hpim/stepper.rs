@@ -6,6 +6,7 @@ use nalgebra::{DMatrix, DVector};
 
 use super::forces::ConstraintForce;
 use super::particular::{LoadIntegral, quadratic_into};
+use super::projected::Projection;
 use super::setup::Setup;
 use super::{Expansion, ForceDerivatives, Hpim, expm};
 use crate::error::SimError;
@@ -32,6 +33,10 @@ pub(crate) struct HpimStepper {
     t_mat: DMatrix<f64>,
     tau: f64,
     force: ConstraintForce,
+    /// The projected formulation's H₀ and residual (None: the paper's explicit Eᵀλ).
+    projection: Option<Projection>,
+    /// The expanded force at the last [`Self::eval_force`].
+    g_eval: DVector<f64>,
     /// First-order state v = [D; u] and the layer's z = [D; D'] at the current step point.
     v: DVector<f64>,
     z: Vec<f64>,
@@ -55,7 +60,13 @@ pub(crate) struct HpimStepper {
 }
 
 impl HpimStepper {
-    pub(crate) fn new(m: &Hpim, setup: Setup, loads: Vec<LoadIntegral>, tau: f64) -> Self {
+    pub(crate) fn new(
+        m: &Hpim,
+        setup: Setup,
+        loads: Vec<LoadIntegral>,
+        projection: Option<Projection>,
+        tau: f64,
+    ) -> Self {
         let n = m.structure.dofs();
         let force = ConstraintForce::new(setup.minv.clone(), setup.rows, m.penalty);
         let zero = || DVector::zeros(n);
@@ -70,6 +81,8 @@ impl HpimStepper {
             doublings: m.doublings,
             tau,
             force,
+            projection,
+            g_eval: zero(),
             v: DVector::zeros(2 * n),
             z: vec![0.0; 2 * n],
             v_new: DVector::zeros(2 * n),
@@ -105,16 +118,27 @@ impl HpimStepper {
         self.v = self
             .setup
             .first_order_state(&self.structure, &problem.q0, &problem.v0);
-        self.force.eval(
-            sys,
-            &self.structure,
-            problem.t0,
-            self.tau,
-            &problem.q0,
-            &problem.v0,
-        )?;
+        self.eval_force(sys, problem.t0, self.tau, &problem.q0, &problem.v0)?;
         self.a_now.copy_from(&self.force.accel);
-        self.g_now.copy_from(&self.force.expanded);
+        self.g_now.copy_from(&self.g_eval);
+        Ok(())
+    }
+
+    /// λ, D'' and the expanded force g at (t, D, D') into `force` and `g_eval`: Q − Eᵀλ
+    /// (explicit) or the projected residual.
+    fn eval_force<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        d: &[f64],
+        dv: &[f64],
+    ) -> Result<(), SimError> {
+        self.force.eval(sys, &self.structure, t, h, d, dv)?;
+        match &mut self.projection {
+            Some(p) => p.residual_into(t, d, dv, &self.force.accel, &mut self.g_eval),
+            None => self.g_eval.copy_from(&self.force.expanded),
+        }
         Ok(())
     }
 
@@ -174,9 +198,8 @@ impl HpimStepper {
                 self.rk4(sys, ts, sign * delta, &mut state)?;
                 let n = state.len() / 2;
                 let tn = ts + sign * delta;
-                self.force
-                    .eval(sys, &self.structure, tn, h, &state[..n], &state[n..])?;
-                g[side + sub].copy_from(&self.force.expanded);
+                self.eval_force(sys, tn, h, &state[..n], &state[n..])?;
+                g[side + sub].copy_from(&self.g_eval);
             }
         }
         // g = [g(δ), g(2δ), g(−δ), g(−2δ)].
@@ -238,34 +261,48 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         if h != self.tau {
             self.t_mat = expm::expm(&self.setup.h, h, self.doublings);
+            if let Some(p) = &mut self.projection {
+                p.retime(h, self.doublings);
+            }
             self.tau = h;
         }
         let n = self.structure.dofs();
         let (mut d1, mut d2) = (DVector::zeros(n), DVector::zeros(n));
-        if self.setup.rows > 0 || self.structure.nonlinear.is_some() {
+        let forced = self.setup.rows > 0 || self.structure.nonlinear.is_some();
+        if forced || self.projection.is_some() {
             self.derivatives(sys, t, h, &mut d1, &mut d2)?;
-            let lu = self.setup.require_lu()?;
-            quadratic_into(
-                lu,
-                [self.g_now.as_slice(), d1.as_slice(), d2.as_slice()],
-                &mut self.coeffs,
-            );
-        } else {
-            self.coeffs.iter_mut().for_each(|c| c.fill(0.0));
         }
-        let [a0, a1, a2] = &self.coeffs;
-        let mut start = DVector::zeros(2 * n);
-        self.add_load_integrals(t, &mut start);
-        let w = &self.v - start - a0;
-        let mut end = a0 + a1 * h + a2 * (h * h);
-        self.add_load_integrals(t + h, &mut end);
-        self.v_new = &self.t_mat * w + end;
+        self.v_new = match &self.projection {
+            Some(p) => projected_step(p, &self.v, t, h, [&self.g_now, &d1, &d2]),
+            None => {
+                if forced {
+                    let lu = self.setup.require_lu()?;
+                    quadratic_into(
+                        lu,
+                        [self.g_now.as_slice(), d1.as_slice(), d2.as_slice()],
+                        &mut self.coeffs,
+                    );
+                } else {
+                    self.coeffs.iter_mut().for_each(|c| c.fill(0.0));
+                }
+                let [a0, a1, a2] = &self.coeffs;
+                let mut start = DVector::zeros(2 * n);
+                self.add_load_integrals(t, &mut start);
+                let w = &self.v - start - a0;
+                let mut end = a0 + a1 * h + a2 * (h * h);
+                self.add_load_integrals(t + h, &mut end);
+                &self.t_mat * w + end
+            }
+        };
         self.z_new[..n].copy_from_slice(&self.v_new.as_slice()[..n]);
         let (_, dv) = self.z_new.split_at_mut(n);
         self.setup.velocity_into(&self.v_new, dv);
-        let (d, dv) = self.z_new.split_at(n);
-        self.force.eval(sys, &self.structure, t + h, h, d, dv)?;
-        self.g_new.copy_from(&self.force.expanded);
+        let z_new = std::mem::take(&mut self.z_new);
+        let (d, dv) = z_new.split_at(n);
+        let evaluated = self.eval_force(sys, t + h, h, d, dv);
+        self.z_new = z_new;
+        evaluated?;
+        self.g_new.copy_from(&self.g_eval);
         self.a_new.copy_from(&self.force.accel);
         Ok(Attempt {
             error: 0.0,
@@ -313,4 +350,30 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
             conditioning: None,
         }
     }
+}
+
+/// v_{k+1} = T₀ (v_k − x(t_k)) + x(t_{k+1}) + W₀ g₀ + W₁ g₁ + W₂ g₂ (the projected
+/// formulation: x the exact loads' particular integrals on H₀, g(s) = g₀ + g₁ s + g₂ s²/2).
+fn projected_step(
+    p: &Projection,
+    v: &DVector<f64>,
+    t: f64,
+    h: f64,
+    g: [&DVector<f64>; 3],
+) -> DVector<f64> {
+    let mut w = v.clone();
+    let mut end = DVector::zeros(v.len());
+    for load in &p.loads {
+        load.add_into(t, &mut end);
+    }
+    w -= &end;
+    end.fill(0.0);
+    for load in &p.loads {
+        load.add_into(t + h, &mut end);
+    }
+    end.gemv(1.0, &p.t_mat, &w, 1.0);
+    for (wj, gj) in p.w.iter().zip(g) {
+        end.gemv(1.0, wj, gj, 1.0);
+    }
+    end
 }
