@@ -75,7 +75,8 @@ impl Penalty {
 #[derive(Clone, Debug)]
 pub(crate) struct ConstraintForce {
     minv: DMatrix<f64>,
-    e: DMatrix<f64>,
+    /// E = Φ_D at the last point.
+    pub(crate) e: DMatrix<f64>,
     minv_et: DMatrix<f64>,
     s: DenseLu,
     gamma: Vec<f64>,

@@ -25,7 +25,8 @@
 //! solve.
 //!
 //! Counters in [`crate::Stats::extra`]: `multiplier_solves` (every λ evaluation, also those of
-//! the flow derivatives), `doublings` (N).
+//! the flow derivatives), `doublings` (N), `projections` (builds of H₀ in the projected
+//! formulation, [`Formulation::Projected`]; 1 for a constant E).
 
 pub mod expm;
 mod forces;
@@ -103,6 +104,11 @@ pub struct Hpim {
     pub expansion: Expansion,
     /// Explicit (paper) or projected (ours) constraint force.
     pub formulation: Formulation,
+    /// Projected formulation: rebuild the projection (E₀ := E, H₀, T, W) at a step point where
+    /// ‖E − E₀‖_F/‖E₀‖_F exceeds this, so that the explicitly expanded part of the
+    /// constraint force, of stiffness ~ this fraction of K, stays stable (default 1e-2;
+    /// `f64::INFINITY`: never). Constant E never triggers it.
+    pub reproject: f64,
     /// The options every method shares (stabilization is off: HPIM has its own penalty).
     pub common: CommonOptions,
 }
@@ -119,6 +125,7 @@ impl Hpim {
             derivatives: ForceDerivatives::Backward,
             expansion: Expansion::Second,
             formulation: Formulation::Projected,
+            reproject: 1e-2,
             common: CommonOptions {
                 stabilization: Stabilization::None,
                 ..CommonOptions::default()
@@ -174,6 +181,9 @@ impl Integrator for Hpim {
             .extra
             .set("multiplier_solves", stepper.solves() as u64);
         stats.extra.set("doublings", u64::from(self.doublings));
+        if let Some(p) = stepper.projections() {
+            stats.extra.set("projections", p as u64);
+        }
         Ok(stepper.solution(problem.t_end, stats))
     }
 }

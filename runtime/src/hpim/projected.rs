@@ -35,6 +35,10 @@ use crate::system::ConstrainedSystem;
 
 /// H₀, its exponential and Duhamel integrals, and what turns a multiplier solve into g.
 pub(crate) struct Projection {
+    /// E₀, the Jacobian the projection was built about.
+    e0: DMatrix<f64>,
+    /// How many times the projection was built (the first included).
+    pub(crate) refreshes: usize,
     /// E₀ᵀ S₀⁻¹ E₀ M⁻¹ = I − Π₀.
     coupling: DMatrix<f64>,
     /// H₀ = H(Π₀C, Π₀K).
@@ -64,11 +68,54 @@ impl Projection {
         doublings: u32,
     ) -> Result<Self, SimError> {
         let n = st.dofs();
-        let coupling = coupling(sys, setup, problem, tau)?;
+        let mut e = DMatrix::zeros(setup.rows, n);
+        if setup.rows > 0 {
+            kernels::jacobian(sys, problem.t0, &problem.q0, &mut e)?;
+        }
+        let mut p = Self {
+            e0: e.clone(),
+            coupling: DMatrix::zeros(n, n),
+            h: DMatrix::zeros(2 * n, 2 * n),
+            t_mat: DMatrix::zeros(2 * n, 2 * n),
+            w: Vec::new(),
+            loads: Vec::new(),
+            exact: Vec::new(),
+            mass: st.mass.clone(),
+            damping: st.damping.clone(),
+            stiffness: st.stiffness.clone(),
+            work: DVector::zeros(n),
+            refreshes: 0,
+        };
+        p.project(st, &setup.minv, &e, problem.t0, tau, doublings)?;
+        Ok(p)
+    }
+
+    /// ‖E − E₀‖_F / ‖E₀‖_F: how far the constraint Jacobian has turned since the projection.
+    pub(crate) fn turn(&self, e: &DMatrix<f64>) -> f64 {
+        let scale = self.e0.norm();
+        if scale == 0.0 {
+            0.0
+        } else {
+            (e - &self.e0).norm() / scale
+        }
+    }
+
+    /// Rebuild Π₀, H₀, the load integrals and the exponentials about E₀ = `e` (at time `t`,
+    /// for the error of a singular S₀).
+    pub(crate) fn project(
+        &mut self,
+        st: &Structure,
+        minv: &DMatrix<f64>,
+        e: &DMatrix<f64>,
+        t: f64,
+        tau: f64,
+        doublings: u32,
+    ) -> Result<(), SimError> {
+        let coupling = coupling(e, minv, t, tau)?;
         let project = |a: &DMatrix<f64>| a - &coupling * a;
-        let h = first_order(&setup.minv, &project(&st.damping), &project(&st.stiffness));
-        let mut exact = Vec::new();
-        let mut loads = Vec::new();
+        let h = first_order(minv, &project(&st.damping), &project(&st.stiffness));
+        self.exact.clear();
+        self.loads.clear();
         for (i, load) in st.loads.iter().enumerate() {
             if matches!(load.time, TimeFunction::Polynomial(_)) {
                 continue;
@@ -77,22 +124,15 @@ impl Projection {
                 shape: &load.shape - &coupling * &load.shape,
                 time: load.time.clone(),
             };
-            loads.push(load_integral(&h, None, &projected, i)?);
-            exact.push(projected);
+            self.loads.push(load_integral(&h, None, &projected, i)?);
+            self.exact.push(projected);
         }
-        let (t_mat, w) = expm::duhamel(&h, tau, doublings, 2);
-        Ok(Self {
-            coupling,
-            h,
-            t_mat,
-            w,
-            loads,
-            exact,
-            mass: st.mass.clone(),
-            damping: st.damping.clone(),
-            stiffness: st.stiffness.clone(),
-            work: DVector::zeros(n),
-        })
+        (self.t_mat, self.w) = expm::duhamel(&h, tau, doublings, 2);
+        self.h = h;
+        self.coupling = coupling;
+        self.e0.copy_from(e);
+        self.refreshes += 1;
+        Ok(())
     }
 
     /// Recompute exp(H₀τ) and the Duhamel integrals for a new step size.
@@ -128,25 +168,25 @@ impl Projection {
     }
 }
 
-/// E₀ᵀ S₀⁻¹ E₀ M⁻¹ at the initial point (zero without constraints).
-fn coupling<S: ConstrainedSystem + ?Sized>(
-    sys: &S,
-    setup: &Setup,
-    problem: &Problem,
+/// E₀ᵀ S₀⁻¹ E₀ M⁻¹ (zero without constraints).
+fn coupling(
+    e: &DMatrix<f64>,
+    minv: &DMatrix<f64>,
+    t: f64,
     tau: f64,
 ) -> Result<DMatrix<f64>, SimError> {
-    let n = setup.minv.nrows();
-    let mut e = DMatrix::zeros(setup.rows, n);
-    kernels::jacobian(sys, problem.t0, &problem.q0, &mut e)?;
-    let e_minv = &e * &setup.minv;
+    let n = minv.nrows();
+    if e.nrows() == 0 {
+        return Ok(DMatrix::zeros(n, n));
+    }
+    let e_minv = e * minv;
     let s = &e_minv * e.transpose();
     let singular = || SimError::SingularKkt {
-        t: problem.t0,
+        t,
         h: tau,
         block: SingularBlock::Jacobian,
-        dependent_rows: crate::lu::dependent_rows(&e, 1e-10).0,
+        dependent_rows: crate::lu::dependent_rows(e, 1e-10).0,
     };
-    let lu = s.lu();
-    let sinv_e_minv = lu.solve(&e_minv).ok_or_else(singular)?;
+    let sinv_e_minv = s.lu().solve(&e_minv).ok_or_else(singular)?;
     Ok(e.transpose() * sinv_e_minv)
 }

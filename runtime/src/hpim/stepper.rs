@@ -27,6 +27,7 @@ pub(crate) struct HpimStepper {
     derivatives: ForceDerivatives,
     expansion: Expansion,
     doublings: u32,
+    reproject: f64,
     /// The bound of |μ| of H (caps the flow-difference spacing).
     mu_max: f64,
     /// T = exp(H τ) for `tau`.
@@ -79,6 +80,7 @@ impl HpimStepper {
             derivatives: m.derivatives,
             expansion: m.expansion,
             doublings: m.doublings,
+            reproject: m.reproject,
             tau,
             force,
             projection,
@@ -139,6 +141,30 @@ impl HpimStepper {
             Some(p) => p.residual_into(t, d, dv, &self.force.accel, &mut self.g_eval),
             None => self.g_eval.copy_from(&self.force.expanded),
         }
+        Ok(())
+    }
+
+    /// Builds of the projection (None: explicit formulation).
+    pub(crate) fn projections(&self) -> Option<usize> {
+        self.projection.as_ref().map(|p| p.refreshes)
+    }
+
+    /// Rebuild the projection about the current E when it has turned more than `reproject`
+    /// (the last evaluation is the current point's); g at the current point follows, and the
+    /// backward-difference history restarts (it holds the old g).
+    fn maybe_reproject(&mut self, t: f64, h: f64) -> Result<(), SimError> {
+        let Some(p) = &mut self.projection else {
+            return Ok(());
+        };
+        if self.setup.rows == 0 || p.turn(&self.force.e) <= self.reproject {
+            return Ok(());
+        }
+        let e = self.force.e.clone();
+        p.project(&self.structure, &self.setup.minv, &e, t, h, self.doublings)?;
+        let n = self.structure.dofs();
+        let (d, dv) = self.z.split_at(n);
+        p.residual_into(t, d, dv, &self.force.accel, &mut self.g_now);
+        self.filled = 0;
         Ok(())
     }
 
@@ -266,6 +292,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
             }
             self.tau = h;
         }
+        self.maybe_reproject(t, h)?;
         let n = self.structure.dofs();
         let (mut d1, mut d2) = (DVector::zeros(n), DVector::zeros(n));
         let forced = self.setup.rows > 0 || self.structure.nonlinear.is_some();
