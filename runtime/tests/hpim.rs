@@ -630,7 +630,9 @@ fn resonant_harmonic_has_no_integral() {
 fn statistics_snapshot() {
     // HPIM’s counters on the slot truss, 0.1 s at τ = 1e-3 (100 steps): one solve at the start,
     // multiplier solve at its end, plus 4 RK4 substeps × 4 + 4 for the flow derivatives of the
-    // first two steps (backward) or of every step (flow).
+    // first two steps (backward) or of every step (flow). The slot's E turns fast (radius
+    // 0.01), so the projection is rebuilt at most steps, and each rebuild restarts the
+    // backward history (flow derivatives for the next two steps).
     let sys = slot_truss(TimeFunction::Polynomial(vec![50.0]));
     let mut lines = Vec::new();
     for derivs in [ForceDerivatives::Backward, ForceDerivatives::Flow] {

@@ -20,7 +20,37 @@ use crate::system::ConstrainedSystem;
 /// stability region for ω τ ≲ 4; truncation (ωδ)⁴/90 of the 5-point second difference).
 const FLOW_FRACTION: f64 = 0.25;
 
+/// Per-step workspaces (taken out of the stepper while in use, so nothing is allocated per
+/// step).
+#[derive(Default)]
+struct Work {
+    /// g'_k, g''_k.
+    d1: DVector<f64>,
+    d2: DVector<f64>,
+    /// g at t ± δ, t ± 2δ.
+    flow_g: [DVector<f64>; 4],
+    /// The state of the flow substeps, the RK4 stages and slopes.
+    flow_state: Vec<f64>,
+    stage: Vec<f64>,
+    slopes: [Vec<f64>; 4],
+}
+
+impl Work {
+    fn new(n: usize) -> Self {
+        let z = || vec![0.0; 2 * n];
+        Self {
+            d1: DVector::zeros(n),
+            d2: DVector::zeros(n),
+            flow_g: [(); 4].map(|_| DVector::zeros(n)),
+            flow_state: z(),
+            stage: z(),
+            slopes: [z(), z(), z(), z()],
+        }
+    }
+}
+
 pub(crate) struct HpimStepper {
+    work: Work,
     structure: std::sync::Arc<Structure>,
     setup: Setup,
     loads: Vec<LoadIntegral>,
@@ -72,6 +102,7 @@ impl HpimStepper {
         let force = ConstraintForce::new(setup.minv.clone(), setup.rows, m.penalty);
         let zero = || DVector::zeros(n);
         Self {
+            work: Work::new(n),
             structure: m.structure.clone(),
             t_mat: expm::expm(&setup.h, tau, m.doublings),
             mu_max: setup.spectral_bound().max(f64::MIN_POSITIVE),
@@ -182,25 +213,26 @@ impl HpimStepper {
         }
     }
 
-    /// g'_k, g''_k into `d1`, `d2`.
+    /// g'_k, g''_k into `w.d1`, `w.d2`.
     fn derivatives<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,
         h: f64,
-        d1: &mut DVector<f64>,
-        d2: &mut DVector<f64>,
+        w: &mut Work,
     ) -> Result<(), SimError> {
         let backward = self.derivatives == ForceDerivatives::Backward && self.filled >= 2;
         if backward {
             let (g0, g1, g2) = (&self.g_now, &self.history[0], &self.history[1]);
-            *d1 = (g0 * 3.0 - g1 * 4.0 + g2) / (2.0 * h);
-            *d2 = (g0 - g1 * 2.0 + g2) / (h * h);
+            for i in 0..g0.len() {
+                w.d1[i] = (3.0 * g0[i] - 4.0 * g1[i] + g2[i]) / (2.0 * h);
+                w.d2[i] = (g0[i] - 2.0 * g1[i] + g2[i]) / (h * h);
+            }
         } else {
-            self.flow_derivatives(sys, t, h, d1, d2)?;
+            self.flow_derivatives(sys, t, h, w)?;
         }
         if self.expansion == Expansion::First {
-            d2.fill(0.0);
+            w.d2.fill(0.0);
         }
         Ok(())
     }
@@ -211,47 +243,49 @@ impl HpimStepper {
         sys: &S,
         t: f64,
         h: f64,
-        d1: &mut DVector<f64>,
-        d2: &mut DVector<f64>,
+        w: &mut Work,
     ) -> Result<(), SimError> {
         // δ = τ/4, but at most 1/2 over |μ|max so that the RK4 substeps resolve every mode.
         let delta = h.signum() * (FLOW_FRACTION * h.abs()).min(0.5 / self.mu_max);
-        let mut g = [(); 4].map(|_| DVector::zeros(self.g_now.len()));
+        let n = self.z.len() / 2;
         for (side, sign) in [(0, 1.0), (2, -1.0)] {
-            let mut state = self.z.clone();
+            w.flow_state.copy_from_slice(&self.z);
             for sub in 0..2 {
                 let ts = t + sign * delta * sub as f64;
-                self.rk4(sys, ts, sign * delta, &mut state)?;
-                let n = state.len() / 2;
+                self.rk4(sys, ts, sign * delta, w)?;
                 let tn = ts + sign * delta;
-                self.eval_force(sys, tn, h, &state[..n], &state[n..])?;
-                g[side + sub].copy_from(&self.g_eval);
+                let (d, dv) = w.flow_state.split_at(n);
+                self.eval_force(sys, tn, h, d, dv)?;
+                w.flow_g[side + sub].copy_from(&self.g_eval);
             }
         }
         // g = [g(δ), g(2δ), g(−δ), g(−2δ)].
-        let g0 = &self.g_now;
-        *d1 = ((&g[0] - &g[2]) * 8.0 - (&g[1] - &g[3])) / (12.0 * delta);
-        *d2 = ((&g[0] + &g[2]) * 16.0 - (&g[1] + &g[3]) - g0 * 30.0) / (12.0 * delta * delta);
+        let (g, g0) = (&w.flow_g, &self.g_now);
+        for i in 0..n {
+            w.d1[i] = (8.0 * (g[0][i] - g[2][i]) - (g[1][i] - g[3][i])) / (12.0 * delta);
+            w.d2[i] = (16.0 * (g[0][i] + g[2][i]) - (g[1][i] + g[3][i]) - 30.0 * g0[i])
+                / (12.0 * delta * delta);
+        }
         Ok(())
     }
 
-    /// One classical RK4 substep of (D, D')' = (D', D'') with D'' from the multiplier solve.
+    /// One classical RK4 substep of (D, D')' = (D', D'') with D'' from the multiplier solve,
+    /// on `w.flow_state`.
     fn rk4<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,
         dt: f64,
-        z: &mut [f64],
+        w: &mut Work,
     ) -> Result<(), SimError> {
-        let len = z.len();
+        let len = w.flow_state.len();
         let n = len / 2;
-        let mut k = [(); 4].map(|_| vec![0.0; len]);
-        let mut stage = z.to_vec();
         let (c, b) = ([0.0, 0.5, 0.5, 1.0], [1.0, 2.0, 2.0, 1.0]);
+        w.stage.copy_from_slice(&w.flow_state);
         for i in 0..4 {
             if i > 0 {
                 for j in 0..len {
-                    stage[j] = z[j] + c[i] * dt * k[i - 1][j];
+                    w.stage[j] = w.flow_state[j] + c[i] * dt * w.slopes[i - 1][j];
                 }
             }
             self.force.eval(
@@ -259,14 +293,14 @@ impl HpimStepper {
                 &self.structure,
                 t + c[i] * dt,
                 dt,
-                &stage[..n],
-                &stage[n..],
+                &w.stage[..n],
+                &w.stage[n..],
             )?;
-            k[i][..n].copy_from_slice(&stage[n..]);
-            k[i][n..].copy_from_slice(self.force.accel.as_slice());
+            w.slopes[i][..n].copy_from_slice(&w.stage[n..]);
+            w.slopes[i][n..].copy_from_slice(self.force.accel.as_slice());
         }
         for j in 0..len {
-            z[j] += dt / 6.0 * (0..4).map(|i| b[i] * k[i][j]).sum::<f64>();
+            w.flow_state[j] += dt / 6.0 * (0..4).map(|i| b[i] * w.slopes[i][j]).sum::<f64>();
         }
         Ok(())
     }
@@ -294,19 +328,40 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
         }
         self.maybe_reproject(t, h)?;
         let n = self.structure.dofs();
-        let (mut d1, mut d2) = (DVector::zeros(n), DVector::zeros(n));
+        let mut w = std::mem::take(&mut self.work);
         let forced = self.setup.rows > 0 || self.structure.nonlinear.is_some();
-        if forced || self.projection.is_some() {
-            self.derivatives(sys, t, h, &mut d1, &mut d2)?;
+        let result = if forced || self.projection.is_some() {
+            self.derivatives(sys, t, h, &mut w)
+        } else {
+            w.d1.fill(0.0);
+            w.d2.fill(0.0);
+            Ok(())
+        };
+        if let Err(e) = result {
+            self.work = w;
+            return Err(e);
         }
-        self.v_new = match &self.projection {
-            Some(p) => projected_step(p, &self.v, t, h, [&self.g_now, &d1, &d2]),
+        match &self.projection {
+            Some(p) => projected_step(
+                p,
+                &self.v,
+                t,
+                h,
+                [&self.g_now, &w.d1, &w.d2],
+                &mut self.v_new,
+            ),
             None => {
                 if forced {
-                    let lu = self.setup.require_lu()?;
+                    let lu = match self.setup.require_lu() {
+                        Ok(lu) => lu,
+                        Err(e) => {
+                            self.work = w;
+                            return Err(e);
+                        }
+                    };
                     quadratic_into(
                         lu,
-                        [self.g_now.as_slice(), d1.as_slice(), d2.as_slice()],
+                        [self.g_now.as_slice(), w.d1.as_slice(), w.d2.as_slice()],
                         &mut self.coeffs,
                     );
                 } else {
@@ -315,15 +370,16 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
                 let [a0, a1, a2] = &self.coeffs;
                 let mut start = DVector::zeros(2 * n);
                 self.add_load_integrals(t, &mut start);
-                let w = &self.v - start - a0;
+                let free = &self.v - start - a0;
                 let mut end = a0 + a1 * h + a2 * (h * h);
                 self.add_load_integrals(t + h, &mut end);
-                &self.t_mat * w + end
+                self.v_new = &self.t_mat * free + end;
             }
-        };
+        }
+        self.work = w;
         self.z_new[..n].copy_from_slice(&self.v_new.as_slice()[..n]);
         let (_, dv) = self.z_new.split_at_mut(n);
-        self.setup.velocity_into(&self.v_new, dv);
+        self.setup.velocity_into(&self.v_new, &mut self.work.d1, dv);
         let z_new = std::mem::take(&mut self.z_new);
         let (d, dv) = z_new.split_at(n);
         let evaluated = self.eval_force(sys, t + h, h, d, dv);
@@ -379,7 +435,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
     }
 }
 
-/// v_{k+1} = T₀ (v_k − x(t_k)) + x(t_{k+1}) + W₀ g₀ + W₁ g₁ + W₂ g₂ (the projected
+/// v_{k+1} = T₀ (v_k − x(t_k)) + x(t_{k+1}) + W₀ g₀ + W₁ g₁ + W₂ g₂ into `out` (the projected
 /// formulation: x the exact loads' particular integrals on H₀, g(s) = g₀ + g₁ s + g₂ s²/2).
 fn projected_step(
     p: &Projection,
@@ -387,20 +443,15 @@ fn projected_step(
     t: f64,
     h: f64,
     g: [&DVector<f64>; 3],
-) -> DVector<f64> {
-    let mut w = v.clone();
-    let mut end = DVector::zeros(v.len());
+    out: &mut DVector<f64>,
+) {
+    // out = T₀ (v − x(t)) = T₀ v − Σ T₀ x_l(t): the load integrals are added with −T₀ below.
+    out.gemv(1.0, &p.t_mat, v, 0.0);
     for load in &p.loads {
-        load.add_into(t, &mut end);
+        load.add_t_into(&p.t_mat, t, -1.0, out);
+        load.add_into(t + h, out);
     }
-    w -= &end;
-    end.fill(0.0);
-    for load in &p.loads {
-        load.add_into(t + h, &mut end);
-    }
-    end.gemv(1.0, &p.t_mat, &w, 1.0);
     for (wj, gj) in p.w.iter().zip(g) {
-        end.gemv(1.0, wj, gj, 1.0);
+        out.gemv(1.0, wj, gj, 1.0);
     }
-    end
 }
