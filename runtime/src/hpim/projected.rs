@@ -96,7 +96,12 @@ impl Projection {
         if scale == 0.0 {
             0.0
         } else {
-            (e - &self.e0).norm() / scale
+            let diff: f64 = e
+                .iter()
+                .zip(self.e0.iter())
+                .map(|(a, b)| (a - b).powi(2))
+                .sum();
+            diff.sqrt() / scale
         }
     }
 
