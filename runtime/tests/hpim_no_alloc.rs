@@ -87,11 +87,14 @@ fn allocations_of_run<I: Integrator>(method: &I, t_end: f64) -> (Stats, usize) {
     (solution.expect("run").stats, count)
 }
 
+/// A named run of a method to a given end time: (statistics, allocations).
+type Run = (String, Box<dyn Fn(f64) -> (Stats, usize)>);
+
 /// One test function: the allocation counter is process-wide.
 #[test]
 fn hpim_and_npc_allocate_only_their_setup() {
     let st = Arc::new(structure());
-    let mut methods: Vec<(String, Box<dyn Fn(f64) -> (Stats, usize)>)> = Vec::new();
+    let mut methods: Vec<Run> = Vec::new();
     for derivs in [ForceDerivatives::Backward, ForceDerivatives::Flow] {
         let mut m = Hpim::new(st.clone(), 1e-3);
         m.derivatives = derivs;
