@@ -17,6 +17,15 @@
 //!    (exact for polynomial, harmonic, exponential P, [`particular`]) plus that of the
 //!    quadratic g.
 //!
+//! That is the paper's formulation ([`Formulation::Explicit`]). Its g carries the stiff
+//! dependence of λ on D, D' (through K D, C D'), extrapolated explicitly: unstable for
+//! τ|μ|max ≫ 1 and limited to ~1e-6 violations on the truss. The default
+//! ([`Formulation::Projected`], `projected.rs`) folds that linear part into H (H₀ with Π₀C,
+//! Π₀K for E₀ = Φ_D frozen, re-projected when E turns by more than [`Hpim::reproject`]), so
+//! g is the smooth remainder (γ̂, Q, the E − E₀ part); since H₀ is singular, the quadratic
+//! g and the polynomial loads go through the Duhamel integrals W₀, W₁, W₂ of one augmented
+//! 2^N exponential ([`expm::duhamel`]): v_{k+1} = T₀ (v_k − x(t_k)) + x(t_{k+1}) + Σ W_j g_j.
+//!
 //! Choices where the paper is silent or garbled (digest §4.2): the product (E^T λ) is expanded
 //! as a whole together with Q (the same quadratic as expanding E, λ separately up to the
 //! terms the differences drop) (\[AMBIG-37\] eq. 12 corrected as in the digest);
