@@ -424,13 +424,12 @@ impl SimulateArgs {
             hybrid_tol: self.hybrid_tol,
         };
         let method = self.method.unwrap_or(Method::Rkstab);
-        let kind =
-            self.stabilization
-                .unwrap_or(if method.is_implicit() || method.is_structural() {
-                    Stabilize::None
-                } else {
-                    Stabilize::Pstab
-                });
+        let own_control = method.is_implicit() || method.is_structural();
+        let kind = self.stabilization.unwrap_or(if own_control {
+            Stabilize::None
+        } else {
+            Stabilize::Pstab
+        });
         let stabilization = stabilization(kind, self.alpha, self.beta, flags)?;
         if let Some(h) = self.h {
             checked("--h", h, h > 0.0, "must be positive")?;
