@@ -424,7 +424,8 @@ impl SimulateArgs {
             hybrid_tol: self.hybrid_tol,
         };
         let method = self.method.unwrap_or(Method::Rkstab);
-        let kind = self.stabilization.unwrap_or(if method.is_implicit() {
+        let own_control = method.is_implicit() || method.is_structural();
+        let kind = self.stabilization.unwrap_or(if own_control {
             Stabilize::None
         } else {
             Stabilize::Pstab

@@ -2,15 +2,16 @@
 //! place that turns them into a runtime method ([`Chosen`]).
 //!
 //! `--method` picks the integrator (RKSTAB, the variable-order ABM, the constant-step Adams
-//! family), `--stabilization` the layer's drift control, and the method's own options come
+//! family, the implicit index-3 methods, HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
 //! from `--rtol/--atol` (adaptive methods) or `--h/--order/--start` (constant-step Adams).
 //! An option that the chosen method does not use is an error, not silently ignored.
 
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
-    HybridOptions, Implicit, Integrator, NewtonKind, Observer, PartitionOptions, Problem, Rkstab,
-    Scheme, SimError, Solution, Stabilization, StepControl, StepSize, Tolerance,
+    Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc, Observer, PartitionOptions,
+    Problem, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize, Structure,
+    Tolerance,
 };
 
 use super::AppError;
@@ -43,7 +44,9 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
         | Method::Abm
         | Method::Ab
         | Method::Ampc
-        | Method::Mampc => Scheme::ME451,
+        | Method::Mampc
+        | Method::Hpim
+        | Method::Npc => Scheme::ME451,
     };
     let step = match (req.h, req.method) {
         (Some(h), _) => StepSize::Fixed(h),
@@ -84,6 +87,11 @@ pub enum Method {
     Hht,
     /// Generalized-α (--rho-inf, default 0.8) with Newton; error-controlled (--rtol) or --h.
     GeneralizedAlpha,
+    /// HPIM (Liu–Begg–Devane–Zhong), the 2^N matrix exponential, step --h; structural models
+    /// only (truss14, …).
+    Hpim,
+    /// The HPIM paper's Newmark predictor–corrector, step --h; structural models only.
+    Npc,
 }
 
 impl Method {
@@ -100,6 +108,11 @@ impl Method {
             self,
             Method::Newmark | Method::Hht | Method::GeneralizedAlpha
         )
+    }
+
+    /// The methods for structural models (their own drift control, eq. 32's penalty).
+    pub fn is_structural(self) -> bool {
+        matches!(self, Method::Hpim | Method::Npc)
     }
 }
 
@@ -261,6 +274,62 @@ pub enum Chosen {
     /// An implicit index-3 method (finite-difference tangents: a catalog model arrives as
     /// `dyn ConstrainedSystem`).
     Implicit(Implicit),
+    /// HPIM or NPC with step `h`: built on the model's structure when the run starts
+    /// ([`ConstrainedSystem::as_structure`]).
+    Structural {
+        /// [`Method::Hpim`] or [`Method::Npc`].
+        method: Method,
+        /// The constant step τ.
+        h: f64,
+        /// The shared options.
+        common: CommonOptions,
+    },
+}
+
+/// The structure of `sys`, or the typed error naming the method and the model.
+fn structure_of<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    method: Method,
+) -> Result<std::sync::Arc<Structure>, SimError> {
+    sys.as_structure()
+        .map(|st| std::sync::Arc::new(st.clone()))
+        .ok_or_else(|| SimError::InvalidProblem {
+            what: format!(
+                "--method {} needs a structural model (constant M, C, K with loads, e.g. truss14); `{}` is not one",
+                method.cli_name(),
+                sys.name()
+            ),
+        })
+}
+
+/// HPIM or NPC: --h required, no Adams/implicit options, no layer stabilization.
+fn structural(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {
+    let name = req.method.cli_name();
+    let unused = |what: &'static str, why: &'static str| AppError::BadValue {
+        what,
+        value: name.clone(),
+        why,
+    };
+    if req.order.is_some() || req.start.is_some() {
+        return Err(unused(
+            "--order/--start",
+            "only the Adams methods take them",
+        ));
+    }
+    if !matches!(common.stabilization, Stabilization::None) {
+        return Err(unused(
+            "--stabilization",
+            "HPIM and NPC have their own drift control (the penalty of eq. 32); use none",
+        ));
+    }
+    let h = req
+        .h
+        .ok_or_else(|| unused("--h", "HPIM and NPC need a constant step size --h"))?;
+    Ok(Chosen::Structural {
+        method: req.method,
+        h,
+        common,
+    })
 }
 
 impl Chosen {
@@ -269,6 +338,16 @@ impl Chosen {
         let constant_step = matches!(req.method, Method::Ab | Method::Ampc | Method::Mampc);
         if req.method.is_implicit() {
             return implicit(req, common);
+        }
+        if req.method.is_structural() {
+            if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
+                return Err(AppError::BadValue {
+                    what: "--hht-alpha/--rho-inf/--modified-newton",
+                    value: req.method.cli_name(),
+                    why: "only the implicit methods take them",
+                });
+            }
+            return structural(req, common);
         }
         if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
             return Err(AppError::BadValue {
@@ -309,7 +388,9 @@ impl Chosen {
             | Method::Mampc
             | Method::Newmark
             | Method::Hht
-            | Method::GeneralizedAlpha => {
+            | Method::GeneralizedAlpha
+            | Method::Hpim
+            | Method::Npc => {
                 let kind = match req.method {
                     Method::Ab => AdamsKind::Ab,
                     Method::Ampc => AdamsKind::Ampc,
@@ -318,7 +399,9 @@ impl Chosen {
                     | Method::Abm
                     | Method::Newmark
                     | Method::Hht
-                    | Method::GeneralizedAlpha => AdamsKind::Mampc,
+                    | Method::GeneralizedAlpha
+                    | Method::Hpim
+                    | Method::Npc => AdamsKind::Mampc,
                 };
                 let start = match req.start.unwrap_or(Start::Rk) {
                     Start::Rk => AdamsStart::RungeKutta,
@@ -342,6 +425,7 @@ impl Chosen {
             Chosen::Abm(m) => &mut m.common,
             Chosen::Adams(m) => &mut m.common,
             Chosen::Implicit(m) => &mut m.common,
+            Chosen::Structural { common, .. } => common,
         }
     }
 
@@ -350,7 +434,7 @@ impl Chosen {
         match self {
             Chosen::Rkstab(_) | Chosen::Abm(_) => true,
             Chosen::Implicit(m) => matches!(m.step, StepSize::Adaptive { .. }),
-            Chosen::Adams(_) => false,
+            Chosen::Adams(_) | Chosen::Structural { .. } => false,
         }
     }
 }
@@ -362,6 +446,7 @@ impl Integrator for Chosen {
             Chosen::Abm(m) => m.name(),
             Chosen::Adams(m) => m.name(),
             Chosen::Implicit(m) => m.name(),
+            Chosen::Structural { method, .. } => method.cli_name(),
         }
     }
 
@@ -371,6 +456,7 @@ impl Integrator for Chosen {
             Chosen::Abm(m) => m.common(),
             Chosen::Adams(m) => m.common(),
             Chosen::Implicit(m) => m.common(),
+            Chosen::Structural { common, .. } => common,
         }
     }
 
@@ -390,6 +476,18 @@ impl Integrator for Chosen {
                 Some(exact) => m.integrate_exact_into(exact, problem, observer),
                 None => m.integrate_into(sys, problem, observer),
             },
+            Chosen::Structural { method, h, common } => {
+                let st = structure_of(sys, *method)?;
+                if *method == Method::Hpim {
+                    let mut m = Hpim::new(st, *h);
+                    m.common = common.clone();
+                    m.integrate_into(sys, problem, observer)
+                } else {
+                    let mut m = Npc::new(st, *h);
+                    m.common = common.clone();
+                    m.integrate_into(sys, problem, observer)
+                }
+            }
         }
     }
 }

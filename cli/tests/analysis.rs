@@ -411,6 +411,8 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("four-bar-change-point", 0),
         ("four-bar-chain", 1),
         ("four-bar-chain-bodies", 1),
+        // [HPIM] truss: 14 nodal DOFs, the driven tip coordinate.
+        ("truss14", 13),
     ];
     let catalog = mbsim_models::catalog();
     assert_eq!(

@@ -71,7 +71,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 19] = [
+static CATALOG: [ModelEntry; 20] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -91,6 +91,7 @@ static CATALOG: [ModelEntry; 19] = [
     four_bar_change_point::ENTRY,
     four_bar_chain::ENTRY,
     four_bar_chain_bodies::ENTRY,
+    truss14::ENTRY,
 ];
 
 /// Models that are defective on purpose, for the diagnostics (`mbsim check`): they cannot be

@@ -31,6 +31,7 @@ use std::f64::consts::PI;
 
 use mbsim::model;
 use mbsim::nalgebra::{DMatrix, DVector};
+use mbsim::runtime::catalog::ModelEntry;
 use mbsim::runtime::structural::elements::{Assembly, Bar, MassKind};
 use mbsim::runtime::{Load, Structural, Structure, TimeFunction};
 
@@ -183,3 +184,17 @@ pub fn slot_error_percent(d: &[f64]) -> f64 {
 pub fn mass_matrix() -> DMatrix<f64> {
     structure(Loading::Constant).mass
 }
+
+/// The catalog entry: constraint (ii) under p = 10000 N (Table 2's setting), a structural
+/// model (`mbsim simulate truss14 --method hpim --h 1e-4`).
+pub const ENTRY: ModelEntry = ModelEntry {
+    name: "truss14",
+    title: "14-bar plane truss, tip node driven v_a = 0.005 sin 2πt, p = 10 kN (n = 14, m = 1)",
+    source: "[HPIM] §5.1 constraint (ii) (digest P13); geometry our reading of Fig. 2",
+    build: || Box::new(prescribed(Loading::Constant)),
+    initial: |_| prescribed_initial(),
+    t_end: 0.2,
+    dt_out: 0.001,
+    rtol: 1e-8,
+    kernels: include_str!("generated/truss14_prescribed.rs"),
+};

@@ -130,7 +130,7 @@ pub use error::{
     ViolatedRow,
 };
 pub use fixed_step::FixedStep;
-pub use hpim::{Expansion, ForceDerivatives, Hpim, Npc, Penalty};
+pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};
 pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, initialize};
 pub use integrator::{

@@ -217,4 +217,11 @@ pub trait ConstrainedSystem {
     fn as_drawing(&self) -> Option<&dyn crate::drawing::Drawing> {
         None
     }
+
+    /// The linear structure (constant M, C, K, loads) of a structural model,
+    /// [`crate::Structural`] overrides this with `Some` so that a front end holding a
+    /// `&dyn ConstrainedSystem` can run HPIM and NPC on it.
+    fn as_structure(&self) -> Option<&crate::structural::Structure> {
+        None
+    }
 }

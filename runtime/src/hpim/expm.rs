@@ -92,3 +92,44 @@ pub fn check_truncation(doublings: u32, tau: f64, mu_max: f64) -> Result<(), Sim
     }
     Ok(())
 }
+
+/// T = exp(Hτ) and the Duhamel integrals of a lower-block polynomial forcing,
+///
+/// ```text
+/// W_j = ∫₀^τ exp(H(τ − s)) B s^j / j! ds,   B = [0; I_n],   j = 0..=degree,
+/// ```
+///
+/// so that x' = H x + B Σ g_j s^j/j! gives x(τ) = T x(0) + Σ W_j g_j with no H⁻¹ (H may be
+/// singular). One 2^N exponential of the augmented matrix (Van Loan 1978)
+///
+/// ```text
+/// A = [[H, B, 0, …, 0], [0, 0, I, …, 0], …, [0, …, 0, I], [0, …, 0]]   (2n + (degree+1) n)
+/// ```
+///
+/// whose top block row of exp(Aτ) is [T, W_0, W_1, …, W_degree]: the chain y₁' = y₂, …,
+/// started from the unit block of column j + 2, feeds y₁ = s^j/j! into x. Off the diagonal
+/// exp(Aτ) equals the increment R, so the blocks W_j are read from R directly.
+pub fn duhamel(
+    h: &DMatrix<f64>,
+    tau: f64,
+    doublings: u32,
+    degree: usize,
+) -> (DMatrix<f64>, Vec<DMatrix<f64>>) {
+    let m = h.nrows();
+    let n = m / 2;
+    let size = m + (degree + 1) * n;
+    let mut a = DMatrix::zeros(size, size);
+    a.view_mut((0, 0), (m, m)).copy_from(h);
+    for i in 0..n {
+        a[(n + i, m + i)] = 1.0;
+        for j in 0..degree {
+            a[(m + j * n + i, m + (j + 1) * n + i)] = 1.0;
+        }
+    }
+    let r = expm_increment(&a, tau, doublings);
+    let t = r.view((0, 0), (m, m)) + DMatrix::<f64>::identity(m, m);
+    let w = (0..=degree)
+        .map(|j| r.view((0, m + j * n), (m, n)).into_owned())
+        .collect();
+    (t, w)
+}

@@ -71,17 +71,21 @@ impl Penalty {
     }
 }
 
-/// Workspace of the penalized multiplier solve, and its results.
+/// Workspace of the penalized multiplier solve, and its results (no allocation per call).
 #[derive(Clone, Debug)]
 pub(crate) struct ConstraintForce {
     minv: DMatrix<f64>,
-    e: DMatrix<f64>,
+    /// E = Φ_D at the last point.
+    pub(crate) e: DMatrix<f64>,
+    et: DMatrix<f64>,
     minv_et: DMatrix<f64>,
     s: DenseLu,
     gamma: Vec<f64>,
     phi: Vec<f64>,
     phi_t: Vec<f64>,
+    rhs: Vec<f64>,
     force: DVector<f64>,
+    work: DVector<f64>,
     pub(crate) penalty: Penalty,
     /// λ at the last point.
     pub(crate) lambda: DVector<f64>,
@@ -99,12 +103,15 @@ impl ConstraintForce {
         Self {
             minv,
             e: DMatrix::zeros(rows, n),
+            et: DMatrix::zeros(n, rows),
             minv_et: DMatrix::zeros(n, rows),
             s: DenseLu::new(rows),
             gamma: vec![0.0; rows],
             phi: vec![0.0; rows],
             phi_t: vec![0.0; rows],
+            rhs: vec![0.0; rows],
             force: DVector::zeros(n),
+            work: DVector::zeros(n),
             penalty,
             lambda: DVector::zeros(rows),
             accel: DVector::zeros(n),
@@ -138,23 +145,22 @@ impl ConstraintForce {
         checked(sys, KernelId::PhiT, &a, KernelOut::Vector(&mut self.phi_t))?;
         st.force_into(t, d, dv, self.force.as_mut_slice());
         if r == 0 {
-            self.accel.copy_from(&(&self.minv * &self.force));
+            self.accel.gemv(1.0, &self.minv, &self.force, 0.0);
             self.expanded.fill(0.0);
             st.add_nonlinear(t, d, dv, self.expanded.as_mut_slice());
             return Ok(());
         }
-        self.e.transpose_to(&mut self.minv_et);
-        self.minv_et = &self.minv * &self.minv_et;
+        self.e.transpose_to(&mut self.et);
+        self.minv_et.gemm(1.0, &self.minv, &self.et, 0.0);
         let pen = self.penalty;
-        let mut rhs = vec![0.0; r];
         for i in 0..r {
-            let phi_dot = (self.e.row(i) * DVector::from_column_slice(dv))[0] + self.phi_t[i];
+            let phi_dot = (0..d.len()).map(|j| self.e[(i, j)] * dv[j]).sum::<f64>() + self.phi_t[i];
             let gamma_hat = self.gamma[i]
                 - Penalty::term(pen.kappa1, pen.p, phi_dot)
                 - Penalty::term(pen.kappa2, pen.q, self.phi[i]);
-            rhs[i] = (self.minv_et.column(i).transpose() * &self.force)[0] - gamma_hat;
+            self.rhs[i] = self.minv_et.column(i).dot(&self.force) - gamma_hat;
         }
-        self.s.matrix_mut().copy_from(&(&self.e * &self.minv_et));
+        self.s.matrix_mut().gemm(1.0, &self.e, &self.minv_et, 0.0);
         if self.s.factor().is_err() {
             return Err(SimError::SingularKkt {
                 t,
@@ -163,11 +169,14 @@ impl ConstraintForce {
                 dependent_rows: crate::lu::dependent_rows(&self.e, 1e-10).0,
             });
         }
-        self.s.solve_in_place(&mut rhs);
-        self.lambda.copy_from_slice(&rhs);
-        let et_lambda = self.e.transpose() * &self.lambda;
-        self.accel = &self.minv * (&self.force - &et_lambda);
-        self.expanded = -et_lambda;
+        self.s.solve_in_place(&mut self.rhs);
+        self.lambda.copy_from_slice(&self.rhs);
+        // work = Eᵀλ; D'' = M⁻¹ (F − Eᵀλ); expanded = Q − Eᵀλ.
+        self.work.gemv(1.0, &self.et, &self.lambda, 0.0);
+        self.force -= &self.work;
+        self.accel.gemv(1.0, &self.minv, &self.force, 0.0);
+        self.expanded.copy_from(&self.work);
+        self.expanded.neg_mut();
         st.add_nonlinear(t, d, dv, self.expanded.as_mut_slice());
         Ok(())
     }

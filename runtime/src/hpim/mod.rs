@@ -17,6 +17,15 @@
 //!    (exact for polynomial, harmonic, exponential P, [`particular`]) plus that of the
 //!    quadratic g.
 //!
+//! That is the paper's formulation ([`Formulation::Explicit`]). Its g carries the stiff
+//! dependence of λ on D, D' (through K D, C D'), extrapolated explicitly: unstable for
+//! τ|μ|max ≫ 1 and limited to ~1e-6 violations on the truss. The default
+//! ([`Formulation::Projected`], `projected.rs`) folds that linear part into H (H₀ with Π₀C,
+//! Π₀K for E₀ = Φ_D frozen, re-projected when E turns by more than [`Hpim::reproject`]), so
+//! g is the smooth remainder (γ̂, Q, the E − E₀ part); since H₀ is singular, the quadratic
+//! g and the polynomial loads go through the Duhamel integrals W₀, W₁, W₂ of one augmented
+//! 2^N exponential ([`expm::duhamel`]): v_{k+1} = T₀ (v_k − x(t_k)) + x(t_{k+1}) + Σ W_j g_j.
+//!
 //! Choices where the paper is silent or garbled (digest §4.2): the product (E^T λ) is expanded
 //! as a whole together with Q (the same quadratic as expanding E, λ separately up to the
 //! terms the differences drop) (\[AMBIG-37\] eq. 12 corrected as in the digest);
@@ -25,12 +34,14 @@
 //! solve.
 //!
 //! Counters in [`crate::Stats::extra`]: `multiplier_solves` (every λ evaluation, also those of
-//! the flow derivatives), `doublings` (N).
+//! the flow derivatives), `doublings` (N), `projections` (builds of H₀ in the projected
+//! formulation, [`Formulation::Projected`]; 1 for a constant E).
 
 pub mod expm;
 mod forces;
 mod npc;
 pub mod particular;
+mod projected;
 mod setup;
 mod stepper;
 
@@ -48,6 +59,7 @@ use crate::stabilize::Stabilization;
 use crate::structural::Structure;
 use crate::system::ConstrainedSystem;
 
+use projected::Projection;
 use setup::Setup;
 use stepper::HpimStepper;
 
@@ -61,6 +73,18 @@ pub enum ForceDerivatives {
     /// RK4 substeps of the index-1 equations from the current state: λ from the generated
     /// constraint kernels at each point, no step history.
     Flow,
+}
+
+/// How the constraint force Eᵀλ enters the step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Formulation {
+    /// The paper's: H of the free structure, Q − Eᵀλ expanded in time as a whole. Explicit in
+    /// the stiff dependence of λ on D, D' (through K D, C D'): unstable for τ|μ|max ≫ 1 and
+    /// limited to ~1e-6 constraint violation on the truss (`projected.rs` docs).
+    Explicit,
+    /// Ours: the linear part of λ(D, D') for E₀ = Φ_D(t₀, D₀) folded into H (Π₀C, Π₀K), only
+    /// the smooth remainder expanded; exact in the constraint stiffness for constant E.
+    Projected,
 }
 
 /// Order of the Taylor expansion of g over a step (\[HPIM\] Fig. 7).
@@ -87,13 +111,20 @@ pub struct Hpim {
     pub derivatives: ForceDerivatives,
     /// First or second order expansion of g.
     pub expansion: Expansion,
+    /// Explicit (paper) or projected (ours) constraint force.
+    pub formulation: Formulation,
+    /// Projected formulation: rebuild the projection (E₀ := E, H₀, T, W) at a step point where
+    /// ‖E − E₀‖_F/‖E₀‖_F exceeds this, so that the explicitly expanded part of the
+    /// constraint force, of stiffness ~ this fraction of K, stays stable (default 1e-2;
+    /// `f64::INFINITY`: never). Constant E never triggers it.
+    pub reproject: f64,
     /// The options every method shares (stabilization is off: HPIM has its own penalty).
     pub common: CommonOptions,
 }
 
 impl Hpim {
     /// HPIM with step `tau`, N = 20, no penalty, second-order expansion with backward
-    /// differences (the paper's Table 2 setting).
+    /// differences (the paper's Table 2 setting), the projected constraint force.
     pub fn new(structure: Arc<Structure>, tau: f64) -> Self {
         Self {
             structure,
@@ -102,6 +133,8 @@ impl Hpim {
             penalty: Penalty::NONE,
             derivatives: ForceDerivatives::Backward,
             expansion: Expansion::Second,
+            formulation: Formulation::Projected,
+            reproject: 1e-2,
             common: CommonOptions {
                 stabilization: Stabilization::None,
                 ..CommonOptions::default()
@@ -135,15 +168,31 @@ impl Integrator for Hpim {
         self.penalty.validate()?;
         let setup = Setup::new(sys, &self.structure, problem)?;
         expm::check_truncation(self.doublings, self.tau, setup.spectral_bound())?;
-        let loads = setup.load_integrals(&self.structure)?;
+        let (loads, projection) = match self.formulation {
+            Formulation::Explicit => (setup.load_integrals(&self.structure)?, None),
+            Formulation::Projected => {
+                let p = Projection::new(
+                    sys,
+                    &self.structure,
+                    &setup,
+                    problem,
+                    uniform.h,
+                    self.doublings,
+                )?;
+                (Vec::new(), Some(p))
+            }
+        };
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
-        let mut stepper = HpimStepper::new(self, setup, loads, uniform.h);
+        let mut stepper = HpimStepper::new(self, setup, loads, projection, uniform.h);
         stepper.start(sys, problem)?;
         run.drive(&mut stepper, Schedule::Uniform(uniform), &mut stats)?;
         stats
             .extra
             .set("multiplier_solves", stepper.solves() as u64);
         stats.extra.set("doublings", u64::from(self.doublings));
+        if let Some(p) = stepper.projections() {
+            stats.extra.set("projections", p as u64);
+        }
         Ok(stepper.solution(problem.t_end, stats))
     }
 }

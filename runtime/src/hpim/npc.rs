@@ -119,6 +119,10 @@ struct NpcStepper {
     accel_prev: DVector<f64>,
     t_prev: f64,
     h_prev: f64,
+    /// Workspaces: the predicted D̃, D̃' and the corrector's right-hand side.
+    dp: DVector<f64>,
+    vp: DVector<f64>,
+    rhs: DVector<f64>,
 }
 
 impl NpcStepper {
@@ -141,6 +145,9 @@ impl NpcStepper {
             accel_prev: DVector::zeros(n),
             t_prev: 0.0,
             h_prev: 0.0,
+            dp: DVector::zeros(n),
+            vp: DVector::zeros(n),
+            rhs: DVector::zeros(n),
         })
     }
 }
@@ -162,23 +169,28 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for NpcStepper {
         }
         let n = self.accel.len();
         let (d, dv) = self.z.split_at(n);
-        let mut dp = DVector::from_column_slice(d);
-        let mut vp = DVector::from_column_slice(dv);
-        dp += DVector::from_column_slice(dv) * h + &self.accel * (h * h * (0.5 - BETA));
-        vp += &self.accel * (h * (1.0 - GAMMA));
+        let (dp, vp) = (&mut self.dp, &mut self.vp);
+        for i in 0..n {
+            dp[i] = d[i] + h * dv[i] + h * h * (0.5 - BETA) * self.accel[i];
+            vp[i] = dv[i] + h * (1.0 - GAMMA) * self.accel[i];
+        }
         let t1 = t + h;
         self.force
             .eval(sys, &self.structure, t1, h, dp.as_slice(), vp.as_slice())?;
         // F̃ − C D̃' − K D̃ = M D''(λ̃) at the predicted point: the multiplier solve's force.
-        let mut rhs = DVector::zeros(n);
+        let rhs = &mut self.rhs;
         self.structure.load_into(t1, rhs.as_mut_slice());
-        rhs -= &self.damping * &vp + &self.stiffness * &dp;
-        rhs += &self.force.expanded;
-        self.accel_new = self.effective.solve(&rhs).ok_or(SimError::InvalidProblem {
-            what: "npc: M + γτC + βτ²K is singular".to_string(),
-        })?;
-        dp += &self.accel_new * (BETA * h * h);
-        vp += &self.accel_new * (GAMMA * h);
+        rhs.gemv(-1.0, &self.damping, vp, 1.0);
+        rhs.gemv(-1.0, &self.stiffness, dp, 1.0);
+        *rhs += &self.force.expanded;
+        if !self.effective.solve_mut(rhs) {
+            return Err(SimError::InvalidProblem {
+                what: "npc: M + γτC + βτ²K is singular".to_string(),
+            });
+        }
+        self.accel_new.copy_from(rhs);
+        dp.axpy(BETA * h * h, &self.accel_new, 1.0);
+        vp.axpy(GAMMA * h, &self.accel_new, 1.0);
         self.z_new[..n].copy_from_slice(dp.as_slice());
         self.z_new[n..].copy_from_slice(vp.as_slice());
         Ok(Attempt {

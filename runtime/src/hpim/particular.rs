@@ -58,6 +58,28 @@ impl LoadIntegral {
     }
 }
 
+impl LoadIntegral {
+    /// out += scale · T x(t), with no allocation.
+    pub fn add_t_into(&self, t_mat: &DMatrix<f64>, t: f64, scale: f64, out: &mut DVector<f64>) {
+        match self {
+            LoadIntegral::Polynomial(a) => {
+                let mut power = scale;
+                for ai in a {
+                    out.gemv(power, t_mat, ai, 1.0);
+                    power *= t;
+                }
+            }
+            LoadIntegral::Harmonic { omega, a1, a2 } => {
+                out.gemv(scale * (omega * t).sin(), t_mat, a1, 1.0);
+                out.gemv(scale * (omega * t).cos(), t_mat, a2, 1.0);
+            }
+            LoadIntegral::Exponential { rate, a } => {
+                out.gemv(scale * (rate * t).exp(), t_mat, a, 1.0)
+            }
+        }
+    }
+}
+
 /// H⁻¹ applied to b (the LU of H, checked invertible by the caller).
 fn solve(lu: &LU<f64, nalgebra::Dyn, nalgebra::Dyn>, b: &DVector<f64>) -> DVector<f64> {
     lu.solve(b).unwrap_or_else(|| DVector::zeros(b.len()))

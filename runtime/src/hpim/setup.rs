@@ -102,13 +102,19 @@ impl Setup {
         })
     }
 
-    /// D' = M⁻¹(u − C D/2) from v = [D; u].
-    pub(crate) fn velocity_into(&self, v: &DVector<f64>, out: &mut [f64]) {
+    /// D' = M⁻¹(u − C D/2) from v = [D; u] (`scratch` of length n).
+    pub(crate) fn velocity_into(
+        &self,
+        v: &DVector<f64>,
+        scratch: &mut DVector<f64>,
+        out: &mut [f64],
+    ) {
         let n = self.minv.nrows();
-        let d = v.rows(0, n);
-        let u = v.rows(n, n) - &self.damping * d * 0.5;
-        let dv = &self.minv * u;
-        out.copy_from_slice(dv.as_slice());
+        scratch.copy_from(&v.rows(n, n));
+        scratch.gemv(-0.5, &self.damping, &v.rows(0, n), 1.0);
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.minv.row(i).tr_dot(scratch);
+        }
     }
 
     /// v = [D; M D' + C D/2].

@@ -102,4 +102,7 @@ impl<C: ConstrainedSystem> ConstrainedSystem for Structural<C> {
     fn constraint_names(&self) -> Vec<String> {
         self.constraints.constraint_names()
     }
+    fn as_structure(&self) -> Option<&Structure> {
+        Some(&self.structure)
+    }
 }
