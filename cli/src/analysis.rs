@@ -354,15 +354,55 @@ pub fn check(args: &CheckArgs) -> Result<(), AppError> {
         Err(_) => q0,
     };
     let d = analysis::check(sys.as_ref(), args.t, &q)?;
+    let generated = sys.generated_diagnostics();
     if args.json {
+        let mut value = check_json(&args.model, &d);
+        value["generated"] = generated_json(generated);
         crate::say!(
             "{}",
-            serde_json::to_string_pretty(&check_json(&args.model, &d)).unwrap_or_default()
+            serde_json::to_string_pretty(&value).unwrap_or_default()
         );
     } else {
-        crate::say!("{}", check_text(&args.model, sys.coordinate_names(), &d));
+        let mut text = check_text(&args.model, sys.coordinate_names(), &d);
+        text.push_str(&generated_text(generated, d.n));
+        crate::say!("{}", text);
     }
     Ok(())
+}
+
+/// The generation-time diagnostics (`null` for a model without generated code).
+fn generated_json(g: Option<mbsim::runtime::GeneratedDiagnostics>) -> serde_json::Value {
+    g.map_or(serde_json::Value::Null, |g| {
+        json!({
+            "structural_rank": g.structural_rank,
+            "repeated_rows": g.repeated_rows.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
+            "structurally_redundant": g.structurally_redundant,
+        })
+    })
+}
+
+/// The generation-time diagnostics as text lines.
+fn generated_text(g: Option<mbsim::runtime::GeneratedDiagnostics>, n: usize) -> String {
+    let Some(g) = g else {
+        return "generation-time diagnostics: none (not generated code)\n".into();
+    };
+    let mut s = format!(
+        "generation time: structural rank of G = {} (so DOF >= {})\n",
+        g.structural_rank,
+        n - g.structural_rank.min(n)
+    );
+    for (first, again) in g.repeated_rows {
+        s.push_str(&format!(
+            "generation time: row `{again}` repeats `{first}` (equal or opposite expression)\n"
+        ));
+    }
+    if !g.structurally_redundant.is_empty() {
+        s.push_str(&format!(
+            "generation time: structurally redundant rows (dependent at every state): {}\n",
+            g.structurally_redundant.join(", ")
+        ));
+    }
+    s
 }
 
 fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {

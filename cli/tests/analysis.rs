@@ -319,6 +319,12 @@ fn cli_check_names_the_redundant_row_and_the_dof() {
         "{stdout}"
     );
     assert!(stdout.contains("redundant: `rod` (row 2)"), "{stdout}");
+    // The dependency is numerical (at every state, but not visible in the pattern): the
+    // generator's structural rank is full.
+    assert!(
+        stdout.contains("generation time: structural rank of G = 3 (so DOF >= 0)"),
+        "{stdout}"
+    );
     let (ok, stdout, _) = mbsim(&["check", "two-link-case2-driven", "--json"]);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -326,6 +332,8 @@ fn cli_check_names_the_redundant_row_and_the_dof() {
         (v["dof"].as_u64(), v["fully_driven"].as_bool()),
         (Some(0), Some(true))
     );
+    assert_eq!(v["generated"]["structural_rank"], v["rank"], "{stdout}");
+    assert_eq!(v["generated"]["repeated_rows"], serde_json::json!([]));
 }
 
 #[test]

@@ -115,6 +115,7 @@ pub fn emit_tokens_drawn(
     let views = views(kernels, drawing.is_some(), rt);
     let drawing = drawing.map(|body| quote!(impl #rt::Drawing for #name { #body }));
     let names = constraint_names(model);
+    let diagnostics = generated_diagnostics(model, kernels, rt);
     let accessors = accessors(model, &fields, rt);
     let phi_q_nz = sparsity(model, &kernels.phi_q);
     let l_nz = sparsity(model, &kernels.l);
@@ -166,12 +167,30 @@ pub fn emit_tokens_drawn(
             #mass_sparsity
             #a_sparsity
             #names
+            #diagnostics
             #views
             #kernel_fns
         }
         #tangent
         #energy
         #drawing
+    }
+}
+
+/// `generated_diagnostics()`: what `diagnose.rs` decided from the expressions.
+fn generated_diagnostics(model: &Model, kernels: &Kernels, rt: &syn::Path) -> TokenStream {
+    let d = crate::diagnose::diagnose(model, kernels);
+    let rank = ulit(d.structural_rank);
+    let repeated = d.repeated_rows.iter().map(|(a, b)| quote!((#a, #b)));
+    let redundant = &d.structurally_redundant;
+    quote! {
+        fn generated_diagnostics(&self) -> Option<#rt::GeneratedDiagnostics> {
+            Some(#rt::GeneratedDiagnostics {
+                repeated_rows: &[#(#repeated),*],
+                structural_rank: #rank,
+                structurally_redundant: &[#(#redundant),*],
+            })
+        }
     }
 }
 

@@ -147,7 +147,8 @@ pub use stabilize::{
 };
 pub use structural::{Load, Structural, Structure, TimeFunction};
 pub use system::{
-    ConstrainedSystem, Dims, DynamicsOut, MatOut, ParameterError, Sparsity, zero_fill,
+    ConstrainedSystem, Dims, DynamicsOut, GeneratedDiagnostics, MatOut, ParameterError, Sparsity,
+    zero_fill,
 };
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

@@ -89,6 +89,20 @@ pub struct Sparsity {
     pub nonzeros: &'static [(usize, usize)],
 }
 
+/// What the generator decided about a model's constraints from their expressions alone, before
+/// any state is known (`mbsim_codegen::diagnose`); the numerical rank at a state is
+/// [`crate::analysis::check`]'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GeneratedDiagnostics {
+    /// Rows equal to an earlier row or to its negation: (earlier row, row), by name.
+    pub repeated_rows: &'static [(&'static str, &'static str)],
+    /// Size of a maximum matching of G = [Φ_q; A]'s rows to its columns over the structural
+    /// nonzeros: no numerical rank exceeds it, so DOF ≥ n − structural rank.
+    pub structural_rank: usize,
+    /// Rows a maximum matching leaves unmatched: dependent at every state.
+    pub structurally_redundant: &'static [&'static str],
+}
+
 /// Every output of the fused kernel [`ConstrainedSystem::dynamics_into`].
 pub struct DynamicsOut<'a> {
     /// Mass matrix M(t, q), `n × n`.
@@ -222,6 +236,12 @@ pub trait ConstrainedSystem {
     /// [`crate::Structural`] overrides this with `Some` so that a front end holding a
     /// `&dyn ConstrainedSystem` can run HPIM and NPC on it.
     fn as_structure(&self) -> Option<&crate::structural::Structure> {
+        None
+    }
+
+    /// The generation-time diagnostics of the constraints; generated code overrides this,
+    /// hand-written models have none.
+    fn generated_diagnostics(&self) -> Option<GeneratedDiagnostics> {
         None
     }
 }

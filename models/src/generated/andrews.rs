@@ -336,6 +336,13 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
             ],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 6,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

@@ -162,6 +162,13 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
             nonzeros: &[(0, 0), (1, 1), (2, 2), (3, 3)],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 3,
+            structurally_redundant: &[],
+        })
+    }
     fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
         Some(self)
     }

@@ -1283,6 +1283,13 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChain {
             .map(|s| s.to_string())
             .collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 40,
+            structurally_redundant: &[],
+        })
+    }
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }

@@ -2853,6 +2853,13 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChainBodies {
             .map(|s| s.to_string())
             .collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 242,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 243, "q must have n = {} entries", 243);
         assert_eq!(out.len(), 242, "out has the wrong shape");

@@ -198,6 +198,13 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChangePoint {
     fn constraint_names(&self) -> Vec<String> {
         ["loop_x", "loop_y", "crank"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 3,
+            structurally_redundant: &[],
+        })
+    }
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }

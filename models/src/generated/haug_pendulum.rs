@@ -108,6 +108,13 @@ impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
             nonzeros: &[(0, 0), (1, 1), (2, 2)],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 2,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 2, "out has the wrong shape");

@@ -152,6 +152,13 @@ impl ::mbsim::__private::ConstrainedSystem for Me451Pendulum {
             nonzeros: &[(0, 0), (1, 1), (2, 2)],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 2,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

@@ -106,6 +106,13 @@ impl ::mbsim::__private::ConstrainedSystem for Pendulum {
     fn constraint_names(&self) -> Vec<String> {
         ["rod"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 1,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

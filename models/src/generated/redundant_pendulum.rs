@@ -124,6 +124,13 @@ impl ::mbsim::__private::ConstrainedSystem for RedundantPendulum {
     fn constraint_names(&self) -> Vec<String> {
         ["pin_x", "pin_y", "rod"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 3,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 3, "q must have n = {} entries", 3);
         assert_eq!(out.len(), 3, "out has the wrong shape");

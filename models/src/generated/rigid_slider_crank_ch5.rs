@@ -146,6 +146,13 @@ impl ::mbsim::__private::ConstrainedSystem for RigidSliderCrankCh5 {
     fn constraint_names(&self) -> Vec<String> {
         ["crank_a_x", "crank_a_y", "slider_b"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 3,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

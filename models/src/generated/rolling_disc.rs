@@ -149,6 +149,13 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
             nonzeros: &[(0, 0), (0, 4), (1, 1), (1, 4)],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 2,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

@@ -83,6 +83,13 @@ impl ::mbsim::__private::ConstrainedSystem for SlewingBeamTie {
     fn constraint_names(&self) -> Vec<String> {
         ["tie"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 1,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 10, "q must have n = {} entries", 10);
         assert_eq!(out.len(), 1, "out has the wrong shape");

@@ -287,6 +287,13 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
             ],
         })
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 11,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

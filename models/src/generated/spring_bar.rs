@@ -144,6 +144,13 @@ impl ::mbsim::__private::ConstrainedSystem for SpringBar {
     fn constraint_names(&self) -> Vec<String> {
         ["pin_x", "pin_y"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 2,
+            structurally_redundant: &[],
+        })
+    }
     fn as_tangents(&self) -> Option<&dyn ::mbsim::__private::TangentSystem> {
         Some(self)
     }

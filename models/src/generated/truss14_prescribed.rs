@@ -125,6 +125,13 @@ impl ::mbsim::__private::ConstrainedSystem for Truss14Prescribed {
     fn constraint_names(&self) -> Vec<String> {
         ["prescribed"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 1,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 14, "q must have n = {} entries", 14);
         assert_eq!(out.len(), 1, "out has the wrong shape");

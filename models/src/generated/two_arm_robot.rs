@@ -129,6 +129,13 @@ impl ::mbsim::__private::ConstrainedSystem for TwoArmRobot {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 1,
+            structurally_redundant: &[],
+        })
+    }
     fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
         Some(self)
     }

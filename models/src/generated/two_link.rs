@@ -118,6 +118,13 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLink {
             nonzeros: Self::L_SPARSITY,
         }
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 1,
+            structurally_redundant: &[],
+        })
+    }
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }

@@ -154,6 +154,13 @@ impl ::mbsim::__private::ConstrainedSystem for TwoLinkCase2Driven {
     fn constraint_names(&self) -> Vec<String> {
         ["tip_height", "shoulder"].iter().map(|s| s.to_string()).collect()
     }
+    fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {
+        Some(::mbsim::__private::GeneratedDiagnostics {
+            repeated_rows: &[],
+            structural_rank: 2,
+            structurally_redundant: &[],
+        })
+    }
     fn phi_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 2, "q must have n = {} entries", 2);
         assert_eq!(out.len(), 2, "out has the wrong shape");
