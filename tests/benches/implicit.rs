@@ -13,6 +13,14 @@
 //! and less CPU. The elastic coordinates are where HHT/generalized-α pay for their numerical
 //! damping: the rod's axial vibration (≈ 5.8e4 rad/s), which RKSTAB resolves, is damped away,
 //! leaving an error floor of the vibration's size (≈ 1e-3 relative) at any tolerance.
+//!
+//! What limits the implicit methods here (measured with this bench; numbers in the report of
+//! the session that wrote this): (1) their error on the mechanism is 10–20× the tolerance
+//! at 1e-4…1e-5 and not monotone in it, and it floors at ≈ 2.5e-5 (the damped axial
+//! vibration, which RKSTAB resolves), so 1e-4 needs tolerances near 1e-5…1e-6; (2) from 1e-6
+//! on, the steps grow 6× per decade instead of 10^(1/3) ≈ 2.2× with ≈ 20 % rejections, i.e.
+//! the estimate starts resolving the stiff vibration. A second pass of the error filter
+//! (stiff modes weighted (β h² ω²)⁻² instead of ⁻¹) was tried and did not remove (2).
 
 use std::time::Instant;
 
@@ -165,12 +173,19 @@ fn span(t_end: f64, dt: f64) {
     let base = reached[0].1;
     for (label, r) in &reached {
         match (r, base) {
-            (Some((tol, steps, cpu)), Some((_, rk_steps, rk_cpu))) => println!(
-                "  {label:<24} tol {tol:.0e}: {steps} steps, {:.1} ms; {:.1}x fewer steps, {:.1}x less CPU than RKSTAB",
-                cpu * 1e3,
-                rk_steps as f64 / *steps as f64,
-                rk_cpu / cpu
-            ),
+            (Some((tol, steps, cpu)), Some((_, rk_steps, rk_cpu))) => {
+                let (fewer, less) = (rk_steps as f64 / *steps as f64, rk_cpu / cpu);
+                // The goal: >= 10x fewer steps and less CPU than RKSTAB.
+                let goal = if fewer >= 10.0 && less > 1.0 {
+                    "goal met"
+                } else {
+                    "goal not met"
+                };
+                println!(
+                    "  {label:<24} tol {tol:.0e}: {steps} steps, {:.1} ms; {fewer:.1}x fewer steps, {less:.1}x less CPU than RKSTAB ({goal})",
+                    cpu * 1e3,
+                )
+            }
             (Some((tol, steps, cpu)), None) => {
                 println!(
                     "  {label:<24} tol {tol:.0e}: {steps} steps, {:.1} ms",
