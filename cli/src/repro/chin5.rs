@@ -142,7 +142,11 @@ fn quasi_static_amplitude(rod: &DeformableSliderCrank, omega: f64) -> f64 {
     let midpoint = |phi: f64| {
         let theta = (-(r / l) * phi.sin()).asin();
         let (s, c) = theta.sin_cos();
-        (theta, r * phi.cos() + 0.5 * l * c, r * phi.sin() + 0.5 * l * s)
+        (
+            theta,
+            r * phi.cos() + 0.5 * l * c,
+            r * phi.sin() + 0.5 * l * s,
+        )
     };
     let h = 1e-4;
     (0..720)

@@ -456,7 +456,8 @@ impl Newton {
             lambda: &self.lambda,
         };
         tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
-        self.nh_work.eval(sys, self.dims, t + h, q, v, &mut self.nh_q)?;
+        self.nh_work
+            .eval(sys, self.dims, t + h, q, v, &mut self.nh_q)?;
         self.assemble(cq, cv);
         Ok((self.res.clone(), self.lu.matrix_mut().clone()))
     }
