@@ -535,7 +535,7 @@ impl NhWork {
         }
     }
 
-    /// A v + b at (t, q) into `out` (length k).
+    /// A v + b at (t, self.q) into `plus` (`out_plus`) or over `offset` (length k).
     fn value<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -570,6 +570,7 @@ impl NhWork {
         Ok(())
     }
 
+    /// N at (t, q, v) into `out` (k × n).
     fn eval<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
