@@ -31,6 +31,48 @@
 //! lb s²/in⁴); J = 1.0 lb in s²; gravity g = 386.088 in/s² along −y on the rod; initial state
 //! φ = 0, crank speed φ̇(0) given (180, 120 or 60 rad/s), undeformed rod at rest in its frame
 //! (q_f = q̇_f = 0), R, θ and their rates consistent (θ = 0, θ̇ = −r φ̇/l).
+//!
+//! # Readings of the chapter (the one place they are listed)
+//!
+//! Each item: what \[CHIN\] §5.3–5.4 says, what this model does, and — for the midspan
+//! amplitude ratios of Figs. 5.5–5.7 (printed: 180:60 "more than ten", 120:60 "about three") —
+//! what the alternative reading measures (RKSTAB/PStab at 1e-8, max |q_f3| on [0, 0.07]; the
+//! alternatives were run as throw-away variants of this model, not kept):
+//! 1. Element data: Table 5.1 (r = 6 in, l = 12 in, D = 0.25 in, J = 1.0), E and ρ from the
+//!    text, a = πD²/4, I = πD⁴/64 (OCR "irD4/6Ain4"), two equal elements, consistent mass,
+//!    Euler–Bernoulli bending without rotary inertia or shear, no damping (none is mentioned).
+//!    First bending frequency of the pinned-pinned rod: (π/l)² √(EI/ρa) = 866.6 rad/s.
+//! 2. Crank speed: "the motion … is mainly caused by an initial angular velocity and an applied
+//!    torque" τ = sin t − φ̇ with φ unknown — an initial velocity, not a driving constraint.
+//!    The speed decays as e^(−t) (φ̇(0.07) = 0.93 φ̇(0)). Driving φ = ω t instead: ratios
+//!    14.10 and 4.89 (here 13.60 and 4.77).
+//! 3. Start: not given. Here the consistent state at φ = 0 with the rod undeformed. A
+//!    "crank-only" start (φ̇ = ω, every other velocity zero, made consistent by the minimum-norm
+//!    projection with φ̇ held) is the same state for this constraint; made consistent in the
+//!    mass metric it sets large elastic rates (q̇_f3 ≈ −2.5 ω in/s; ratios 3.82 and 2.22:
+//!    180:60 fails).
+//! 4. Window: Figs. 5.5–5.7 span [0, 0.07] s; the amplitude is max |q_f3| over it (the 60 rad/s
+//!    maximum, at φ ≈ 44°, is also the maximum over [0, 0.3]).
+//! 5. Deflection: "transverse deflection at the midpoint" = q¹_f5 of the nodal vector = q_f3
+//!    here, measured from the chord AB (the frame of the simply supported rod, item 6).
+//! 6. Constraint (5.10c), ambiguity 26: used in the simply supported frame,
+//!    R2 + (l + q_f5) sin θ = 0. As printed (R2 + (l + q_f2 + q_f5) sin θ + q_f3 cos θ): ratios
+//!    10.54 and 4.38, amplitudes 3.6× smaller; with the crank-only start of item 3: 9.28, 3.98.
+//! 7. Gravity: not given; g = 0 gives 13.25 and 4.67.
+//!
+//! Result: 180:60 > 10 is reproduced; 120:60 ≈ 3 is not, under any reading above (4.4–4.9,
+//! except the mass-metric start, which breaks 180:60). It cannot be, with a nearly constant
+//! crank speed: the rod's transverse load is the rigid-body acceleration field, ∝ ω², so the
+//! quasi-static midspan deflection (5 ρa a⊥ l⁴/(384 EI) with a⊥ the midpoint's transverse
+//! acceleration: 0.0215 in at 60 rad/s, φ = 48°) has the ratios 4 and 9 exactly, and the
+//! dynamic amplification below the first bending frequency only raises them with speed (the
+//! printed 180:60 > 10 > 9 is that amplification). A printed ratio below 4 needs a
+//! speed-independent part at 60 rad/s that the chapter does not describe. The printed scale
+//! also differs: Fig. 5.5 spans ±0.02 in at 180 rad/s and Figs. 5.6–5.7 are in units of 1e-3,
+//! while this rod deflects 0.317 in at 180 rad/s (quasi-static 0.194 in) and 0.023 in at 60
+//! rad/s — about 15× the figures' scales at both speeds, so the print's rod or plotted quantity
+//! is not Table 5.1's as read here. `mbsim repro chin5` reports the check as failed, with the
+//! quasi-static amplitudes computed beside the runs.
 
 // Gauss–Legendre abscissae and weights are printed to 16 digits; clippy reads some as
 // excessive precision of f64 literals.

@@ -305,7 +305,8 @@ pub struct StepProbe<'a> {
 /// The Newton residual Ψ(x) and the iteration matrix J(x) (with exact tangents) of the step
 /// `probe` of `scheme`, at the unknowns `x` = (q̈_{n+1}, λ_{n+1}): what the Newton iteration
 /// factors, exposed so tests can compare J with finite differences of Ψ (digest §4.1). For
-/// k > 0 the nonholonomic rows of J are the quasi-Newton A (see `newton.rs`). Allocates.
+/// k > 0 the nonholonomic rows of J hold N = ∂(A v + b)/∂q by central differences (see
+/// `newton.rs`). Allocates.
 pub fn newton_system<S: TangentSystem + ?Sized>(
     sys: &S,
     scheme: &Scheme,

@@ -9,9 +9,10 @@
 //! ```text
 //! J = [ M + cq K + cv C   Φ_qᵀ  Aᵀ ;  Φ_q  0  0 ;  A  0  0 ],   K = ∂(M q̈ + Gᵀλ − Q)/∂q,  C = −∂Q/∂v
 //! ```
-//! (ME451's matrix for α_m = α_f = 0). The nonholonomic rows use A for their exact derivative
-//! A + (cq/cv) ∂(A v + b)/∂q (no kernel gives ∂(A v)/∂q), so with k > 0 the iteration is a
-//! quasi-Newton one; the convergence test below still guarantees the converged result.
+//! (ME451's matrix for α_m = α_f = 0). The nonholonomic rows are their exact derivative
+//! A + (cq/cv) N with N = ∂(A v + b)/∂q, which no kernel gives: N comes from central
+//! differences of the A and b kernels (2n evaluations of each per refresh, only when k > 0),
+//! so Newton keeps its quadratic convergence on nonholonomic models.
 //!
 //! Start: x⁰ = (q̈_n, λ_n) (ME451). Each iteration evaluates Ψ at the iterate; the iteration
 //! has converged when the last correction, scaled to positions and velocities
@@ -128,6 +129,9 @@ pub(crate) struct Newton {
     jac: DMatrix<f64>,
     k: DMatrix<f64>,
     c: DMatrix<f64>,
+    /// N = ∂(A v + b)/∂q (k × n) and the scratch of its central differences.
+    nh_q: DMatrix<f64>,
+    nh_work: NhWork,
     force: Vec<f64>,
     offset: Vec<f64>,
     res: Vec<f64>,
@@ -163,6 +167,8 @@ impl Newton {
             jac: DMatrix::zeros(r, n),
             k: DMatrix::zeros(n, n),
             c: DMatrix::zeros(n, n),
+            nh_q: DMatrix::zeros(dims.k, n),
+            nh_work: NhWork::new(dims),
             force: vec![0.0; n],
             offset: vec![0.0; dims.k],
             res: vec![0.0; n + r],
@@ -382,6 +388,7 @@ impl Newton {
             lambda: &self.lambda,
         };
         tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh_q)?;
         self.counters.tangents += 1;
         self.counters.factorizations += 1;
         self.assemble(cq, cv);
@@ -415,6 +422,9 @@ impl Newton {
                 j[(n + row, col)] = self.jac[(row, col)];
                 j[(col, n + row)] = self.jac[(row, col)];
             }
+            for row in 0..self.dims.k {
+                j[(n + self.dims.m + row, col)] += cq / cv * self.nh_q[(row, col)];
+            }
         }
     }
 
@@ -446,6 +456,8 @@ impl Newton {
             lambda: &self.lambda,
         };
         tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.nh_work
+            .eval(sys, self.dims, t + h, q, v, &mut self.nh_q)?;
         self.assemble(cq, cv);
         Ok((self.res.clone(), self.lu.matrix_mut().clone()))
     }
@@ -495,5 +507,94 @@ impl Newton {
     /// max(‖Φ‖∞, ‖A v + b‖∞) at the last residual evaluation.
     pub(crate) fn constraint_residual(&self) -> f64 {
         self.constraint.0
+    }
+}
+
+/// Central differences of A(t, q) v + b(t, q) in q (v held): N = ∂(A v + b)/∂q, k × n, for the
+/// nonholonomic rows of the iteration matrix. Does nothing when k = 0.
+struct NhWork {
+    q: Vec<f64>,
+    jac: DMatrix<f64>,
+    offset: Vec<f64>,
+    plus: Vec<f64>,
+}
+
+impl NhWork {
+    fn new(dims: Dims) -> Self {
+        let k = dims.k;
+        let (n, r) = if k > 0 {
+            (dims.n, dims.constraint_rows())
+        } else {
+            (0, 0)
+        };
+        Self {
+            q: vec![0.0; n],
+            jac: DMatrix::zeros(r, n),
+            offset: vec![0.0; k],
+            plus: vec![0.0; k],
+        }
+    }
+
+    /// A v + b at (t, self.q) into `plus` (`out_plus`) or over `offset` (length k).
+    fn value<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        dims: Dims,
+        t: f64,
+        v: &[f64],
+        out_plus: bool,
+    ) -> Result<(), SimError> {
+        kernels::jacobian(sys, t, &self.q, &mut self.jac)?;
+        let args = KernelArgs {
+            t,
+            q: &self.q,
+            v,
+            lambda: &[],
+            w: &[],
+        };
+        checked(
+            sys,
+            KernelId::NhOffset,
+            &args,
+            KernelOut::Vector(&mut self.offset),
+        )?;
+        for i in 0..dims.k {
+            let av: f64 = (0..dims.n).map(|j| self.jac[(dims.m + i, j)] * v[j]).sum();
+            let value = av + self.offset[i];
+            if out_plus {
+                self.plus[i] = value;
+            } else {
+                self.offset[i] = value;
+            }
+        }
+        Ok(())
+    }
+
+    /// N at (t, q, v) into `out` (k × n).
+    fn eval<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        dims: Dims,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        out: &mut DMatrix<f64>,
+    ) -> Result<(), SimError> {
+        if dims.k == 0 {
+            return Ok(());
+        }
+        for j in 0..dims.n {
+            // δ = ε^{1/3}(1 + |q_j|): truncation and round-off balanced, as the FD tangents.
+            let delta = f64::EPSILON.cbrt() * (1.0 + q[j].abs());
+            self.q.copy_from_slice(q);
+            self.q[j] = q[j] + delta;
+            self.value(sys, dims, t, v, true)?;
+            self.q[j] = q[j] - delta;
+            self.value(sys, dims, t, v, false)?;
+            for i in 0..dims.k {
+                out[(i, j)] = (self.plus[i] - self.offset[i]) / (2.0 * delta);
+            }
+        }
+        Ok(())
     }
 }

@@ -2,8 +2,8 @@
 //! methods' tests: the ME451 pendulum (P15, the same choices as `mbsim-models`), a cart
 //! driven along a rheonomic constraint carrying a pendulum (q-dependent mass matrix,
 //! velocity-dependent forces), two decoupled oscillators of very different frequency (numerical
-//! damping), a blow-up ODE (step-size underflow) and a negative spring (singular iteration
-//! matrix at one step size).
+//! damping), a blow-up ODE (step-size underflow), a negative spring (singular iteration
+//! matrix at one step size), and the tangents of the knife edge (nonholonomic, from `common`).
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::f64::consts::PI;
@@ -21,6 +21,8 @@ pub trait Tangent: Model {
     fn mass_w_q(&self, _t: f64, _q: &[f64], _w: &[f64], _out: &mut MatOut<'_>) {}
     /// ∂(Φ_qᵀ λ)/∂q.
     fn phi_q_t_lambda_q(&self, _t: f64, _q: &[f64], _l: &[f64], _out: &mut MatOut<'_>) {}
+    /// ∂(Aᵀ λ)/∂q (nonholonomic models).
+    fn nh_t_lambda_q(&self, _t: f64, _q: &[f64], _l: &[f64], _out: &mut MatOut<'_>) {}
     /// Φ_tt.
     fn phi_tt(&self, _t: f64, _q: &[f64], _out: &mut [f64]) {}
 }
@@ -42,8 +44,9 @@ impl<T: Tangent> TangentSystem for Sys<T> {
         out.fill(0.0);
         self.0.phi_q_t_lambda_q(t, q, l, &mut out);
     }
-    fn nh_matrix_t_lambda_q_into(&self, _t: f64, _q: &[f64], _l: &[f64], mut out: MatOut<'_>) {
+    fn nh_matrix_t_lambda_q_into(&self, t: f64, q: &[f64], l: &[f64], mut out: MatOut<'_>) {
         out.fill(0.0);
+        self.0.nh_t_lambda_q(t, q, l, &mut out);
     }
     fn phi_qt_into(&self, _t: f64, _q: &[f64], mut out: MatOut<'_>) {
         out.fill(0.0);
@@ -313,5 +316,15 @@ impl Model for NegativeSpring {
 impl Tangent for NegativeSpring {
     fn force_q(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut MatOut<'_>) {
         out[(0, 0)] = self.kappa;
+    }
+}
+
+/// The knife edge on an incline (`common::models::KnifeEdge`): constant M and Q, so its only
+/// tangent is ∂(Aᵀλ)/∂q with A = (sin φ, −cos φ, 0): column φ = λ (cos φ, sin φ, 0).
+impl Tangent for crate::common::models::KnifeEdge {
+    fn nh_t_lambda_q(&self, _t: f64, q: &[f64], l: &[f64], out: &mut MatOut<'_>) {
+        let (s, c) = q[2].sin_cos();
+        out[(0, 2)] = l[0] * c;
+        out[(1, 2)] = l[0] * s;
     }
 }
