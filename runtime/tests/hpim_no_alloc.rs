@@ -5,6 +5,7 @@
 //! constant E (the tip of a spring chain driven, Φ = x_tip − A sin ωt) never re-projects;
 //! the paper's explicit formulation (kept for comparison) is not covered.
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::alloc::System;

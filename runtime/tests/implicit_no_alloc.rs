@@ -3,7 +3,9 @@
 //! fixed and adaptive steps, exact and finite-difference tangents, full and modified Newton.
 //! Counted with `stats_alloc`, so this file is its own test binary.
 
+#[path = "suite/common/mod.rs"]
 mod common;
+#[path = "suite/implicit_models/mod.rs"]
 mod implicit_models;
 
 use std::alloc::System;

@@ -2,6 +2,7 @@
 //! stabilization, every dense-output sample) runs without a single heap allocation. Checked with
 //! a counting global allocator (`stats_alloc`), so this file is its own test binary.
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::alloc::System;

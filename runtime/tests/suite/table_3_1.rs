@@ -2,7 +2,7 @@
 //! [0, 10] with constant-step Heun RK2 and stabilization after every step; the drift is the
 //! maximum over steps of |g| and |G v| after stabilization (digest P7 and its [CHECK]).
 
-mod common;
+use crate::common;
 
 use common::models::TwoLink;
 use common::{Sys, assert_within, simulate};

@@ -6,7 +6,7 @@
 //! drift. Each `#[test]` below only instantiates the suite. Drift orders and statistics
 //! snapshots follow the suite.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

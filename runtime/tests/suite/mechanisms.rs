@@ -2,7 +2,7 @@
 //! (manipulator case II), the manipulator case I trend of [CHIN] Table 4.6, and the observer
 //! API.
 
-mod common;
+use crate::common;
 
 use common::models::{Andrews, KnifeEdge, MixedPendulum, Pendulum, SlavedKnifeEdge, TwoLink};
 use common::{Sys, assert_below, assert_close, assert_within, simulate};

@@ -3,7 +3,7 @@
 //! automatic choice of the layout, banded against dense solves, and a run whose crank angle
 //! follows the chain's exact one-degree-of-freedom reduction.
 
-mod common;
+use crate::common;
 
 use common::Sys;
 use common::models::{Andrews, FourBarBodies};

@@ -5,7 +5,7 @@
 //! recorded, the nonholonomic rows are partitioned at the velocity level, and every failure is
 //! its typed error.
 
-mod common;
+use crate::common;
 
 use std::f64::consts::PI;
 

@@ -7,7 +7,7 @@
 //! - typed errors for bad input (singular M, a load without particular integral, N out of
 //!   range or too small for τ, a non-finite matrix entry).
 
-mod common;
+use crate::common;
 
 use std::f64::consts::PI;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! The four-bar chain driven over its singular horizontal positions must show it: its spread
 //! peaks at a crossing and exceeds by decades the spread of a swing that stays away from them.
 
-mod common;
+use crate::common;
 
 use common::Sys;
 use common::models::FourBarChain;

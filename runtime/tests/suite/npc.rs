@@ -4,7 +4,7 @@
 //! agreement with the closed form on an unconstrained oscillator, its constraint drift without
 //! and with the penalty of (32), and its counters.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! tight RKSTAB reference, the ME451 pendulum (P15), numerical damping on two modes of very
 //! different frequency, adaptive step control, modified Newton and dense output.
 
-mod common;
-mod implicit_models;
+use crate::common;
+use crate::implicit_models;
 
 use common::models::KnifeEdge;
 use common::{Model, Sys, assert_below, assert_close, assert_within};

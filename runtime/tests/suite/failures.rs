@@ -1,7 +1,7 @@
 //! Every failure kind of [`SimError`] provoked by a model built to cause it, and asserted as a
 //! value (never a panic).
 
-mod common;
+use crate::common;
 
 use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within, simulate};

@@ -6,8 +6,7 @@
 //! (`implicit/newton.rs`): second order, A v held to the Newton tolerance at every step point,
 //! and few Newton iterations per step.
 
-mod common;
-mod implicit_models;
+use crate::common;
 
 use common::models::{KnifeEdge, RollingDisc};
 use common::{Sys, assert_below, assert_within};

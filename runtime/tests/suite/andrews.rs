@@ -3,7 +3,7 @@
 //! behaviour, drift of PStab vs Baumgarte at the step points, and a statistics snapshot on the
 //! short benchmark interval [0, 0.03].
 
-mod common;
+use crate::common;
 
 use common::models::Andrews;
 use common::{Sys, assert_below, assert_within, simulate};

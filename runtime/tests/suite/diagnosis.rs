@@ -2,7 +2,7 @@
 //! (the constraint Jacobian, with its dependent rows, or the mass matrix on ker G), and which
 //! rows a failed consistent initialization leaves violated.
 
-mod common;
+use crate::common;
 
 use common::Sys;
 use common::models::{Broken, Defect, FourBarChain, Pendulum};

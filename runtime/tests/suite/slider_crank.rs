@@ -6,7 +6,7 @@
 //! [0, 10] the crank passes θ1 = π, where G = (sin θ1, sin θ2) = (0, 0) and the branches
 //! θ2 = π − θ1 and θ2 = θ1 − π cross.
 
-mod common;
+use crate::common;
 
 use common::models::SliderCrank;
 use common::{Sys, assert_below, assert_close, simulate};

@@ -3,7 +3,7 @@
 //! t = 1 (closed form q = t − 1), the naming of that singular configuration by the integrators'
 //! run loop, the damped view used for settling, and the options' validation.
 
-mod common;
+use crate::common;
 
 use common::models::{Broken, Defect, Pendulum};
 use common::{Model, Sys, assert_close, assert_within};

@@ -3,7 +3,7 @@
 //! states. Also what the layer promises besides: backward integration, projected samples,
 //! the step-attempt limit and its message.
 
-mod common;
+use crate::common;
 
 use common::models::{Andrews, Pendulum};
 use common::{Sys, assert_below, assert_close, simulate};

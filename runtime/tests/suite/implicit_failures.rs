@@ -1,8 +1,8 @@
 //! Bad input and numerical failure of the implicit methods: every one a typed [`SimError`]
 //! with t, h, the iteration count, the residual and a diagnosis — never a panic.
 
-mod common;
-mod implicit_models;
+use crate::common;
+use crate::implicit_models;
 
 use common::Sys;
 use implicit_models::{BlowUp, Me451, NegativeSpring};

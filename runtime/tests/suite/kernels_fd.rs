@@ -1,7 +1,7 @@
 //! The hand-written test models checked against central finite differences, and the Andrews
 //! KKT solve against the published q0'' and λ0 ([CHIN] P6, digest acceptance check).
 
-mod common;
+use crate::common;
 
 use common::models::{
     Andrews, KnifeEdge, MixedPendulum, Pendulum, RollingDisc, SlavedKnifeEdge, SliderCrank, TwoLink,

@@ -4,7 +4,7 @@
 //! falls flat (θ = π/2, centre height 0) near t ≈ 1.6 and — the model has no ground contact —
 //! continues through.
 
-mod common;
+use crate::common;
 
 use common::models::RollingDisc;
 use common::{Sys, assert_below, assert_within, simulate};

@@ -16,7 +16,7 @@
 //! (`Stabilizer::floored_scale`): κ = 16 times the second PStab pass, when that pass stagnated
 //! at round-off, bounds the error weight from below.
 
-mod common;
+use crate::common;
 
 use common::models::{Andrews, FourBarChain};
 use common::{Sys, assert_below, assert_close};

@@ -1,0 +1,31 @@
+//! The runtime's integration tests as one test binary (one link, one instantiation of the
+//! generic numerics, instead of one per file); each module is the former `tests/<name>.rs`.
+//! The allocation-counting tests stay separate binaries (`tests/*no_alloc.rs`): their global
+//! allocator would count the other tests' allocations.
+
+mod common;
+mod implicit_models;
+
+mod adams;
+mod adams_stability;
+mod analysis;
+mod andrews;
+mod banded_kkt;
+mod conditioning;
+mod conformance;
+mod diagnosis;
+mod failures;
+mod four_bar_chain;
+mod hpim;
+mod hpim_oracle;
+mod implicit;
+mod implicit_failures;
+mod implicit_nonholonomic;
+mod kernels_fd;
+mod mechanisms;
+mod npc;
+mod partition;
+mod problem_and_options;
+mod rolling_disc;
+mod slider_crank;
+mod table_3_1;
