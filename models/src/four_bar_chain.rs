@@ -5,7 +5,7 @@
 //! families: the coordinates are the crank angles θ[0] … θ[N] from the +x axis, the N
 //! holonomic rows `coupler[i]` keep the couplers' lengths, and T and V are sums over the rods
 //! (a uniform rod with end points A, B has T = (m/6)(|Ȧ|² + Ȧ·Ḃ + |Ḃ|²)). The hand-written
-//! model of the runtime's tests (`runtime/tests/common/models/four_bar_chain.rs`) documents Φ,
+//! model of the runtime's tests (`runtime/tests/suite/common/models/four_bar_chain.rs`) documents Φ,
 //! Φ_q, γ, L, M and Q in closed form; `models/tests/four_bar_chain.rs` checks these kernels
 //! against it.
 //!

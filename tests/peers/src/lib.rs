@@ -5,7 +5,7 @@
 //! stabilization (so they correspond to the runtime's `Stabilization::None`); `russell_ode`
 //! provides DoPri5, DoPri8 and Radau5 (numerical Jacobian), and, with the `ida` feature, SUNDIALS IDA (BDF) on the
 //! implicit-residual view of the same ODE. The hand-written test models of
-//! `runtime/tests/common` are reused verbatim through [`test_models`].
+//! `runtime/tests/suite/common` are reused verbatim through [`test_models`].
 
 use std::sync::Mutex;
 
@@ -21,7 +21,7 @@ mod ida;
 pub use ida::ida;
 
 /// The hand-written models of the runtime's tests (Andrews squeezer et al.).
-#[path = "../../../runtime/tests/common/mod.rs"]
+#[path = "../../../runtime/tests/suite/common/mod.rs"]
 pub mod test_models;
 
 /// End state q(t_end) and the number of right-hand-side evaluations of one run.

@@ -26,9 +26,7 @@ use mbsim_runtime::{Implicit, NewtonOptions, Scheme, StepSize};
 
 /// The runtime's hand-written test models (the 10-window four-bar chain; the catalog's
 /// `four-bar-chain` is its generated 40-window form, written with indexed families).
-#[path = "../../runtime/tests/common/mod.rs"]
-#[allow(clippy::all)]
-mod runtime_models;
+use crate::runtime_models;
 
 /// One model of the suite: name (a catalog entry, or the four-bar chain), span, and the
 /// constant-step count N of the order test for methods of order ≥ 4 (order-2 methods take

@@ -15,61 +15,61 @@ use nalgebra::DMatrix;
 
 /// (registry name, annotated source, struct name) of every model this file covers.
 const MODELS: [(&str, &str, &str); 13] = [
-    ("andrews", include_str!("../src/andrews.rs"), "Andrews"),
+    ("andrews", include_str!("../../src/andrews.rs"), "Andrews"),
     (
         "four-bar-chain",
-        include_str!("../src/four_bar_chain.rs"),
+        include_str!("../../src/four_bar_chain.rs"),
         "FourBarChain",
     ),
     (
         "four-bar-chain-bodies",
-        include_str!("../src/four_bar_chain_bodies.rs"),
+        include_str!("../../src/four_bar_chain_bodies.rs"),
         "FourBarChainBodies",
     ),
     (
         "two-arm-robot",
-        include_str!("../src/two_arm_robot.rs"),
+        include_str!("../../src/two_arm_robot.rs"),
         "TwoArmRobot",
     ),
     (
         "two-link-case2",
-        include_str!("../src/two_link_case2.rs"),
+        include_str!("../../src/two_link_case2.rs"),
         "TwoLinkCase2",
     ),
     (
         "slider-crank-tsda",
-        include_str!("../src/slider_crank_tsda.rs"),
+        include_str!("../../src/slider_crank_tsda.rs"),
         "SliderCrankTsda",
     ),
     (
         "singular-slider-crank",
-        include_str!("../src/singular_slider_crank.rs"),
+        include_str!("../../src/singular_slider_crank.rs"),
         "SingularSliderCrank",
     ),
     (
         "slider-crank-reformulated",
-        include_str!("../src/slider_crank_reformulated.rs"),
+        include_str!("../../src/slider_crank_reformulated.rs"),
         "SliderCrankReformulated",
     ),
     (
         "crank-slider-wu",
-        include_str!("../src/crank_slider_wu.rs"),
+        include_str!("../../src/crank_slider_wu.rs"),
         "CrankSliderWu",
     ),
     (
         "me451-pendulum",
-        include_str!("../src/me451_pendulum.rs"),
+        include_str!("../../src/me451_pendulum.rs"),
         "Me451Pendulum",
     ),
     (
         "haug-pendulum",
-        include_str!("../src/haug_pendulum.rs"),
+        include_str!("../../src/haug_pendulum.rs"),
         "HaugPendulum",
     ),
-    ("pendulum", include_str!("../src/pendulum.rs"), "Pendulum"),
+    ("pendulum", include_str!("../../src/pendulum.rs"), "Pendulum"),
     (
         "rolling-disc",
-        include_str!("../src/rolling_disc.rs"),
+        include_str!("../../src/rolling_disc.rs"),
         "RollingDisc",
     ),
 ];

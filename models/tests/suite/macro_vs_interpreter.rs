@@ -37,7 +37,7 @@ fn check_lagrangian<S: Energy + 'static>(model: Model, make: impl Fn(&[f64]) -> 
 
 #[test]
 fn pendulum() {
-    let model = model_from_source(include_str!("../src/pendulum.rs"), "Pendulum");
+    let model = model_from_source(include_str!("../../src/pendulum.rs"), "Pendulum");
     check(
         model,
         |p| Pendulum {
@@ -51,7 +51,7 @@ fn pendulum() {
 
 #[test]
 fn two_link() {
-    let model = model_from_source(include_str!("../src/two_link.rs"), "TwoLink");
+    let model = model_from_source(include_str!("../../src/two_link.rs"), "TwoLink");
     check_lagrangian(
         model,
         |p| TwoLink {
@@ -67,7 +67,7 @@ fn two_link() {
 
 #[test]
 fn rolling_disc() {
-    let model = model_from_source(include_str!("../src/rolling_disc.rs"), "RollingDisc");
+    let model = model_from_source(include_str!("../../src/rolling_disc.rs"), "RollingDisc");
     check(
         model,
         |p| RollingDisc {
@@ -112,7 +112,7 @@ fn with_parameters<S: TangentSystem + Clone>(base: &S, names: &[String], p: &[f6
 
 #[test]
 fn andrews() {
-    let model = model_from_source(include_str!("../src/andrews.rs"), "Andrews");
+    let model = model_from_source(include_str!("../../src/andrews.rs"), "Andrews");
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
     let base = Andrews::published();
     check(model, |p| with_parameters(&base, &names, p), 14);
@@ -121,7 +121,7 @@ fn andrews() {
 #[test]
 fn slider_crank_tsda() {
     let model = model_from_source(
-        include_str!("../src/slider_crank_tsda.rs"),
+        include_str!("../../src/slider_crank_tsda.rs"),
         "SliderCrankTsda",
     );
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
@@ -151,7 +151,7 @@ fn constraint_names_follow_the_labels() {
 
 #[test]
 fn deformable_slider_crank() {
-    let source = include_str!("../src/deformable_slider_crank.rs");
+    let source = include_str!("../../src/deformable_slider_crank.rs");
     let model = model_from_source(source, "DeformableSliderCrank");
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
     let base = mbsim_models::DeformableSliderCrank::published();
@@ -160,7 +160,7 @@ fn deformable_slider_crank() {
 
 #[test]
 fn rigid_slider_crank_ch5() {
-    let source = include_str!("../src/rigid_slider_crank_ch5.rs");
+    let source = include_str!("../../src/rigid_slider_crank_ch5.rs");
     let model = model_from_source(source, "RigidSliderCrankCh5");
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
     let base = mbsim_models::RigidSliderCrankCh5::published();
@@ -169,7 +169,7 @@ fn rigid_slider_crank_ch5() {
 
 #[test]
 fn me451_pendulum() {
-    let model = model_from_source(include_str!("../src/me451_pendulum.rs"), "Me451Pendulum");
+    let model = model_from_source(include_str!("../../src/me451_pendulum.rs"), "Me451Pendulum");
     let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
     let base = mbsim_models::Me451Pendulum::published();
     check(model, |p| with_parameters(&base, &names, p), 18);

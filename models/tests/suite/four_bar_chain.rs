@@ -1,7 +1,7 @@
 //! The 40-window four-bar chain written with indexed families (`four_bar_chain.rs`, crank
 //! angles; `four_bar_chain_bodies.rs`, 81 planar bodies) against its oracles:
 //! 1. the crank-angle form's kernels (Φ, Φ_q, γ, L, M, Q) against the hand-written closed forms
-//!    of the runtime's tests (`runtime/tests/common/models/four_bar_chain.rs`) at random states;
+//!    of the runtime's tests (`runtime/tests/suite/common/models/four_bar_chain.rs`) at random states;
 //! 2. the exact 1-DOF reduction ψ̈ = κ sin ψ (κ derived in `four_bar_chain.rs`): the KKT
 //!    accelerations of both forms on the parallelogram branch, and runs of both forms against
 //!    the scalar ODE integrated by RK4 at a tiny step.
@@ -18,9 +18,7 @@ use mbsim_testkit::{Rng, assert_entry};
 use nalgebra::DMatrix;
 
 /// The runtime's hand-written test models (the crank-angle chain's closed forms).
-#[path = "../../runtime/tests/common/mod.rs"]
-#[allow(clippy::all, dead_code)]
-mod runtime_models;
+use crate::runtime_models;
 
 use runtime_models::models::FourBarChain as HandWritten;
 

@@ -1,0 +1,23 @@
+//! The models' integration tests as one test binary (one link, one instantiation of the
+//! generic numerics, instead of one per file); each module is the former `tests/<name>.rs`.
+//! `tests/reexport.rs` stays its own crate root: it names its façade path from the root.
+
+/// The runtime's hand-written test models (the 10-window four-bar chain, the crank-angle
+/// chain's closed forms), shared with the runtime's tests.
+#[path = "../../../runtime/tests/suite/common/mod.rs"]
+#[allow(clippy::all, dead_code)]
+mod runtime_models;
+
+mod adams;
+mod andrews;
+mod conformance;
+mod deformable_slider_crank;
+mod four_bar_chain;
+mod fresh;
+mod implicit_me451;
+mod include_generated;
+mod lagrange;
+mod macro_vs_interpreter;
+mod models;
+mod names_and_parameters;
+mod partition;
