@@ -21,7 +21,7 @@
 //! | fa | 1421e-5 | | | | | | |
 //!
 //! The published consistent start is [`Andrews::Q0`] with zero velocities; the KKT solve there
-//! reproduces [`Andrews::VDOT0`] and [`Andrews::LAMBDA0`] (`models/tests/andrews.rs`).
+//! reproduces [`Andrews::VDOT0`] and [`Andrews::LAMBDA0`] (`models/tests/suite/andrews.rs`).
 
 use mbsim::model;
 use mbsim::runtime::catalog::ModelEntry;

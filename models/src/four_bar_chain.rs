@@ -6,7 +6,7 @@
 //! holonomic rows `coupler[i]` keep the couplers' lengths, and T and V are sums over the rods
 //! (a uniform rod with end points A, B has T = (m/6)(|Ȧ|² + Ȧ·Ḃ + |Ḃ|²)). The hand-written
 //! model of the runtime's tests (`runtime/tests/suite/common/models/four_bar_chain.rs`) documents Φ,
-//! Φ_q, γ, L, M and Q in closed form; `models/tests/four_bar_chain.rs` checks these kernels
+//! Φ_q, γ, L, M and Q in closed form; `models/tests/suite/four_bar_chain.rs` checks these kernels
 //! against it.
 //!
 //! **The exact 1-DOF reduction** (the test oracle of this model and of its body form

@@ -13,7 +13,7 @@
 //! end B is its tip.
 //!
 //! Oracle: the exact 1-DOF reduction of [`crate::four_bar_chain`] (ψ̈ = κ sin ψ on the
-//! parallelogram branch), checked in `models/tests/four_bar_chain.rs` from the KKT
+//! parallelogram branch), checked in `models/tests/suite/four_bar_chain.rs` from the KKT
 //! accelerations of this model and from a run. This is the model the sparse KKT work
 //! aims at (243 + 242 unknowns); on the dense path a run is slow, so the catalog's default run
 //! is short.

@@ -1,7 +1,7 @@
 //! Haug's pendulum body (\[HAUG\] Examples 7.2.1 / 7.3.1, SEEDS-DIGEST P16): a planar body with
 //! centre of mass (x1, y1) and angle φ1, pinned so that Φ = (x1 − cos φ1, y1 − sin φ1) (l = 1, as
 //! in the example), M = diag(m, m, J'), Q = (0, −m g, 0). Reduction gives the ODE
-//! (J' + m) φ̈1 = −m g cos φ1, which `models/tests/models.rs` integrates against this DAE.
+//! (J' + m) φ̈1 = −m g cos φ1, which `models/tests/suite/models.rs` integrates against this DAE.
 //!
 //! Initial state (ambiguity 29: the print swaps s and r): φ1(0) = 3π/2, φ̇1(0) = 1 rad/s, hence
 //! (x1, y1) = (0, −1) and (ẋ1, ẏ1) = (1, 0). m and J' are not given in the chapter: chosen

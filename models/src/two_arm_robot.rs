@@ -1,7 +1,7 @@
 //! The "two-arm robot" of \[CHIN\] Table 3.1 (SEEDS-DIGEST P7): the two-link manipulator of
 //! §4.4.3, case I, written with the mass matrix and forces **as printed** in the thesis (the
 //! sibling model [`crate::TwoLink`] derives the same M and f from a Lagrangian;
-//! `models/tests/models.rs` checks that they agree).
+//! `models/tests/suite/models.rs` checks that they agree).
 //!
 //! q = (θ1, θ2), θ2 relative to link 1; uniform links of masses `m1`, `m2` and lengths `l1`,
 //! `l2`, link 1 pinned at the origin; the tip (x2, y2) = (l1 c1 + l2 c12, l1 s1 + l2 s12) stays

@@ -1,7 +1,7 @@
 //! The planar two-link manipulator of the thesis §4.4.3 (SEEDS-DIGEST P7), case I: uniform
 //! links, link 1 pinned at the origin, `theta2` relative to link 1, the tip held on the
 //! parabola y₂ = x₂² − b. Written as a Lagrangian; the mass matrix and forces printed in the
-//! thesis are what `mbsim_codegen::lagrange` derives from it (checked in `models/tests/lagrange.rs`).
+//! thesis are what `mbsim_codegen::lagrange` derives from it (checked in `models/tests/suite/lagrange.rs`).
 //!
 //! T = ½ (m1 l1²/3) θ̇1² + ½ m2 |ċ2|² + ½ (m2 l2²/12) ω² with ω = θ̇1 + θ̇2 and
 //! |ċ2|² = l1² θ̇1² + (l2²/4) ω² + l1 l2 θ̇1 ω cos θ2 (centre c2 = l1 e(θ1) + (l2/2) e(θ1+θ2));

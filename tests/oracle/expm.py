@@ -1,4 +1,4 @@
-"""SciPy's expm as the oracle of the HPIM 2^N exponential (runtime/tests/hpim_oracle.rs).
+"""SciPy's expm as the oracle of the HPIM 2^N exponential (runtime/tests/suite/hpim_oracle.rs).
 
 Usage: expm.py IN OUT. IN holds one case per block: a line "n tau" followed by n lines of n
 floats (the matrix H, row by row). OUT receives, per case, n lines of n floats of

@@ -5,7 +5,7 @@
 //! `#[model(…)]` structs; each becomes `models/src/generated/<snake_name>.rs`, whose text is
 //! `mbsim_codegen::frontend::file::render`: the `@generated` stamp (plain comments, so the file
 //! can be `include!`d; `models/src/generated/rustfmt.toml` keeps rustfmt off) plus prettyplease
-//! of exactly the tokens the proc-macro expands to; `models/tests/fresh.rs` compares the two byte for byte. `--check` writes nothing and fails when a file is missing,
+//! of exactly the tokens the proc-macro expands to; `models/tests/suite/fresh.rs` compares the two byte for byte. `--check` writes nothing and fails when a file is missing,
 //! differs, or is a stamped leftover of a model that no longer exists; without `--check` such
 //! leftovers are removed. Model errors are printed as `file:line:col: message`.
 

@@ -1,5 +1,5 @@
 //! Project automation as a library, so tests can run the same code as `cargo xtask`: the
-//! generator (`generate`, also used by `models/tests/fresh.rs` with `check = true`) and the
+//! generator (`generate`, also used by `models/tests/suite/fresh.rs` with `check = true`) and the
 //! task runners (`tasks`). Evaluating and generating a user's file is the CLI's (`mbsim eval`,
 //! `mbsim generate`).
 

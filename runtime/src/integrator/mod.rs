@@ -10,7 +10,7 @@
 //! statistics — happens here, the same way for every method.
 //!
 //! Adding a method: one file implementing `Stepper` and [`Integrator`] (see `fixed_step.rs`
-//! for the smallest), one line in the conformance suite (`runtime/tests/conformance.rs`).
+//! for the smallest), one line in the conformance suite (`runtime/tests/suite/conformance.rs`).
 
 pub(crate) mod common;
 pub(crate) mod controller;

@@ -22,7 +22,7 @@
 //! velocity residual through L). Near a singular configuration ‖P‖ grows like 1/σ_min(G), and
 //! at tight tolerances that noise exceeds the tolerance for every step size, so an integrator
 //! that includes the correction in its error estimate collapses. Measured on the 40-window
-//! four-bar chain (`runtime/tests/four_bar_chain.rs`, rtol 1e-12, atol 1e-13): at every
+//! four-bar chain (`runtime/tests/suite/four_bar_chain.rs`, rtol 1e-12, atol 1e-13): at every
 //! collapsing attempt h Σ E_j k_j is ≤ 1e-2 of the tolerance while the correction is 4…13 times
 //! it, for h from 9e-4 down to 6e-15; the KKT solve agrees with a 60-digit solve to 4e-12
 //! relative, so equilibration or iterative refinement of the solve cannot remove it (the

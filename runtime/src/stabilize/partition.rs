@@ -44,7 +44,7 @@
 //! [`RepartitionReason::Initial`]) at the time of the step attempt that made it (a rejected
 //! attempt's re-partition stands: it was chosen at a state near the solution).
 //!
-//! **Measured** (RKSTAB on Andrews [0, 0.03], `runtime/tests/partition.rs` and a one-off
+//! **Measured** (RKSTAB on Andrews [0, 0.03], `runtime/tests/suite/partition.rs` and a one-off
 //! sweep): at rtol 1e-4, 1e-6, 1e-8, 1e-10 GCP takes 248, 470, 1088, 2564 evaluations against
 //! PStab's 362, 770, 1754, 4142 (error control on 2 of 14 components), with errors against an
 //! rtol 1e-13 reference of 6.4e-3, 1.0e-5, 5.3e-8, 3.8e-10 against PStab's 3.3e-5, 5.2e-7,
