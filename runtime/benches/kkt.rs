@@ -1,5 +1,5 @@
 //! The KKT solve, dense against banded, on the N-window four-bar chain in body coordinates
-//! (3(2N + 1) coordinates, 6N + 2 joint rows; `tests/common/models/four_bar_bodies.rs`), and a
+//! (3(2N + 1) coordinates, 6N + 2 joint rows; `tests/suite/common/models/four_bar_bodies.rs`), and a
 //! 20 s run of the 40-window chain on the automatically chosen path
 //! (`cargo bench -p mbsim-runtime --bench kkt`). Issue 13's goals: the banded solve ≥ 20× faster
 //! than the dense one at N = 40, and the 20 s run under 1 s.
@@ -7,7 +7,7 @@
 //! Times are the median of repeated wall-clock measurements on this machine (the solve) and the
 //! best of three runs (the run); the ratio is taken within the same process and run.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};

@@ -66,7 +66,11 @@ const MODELS: [(&str, &str, &str); 13] = [
         include_str!("../../src/haug_pendulum.rs"),
         "HaugPendulum",
     ),
-    ("pendulum", include_str!("../../src/pendulum.rs"), "Pendulum"),
+    (
+        "pendulum",
+        include_str!("../../src/pendulum.rs"),
+        "Pendulum",
+    ),
     (
         "rolling-disc",
         include_str!("../../src/rolling_disc.rs"),
