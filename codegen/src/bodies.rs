@@ -23,8 +23,8 @@
 //! rheonomic terms), and F_b = (τ + x f_y − y f_x, f_x, f_y) is the applied force (f at the
 //! centre of mass, torque τ) as a spatial force at the origin. T = ½ Σ_b V_b · h_b.
 
-use crate::lagrange::EquationsOfMotion;
-use crate::pool::{ExprId, Pool, SymbolKind};
+use crate::lagrange::{EquationsOfMotion, first_velocity};
+use crate::pool::{ExprId, Pool};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -116,15 +116,7 @@ pub fn derive(pool: &mut Pool, system: &Bodies<'_>) -> Result<Structured, BodyEr
             found: system.extra.len(),
         });
     }
-    let one = pool.one();
-    let mut rates: Vec<(ExprId, ExprId)> = system
-        .q
-        .iter()
-        .copied()
-        .zip(system.v.iter().copied())
-        .collect();
-    rates.push((system.time, one));
-    let total = pool.direction(&rates);
+    let total = pool.total_direction(system.time, system.q, system.v);
     let mut columns: Vec<Spatial> = Vec::new();
     let mut column_ids: FxHashMap<Spatial, ColumnId> = FxHashMap::default();
     let mut terms = Vec::with_capacity(system.bodies.len());
@@ -144,9 +136,7 @@ pub fn derive(pool: &mut Pool, system: &Bodies<'_>) -> Result<Structured, BodyEr
         let mut velocity: [Vec<ExprId>; 3] = Default::default();
         for (j, &qj) in system.q.iter().enumerate() {
             let s = spatial_column(pool, body, qj);
-            if s.iter()
-                .all(|&e| pool.as_number(e).is_some_and(|c| c.is_zero()))
-            {
+            if s.iter().all(|&e| pool.is_zero(e)) {
                 continue;
             }
             nonzero.push((j, column_of(s)));
@@ -184,19 +174,13 @@ pub fn derive(pool: &mut Pool, system: &Bodies<'_>) -> Result<Structured, BodyEr
 
 /// The error for a placement that mentions a velocity.
 fn check_placement(pool: &Pool, body: &RigidBody) -> Result<(), BodyError> {
-    for id in pool.reachable(&body.placement) {
-        let Some(s) = pool.as_symbol(id) else {
-            continue;
-        };
-        let info = pool.symbol_info(s);
-        if matches!(info.kind, SymbolKind::Velocity(_)) {
-            return Err(BodyError::VelocityInPlacement {
-                body: body.name.clone(),
-                velocity: info.name.clone(),
-            });
-        }
+    match body.placement.iter().find_map(|&e| first_velocity(pool, e)) {
+        Some(velocity) => Err(BodyError::VelocityInPlacement {
+            body: body.name.clone(),
+            velocity,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The spatial column of a body for the variable `x` (a coordinate, or t for the rheonomic

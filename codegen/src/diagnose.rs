@@ -11,7 +11,7 @@
 
 use crate::kernels::Kernels;
 use crate::model::Model;
-use crate::pool::{ExprId, Node};
+use crate::pool::ExprId;
 
 /// What the generator can tell about a model's constraints without evaluating them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub fn diagnose(model: &Model, kernels: &Kernels) -> Diagnostics {
     let pattern: Vec<Vec<usize>> = (0..g.rows)
         .map(|r| {
             (0..g.cols)
-                .filter(|&c| !is_zero(model, g.entries[r * g.cols + c]))
+                .filter(|&c| !model.pool.is_zero(g.entries[r * g.cols + c]))
                 .collect()
         })
         .collect();
@@ -52,10 +52,6 @@ pub fn diagnose(model: &Model, kernels: &Kernels) -> Diagnostics {
             .map(|(_, name)| name.clone())
             .collect(),
     }
-}
-
-fn is_zero(model: &Model, e: ExprId) -> bool {
-    matches!(model.pool.node(e), Node::Num(n) if n.is_zero())
 }
 
 /// Pairs (earlier, later) of rows whose expressions are equal or opposite: canonical forms are

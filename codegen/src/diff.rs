@@ -54,6 +54,15 @@ impl Pool {
         Direction(self.directions.len() as u32 - 1)
     }
 
+    /// The total time derivative along a motion with velocities `v`: the direction q ↦ v,
+    /// t ↦ 1 (v itself held fixed), as used for Ṫ-terms, body velocities and bias accelerations.
+    pub fn total_direction(&mut self, time: ExprId, q: &[ExprId], v: &[ExprId]) -> Direction {
+        let one = self.one();
+        let mut rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
+        rates.push((time, one));
+        self.direction(&rates)
+    }
+
     /// The directional derivative of `e` along `dir`.
     pub fn directional(&mut self, e: ExprId, dir: Direction) -> ExprId {
         self.derive(e, Wrt::Direction(dir.0))
@@ -235,7 +244,8 @@ impl Pool {
         self.select(c, da, db)
     }
 
-    fn is_zero(&self, e: ExprId) -> bool {
+    /// Whether `e` is the number 0 (a structural zero).
+    pub fn is_zero(&self, e: ExprId) -> bool {
         self.as_number(e) == Some(Number::ZERO)
     }
 }

@@ -10,7 +10,7 @@ use crate::cse::Schedule;
 use crate::emit_expr::{ExprEmitter, Prec};
 use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
-use crate::pool::{ExprId, Node, SymbolKind};
+use crate::pool::{ExprId, SymbolKind};
 use mbsim_kernel_table::{Group, Input, KERNELS, KernelSpec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
@@ -348,7 +348,7 @@ fn kernel_fn(
     let roots: Vec<ExprId> = outputs
         .iter()
         .flat_map(|o| o.entries.iter().copied())
-        .filter(|&e| !is_zero(model, e))
+        .filter(|&e| !model.pool.is_zero(e))
         .collect();
     let schedule = match splits {
         Some(splits) => Schedule::with_splits(pool, &roots, splits),
@@ -511,7 +511,7 @@ fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> 
         let binding = &o.binding;
         let mirror = mirrored(model, o);
         for (i, &e) in o.entries.iter().enumerate() {
-            if is_zero(model, e) {
+            if model.pool.is_zero(e) {
                 continue;
             }
             let value = || emitter.at(e, Prec::Sum);
@@ -556,7 +556,7 @@ fn mirrored(model: &Model, o: &Output) -> bool {
         if at(i, j) != at(j, i) {
             return false;
         }
-        nonzero += usize::from(!is_zero(model, at(i, j)));
+        nonzero += usize::from(!model.pool.is_zero(at(i, j)));
     }
     nonzero >= 64 && 2 * nonzero >= rows * (rows - 1) / 2
 }
@@ -583,7 +583,7 @@ fn output_plumbing(
                 quote!(assert_eq!(#b.shape(), (#r, #c), #msg);)
             }
         });
-        if o.entries.iter().any(|&e| is_zero(model, e)) {
+        if o.entries.iter().any(|&e| model.pool.is_zero(e)) {
             fills.extend(quote!(#b.fill(0.0);));
         }
     }
@@ -648,7 +648,7 @@ fn sparsity(model: &Model, mat: &ExprMatrix) -> TokenStream {
         .entries
         .iter()
         .enumerate()
-        .filter(|&(_, &e)| !is_zero(model, e))
+        .filter(|&(_, &e)| !model.pool.is_zero(e))
         .map(|(i, _)| {
             let (r, c) = (ulit(i / mat.cols), ulit(i % mat.cols));
             quote!((#r, #c))
@@ -665,7 +665,7 @@ fn optional_sparsity(
     method: TokenStream,
     rt: &syn::Path,
 ) -> Option<TokenStream> {
-    let dense = mat.entries.iter().all(|&e| !is_zero(model, e));
+    let dense = mat.entries.iter().all(|&e| !model.pool.is_zero(e));
     if dense {
         return None;
     }
@@ -676,10 +676,6 @@ fn optional_sparsity(
             Some(#rt::Sparsity { rows: #rows, cols: #cols, nonzeros: &[#nonzeros] })
         }
     })
-}
-
-fn is_zero(model: &Model, e: ExprId) -> bool {
-    matches!(model.pool.node(e), Node::Num(n) if n.is_zero())
 }
 
 /// How generated code reads a parameter from `self`: the field `m`, or for the member `m[3]`

@@ -135,10 +135,7 @@ pub fn derive(
             velocity,
         });
     }
-    let one = pool.one();
-    let mut rates: Vec<(ExprId, ExprId)> = q.iter().copied().zip(v.iter().copied()).collect();
-    rates.push((time, one));
-    let total = pool.direction(&rates);
+    let total = pool.total_direction(time, q, v);
     let force = (0..n)
         .map(|i| {
             let dt_dq = pool.diff(kinetic, q[i]);
@@ -153,7 +150,7 @@ pub fn derive(
 }
 
 /// The name of the first velocity symbol occurring in `e`.
-fn first_velocity(pool: &Pool, e: ExprId) -> Option<String> {
+pub(crate) fn first_velocity(pool: &Pool, e: ExprId) -> Option<String> {
     pool.reachable(&[e]).into_iter().find_map(|id| {
         let s = pool.as_symbol(id)?;
         let info = pool.symbol_info(s);

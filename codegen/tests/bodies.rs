@@ -11,6 +11,8 @@ use mbsim_codegen::lagrange::{self, EquationsOfMotion, Lagrangian};
 use mbsim_codegen::{Env, ExprId, Func, ModelBuilder, Pool, fixtures, kernels};
 use mbsim_testkit::{Rng, compare};
 
+mod common;
+
 /// Both derivations of the same bodies, evaluated at `points` random states; M and Q agree to
 /// 1e-12 of their largest entry (two exact rearrangements of the same sums, evaluated in f64:
 /// the difference is rounding, a few ulps of the terms' magnitude).
@@ -312,16 +314,6 @@ fn velocity_in_placement_is_an_error() {
 /// fails the test with the command that installs it.
 #[test]
 fn n_link_pendulum_matches_sympy() {
-    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = std::env::var_os("ORACLE_PYTHON")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| workspace.join(".venv/bin/python"));
-    let install = "run `cargo xtask oracle-env` (or point ORACLE_PYTHON at a Python with sympy)";
-    assert!(
-        python.exists(),
-        "oracle interpreter {} not found: {install}",
-        python.display()
-    );
     for n in [2, 4] {
         let model = fixtures::n_link_pendulum_bodies(n);
         let mut rng = Rng::new(300 + n as u64);
@@ -342,30 +334,7 @@ fn n_link_pendulum_matches_sympy() {
             .map(|(q, v)| serde_json::json!({"q": q, "v": v}))
             .collect();
         let input = serde_json::json!({"n": n, "params": named, "points": points});
-        let dir = std::env::temp_dir();
-        let stem = format!("codegen-nlink-{}-{n}", std::process::id());
-        let (in_path, out_path) = (
-            dir.join(format!("{stem}-in.json")),
-            dir.join(format!("{stem}-out.json")),
-        );
-        std::fs::write(&in_path, input.to_string()).expect("write the oracle input");
-        let output = std::process::Command::new(&python)
-            .arg(workspace.join("tests/oracle/nlink.py"))
-            .arg(&in_path)
-            .arg(&out_path)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}; {install}", python.display()));
-        assert!(
-            output.status.success(),
-            "the SymPy oracle failed: {}\n{install}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let text = std::fs::read_to_string(&out_path).expect("oracle output");
-        let _ = (
-            std::fs::remove_file(&in_path),
-            std::fs::remove_file(&out_path),
-        );
-        let reference: serde_json::Value = serde_json::from_str(&text).expect("oracle JSON");
+        let reference = common::run_python_oracle("nlink.py", &input, &format!("nlink{n}"));
         let mass: Vec<ExprId> = model.mass.clone();
         for (k, ((q, v), want)) in states
             .iter()

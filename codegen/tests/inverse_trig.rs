@@ -6,13 +6,11 @@
 
 mod common;
 
-use common::{EVAL_ULPS, assert_entry, central_diff, eval_with, magnitude};
+use common::{EVAL_ULPS, assert_entry, central_diff, eval_with, magnitude, run_python_oracle};
 use mbsim_codegen::frontend::{self, file};
 use mbsim_codegen::{Env, ExprId, Pool, SymbolKind};
 use quote::quote;
-use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::process::Command;
+use serde_json::json;
 
 /// A pool with the free symbols x and y.
 fn pool_xy() -> (Pool, [ExprId; 2]) {
@@ -138,7 +136,7 @@ const ORACLE_ULPS: f64 = 32.0;
 
 fn check_oracle(backend: &str) {
     let input = json!({"backend": backend, "vars": ["x", "y"], "exprs": EXPRS, "points": POINTS});
-    let output = run_oracle(&input, backend);
+    let output = run_python_oracle("functions.py", &input, backend);
     let mut worst: f64 = 0.0;
     for (k, text) in EXPRS.iter().enumerate() {
         let (mut pool, vars) = pool_xy();
@@ -172,45 +170,6 @@ fn agrees_with_sympy() {
 #[test]
 fn agrees_with_symengine() {
     check_oracle("symengine");
-}
-
-const INSTALL: &str = "install the oracle from the workspace root with \
-    `python3 -m venv .venv && .venv/bin/pip install -r tests/oracle/requirements.txt` \
-    (or point ORACLE_PYTHON at an interpreter that has sympy and symengine)";
-
-/// Run `tests/oracle/functions.py`; a missing interpreter or package fails the test.
-fn run_oracle(input: &Value, tag: &str) -> Value {
-    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = std::env::var_os("ORACLE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "oracle interpreter {} not found: {INSTALL}",
-        python.display()
-    );
-    let stem = format!("codegen-functions-{}-{tag}", std::process::id());
-    let dir = std::env::temp_dir();
-    let (in_path, out_path) = (
-        dir.join(format!("{stem}-in.json")),
-        dir.join(format!("{stem}-out.json")),
-    );
-    std::fs::write(&in_path, input.to_string()).expect("write oracle input");
-    let output = Command::new(&python)
-        .arg(workspace.join("tests/oracle/functions.py"))
-        .args([&in_path, &out_path])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {INSTALL}", python.display()));
-    let _ = std::fs::remove_file(&in_path);
-    assert!(
-        output.status.success(),
-        "oracle failed ({}):\n{}\n{INSTALL}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = std::fs::read_to_string(&out_path).expect("oracle wrote its output");
-    let _ = std::fs::remove_file(&out_path);
-    serde_json::from_str(&text).expect("oracle output is JSON")
 }
 
 /// Method, function and `f64::` spellings lower to the same expression, and the emitted code

@@ -11,17 +11,11 @@
 
 mod common;
 
-use common::{Rng, State, assert_entry, magnitude};
+use common::{Rng, State, assert_entry, magnitude, run_python_oracle};
 use mbsim_codegen::Model;
 use mbsim_codegen::kernels::derive;
 use mbsim_kernel_table::{Group, KERNELS};
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::process::Command;
-
-const INSTALL: &str = "install the oracle from the workspace root with \
-    `python3 -m venv .venv && .venv/bin/pip install -r tests/oracle/requirements.txt` \
-    (or point ORACLE_PYTHON at an interpreter that has sympy and symengine)";
 
 /// Relative agreement required. The oracle is exact to half an ulp; our f64 evaluation errs by
 /// a few ulps of the largest term of each entry, so 1e-12 leaves three orders of margin while
@@ -41,57 +35,6 @@ struct Case {
 
 /// The core kernels of the constraint-only models.
 const CORE: &[&str] = &["phi", "phi_q", "phi_t", "gamma", "L"];
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen sits in the workspace")
-        .to_path_buf()
-}
-
-fn python() -> PathBuf {
-    std::env::var_os("ORACLE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join(".venv/bin/python"))
-}
-
-/// Run the oracle on `input` and return its parsed output; any failure panics with the
-/// installation hint.
-fn run_oracle(input: &Value, tag: &str) -> Value {
-    let python = python();
-    assert!(
-        python.exists(),
-        "oracle interpreter {} not found: {INSTALL}",
-        python.display()
-    );
-    let dir = std::env::temp_dir();
-    let stem = format!("codegen-oracle-{}-{tag}", std::process::id());
-    let (in_path, out_path) = (
-        dir.join(format!("{stem}-in.json")),
-        dir.join(format!("{stem}-out.json")),
-    );
-    std::fs::write(&in_path, serde_json::to_vec(input).expect("serialisable"))
-        .expect("write oracle input");
-    let script = workspace().join("tests/oracle/kernels.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(&in_path)
-        .arg(&out_path)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {INSTALL}", python.display()));
-    let _ = std::fs::remove_file(&in_path);
-    assert!(
-        output.status.success(),
-        "oracle {} {} failed ({}):\n{}\n{INSTALL}",
-        python.display(),
-        script.display(),
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = std::fs::read_to_string(&out_path).expect("oracle wrote its output");
-    let _ = std::fs::remove_file(&out_path);
-    serde_json::from_str(&text).expect("oracle output is JSON")
-}
 
 /// Compare every kernel of `case` with the oracle's `backend` at `case.points` seeded states.
 ///
@@ -145,7 +88,7 @@ fn check(case: Case, backend: &str) {
         case.model,
         case.n_links.map_or(String::new(), |n| n.to_string())
     );
-    let output = run_oracle(&input, &tag);
+    let output = run_python_oracle("kernels.py", &input, &tag);
     let refs = output["points"]
         .as_array()
         .expect("oracle output has points");

@@ -68,15 +68,7 @@ pub fn dynamics(
     let n = state.q.len();
     let parts = lower_bodies(items, b, lw)?;
     let pool = b.pool();
-    let one = pool.one();
-    let mut rates: Vec<(ExprId, ExprId)> = state
-        .q
-        .iter()
-        .copied()
-        .zip(state.v.iter().copied())
-        .collect();
-    rates.push((time, one));
-    let total = pool.direction(&rates);
+    let total = pool.total_direction(time, state.q, state.v);
     let frames: Vec<Body> = items
         .iter()
         .zip(&parts)

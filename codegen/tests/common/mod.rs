@@ -376,3 +376,50 @@ pub fn same_kernels(a: &mut Model, b: &mut Model, seed: u64, relative: f64) {
         }
     }
 }
+
+/// How to install the Python oracles, for the failure messages.
+pub const ORACLE_INSTALL: &str = "install the oracle from the workspace root with \
+    `python3 -m venv .venv && .venv/bin/pip install -r tests/oracle/requirements.txt` \
+    (or `cargo xtask oracle-env`, or point ORACLE_PYTHON at an interpreter that has sympy and \
+    symengine)";
+
+/// Run the oracle script `tests/oracle/<script>` on `input` (JSON in a file, JSON out in a
+/// file) and return its parsed output. The interpreter is `$ORACLE_PYTHON` or the workspace's
+/// `.venv/bin/python`; a missing interpreter or package fails the test with the install hint —
+/// the oracle is never optional.
+pub fn run_python_oracle(script: &str, input: &serde_json::Value, tag: &str) -> serde_json::Value {
+    let workspace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = std::env::var_os("ORACLE_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace.join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "oracle interpreter {} not found: {ORACLE_INSTALL}",
+        python.display()
+    );
+    let stem = format!("codegen-oracle-{}-{tag}", std::process::id());
+    let dir = std::env::temp_dir();
+    let (in_path, out_path) = (
+        dir.join(format!("{stem}-in.json")),
+        dir.join(format!("{stem}-out.json")),
+    );
+    std::fs::write(&in_path, input.to_string()).expect("write oracle input");
+    let script = workspace.join("tests/oracle").join(script);
+    let output = std::process::Command::new(&python)
+        .arg(&script)
+        .args([&in_path, &out_path])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {ORACLE_INSTALL}", python.display()));
+    let _ = std::fs::remove_file(&in_path);
+    assert!(
+        output.status.success(),
+        "oracle {} {} failed ({}):\n{}\n{ORACLE_INSTALL}",
+        python.display(),
+        script.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&out_path).expect("oracle wrote its output");
+    let _ = std::fs::remove_file(&out_path);
+    serde_json::from_str(&text).expect("oracle output is JSON")
+}
