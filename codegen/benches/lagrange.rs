@@ -43,8 +43,11 @@
 
 use criterion::{BenchmarkId, Criterion};
 use mbsim_codegen::{emit, kernels};
-use std::path::{Path, PathBuf};
+use scratch::root;
 use std::process::Command;
+
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::time::{Duration, Instant};
 
 const SIZES: [usize; 5] = [5, 10, 20, 40, 60];
@@ -72,10 +75,6 @@ fn best_of(repeats: usize, f: impl Fn() -> String) -> Duration {
         })
         .min()
         .expect("at least one repeat")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// (backend, n, seconds or None) per line of the peer script.
@@ -155,31 +154,11 @@ fn comparison_table() {
 /// Build the generated code for `n` in a scratch crate with `cargo build --release` and return
 /// the wall time of that build alone (dependencies are built first, untimed).
 fn rustc_compile_time(n: usize) -> Duration {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lagrange-compile-{n}"));
-    std::fs::create_dir_all(dir.join("src")).expect("scratch crate dir");
-    let runtime = root().join("mbsim").canonicalize().expect("façade crate");
-    let manifest = format!(
-        "[package]\nname = \"nlink{n}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nmbsim = {{ path = {:?} }}\n\n[workspace]\n",
-        runtime.display().to_string()
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
-    let build = || {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--quiet"])
-            .current_dir(&dir)
-            .status();
-        assert!(
-            status.expect("run cargo").success(),
-            "the generated code does not build ({})",
-            dir.display()
-        );
-    };
-    std::fs::write(dir.join("src/lib.rs"), "").expect("empty lib");
-    build();
+    let dir = scratch::scratch_crate(&format!("lagrange-compile-{n}"), "src/lib.rs");
     let source = format!("#![allow(clippy::all, unused)]\n{}", derive_and_emit(n));
     std::fs::write(dir.join("src/lib.rs"), source).expect("generated lib");
     let start = Instant::now();
-    build();
+    scratch::cargo_build(&dir);
     start.elapsed()
 }
 

@@ -17,8 +17,11 @@
 
 use criterion::{BenchmarkId, Criterion};
 use mbsim_codegen::{Model, emit, fixtures, kernels};
-use std::path::{Path, PathBuf};
+use scratch::root;
 use std::process::Command;
+
+#[path = "common/scratch.rs"]
+mod scratch;
 use std::time::{Duration, Instant};
 
 /// Derive every kernel of `model` and emit its whole source (with the struct).
@@ -109,45 +112,9 @@ fn pipeline_table() {
     }
 }
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The scratch crate with the generated model and the probe; returns its directory after an
-/// untimed build of the dependencies.
-fn scratch_crate(n: usize) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("structured-probe-{n}"));
-    std::fs::create_dir_all(dir.join("src")).expect("scratch crate dir");
-    let facade = root().join("mbsim").canonicalize().expect("façade crate");
-    let manifest = format!(
-        "[package]\nname = \"structured_probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-         [dependencies]\nmbsim = {{ path = {:?} }}\n\n[workspace]\n",
-        facade.display().to_string()
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
-    std::fs::write(dir.join("src/main.rs"), "fn main() {}").expect("placeholder");
-    cargo_build(&dir);
-    dir
-}
-
-fn cargo_build(dir: &Path) {
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet"])
-        // Its own target dir: the bench's environment may name the workspace's.
-        .env("CARGO_TARGET_DIR", dir.join("target"))
-        .current_dir(dir)
-        .status()
-        .expect("run cargo");
-    assert!(
-        status.success(),
-        "the scratch crate does not build ({})",
-        dir.display()
-    );
-}
-
 /// Build the generated n-link pendulum in bodies with the probe (timed), run the probe.
 fn compile_and_probe(n: usize) {
-    let dir = scratch_crate(n);
+    let dir = scratch::scratch_crate("structured-probe", "src/main.rs");
     let model = fixtures::n_link_pendulum_bodies(n);
     let parameters = model.parameters.len();
     let generated = format!(
@@ -162,7 +129,7 @@ fn compile_and_probe(n: usize) {
     )
     .expect("probe source");
     let start = Instant::now();
-    cargo_build(&dir);
+    scratch::cargo_build(&dir);
     let rustc = start.elapsed();
     let out = Command::new(dir.join("target/release/structured_probe"))
         .output()
