@@ -1,27 +1,25 @@
 //! HPIM (the projected formulation, backward and flow derivatives) and NPC allocate nothing
 //! per step: a run of 10× the steps makes exactly as many heap allocations as a short one
 //! (the setup: T, the Duhamel integrals, workspaces, the solution). Checked with a counting
-//! global allocator (`stats_alloc`), so this file is its own test binary. A constraint with a
-//! constant E (the tip of a spring chain driven, Φ = x_tip − A sin ωt) never re-projects;
-//! the paper's explicit formulation (kept for comparison) is not covered.
+//! global allocator (`counted`: per thread), so this file is its own test binary. A
+//! constraint with a constant E (the tip of a spring chain driven, Φ = x_tip − A sin ωt) never
+//! re-projects; the paper's explicit formulation (kept for comparison) is not covered.
 
 #[path = "suite/common/mod.rs"]
 mod common;
 
-use std::alloc::System;
+#[path = "counted/mod.rs"]
+mod counted;
+
 use std::sync::Arc;
 
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
-
 use common::{Model, Sys};
+use counted::allocations;
 use mbsim_runtime::{
     Dims, ForceDerivatives, Hpim, Integrator, Load, MatOut, Npc, Problem, Stats, Structural,
     Structure, TimeFunction,
 };
 use nalgebra::{DMatrix, DVector};
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 const AMP: f64 = 0.01;
 const OMEGA: f64 = 3.0;
@@ -82,16 +80,14 @@ fn allocations_of_run<I: Integrator>(method: &I, t_end: f64) -> (Stats, usize) {
     let mut v0 = vec![0.0; N];
     v0[N - 1] = AMP * OMEGA;
     let problem = Problem::new(0.0, t_end, &[0.0; N], &v0).with_uniform_output(1e-2);
-    let region = Region::new(GLOBAL);
-    let solution = method.integrate_into(&sys, &problem, &mut ());
-    let count = region.change().allocations;
+    let (solution, count) = allocations(|| method.integrate_into(&sys, &problem, &mut ()));
     (solution.expect("run").stats, count)
 }
 
 /// A named run of a method to a given end time: (statistics, allocations).
 type Run = (String, Box<dyn Fn(f64) -> (Stats, usize)>);
 
-/// One test function: the allocation counter is process-wide.
+/// One test function running its cases in a fixed order (the counter is per thread).
 #[test]
 fn hpim_and_npc_allocate_only_their_setup() {
     let st = Arc::new(structure());

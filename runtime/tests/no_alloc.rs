@@ -1,33 +1,23 @@
 //! The hot path allocates nothing: after [`Rkstab::new`], a whole integration (every step, every
 //! stabilization, every dense-output sample) runs without a single heap allocation. Checked with
-//! a counting global allocator (`stats_alloc`), so this file is its own test binary.
+//! a counting global allocator (`counted`: per thread), so this file is its own test binary.
 
 #[path = "suite/common/mod.rs"]
 mod common;
 
-use std::alloc::System;
-
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+#[path = "counted/mod.rs"]
+mod counted;
 
 use common::Sys;
 use common::models::Andrews;
+use counted::allocations;
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, Integrator, PartitionOptions,
     Problem, Rkstab, Stabilization, Stats, Tolerance,
 };
 
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-
-/// Allocations made while running `f`.
-fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let region = Region::new(GLOBAL);
-    let out = f();
-    (out, region.change().allocations)
-}
-
-/// One test function: the allocation counter is process-wide, so parallel tests would pollute it.
+/// One test function running its cases in a fixed order (the counter is per thread).
 #[test]
 fn integrators_allocate_only_their_setup() {
     rkstab_allocates_only_its_setup();

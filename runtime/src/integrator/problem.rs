@@ -69,11 +69,21 @@ impl Problem {
             OutputGrid::Times(times) => times.clone(),
             OutputGrid::Uniform(dt) => {
                 let (span, dir) = ((self.t_end - self.t0).abs(), self.direction());
-                let mut times: Vec<f64> = (0..)
-                    .map(|i| i as f64 * dt)
-                    .take_while(|&s| s < span * (1.0 - 1e-12))
-                    .map(|s| self.t0 + dir * s)
-                    .collect();
+                // Sized once (the no-allocation tests count reallocations too); the bound
+                // only reserves, a grid that validation would refuse gets none.
+                let bound = (span / dt).ceil();
+                let capacity = if bound.is_finite() && bound < 1e9 {
+                    bound as usize + 2
+                } else {
+                    0
+                };
+                let mut times = Vec::with_capacity(capacity);
+                times.extend(
+                    (0..)
+                        .map(|i| i as f64 * dt)
+                        .take_while(|&s| s < span * (1.0 - 1e-12))
+                        .map(|s| self.t0 + dir * s),
+                );
                 times.push(self.t_end);
                 times
             }
