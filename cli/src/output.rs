@@ -102,8 +102,8 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "samples": format!("{:?}", cfg.samples).to_lowercase(),
         "h_min": s.h_range.0,
         "h_max": s.h_range.1,
-        "kkt_pivot_spread_max": s.conditioning.map(|c| c.spread),
-        "kkt_pivot_spread_t": s.conditioning.map(|c| c.t),
+        "pivot_spread_max": s.conditioning.map(|c| c.spread),
+        "pivot_spread_t": s.conditioning.map(|c| c.t),
         "initialization": {
             "q0": run.init.q,
             "v0": run.init.v,
@@ -137,22 +137,23 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     Ok(())
 }
 
-/// A KKT pivot spread above this (≈ 1/√ε: half the digits of a solve at risk) is reported as a
+/// A pivot spread above this (≈ 1/√ε: half the digits of a solve at risk) is reported as a
 /// near-singular configuration.
 const SPREAD_WARNING: f64 = 1e8;
 
-/// The conditioning line of the report: the worst KKT pivot spread of the run, and a warning
-/// when it suggests a near-singular configuration.
+/// The conditioning line of the report: the worst pivot spread of the run's constraint solve
+/// (the KKT matrix, the Newton matrix or S = E M⁻¹ Eᵀ, see `Stats::conditioning`), and a
+/// warning when it suggests a near-singular configuration.
 fn conditioning_line(run: &RunResult) -> String {
     match run.stats.conditioning {
         None => String::new(),
         Some(c) if c.spread > SPREAD_WARNING => format!(
-            "\nwarning: near-singular configuration at t = {:.6}: KKT pivot spread {:.2e} \
+            "\nwarning: near-singular configuration at t = {:.6}: pivot spread {:.2e} \
              (run `mbsim check` on the state there; the dependent rows are the suspects)",
             c.t, c.spread
         ),
         Some(c) => format!(
-            "\nKKT pivot spread: worst {:.2e} at t = {:.6}",
+            "\npivot spread of the constraint solve: worst {:.2e} at t = {:.6}",
             c.spread, c.t
         ),
     }

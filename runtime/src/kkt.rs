@@ -24,8 +24,10 @@ use crate::system::{ConstrainedSystem, Dims};
 
 pub use crate::kkt_layout::{KktLayout, KktSolver};
 
-/// The run-time conditioning monitor of the dynamics' KKT matrix [M Gᵀ; G 0]: the largest pivot
-/// spread max|u_jj| / min|u_jj| of its LU over a run, and when it occurred.
+/// The run-time conditioning monitor of the matrix a method factors where G enters (the
+/// dynamics' KKT matrix [M Gᵀ; G 0] here; the Newton matrix of the implicit methods, S of HPIM
+/// and NPC, see [`crate::Stats::conditioning`]): the largest pivot spread max|u_jj| / min|u_jj|
+/// of its LU over a run, and when it occurred.
 ///
 /// The spread costs O(N) on the factorization already made. It is an indicator, not κ: for
 /// a triangular U, κ(U) ≥ max|u_jj|/min|u_jj|, and partial pivoting keeps L's entries ≤ 1, so

@@ -129,10 +129,11 @@ pub struct Stats {
     pub max_drift: Drift,
     /// The smallest and the largest accepted step magnitude (0 before the first step).
     pub h_range: (f64, f64),
-    /// The worst pivot spread of the dynamics' KKT factorizations over the run and its time
-    /// ([`crate::kkt::Conditioning`]); `None` for methods that do not solve the KKT system per
-    /// evaluation (the implicit methods factor their Newton matrix instead, HPIM and NPC their own
-    /// λ systems).
+    /// The worst pivot spread over the run and its time ([`crate::kkt::Conditioning`]) of the
+    /// matrix each method factors where G enters: the dynamics' KKT matrix [M Gᵀ; G 0] (the
+    /// explicit methods), the Newton iteration matrix [M̂ Gᵀ; G 0] (the implicit methods; M̂
+    /// carries the 1/(βh²) scaling, so compare along runs of one step size), S = E M⁻¹ Eᵀ of the
+    /// multiplier solve (HPIM, NPC). `None` only for a run that factored nothing.
     pub conditioning: Option<crate::kkt::Conditioning>,
     /// Method-specific counters.
     pub extra: Extra,

@@ -15,6 +15,7 @@ use nalgebra::{DMatrix, DVector};
 
 use crate::error::{SimError, SingularBlock};
 use crate::kernels::{self, checked};
+use crate::kkt::Conditioning;
 use crate::lu::DenseLu;
 use crate::structural::Structure;
 use crate::system::ConstrainedSystem;
@@ -95,6 +96,8 @@ pub(crate) struct ConstraintForce {
     pub(crate) expanded: DVector<f64>,
     /// Evaluations (each one multiplier solve).
     pub(crate) evaluations: usize,
+    /// The worst pivot spread of S = E M⁻¹ Eᵀ over the solves and its time.
+    pub(crate) conditioning: Option<Conditioning>,
 }
 
 impl ConstraintForce {
@@ -117,6 +120,7 @@ impl ConstraintForce {
             accel: DVector::zeros(n),
             expanded: DVector::zeros(n),
             evaluations: 0,
+            conditioning: None,
         }
     }
 
@@ -169,6 +173,7 @@ impl ConstraintForce {
                 dependent_rows: crate::lu::dependent_rows(&self.e, 1e-10).0,
             });
         }
+        Conditioning::note(&mut self.conditioning, self.s.pivot_spread(), t);
         self.s.solve_in_place(&mut self.rhs);
         self.lambda.copy_from_slice(&self.rhs);
         // work = Eᵀλ; D'' = M⁻¹ (F − Eᵀλ); expanded = Q − Eᵀλ.

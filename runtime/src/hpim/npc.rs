@@ -230,8 +230,8 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for NpcStepper {
             nstab: 0,
             stabilization_time: std::time::Duration::ZERO,
             output_solves: 0,
-            // HPIM and NPC solve for λ with their own matrices, not the dynamics' KKT solve.
-            conditioning: None,
+            // The multiplier solve's S = E M⁻¹ Eᵀ (HPIM and NPC have no KKT solve).
+            conditioning: self.force.conditioning,
         }
     }
 }

@@ -429,8 +429,8 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
             nstab: 0,
             stabilization_time: std::time::Duration::ZERO,
             output_solves: self.output_solves,
-            // HPIM and NPC solve for λ with their own matrices, not the dynamics' KKT solve.
-            conditioning: None,
+            // The multiplier solve's S = E M⁻¹ Eᵀ (HPIM and NPC have no KKT solve).
+            conditioning: self.force.conditioning,
         }
     }
 }

@@ -34,6 +34,7 @@ use nalgebra::DMatrix;
 use crate::error::{NewtonDiagnosis, SimError};
 use crate::integrator::common::invalid;
 use crate::kernels;
+use crate::kkt::Conditioning;
 use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
 use crate::table::{KernelArgs, KernelId, KernelOut, checked};
@@ -148,6 +149,8 @@ pub(crate) struct Newton {
     /// evaluation: the residual relative to the round-off of its own evaluation.
     dynamic_relative: f64,
     pub(crate) counters: NewtonCounters,
+    /// The worst pivot spread of the iteration matrix's factorizations and its time.
+    pub(crate) conditioning: Option<Conditioning>,
 }
 
 /// How one solve ended, before it is turned into an error.
@@ -180,6 +183,7 @@ impl Newton {
             constraint: (0.0, 0.0),
             dynamic_relative: f64::INFINITY,
             counters: NewtonCounters::default(),
+            conditioning: None,
         }
     }
 
@@ -404,6 +408,7 @@ impl Newton {
                 dependent_rows,
             });
         }
+        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);
         self.factored_h = Some(h);
         Ok(())
     }

@@ -311,7 +311,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
             nstab: self.stab.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
-            conditioning: None,
+            conditioning: self.newton.conditioning,
         }
     }
 }

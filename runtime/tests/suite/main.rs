@@ -12,6 +12,7 @@ mod analysis;
 mod andrews;
 mod banded_kkt;
 mod conditioning;
+mod conditioning_structural;
 mod conformance;
 mod diagnosis;
 mod failures;
