@@ -364,8 +364,11 @@ pub fn check(args: &CheckArgs) -> Result<(), AppError> {
         );
     } else {
         let mut text = check_text(&args.model, sys.coordinate_names(), &d);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
         text.push_str(&generated_text(generated, d.n));
-        crate::say!("{}", text);
+        crate::say!("{}", text.trim_end());
     }
     Ok(())
 }
