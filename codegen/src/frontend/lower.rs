@@ -14,6 +14,7 @@
 //! later model error ("velocity in a holonomic constraint") can point at the offending token;
 //! a `let` binding's mentions are re-attributed to the span of each use.
 
+use super::body_energy::EnergyTerm;
 use crate::number::Number;
 use crate::pool::{CmpOp, ExprId, Func, Pool};
 use proc_macro2::Span;
@@ -37,6 +38,8 @@ pub struct Lowerer {
     indices: Vec<(String, i64)>,
     /// Names of model symbols mentioned since the last [`Lowerer::take_mentions`], with spans.
     mentions: Vec<(String, Span)>,
+    /// The `body_energy(…)` terms lowered so far (`body_energy.rs`).
+    energies: Vec<EnergyTerm>,
 }
 
 type Result<T> = syn::Result<T>;
@@ -49,6 +52,32 @@ impl Lowerer {
     /// Model symbols mentioned since the last call, with the span of each mention.
     pub fn take_mentions(&mut self) -> Vec<(String, Span)> {
         std::mem::take(&mut self.mentions)
+    }
+
+    /// The `body_energy(…)` terms lowered so far, taken out.
+    pub fn take_energies(&mut self) -> Vec<EnergyTerm> {
+        std::mem::take(&mut self.energies)
+    }
+
+    /// How many `body_energy(…)` terms were lowered (the next one's number).
+    pub(super) fn energy_count(&self) -> usize {
+        self.energies.len()
+    }
+
+    /// Record a `body_energy(…)` term and mention its placeholder `name` at `span` (so a use
+    /// outside `kinetic`, through a `let` too, is reported on the call).
+    pub(super) fn record_energy(&mut self, term: EnergyTerm, name: String, span: Span) {
+        self.energies.push(term);
+        self.mentions.push((name, span));
+    }
+
+    /// The span of the latest mention of `name` not yet taken.
+    pub(super) fn last_mention(&self, name: &str) -> Option<Span> {
+        self.mentions
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, span)| *span)
     }
 
     /// Whether `name` is a `let` or `const` of this model.
@@ -280,7 +309,12 @@ impl Lowerer {
         if let Some(value) = named_constant(name) {
             return Ok(pool.try_float(value).expect("finite constant"));
         }
-        let mut known: Vec<String> = pool.symbols().iter().map(|s| s.name.clone()).collect();
+        let mut known: Vec<String> = pool
+            .symbols()
+            .iter()
+            .filter(|s| !super::body_energy::is_placeholder(&s.name))
+            .map(|s| s.name.clone())
+            .collect();
         known.extend(self.lets.keys().cloned());
         known.extend(self.consts.keys().cloned());
         known.extend(self.indices.iter().map(|(n, _)| n.clone()));
@@ -384,6 +418,9 @@ impl Lowerer {
         };
         if name == "sum" {
             return self.sum(pool, c);
+        }
+        if name == super::body_energy::NAME {
+            return super::body_energy::lower_call(self, pool, c);
         }
         let Some((first, rest)) = c
             .args

@@ -27,6 +27,7 @@
 //! Everything is text and tokens; no file IO.
 
 pub mod assemble;
+pub mod body_energy;
 pub mod draw;
 pub mod errors;
 pub mod family;
