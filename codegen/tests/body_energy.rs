@@ -191,6 +191,55 @@ fn rheonomic_pivot_matches_expanded() {
     same_kernels(&mut bodies, &mut hand, 12, REARRANGED);
 }
 
+/// Beside structured bodies, −∂V/∂q comes from a reverse-mode gradient (`lagrange::gradient`);
+/// the hand form differentiates V forward, one coordinate at a time. A V through every node kind
+/// (atan2, min, max, a select, a variable exponent, the unary functions) must give the same Q
+/// and tangents.
+#[test]
+fn potential_of_every_node_kind_matches_forward_derivatives() {
+    let v = quote!(
+        k * (a.atan2(b + 3.0)
+            + a.max(b)
+            + a.min(0.5 * b)
+            + if a > b { a * b } else { b.sin() }
+            + (a.powi(2) + 1.0).powf(b / 3.0)
+            + (a / 3.0).asin()
+            + (b / 3.0).acos()
+            + b.tanh()
+            + (a.exp() + 2.0).ln()
+            + (b.powi(2) + 1.0).sqrt()
+            + (a - b).abs()
+            + (a / 3.0).tan()
+            + (a / 2.0).atan()
+            + b.sinh()
+            + (a * b).cosh() / 10.0
+            + (1.0 + a.cos().powi(2)).recip())
+    );
+    let bodies = quote!(
+        coordinates: [a, b],
+        kinetic: body_energy(m1, j1, [a, b, a]) + body_energy(m1, j1, [l1 * b.cos(), l1 * b.sin(), b]),
+        potential: #v,
+    );
+    let hand = quote!(
+        coordinates: [a, b],
+        kinetic: m1 / 2.0 * (a_dot.powi(2) + b_dot.powi(2)) + j1 / 2.0 * a_dot.powi(2)
+            + (m1 * l1.powi(2) + j1) / 2.0 * b_dot.powi(2),
+        potential: #v,
+    );
+    let item = quote!(
+        pub struct Kinds {
+            pub m1: f64,
+            pub j1: f64,
+            pub l1: f64,
+            pub k: f64,
+        }
+    );
+    let mut bodies = frontend::model(bodies, item.clone()).expect("bodies");
+    let mut hand = frontend::model(hand, item).expect("hand");
+    assert!(bodies.structured);
+    same_kernels(&mut bodies, &mut hand, 14, REARRANGED);
+}
+
 /// `e` counted twice (a body of 1.5 times the mass), a factor depending on q (expanded in
 /// place), a plain term (structured), and with `quartic` a term inside `powi` (expanded; T is
 /// then quartic in v).

@@ -21,8 +21,10 @@
 //! with a configuration-dependent mass) is expanded in place into ½ m (ẋ² + ẏ²) + ½ j φ̇² with
 //! ẋ the total derivative, so every use means the same. The remainder R (with `potential` and
 //! `force`) goes through the Hessian path of [`crate::lagrange`] and is added to the bodies' M
-//! and Q; T = T_bodies + R is the model's kinetic energy. Without a structured term the model is
-//! exactly today's Lagrangian one.
+//! and Q, and −∂V/∂q comes from one reverse-mode gradient ([`crate::lagrange::gradient`]; n
+//! forward derivatives of a chain's V would cost O(n²) code, the bodies' loads O(n)); T =
+//! T_bodies + R is the model's kinetic energy. Without a structured term the model is exactly
+//! today's Lagrangian one.
 
 use super::errors::{Row, at_mention};
 use super::lower::Lowerer;
@@ -197,28 +199,42 @@ pub fn derive(
         images.insert(sym, image);
     }
     let remainder = pool.substitute(parts.kinetic, &images);
+    let structured = !rigid.is_empty();
     let lagrangian = Lagrangian {
         time: parts.time,
         q: parts.q,
         v: parts.v,
         kinetic: remainder,
-        potential: parts.potential,
+        potential: match structured {
+            true => pool.zero(), // its gradient in reverse mode, below
+            false => parts.potential,
+        },
         nonconservative: parts.nonconservative,
     };
     let hessian = lagrange::derive(pool, &lagrangian)?;
-    if rigid.is_empty() {
+    if !structured {
         return Ok(Derived {
             eom: hessian,
             kinetic: remainder,
             structured: false,
         });
     }
+    if let Some(velocity) = first_velocity(pool, parts.potential) {
+        return Err(LagrangeError::VelocityInPotential { velocity });
+    }
+    let gradient = lagrange::gradient(pool, parts.potential, parts.q);
+    let extra: Vec<ExprId> = hessian
+        .force
+        .iter()
+        .zip(gradient)
+        .map(|(&f, dv)| pool.sub(f, dv))
+        .collect();
     let system = Bodies {
         time: parts.time,
         q: parts.q,
         v: parts.v,
         bodies: &rigid,
-        extra: &hessian.force,
+        extra: &extra,
     };
     let structured = bodies::derive(pool, &system).expect("placements checked, n forces");
     let mass = structured
