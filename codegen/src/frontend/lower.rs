@@ -7,7 +7,8 @@
 //! atan sinh cosh tanh sqrt recip` (the unary ones from the one name table, `Func::ALL`),
 //! `x.powi(k)` (k a constant integer), `x.powf(a)`, `y.atan2(x)`, `x.max(y)`, `x.min(y)`,
 //! `x.hypot(y)`, and the same as functions `sin(x)`, `powi(x, k)`, `atan2(y, x)`, … (also
-//! `f64::sin(x)`). Anything else is an "unsupported construct" error spanned on its tokens; an
+//! `f64::sin(x)`); `sum(for i in a..b { term })`; `body_energy(m, j, [x, y, phi])`, a rigid
+//! body's kinetic energy, lowered to a placeholder symbol (`body_energy.rs`). Anything else is an "unsupported construct" error spanned on its tokens; an
 //! unknown name or function also says "did you mean" the closest known one (`suggest.rs`).
 //!
 //! Every lowered name is recorded with the span it was written at ([`Lowerer::mentions`]), so a
