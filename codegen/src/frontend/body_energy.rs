@@ -14,14 +14,14 @@
 //! Lowering ([`lower_call`]) checks the call (three arguments, a placement of three entries, no
 //! velocity inside: an error on the velocity's token) and stands a placeholder symbol for the
 //! term (`SymbolKind::Free`, named `body_energy#k`, which no model name can spell), recorded with
-//! its mass, inertia and placement. [`derive`] then splits T = Σ c_k E_k + R by differentiating
+//! its mass, inertia and placement. [`derive()`] then splits T = Σ c_k E_k + R by differentiating
 //! T in each placeholder: a term whose factor c_k is free of t, q, v and of every placeholder,
 //! and whose m and j are free of t and q, is a body of mass c_k m and inertia c_k j for
 //! [`crate::bodies::derive`]; any other term (inside a nonlinear function, times a coordinate,
 //! with a configuration-dependent mass) is expanded in place into ½ m (ẋ² + ẏ²) + ½ j φ̇² with
 //! ẋ the total derivative, so every use means the same. The remainder R (with `potential` and
 //! `force`) goes through the Hessian path of [`crate::lagrange`] and is added to the bodies' M
-//! and Q, and −∂V/∂q comes from one reverse-mode gradient ([`crate::lagrange::gradient`]; n
+//! and Q, and −∂V/∂q comes from one reverse-mode gradient (`lagrange::gradient`; n
 //! forward derivatives of a chain's V would cost O(n²) code, the bodies' loads O(n)); T =
 //! T_bodies + R is the model's kinetic energy. Without a structured term the model is exactly
 //! today's Lagrangian one.
