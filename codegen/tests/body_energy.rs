@@ -350,6 +350,22 @@ mistakes! {
 }
 
 #[test]
+fn in_a_drawn_point_is_an_error_on_the_use() {
+    // The drawing is lowered by the expansion, after the model is built.
+    let attr = "coordinates: [a], let e = body_energy(m, m, [a, a, a]), kinetic: e, draw: { points: [P = (e, a)], segments: [] }";
+    let item = quote!(
+        pub struct Bad {
+            pub m: f64,
+        }
+    );
+    let attr: TokenStream = attr.parse().expect("attribute tokens");
+    let e = frontend::expand(attr, item).expect_err("a mistake");
+    let msg = e.to_string();
+    assert!(msg.contains("may appear only in `kinetic`"), "{msg}");
+    assert_eq!(e.span().source_text().unwrap_or_default(), "e", "{msg}");
+}
+
+#[test]
 fn a_kinetic_energy_without_terms_is_unchanged() {
     // The placeholder path is taken only when T mentions a term: an unused `let` of one leaves
     // the model exactly as the plain Lagrangian (same M and Q nodes, Hessian path).
