@@ -104,6 +104,24 @@ pendulum_cases! {
     pendulum_6_links_match_expanded: 6,
 }
 
+/// The same chain as placed bodies (`bodies: [body(…)]`, gravity as a load): the two structured
+/// forms agree on every kernel too (gravity as a load against −∂V/∂q of the potential).
+#[test]
+fn pendulum_matches_placed_bodies() {
+    let placed = quote!(
+        const N = 4,
+        coordinates: [q[0..N]],
+        let a[i in 0..N] = sum(for k in 0..=i { q[k] }),
+        let cx[i in 0..N] = sum(for k in 0..i { l[k] * a[k].cos() }) + l[i] / 2.0 * a[i].cos(),
+        let cy[i in 0..N] = sum(for k in 0..i { l[k] * a[k].sin() }) + l[i] / 2.0 * a[i].sin(),
+        bodies: [for i in 0..N { rod = body(m[i], m[i] * l[i].powi(2) / 12.0, [cx[i], cy[i], a[i]]) }],
+        loads: [gravity([0.0, -g])],
+    );
+    let mut bodies = frontend::model(pendulum_bodies(4), pendulum_struct(4)).expect("bodies");
+    let mut placed = frontend::model(placed, pendulum_struct(4)).expect("placed");
+    same_kernels(&mut bodies, &mut placed, 15, REARRANGED);
+}
+
 /// A cart on a spring (its own ½ mc ẋ², not a body_energy term) carrying a two-rod pendulum
 /// (body_energy terms through a `let` family) and a rotor on the second rod (½ jr ḃ², a plain
 /// term), gravity and the spring as `potential`, damping and a driving torque as `force`, the
