@@ -16,12 +16,14 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 /// Structured M, Q against the Hessian of the hand-expanded T: both are exact rearrangements of
-/// the same sums evaluated in f64. With masses and lengths in [0.5, 2), velocities in [−1, 1) and
-/// at most 6 bodies, an entry sums at most a few hundred terms, each below (6 · 2 · 2)² ≈ 6e2 in
-/// size (squared chain velocities times a mass), so reordering changes a value by at most a few
-/// hundred ulps of 6e2 ≈ 1e-11 absolute in the worst case, and by ~1e-13 in practice: the
-/// tolerance 1e-12 · (1 + |w|) of the brief holds with margin for entries of that size (checked
-/// at 5 random states per case).
+/// the same sums evaluated in f64, so they differ by the rounding of reordered sums, a few ulps
+/// of the largest term. With masses and lengths in [0.5, 2), coordinates in [−2, 2), velocities
+/// in [−1, 1) and at most 6 bodies, the terms are below ~1e2 and the entries up to ~1e2, so the
+/// reordering costs ~1e-14 · (1 + |w|): every case here passes at 1e-14 (measured while writing
+/// them; 1e-15 fails on a few entries, deltas 3e-15 to 1e-14). The tolerance of the brief,
+/// 1e-12 · (1 + |w|), keeps a 100× margin and is eleven orders below a missing or wrong term
+/// (dropping the remainder's M, or a sign in a local partial of the gradient, moves entries by
+/// O(1)).
 const REARRANGED: f64 = 1e-12;
 
 /// The n-link pendulum in relative angles (uniform rods, gravity −g ŷ): T as `body_energy`
