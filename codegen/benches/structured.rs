@@ -10,13 +10,20 @@
 //!   recursion of the same chain (`benches/structured/probe.rs`, the yardstick), which the probe
 //!   also uses to check the generated M and Q (relative difference printed).
 //!
+//! - the same pendulum written as model text, through the front end: placed bodies
+//!   (`bodies: [body(m, j, [x, y, phi])]`) beside a Lagrangian whose T is `body_energy` terms
+//!   (`kinetic: sum(for i … { body_energy(…) })`), pipeline time and emitted lines
+//!   (`BENCH_FRONT_END_N`, default "60").
+//!
 //! Goals at n = 60: pipeline ≤ 1 s, ≤ 20 000 lines, rustc ≤ 30 s, evaluation ≤ 2× the
 //! yardstick. Environment: `BENCH_STRUCTURED_N` (default "10 20 40 60"), `BENCH_HESSIAN_MAX`
 //! (largest n for the Hessian column, default 40: at 60 it takes ~11 s per run),
 //! `BENCH_PROBE_N` (the compiled size, default 60; "0" skips rustc and the probe).
 
 use criterion::{BenchmarkId, Criterion};
-use mbsim_codegen::{Model, emit, fixtures, kernels};
+use mbsim_codegen::{Model, emit, fixtures, frontend, kernels};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
 use scratch::root;
 use std::process::Command;
 
@@ -112,6 +119,62 @@ fn pipeline_table() {
     }
 }
 
+/// The n-link pendulum as model text: placed bodies (`bodies: [body(…)]`, gravity as a load)
+/// or a Lagrangian whose T is `body_energy` terms (gravity as `potential`).
+fn pendulum_text(n: usize, body_energy: bool) -> (TokenStream, TokenStream) {
+    let n = Literal::usize_unsuffixed(n);
+    let common = quote!(
+        const N = #n,
+        coordinates: [q[0..N]],
+        let a[i in 0..N] = sum(for k in 0..=i { q[k] }),
+        let cx[i in 0..N] = sum(for k in 0..i { l[k] * a[k].cos() }) + l[i] / 2.0 * a[i].cos(),
+        let cy[i in 0..N] = sum(for k in 0..i { l[k] * a[k].sin() }) + l[i] / 2.0 * a[i].sin(),
+    );
+    let dynamics = match body_energy {
+        false => quote!(
+            bodies: [for i in 0..N {
+                rod = body(m[i], m[i] * l[i].powi(2) / 12.0, [cx[i], cy[i], a[i]])
+            }],
+            loads: [gravity([0.0, -g])],
+        ),
+        true => quote!(
+            kinetic: sum(for i in 0..N {
+                body_energy(m[i], m[i] * l[i].powi(2) / 12.0, [cx[i], cy[i], a[i]])
+            }),
+            potential: sum(for i in 0..N { m[i] * g * cy[i] }),
+        ),
+    };
+    let item = quote!(pub struct Pendulum { pub m: [f64; #n], pub l: [f64; #n], pub g: f64 });
+    (quote!(#common #dynamics), item)
+}
+
+/// The pendulum through the front end, as the macro and `cargo xtask generate` run it (model
+/// text → model → kernels → the expansion, formatted), in both forms.
+fn front_end_table() {
+    println!(
+        "\nn-link pendulum through the front end (text → source), best of 3, wall / CPU [ms], lines"
+    );
+    for n in sizes("BENCH_FRONT_END_N", "60") {
+        for (form, body_energy) in [
+            ("bodies: [body(…)]", false),
+            ("kinetic: sum(body_energy(…))", true),
+        ] {
+            let expand = || {
+                let (attr, item) = pendulum_text(n, body_energy);
+                let tokens = frontend::expand(attr, item).expect("the pendulum text is valid");
+                frontend::file::pretty(tokens)
+            };
+            let (wall, cpu) = best_of(3, expand);
+            let lines = expand().lines().count();
+            println!(
+                "{n:>4} {form:<30} {:>6.0} / {:>6.0} {lines:>8}",
+                wall.as_secs_f64() * 1e3,
+                cpu.as_secs_f64() * 1e3
+            );
+        }
+    }
+}
+
 /// Build the generated n-link pendulum in bodies with the probe (timed), run the probe.
 fn compile_and_probe(n: usize) {
     let dir = scratch::scratch_crate("structured-probe", "src/main.rs");
@@ -183,6 +246,7 @@ fn main() {
     criterion_benches(&mut c);
     c.final_summary();
     pipeline_table();
+    front_end_table();
     let probe_n = sizes("BENCH_PROBE_N", "60")[0];
     if probe_n > 0 {
         compile_and_probe(probe_n);

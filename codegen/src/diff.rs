@@ -190,7 +190,7 @@ impl Pool {
     }
 
     /// d f(a)/da as an expression, given `e = f(a)`.
-    fn func_derivative(&mut self, f: Func, e: ExprId, a: ExprId) -> ExprId {
+    pub(crate) fn func_derivative(&mut self, f: Func, e: ExprId, a: ExprId) -> ExprId {
         match f {
             Func::Sin => self.func(Func::Cos, a),
             Func::Cos => {

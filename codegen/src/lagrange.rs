@@ -16,7 +16,8 @@
 //! ([`Pool::diff`] prunes by them), which keeps the Hessian of T linear in the size of its
 //! velocity-dependent part.
 
-use crate::pool::{ExprId, Pool, SymbolKind};
+use crate::pool::{CmpOp, ExprId, Func, Node, Pool, SymbolKind};
+use rustc_hash::FxHashMap;
 
 /// The energies and forces of a Lagrangian model; all ids live in one pool.
 #[derive(Clone, Debug)]
@@ -156,4 +157,109 @@ pub(crate) fn first_velocity(pool: &Pool, e: ExprId) -> Option<String> {
         let info = pool.symbol_info(s);
         matches!(info.kind, SymbolKind::Velocity(_)).then(|| info.name.clone())
     })
+}
+
+/// The gradient ∂e/∂x_j for every symbol of `xs` at once, in reverse mode: adjoints are
+/// accumulated from `e` down to the leaves, so a subexpression shared by many paths (an angle
+/// a_k = q_1 + … + q_k of a chain) passes its adjoint on once, and the result has the size of
+/// `e` plus the adjoint sums (nested sums over a chain, which the schedule's sub-sum rewrite
+/// computes from each other), instead of n forward derivatives each through the whole graph.
+/// Used for −∂V/∂q beside the structured bodies of `frontend/body_energy.rs`.
+pub(crate) fn gradient(pool: &mut Pool, e: ExprId, xs: &[ExprId]) -> Vec<ExprId> {
+    let syms: Vec<_> = xs.iter().filter_map(|&x| pool.as_symbol(x)).collect();
+    let mask = pool.symbol_mask(syms.iter().copied());
+    let mut nodes = pool.reachable(&[e]);
+    nodes.retain(|&id| pool.depends_on_any(id, &mask));
+    let mut parts: FxHashMap<ExprId, Vec<ExprId>> = FxHashMap::default();
+    let one = pool.one();
+    parts.insert(e, vec![one]);
+    let mut adjoints: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for &id in nodes.iter().rev() {
+        let contributions = parts.remove(&id).unwrap_or_default();
+        let adjoint = pool.add(&contributions);
+        adjoints.insert(id, adjoint);
+        if pool.is_zero(adjoint) {
+            continue;
+        }
+        for (child, local) in local_partials(pool, id, &mask) {
+            let term = pool.mul2(adjoint, local);
+            parts.entry(child).or_default().push(term);
+        }
+    }
+    let zero = pool.zero();
+    xs.iter()
+        .map(|x| adjoints.get(x).copied().unwrap_or(zero))
+        .collect()
+}
+
+/// ∂node/∂child for each child of `id` that depends on a symbol of `mask` (children of a
+/// canonical node are distinct).
+fn local_partials(pool: &mut Pool, id: ExprId, mask: &[u64]) -> Vec<(ExprId, ExprId)> {
+    let mut partials = all_partials(pool, id, mask);
+    partials.retain(|&(child, _)| pool.depends_on_any(child, mask));
+    partials
+}
+
+/// ∂node/∂child, built only for the children that depend on `mask` where building costs nodes.
+fn all_partials(pool: &mut Pool, id: ExprId, mask: &[u64]) -> Vec<(ExprId, ExprId)> {
+    let (zero, one) = (pool.zero(), pool.one());
+    match pool.node(id).clone() {
+        Node::Num(_) | Node::Sym(_) | Node::Cmp(..) => Vec::new(),
+        Node::Add(terms) => terms.iter().map(|&t| (t, one)).collect(),
+        Node::Mul(factors) => {
+            let dependent: Vec<usize> = (0..factors.len())
+                .filter(|&i| pool.depends_on_any(factors[i], mask))
+                .collect();
+            dependent
+                .into_iter()
+                .map(|i| {
+                    let rest: Vec<ExprId> = (0..factors.len())
+                        .filter(|&j| j != i)
+                        .map(|j| factors[j])
+                        .collect();
+                    (factors[i], pool.mul(&rest))
+                })
+                .collect()
+        }
+        Node::Pow(b, x) => {
+            // ∂/∂b = x · b^(x−1), ∂/∂x = b^x · ln b
+            let mut partials = Vec::new();
+            if pool.depends_on_any(b, mask) {
+                let minus_one = pool.int(-1);
+                let xm1 = pool.add2(x, minus_one);
+                let p = pool.pow(b, xm1);
+                partials.push((b, pool.mul2(x, p)));
+            }
+            if pool.depends_on_any(x, mask) {
+                let lnb = pool.func(Func::Ln, b);
+                partials.push((x, pool.mul2(id, lnb)));
+            }
+            partials
+        }
+        Node::Func(f, a) => vec![(a, pool.func_derivative(f, id, a))],
+        Node::Atan2(y, x) => {
+            // ∂/∂y = x / (x² + y²), ∂/∂x = −y / (x² + y²)
+            let (x2, y2) = (pool.powi(x, 2), pool.powi(y, 2));
+            let den = pool.add2(x2, y2);
+            let inv = pool.powi(den, -1);
+            let minus_y = pool.neg(y);
+            vec![(y, pool.mul2(x, inv)), (x, pool.mul2(minus_y, inv))]
+        }
+        Node::Min(a, b) => branch_partials(pool, CmpOp::Le, a, b),
+        Node::Max(a, b) => branch_partials(pool, CmpOp::Ge, a, b),
+        Node::Select(c, a, b) => vec![
+            (a, pool.select(c, one, zero)),
+            (b, pool.select(c, zero, one)),
+        ],
+    }
+}
+
+/// min/max: the selected branch (`a` when `a op b`) gets the adjoint, as in forward mode.
+fn branch_partials(pool: &mut Pool, op: CmpOp, a: ExprId, b: ExprId) -> Vec<(ExprId, ExprId)> {
+    let (zero, one) = (pool.zero(), pool.one());
+    let c = pool.cmp(op, a, b);
+    vec![
+        (a, pool.select(c, one, zero)),
+        (b, pool.select(c, zero, one)),
+    ]
 }

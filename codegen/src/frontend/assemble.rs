@@ -5,8 +5,11 @@
 //! Order of work: struct fields become runtime parameters (each must be `f64`); coordinates are
 //! declared (velocities `<name>_dot`); entries are lowered in source order (a `let` or `const`
 //! is visible to later entries only); shapes are checked here with spans; in Lagrangian mode
-//! (`kinetic` given) M and Q come from [`crate::lagrange::derive`], with `force` as Q_nc.
+//! (`kinetic` given) M and Q come from [`crate::lagrange::derive`], with `force` as Q_nc, or,
+//! when T holds `body_energy(…)` terms, from [`super::body_energy::derive`] (the bodies in the
+//! structured form, the rest of T through the Hessian).
 
+use super::body_energy::{self, EnergyTerm};
 use super::errors::{Row, at, at_mention, map_model_error};
 use super::family::{self, Item};
 use super::lower::Lowerer;
@@ -200,6 +203,8 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
         let items: Vec<Item<'_>> = declared.into_iter().map(|(_, item)| item).collect();
         parts.planar(spec, &bodies, &items, &mut builder, &mut lowerer, &mut rows)?;
     }
+    body_energy::check_confined(&rows)?;
+    parts.energies = lowerer.take_energies();
     finish(builder, parts, rows, (&q, &v), spec)
 }
 
@@ -219,6 +224,8 @@ struct Parts {
     tangents: bool,
     /// M and Q come from placed bodies (`placed.rs`); their energies, when conservative.
     structured: Option<Option<(ExprId, ExprId)>>,
+    /// The `body_energy(…)` terms lowered anywhere (used only in `kinetic`).
+    energies: Vec<EnergyTerm>,
 }
 
 /// Lower one row (a plain row, or one iteration of a loop) and record where it came from.
@@ -437,6 +444,8 @@ fn finish(
         );
         return Err(key_error("force", &msg));
     }
+    // T without `body_energy` placeholders (the bodies' energy plus the remainder).
+    let mut kinetic_energy = parts.kinetic.unwrap_or(zero);
     let (mass, force) = match (parts.kinetic, &parts.mass) {
         (Some(_), Some(_)) => {
             let msg = "give either `mass` (with `force`) or `kinetic` (with `potential` and non-conservative `force`), not both";
@@ -453,16 +462,35 @@ fn finish(
         (Some(kinetic), None) => {
             let potential = parts.potential.unwrap_or(zero);
             let time = b.time();
-            let lagrangian = Lagrangian {
-                time,
-                q,
-                v,
-                kinetic,
-                potential,
-                nonconservative: &force,
+            let has_bodies = b
+                .pool()
+                .mentions(kinetic, |s| body_energy::is_placeholder(&s.name));
+            let eom = if has_bodies {
+                let lagrangian = body_energy::LagrangianParts {
+                    time,
+                    q,
+                    v,
+                    kinetic,
+                    potential,
+                    nonconservative: &force,
+                };
+                let derived = body_energy::derive(b.pool(), &lagrangian, &parts.energies)
+                    .map_err(|e| lagrange_error(e, &rows, spec))?;
+                b.structured(derived.structured);
+                kinetic_energy = derived.kinetic;
+                derived.eom
+            } else {
+                let lagrangian = Lagrangian {
+                    time,
+                    q,
+                    v,
+                    kinetic,
+                    potential,
+                    nonconservative: &force,
+                };
+                lagrange::derive(b.pool(), &lagrangian)
+                    .map_err(|e| lagrange_error(e, &rows, spec))?
             };
-            let eom = lagrange::derive(b.pool(), &lagrangian)
-                .map_err(|e| lagrange_error(e, &rows, spec))?;
             (eom.mass, eom.force)
         }
     };
@@ -479,11 +507,13 @@ fn finish(
         .mass(mass)
         .force(&force)
         .tangents(parts.tangents)
-        .structured(parts.structured.is_some())
         .constraint_labels(labels);
-    if let Some(kinetic) = parts.kinetic {
+    if parts.structured.is_some() {
+        b.structured(true);
+    }
+    if parts.kinetic.is_some() {
         let potential = parts.potential.unwrap_or(zero);
-        b.energy(kinetic, potential);
+        b.energy(kinetic_energy, potential);
     }
     if let Some(Some((kinetic, potential))) = parts.structured {
         b.energy(kinetic, potential);

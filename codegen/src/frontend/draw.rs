@@ -258,6 +258,10 @@ fn lower_coordinate(
             .pool
             .lookup_symbol(&name)
             .map(|s| model.pool.symbol_info(s).kind);
+        if super::body_energy::is_placeholder(&name) {
+            let msg = "a drawn point is a position: `body_energy(…)` may appear only in `kinetic`";
+            return Err(syn::Error::new(span, msg));
+        }
         if matches!(kind, Some(SymbolKind::Velocity(_))) {
             let msg = format!(
                 "a drawn point depends on t, the coordinates and the parameters, not on the velocity `{name}`"

@@ -7,13 +7,15 @@
 //! atan sinh cosh tanh sqrt recip` (the unary ones from the one name table, `Func::ALL`),
 //! `x.powi(k)` (k a constant integer), `x.powf(a)`, `y.atan2(x)`, `x.max(y)`, `x.min(y)`,
 //! `x.hypot(y)`, and the same as functions `sin(x)`, `powi(x, k)`, `atan2(y, x)`, … (also
-//! `f64::sin(x)`). Anything else is an "unsupported construct" error spanned on its tokens; an
+//! `f64::sin(x)`); `sum(for i in a..b { term })`; `body_energy(m, j, [x, y, phi])`, a rigid
+//! body's kinetic energy, lowered to a placeholder symbol (`body_energy.rs`). Anything else is an "unsupported construct" error spanned on its tokens; an
 //! unknown name or function also says "did you mean" the closest known one (`suggest.rs`).
 //!
 //! Every lowered name is recorded with the span it was written at ([`Lowerer::mentions`]), so a
 //! later model error ("velocity in a holonomic constraint") can point at the offending token;
 //! a `let` binding's mentions are re-attributed to the span of each use.
 
+use super::body_energy::EnergyTerm;
 use crate::number::Number;
 use crate::pool::{CmpOp, ExprId, Func, Pool};
 use proc_macro2::Span;
@@ -37,6 +39,8 @@ pub struct Lowerer {
     indices: Vec<(String, i64)>,
     /// Names of model symbols mentioned since the last [`Lowerer::take_mentions`], with spans.
     mentions: Vec<(String, Span)>,
+    /// The `body_energy(…)` terms lowered so far (`body_energy.rs`).
+    energies: Vec<EnergyTerm>,
 }
 
 type Result<T> = syn::Result<T>;
@@ -49,6 +53,32 @@ impl Lowerer {
     /// Model symbols mentioned since the last call, with the span of each mention.
     pub fn take_mentions(&mut self) -> Vec<(String, Span)> {
         std::mem::take(&mut self.mentions)
+    }
+
+    /// The `body_energy(…)` terms lowered so far, taken out.
+    pub fn take_energies(&mut self) -> Vec<EnergyTerm> {
+        std::mem::take(&mut self.energies)
+    }
+
+    /// How many `body_energy(…)` terms were lowered (the next one's number).
+    pub(super) fn energy_count(&self) -> usize {
+        self.energies.len()
+    }
+
+    /// Record a `body_energy(…)` term and mention its placeholder `name` at `span` (so a use
+    /// outside `kinetic`, through a `let` too, is reported on the call).
+    pub(super) fn record_energy(&mut self, term: EnergyTerm, name: String, span: Span) {
+        self.energies.push(term);
+        self.mentions.push((name, span));
+    }
+
+    /// The span of the latest mention of `name` not yet taken.
+    pub(super) fn last_mention(&self, name: &str) -> Option<Span> {
+        self.mentions
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, span)| *span)
     }
 
     /// Whether `name` is a `let` or `const` of this model.
@@ -280,7 +310,12 @@ impl Lowerer {
         if let Some(value) = named_constant(name) {
             return Ok(pool.try_float(value).expect("finite constant"));
         }
-        let mut known: Vec<String> = pool.symbols().iter().map(|s| s.name.clone()).collect();
+        let mut known: Vec<String> = pool
+            .symbols()
+            .iter()
+            .filter(|s| !super::body_energy::is_placeholder(&s.name))
+            .map(|s| s.name.clone())
+            .collect();
         known.extend(self.lets.keys().cloned());
         known.extend(self.consts.keys().cloned());
         known.extend(self.indices.iter().map(|(n, _)| n.clone()));
@@ -384,6 +419,9 @@ impl Lowerer {
         };
         if name == "sum" {
             return self.sum(pool, c);
+        }
+        if name == super::body_energy::NAME {
+            return super::body_energy::lower_call(self, pool, c);
         }
         let Some((first, rest)) = c
             .args

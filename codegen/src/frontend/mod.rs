@@ -15,7 +15,8 @@
 //! pub struct Pendulum { pub m: f64, pub len: f64 }   // fields = runtime parameters (f64)
 //! ```
 //! or, in Lagrangian mode, `kinetic: T` and `potential: V` instead of `mass` (with `force` as
-//! the non-conservative forces): M and Q are derived by [`crate::lagrange`].
+//! the non-conservative forces): M and Q are derived by [`crate::lagrange`], and by
+//! [`body_energy`] in the structured form for the `body_energy(m, j, [x, y, phi])` terms of T.
 //!
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
@@ -27,6 +28,7 @@
 //! Everything is text and tokens; no file IO.
 
 pub mod assemble;
+pub mod body_energy;
 pub mod draw;
 pub mod errors;
 pub mod family;
