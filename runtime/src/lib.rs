@@ -112,6 +112,7 @@ mod kkt_layout;
 pub mod lu;
 pub mod options;
 pub mod output;
+pub mod radau;
 mod rhs;
 pub mod rkstab;
 pub mod stabilize;
@@ -139,6 +140,7 @@ pub use integrator::{
 };
 pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
+pub use radau::{Radau, RadauOptions, RadauProbe, radau_system};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use rkstab::Rkstab;
 pub use stabilize::{
