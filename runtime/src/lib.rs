@@ -140,8 +140,8 @@ pub use integrator::{
 };
 pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
-pub use radau::{Radau, RadauOptions, RadauProbe, radau_system};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
+pub use radau::{Radau, RadauOptions, RadauProbe, radau_system};
 pub use rkstab::Rkstab;
 pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,

@@ -297,7 +297,10 @@ impl StageSolver {
                 self.phi_max = self.phi_max.max(x.abs());
                 *x /= h * h;
             }
-            let (a, l) = (&self.acc[i * n..(i + 1) * n], &self.mult[i * r..(i + 1) * r]);
+            let (a, l) = (
+                &self.acc[i * n..(i + 1) * n],
+                &self.mult[i * r..(i + 1) * r],
+            );
             for row in 0..n {
                 let ma: f64 = (0..n).map(|j| self.mass[(row, j)] * a[j]).sum();
                 let gl: f64 = (0..r).map(|j| self.jac[(j, row)] * l[j]).sum();
@@ -348,7 +351,11 @@ impl StageSolver {
             }
             if newt > 1 && newt < nit {
                 let thq = dyno / dynold;
-                self.theta = if newt == 2 { thq } else { (thq * thqold).sqrt() };
+                self.theta = if newt == 2 {
+                    thq
+                } else {
+                    (thq * thqold).sqrt()
+                };
                 thqold = thq;
                 if self.theta >= 0.99 {
                     return Ok(Outcome::Failed(NewtonDiagnosis::Diverging, newt, dyno));

@@ -252,7 +252,11 @@ impl<T> RadauStepper<T> {
         for c in 0..2 * n {
             let zmax = self.state.z[c].abs().max(self.end[c].abs());
             let sk = e.atol.get(c) + e.rtol.get(c) * zmax;
-            let x = if c < n { self.eq[c] } else { h * self.ev[c - n] };
+            let x = if c < n {
+                self.eq[c]
+            } else {
+                h * self.ev[c - n]
+            };
             sum += (x / sk).powi(2);
         }
         ((sum / (2 * n) as f64).sqrt()).max(1e-10)
@@ -391,7 +395,9 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
         self.state.t = t + h;
         self.state.z.copy_from_slice(&self.end);
         self.state.a.copy_from_slice(&self.solver.acc[2 * n..]);
-        self.state.lambda.copy_from_slice(&self.solver.mult[2 * r..]);
+        self.state
+            .lambda
+            .copy_from_slice(&self.solver.mult[2 * r..]);
         self.tangents_current = false;
         self.tangents_kept = self.solver.theta <= self.setup.jacobian_reuse;
     }

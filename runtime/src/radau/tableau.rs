@@ -103,11 +103,7 @@ fn lagrange_basis(c: &[f64; 3]) -> [[f64; 3]; 3] {
     for (j, b) in basis.iter_mut().enumerate() {
         let (m1, m2) = ((j + 1) % 3, (j + 2) % 3);
         let denom = (c[j] - c[m1]) * (c[j] - c[m2]);
-        *b = [
-            c[m1] * c[m2] / denom,
-            -(c[m1] + c[m2]) / denom,
-            1.0 / denom,
-        ];
+        *b = [c[m1] * c[m2] / denom, -(c[m1] + c[m2]) / denom, 1.0 / denom];
     }
     basis
 }
