@@ -36,7 +36,7 @@ use std::time::Instant;
 
 use mbsim_models::DeformableSliderCrank;
 use mbsim_runtime::{
-    Implicit, InitOptions, NewtonKind, NewtonOptions, Problem, Recorder, Rkstab, Solution,
+    Implicit, InitOptions, NewtonKind, NewtonOptions, Problem, Radau, Recorder, Rkstab, Solution,
     initialize, integrate,
 };
 
@@ -79,6 +79,10 @@ enum Subject {
     /// HHT through the `Integrator` trait: finite-difference tangents (4n residuals each).
     HhtFd,
     GeneralizedAlpha(NewtonKind),
+    /// Radau IIA s = 3 (exact tangents; `radau5.f`'s simplified Newton and controller).
+    Radau,
+    /// Radau IIA through the `Integrator` trait: finite-difference tangents.
+    RadauFd,
 }
 
 impl Subject {
@@ -88,6 +92,8 @@ impl Subject {
             Subject::Hht(k) => format!("HHT α=-0.1 {k:?}"),
             Subject::HhtFd => "HHT α=-0.1 Full, FD J".into(),
             Subject::GeneralizedAlpha(k) => format!("gen-α ρ∞=0.8 {k:?}"),
+            Subject::Radau => "Radau IIA".into(),
+            Subject::RadauFd => "Radau IIA, FD J".into(),
         }
     }
 
@@ -118,6 +124,8 @@ impl Subject {
             Subject::GeneralizedAlpha(k) => Implicit::generalized_alpha(0.8, tol)
                 .with_newton(newton(k))
                 .integrate_exact(sys, problem),
+            Subject::Radau => Radau::adaptive(tol).integrate_exact(sys, problem),
+            Subject::RadauFd => integrate(sys, &Radau::adaptive(tol), problem),
         }
         .ok()?;
         Some((rec, sol, started.elapsed().as_secs_f64()))
@@ -158,6 +166,8 @@ fn span(t_end: f64, dt: f64) {
         Subject::HhtFd,
         Subject::GeneralizedAlpha(NewtonKind::Full),
         Subject::GeneralizedAlpha(NewtonKind::Modified),
+        Subject::Radau,
+        Subject::RadauFd,
     ];
     // Per method: the loosest tolerance reaching ACCURACY on the mechanism (steps, CPU).
     let mut reached: Vec<(String, Option<Reached>)> = Vec::new();

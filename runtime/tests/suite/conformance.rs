@@ -227,6 +227,8 @@ conformance_suite! {
     conformance_ab4: "ab4", order 4 * 42, |h, s| Adams::new(AdamsScheme::new(AdamsKind::Ab, 4, AdamsStart::RungeKutta), h).with_stabilization(s);
     conformance_ampc4: "ampc4", order 4, |h, s| Adams::new(AdamsScheme::new(AdamsKind::Ampc, 4, AdamsStart::RungeKutta), h).with_stabilization(s);
     conformance_mampc4: "mampc4", order 5, |h, s| Adams::new(AdamsScheme::new(AdamsKind::Mampc, 4, AdamsStart::RungeKutta), h).with_stabilization(s);
+    // Index 3: Baumgarte (a γ modification) never enters; Radau refuses it (tested in radau.rs), so that case runs unstabilized.
+    conformance_radau: "radau", order 5, |h, s| mbsim_runtime::Radau::fixed(h).with_stabilization(if matches!(s, Stabilization::Baumgarte(_)) { Stabilization::None } else { s });
 }
 
 /// RKSTAB at its accuracy setting (rtol 1e-10, atol 1e-11) against the closed form: q after one
