@@ -10,8 +10,8 @@ use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
     Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc, Observer, PartitionOptions,
-    Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize, Structure,
-    Tolerance,
+    Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize,
+    Structure, Tolerance,
 };
 
 use super::AppError;

@@ -15,22 +15,18 @@ mod counted;
 use common::Sys;
 use counted::allocations;
 use implicit_models::Me451;
-use mbsim_runtime::{
-    Implicit, Integrator, NewtonKind, NewtonOptions, Problem, Radau, Scheme,
-};
+use mbsim_runtime::{Implicit, Integrator, NewtonKind, NewtonOptions, Problem, Radau, Scheme};
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
 fn allocations_of_run(method: &Method, t_end: f64, exact: bool) -> usize {
     let sys = Sys(Me451::PUBLISHED);
     let (q0, v0) = Me451::PUBLISHED.initial();
     let problem = Problem::new(0.0, t_end, &q0, &v0).with_uniform_output(0.013);
-    let (result, count) = allocations(|| {
-        match (method, exact) {
-            (Method::Implicit(m), true) => m.integrate_exact_into(&sys, &problem, &mut ()),
-            (Method::Implicit(m), false) => m.integrate_into(&sys, &problem, &mut ()),
-            (Method::Radau(m), true) => m.integrate_exact_into(&sys, &problem, &mut ()),
-            (Method::Radau(m), false) => m.integrate_into(&sys, &problem, &mut ()),
-        }
+    let (result, count) = allocations(|| match (method, exact) {
+        (Method::Implicit(m), true) => m.integrate_exact_into(&sys, &problem, &mut ()),
+        (Method::Implicit(m), false) => m.integrate_into(&sys, &problem, &mut ()),
+        (Method::Radau(m), true) => m.integrate_exact_into(&sys, &problem, &mut ()),
+        (Method::Radau(m), false) => m.integrate_into(&sys, &problem, &mut ()),
     });
     result.expect("run");
     count

@@ -20,10 +20,11 @@
 //! unchanged and the tangents are kept, `stepper.rs`).
 //!
 //! Convergence (Hairer–Wanner II §IV.8, `radau5.f`): with ‖Δ_k‖ the RMS of the stage
-//! corrections of positions and velocities in the weights the stepper gives (error weights
-//! sk_q, sk_v / h), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
+//! corrections of positions and velocities in the weights the stepper gives (`stepper.rs`), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
 //! η = θ/(1 − θ), the iteration has converged when η ‖Δ_k‖ ≤ κ (η carried over from the last
-//! step for the first iteration). θ ≥ 0.99 is divergence; when the predicted error after the
+//! step for the first iteration; constant-step runs, whose κ is near round-off, require two
+//! corrections: a θ carried over from a solve that ended in round-off is meaninglessly small
+//! and let a single correction pass with an error ~1e4 κ, measured on the pendulum). θ ≥ 0.99 is divergence; when the predicted error after the
 //! remaining iterations, η ‖Δ_k‖ θ^(k_max − 1 − k) / κ, exceeds 1 the step is given up early
 //! with the step-size factor 0.8 (that ratio)^(−1/(4 + k_max − 1 − k)) (adaptive runs only).
 
@@ -76,6 +77,9 @@ pub(crate) struct Test<'a> {
     pub(crate) max_iterations: usize,
     /// Give up early on slow convergence (adaptive runs).
     pub(crate) predict: bool,
+    /// Corrections before the test may pass: 1 lets η carried over from the last step judge
+    /// the first correction (`radau5.f`), 2 uses this solve's own contraction.
+    pub(crate) min_iterations: usize,
 }
 
 /// The stage system's workspace; after a converged solve the stage values are in `acc`,
@@ -376,7 +380,7 @@ impl StageSolver {
             for (l, d) in self.mult.iter_mut().zip(&self.res[3 * n..3 * (n + r)]) {
                 *l -= d;
             }
-            if self.faccon * dyno <= test.kappa {
+            if newt >= test.min_iterations && self.faccon * dyno <= test.kappa {
                 self.stage_states(start, h);
                 return Ok(Outcome::Converged);
             }

@@ -206,15 +206,24 @@ impl<T> RadauStepper<T> {
         &self.state.z
     }
 
-    /// The Newton weights of this step (q: sk, v: sk/h) and κ.
-    fn newton_scale(&mut self, h: f64) {
-        let z = &self.state.z;
+    /// The Newton weights of this step. Adaptive runs: q sk, v sk/h (`radau5.f`'s index-2
+    /// scaling, as in the error estimate). Constant steps: q 1 + |q_i|, v 1 + |v_i| without the
+    /// factor h (a velocity error κ/h per step would grow into q like N² κ over N steps,
+    /// 2e-8 measured on the pendulum at N = 160), floored at the round-off the 1/h² scaling of
+    /// Φ puts into v, 100 ε (1 + ‖q‖∞)/h (in units of κ).
+    fn newton_scale(&mut self, h: f64, kappa: f64) {
+        let (n, z) = (self.n, &self.state.z);
+        let q_size = 1.0 + z[..n].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        let v_floor = 100.0 * f64::EPSILON * q_size / (h.abs() * kappa);
         for (c, s) in self.scale.iter_mut().enumerate() {
-            let sk = match &self.setup.error {
-                Some(e) => e.atol.get(c) + e.rtol.get(c) * z[c].abs(),
-                None => 1.0 + z[c].abs(),
+            *s = match &self.setup.error {
+                Some(e) => {
+                    let sk = e.atol.get(c) + e.rtol.get(c) * z[c].abs();
+                    if c < n { sk } else { sk / h.abs() }
+                }
+                None if c < n => 1.0 + z[c].abs(),
+                None => (1.0 + z[c].abs()).max(v_floor),
             };
-            *s = if c < self.n { sk } else { sk / h.abs() };
         }
     }
 
@@ -342,13 +351,14 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         self.prepare_matrix(sys, h)?;
         self.newton_start(h);
-        self.newton_scale(h);
+        self.newton_scale(h, self.setup.kappa);
         let iterations_before = self.solver.counters.iterations;
         let test = Test {
             scale: &self.scale,
             kappa: self.setup.kappa,
             max_iterations: self.setup.max_iterations,
             predict: self.setup.error.is_some(),
+            min_iterations: if self.setup.error.is_some() { 1 } else { 2 },
         };
         let start = self.state.start();
         let outcome = self.solver.solve(sys, &start, h, &test)?;
