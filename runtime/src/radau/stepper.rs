@@ -273,8 +273,9 @@ impl<T> RadauStepper<T> {
 
     /// `radau5.f`'s verdict on an attempt of magnitude `h` with error `err` after `newt`
     /// Newton iterations (module docs).
-    fn judge(&mut self, err: f64, h: f64, newt: usize) -> Verdict {
-        let e = self.setup.error.as_ref().expect("adaptive runs only");
+    /// `None` for constant-step runs (the schedule accepts every step).
+    fn judge(&mut self, err: f64, h: f64, newt: usize) -> Option<Verdict> {
+        let e = self.setup.error.as_ref()?;
         let sc = &e.control;
         let nit = self.setup.max_iterations as f64;
         let fac = sc
@@ -285,7 +286,11 @@ impl<T> RadauStepper<T> {
         let c = &mut self.control;
         if err >= 1.0 {
             c.after_reject = true;
-            return Verdict::Reject(if c.accepted == 0 { 0.1 * h } else { h / quot });
+            return Some(Verdict::Reject(if c.accepted == 0 {
+                0.1 * h
+            } else {
+                h / quot
+            }));
         }
         if e.gustafsson && c.accepted > 0 {
             let facgus = (c.h_acc / h) * (err * err / c.err_acc).powf(0.25) / sc.safety;
@@ -303,7 +308,7 @@ impl<T> RadauStepper<T> {
         if self.solver.theta <= self.setup.jacobian_reuse && (1.0..=1.2).contains(&ratio) {
             h_new = h;
         }
-        Verdict::Accept(h_new)
+        Some(Verdict::Accept(h_new))
     }
 
     /// Tangents (when not held for this start) and the factorization for `h`.
@@ -383,7 +388,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
         let (error, verdict) = match self.setup.error {
             Some(_) => {
                 let err = self.error_norm(h);
-                (err, Some(self.judge(err, h.abs(), newt)))
+                (err, self.judge(err, h.abs(), newt))
             }
             None => (0.0, None),
         };
