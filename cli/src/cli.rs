@@ -186,7 +186,8 @@ pub struct SimulateArgs {
     /// hold Φ = 0 by their Newton iteration).
     #[arg(long, value_enum)]
     pub stabilization: Option<Stabilize>,
-    /// Step size of the constant-step methods (ab, ampc, mampc).
+    /// Step size of the constant-step methods (ab, ampc, mampc, newmark; hht, generalized-alpha
+    /// and radau take constant steps with it instead of --rtol/--atol).
     #[arg(long, allow_hyphen_values = true)]
     pub h: Option<f64>,
     /// Order: the predictor order of ab/ampc/mampc (default 4), the highest order of abm

@@ -2,7 +2,7 @@
 //! place that turns them into a runtime method ([`Chosen`]).
 //!
 //! `--method` picks the integrator (RKSTAB, the variable-order ABM, the constant-step Adams
-//! family, the implicit index-3 methods, HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
+//! family, the implicit index-3 methods (Newmark, HHT, generalized-α, Radau IIA), HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
 //! from `--rtol/--atol` (adaptive methods) or `--h/--order/--start` (constant-step Adams).
 //! An option that the chosen method does not use is an error, not silently ignored.
 
@@ -10,8 +10,8 @@ use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
     Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc, Observer, PartitionOptions,
-    Problem, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize, Structure,
-    Tolerance,
+    Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize,
+    Structure, Tolerance,
 };
 
 use super::AppError;
@@ -45,6 +45,7 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
         | Method::Ab
         | Method::Ampc
         | Method::Mampc
+        | Method::Radau
         | Method::Hpim
         | Method::Npc => Scheme::ME451,
     };
@@ -59,6 +60,17 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
             control: StepControl::default(),
         },
     };
+    if req.method == Method::Radau {
+        if req.modified_newton {
+            return Err(bad(
+                "--modified-newton",
+                "Radau always uses simplified Newton (radau5.f)",
+            ));
+        }
+        let mut method = Radau::new(step);
+        method.common = common;
+        return Ok(Chosen::Radau(method));
+    }
     let mut method = Implicit::new(scheme, step);
     if req.modified_newton {
         method.newton.kind = NewtonKind::Modified;
@@ -87,6 +99,9 @@ pub enum Method {
     Hht,
     /// Generalized-α (--rho-inf, default 0.8) with Newton; error-controlled (--rtol) or --h.
     GeneralizedAlpha,
+    /// Radau IIA, 3 stages (order 5, L-stable; RADAU5's simplified Newton and controller) on
+    /// the index-3 DAE; error-controlled (--rtol/--atol) or --h.
+    Radau,
     /// HPIM (Liu–Begg–Devane–Zhong), the 2^N matrix exponential, step --h; structural models
     /// only (truss14, …).
     Hpim,
@@ -106,7 +121,7 @@ impl Method {
     pub fn is_implicit(self) -> bool {
         matches!(
             self,
-            Method::Newmark | Method::Hht | Method::GeneralizedAlpha
+            Method::Newmark | Method::Hht | Method::GeneralizedAlpha | Method::Radau
         )
     }
 
@@ -274,6 +289,8 @@ pub enum Chosen {
     /// An implicit index-3 method (finite-difference tangents: a catalog model arrives as
     /// `dyn ConstrainedSystem`).
     Implicit(Implicit),
+    /// Radau IIA (exact tangents when the model has them, else finite differences).
+    Radau(Radau),
     /// HPIM or NPC with step `h`: built on the model's structure when the run starts
     /// ([`ConstrainedSystem::as_structure`]).
     Structural {
@@ -389,6 +406,7 @@ impl Chosen {
             | Method::Newmark
             | Method::Hht
             | Method::GeneralizedAlpha
+            | Method::Radau
             | Method::Hpim
             | Method::Npc => {
                 let kind = match req.method {
@@ -400,6 +418,7 @@ impl Chosen {
                     | Method::Newmark
                     | Method::Hht
                     | Method::GeneralizedAlpha
+                    | Method::Radau
                     | Method::Hpim
                     | Method::Npc => AdamsKind::Mampc,
                 };
@@ -425,6 +444,7 @@ impl Chosen {
             Chosen::Abm(m) => &mut m.common,
             Chosen::Adams(m) => &mut m.common,
             Chosen::Implicit(m) => &mut m.common,
+            Chosen::Radau(m) => &mut m.common,
             Chosen::Structural { common, .. } => common,
         }
     }
@@ -434,6 +454,7 @@ impl Chosen {
         match self {
             Chosen::Rkstab(_) | Chosen::Abm(_) => true,
             Chosen::Implicit(m) => matches!(m.step, StepSize::Adaptive { .. }),
+            Chosen::Radau(m) => matches!(m.step, StepSize::Adaptive { .. }),
             Chosen::Adams(_) | Chosen::Structural { .. } => false,
         }
     }
@@ -446,6 +467,7 @@ impl Integrator for Chosen {
             Chosen::Abm(m) => m.name(),
             Chosen::Adams(m) => m.name(),
             Chosen::Implicit(m) => m.name(),
+            Chosen::Radau(m) => m.name(),
             Chosen::Structural { method, .. } => method.cli_name(),
         }
     }
@@ -456,6 +478,7 @@ impl Integrator for Chosen {
             Chosen::Abm(m) => m.common(),
             Chosen::Adams(m) => m.common(),
             Chosen::Implicit(m) => m.common(),
+            Chosen::Radau(m) => m.common(),
             Chosen::Structural { common, .. } => common,
         }
     }
@@ -473,6 +496,10 @@ impl Integrator for Chosen {
             // Exact Newton matrices from the tangent kernels when the model emits them
             // (`tangents: true`), else finite differences through the `Integrator` path.
             Chosen::Implicit(m) => match sys.as_tangents() {
+                Some(exact) => m.integrate_exact_into(exact, problem, observer),
+                None => m.integrate_into(sys, problem, observer),
+            },
+            Chosen::Radau(m) => match sys.as_tangents() {
                 Some(exact) => m.integrate_exact_into(exact, problem, observer),
                 None => m.integrate_into(sys, problem, observer),
             },

@@ -12,7 +12,8 @@
 //! - [`FixedStep`]: constant-step explicit Runge–Kutta with stabilization (table
 //!   reproductions, convergence studies).
 //! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
-//!   iterations (`implicit/`), constant or error-controlled steps.
+//!   iterations (`implicit/`), constant or error-controlled steps; [`Radau`]: Radau IIA
+//!   (order 5, RADAU5-style) on the same DAE (`radau/`).
 //! - [`Hpim`]: the high-precision 2^N matrix-exponential method for structural models
 //!   ([`Structure`] + constraint kernels, `structural/`, `hpim/`), and [`Npc`], its paper's
 //!   Newmark predictor–corrector.
@@ -56,6 +57,8 @@
 //! - `implicit/`: [`Implicit`] — the α family (`scheme.rs`), the Newton iteration with its
 //!   iteration matrix from tangent kernels or finite differences (`newton.rs`, `tangents.rs`),
 //!   the step on the run loop with error estimate and dense output (`stepper.rs`).
+//! - `radau/`: [`Radau`] — Radau IIA s = 3 on the index-3 DAE (`tableau.rs`, the stage Newton
+//!   in `newton.rs`, RADAU5's estimate, controller and dense output in `stepper.rs`).
 //! - `options.rs`, `output.rs`, `error.rs`: [`Tolerance`], [`StepControl`];
 //!   [`Observer`]/[`Recorder`]/[`Stats`]; [`SimError`].
 //!
@@ -112,6 +115,7 @@ mod kkt_layout;
 pub mod lu;
 pub mod options;
 pub mod output;
+pub mod radau;
 mod rhs;
 pub mod rkstab;
 pub mod stabilize;
@@ -140,6 +144,7 @@ pub use integrator::{
 pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
+pub use radau::{Radau, RadauOptions, RadauProbe, radau_system};
 pub use rkstab::Rkstab;
 pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,

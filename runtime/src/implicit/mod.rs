@@ -26,7 +26,7 @@
 mod newton;
 mod scheme;
 mod stepper;
-mod tangents;
+pub(crate) mod tangents;
 
 pub use newton::{NewtonKind, NewtonOptions};
 pub use scheme::{Coefficients, Scheme};

@@ -27,6 +27,7 @@ mod mechanisms;
 mod npc;
 mod partition;
 mod problem_and_options;
+mod radau;
 mod rolling_disc;
 mod slider_crank;
 mod table_3_1;

@@ -1,0 +1,471 @@
+//! The simplified Newton iteration of one Radau IIA step on the index-3 DAE, and the linear
+//! solve of the embedded error estimate.
+//!
+//! Unknowns x = (A_1, A_2, A_3, Λ_1, Λ_2, Λ_3): the stage accelerations and multipliers. The
+//! stage states follow from them (`tableau.rs`):
+//! ```text
+//! V_i = v0 + h Σ_j a_ij A_j,   Q_i = q0 + c_i h v0 + h² Σ_j (𝒜²)_ij A_j,   t_i = t0 + c_i h
+//! ```
+//! and the residual is, per stage,
+//! ```text
+//! F_i = M(Q_i) A_i + G(Q_i)ᵀ Λ_i − Q(t_i, Q_i, V_i),   Φ(t_i, Q_i) / h²
+//! ```
+//! (the constraint rows scaled by 1/h², as the 1/(βh²) of the Newmark iteration). Its Jacobian
+//! with every tangent frozen at the step start (q0, v0, a0, λ0) is the iteration matrix
+//! ```text
+//! J = [ I⊗M + h² 𝒜²⊗K + h 𝒜⊗C    I⊗Gᵀ ;  𝒜²⊗G    0 ],   K = ∂(M a + Gᵀλ − Q)/∂q,  C = −∂Q/∂v
+//! ```
+//! the Newmark matrix of `implicit/newton.rs` Kronecker'd with the Radau matrix, factored once
+//! by a dense LU of order 3(n + m) and reused across iterations (and across steps while h is
+//! unchanged and the tangents are kept, `stepper.rs`).
+//!
+//! Convergence (Hairer–Wanner II §IV.8, `radau5.f`): with ‖Δ_k‖ the RMS of the stage
+//! corrections of positions and velocities in the weights the stepper gives (`stepper.rs`), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
+//! η = θ/(1 − θ), the iteration has converged when η ‖Δ_k‖ ≤ κ (η carried over from the last
+//! step for the first iteration; constant-step runs, whose κ is near round-off, require two
+//! corrections: a θ carried over from a solve that ended in round-off is meaninglessly small
+//! and let a single correction pass with an error ~1e4 κ, measured on the pendulum). θ ≥ 0.99 is divergence; when the predicted error after the
+//! remaining iterations, η ‖Δ_k‖ θ^(k_max − 1 − k) / κ, exceeds 1 the step is given up early
+//! with the step-size factor 0.8 (that ratio)^(−1/(4 + k_max − 1 − k)) (adaptive runs only).
+
+use nalgebra::DMatrix;
+
+use crate::error::{NewtonDiagnosis, SimError};
+use crate::kernels;
+use crate::kkt::Conditioning;
+use crate::lu::{DenseLu, diagnose_singular};
+use crate::system::{ConstrainedSystem, Dims};
+use crate::table::{KernelArgs, KernelId, KernelOut, checked};
+
+use super::tableau::RadauTableau;
+use crate::implicit::tangents::{Point, Tangents};
+
+/// The start of a step: t0, (q0, v0) as one slice, a0 and λ0 (consistent).
+pub(crate) struct Start<'a> {
+    pub(crate) t: f64,
+    pub(crate) z: &'a [f64],
+    pub(crate) a: &'a [f64],
+    pub(crate) lambda: &'a [f64],
+}
+
+/// Counters of the stage solves.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) iterations: usize,
+    /// Stage evaluations (each one evaluation of M, G, Q and Φ).
+    pub(crate) stage_evaluations: usize,
+    pub(crate) tangents: usize,
+    pub(crate) factorizations: usize,
+    pub(crate) failures: usize,
+}
+
+/// How one stage solve ended.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Outcome {
+    Converged,
+    /// Converging too slowly to reach κ within the limit: redo the step with h × this factor.
+    Slow(f64),
+    Failed(NewtonDiagnosis, usize, f64),
+}
+
+/// The convergence test of one solve.
+pub(crate) struct Test<'a> {
+    /// Weights of the position and velocity corrections (length 2n, q then v).
+    pub(crate) scale: &'a [f64],
+    /// κ: the bound on η ‖Δ‖.
+    pub(crate) kappa: f64,
+    pub(crate) max_iterations: usize,
+    /// Give up early on slow convergence (adaptive runs).
+    pub(crate) predict: bool,
+    /// Corrections before the test may pass: 1 lets η carried over from the last step judge
+    /// the first correction (`radau5.f`), 2 uses this solve's own contraction.
+    pub(crate) min_iterations: usize,
+}
+
+/// The stage system's workspace; after a converged solve the stage values are in `acc`,
+/// `mult`, `q` and `v` (stage-major: stage i at i n .. (i + 1) n).
+pub(crate) struct StageSolver {
+    n: usize,
+    r: usize,
+    pub(crate) tab: RadauTableau,
+    lu: DenseLu,
+    estimate_lu: DenseLu,
+    m0: DMatrix<f64>,
+    g0: DMatrix<f64>,
+    k0: DMatrix<f64>,
+    c0: DMatrix<f64>,
+    mass: DMatrix<f64>,
+    jac: DMatrix<f64>,
+    force: Vec<f64>,
+    pub(crate) acc: Vec<f64>,
+    pub(crate) mult: Vec<f64>,
+    pub(crate) q: Vec<f64>,
+    pub(crate) v: Vec<f64>,
+    res: Vec<f64>,
+    rhs: Vec<f64>,
+    /// h of the factorization held, if any.
+    pub(crate) factored_h: Option<f64>,
+    /// The last contraction rate θ and η = θ/(1 − θ) (carried across steps as `radau5.f`).
+    pub(crate) theta: f64,
+    faccon: f64,
+    /// max ‖Φ(t_i, Q_i)‖∞ at the last residual evaluation.
+    phi_max: f64,
+    pub(crate) counters: Counters,
+    pub(crate) conditioning: Option<Conditioning>,
+}
+
+impl StageSolver {
+    pub(crate) fn new(dims: Dims) -> Self {
+        let (n, r) = (dims.n, dims.constraint_rows());
+        Self {
+            n,
+            r,
+            tab: RadauTableau::new(),
+            lu: DenseLu::new(3 * (n + r)),
+            estimate_lu: DenseLu::new(n + r),
+            m0: DMatrix::zeros(n, n),
+            g0: DMatrix::zeros(r, n),
+            k0: DMatrix::zeros(n, n),
+            c0: DMatrix::zeros(n, n),
+            mass: DMatrix::zeros(n, n),
+            jac: DMatrix::zeros(r, n),
+            force: vec![0.0; n],
+            acc: vec![0.0; 3 * n],
+            mult: vec![0.0; 3 * r],
+            q: vec![0.0; 3 * n],
+            v: vec![0.0; 3 * n],
+            res: vec![0.0; 3 * (n + r)],
+            rhs: vec![0.0; n + r],
+            factored_h: None,
+            theta: 1.0,
+            faccon: 1.0,
+            phi_max: 0.0,
+            counters: Counters::default(),
+            conditioning: None,
+        }
+    }
+
+    /// M, G, K and C at the step start; the factorization held becomes stale.
+    pub(crate) fn freeze_tangents<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        start: &Start<'_>,
+    ) -> Result<(), SimError> {
+        let (q, v) = start.z.split_at(self.n);
+        kernels::mass(sys, start.t, q, &mut self.m0)?;
+        kernels::jacobian(sys, start.t, q, &mut self.g0)?;
+        let point = Point {
+            t: start.t,
+            q,
+            v,
+            qdd: start.a,
+            lambda: start.lambda,
+        };
+        tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+        self.counters.tangents += 1;
+        self.factored_h = None;
+        Ok(())
+    }
+
+    /// Assemble and factor J (module docs) and the estimate's matrix for step `h` from `t`.
+    pub(crate) fn factor(&mut self, t: f64, h: f64) -> Result<(), SimError> {
+        self.assemble(h);
+        self.counters.factorizations += 1;
+        let singular = self.lu.factor().is_err() || {
+            self.assemble_estimate(h);
+            self.estimate_lu.factor().is_err()
+        };
+        if singular {
+            self.factored_h = None;
+            let (a11, a2_11) = (self.tab.a[0][0], self.tab.a2[0][0]);
+            let w = &self.m0 + &self.k0 * (h * h * a2_11) + &self.c0 * (h * a11);
+            let (block, dependent_rows) = diagnose_singular(&self.g0, Some(&w));
+            return Err(SimError::SingularIterationMatrix {
+                t: t + h,
+                h,
+                iteration: 0,
+                block,
+                dependent_rows,
+            });
+        }
+        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t + h);
+        self.factored_h = Some(h);
+        Ok(())
+    }
+
+    /// J into the LU storage (unfactored).
+    fn assemble(&mut self, h: f64) {
+        self.lu.matrix_mut().fill(0.0);
+        for si in 0..3 {
+            self.assemble_stage_rows(h, si);
+        }
+    }
+
+    /// Block row `si` of J (dynamic rows of stage si with its Gᵀ block, constraint rows of
+    /// stage si) from the tangents held in `m0`, `g0`, `k0`, `c0`.
+    fn assemble_stage_rows(&mut self, h: f64, si: usize) {
+        let (n, r) = (self.n, self.r);
+        let dyn_rows = 3 * n;
+        let j = self.lu.matrix_mut();
+        for sj in 0..3 {
+            let (cq, cv) = (h * h * self.tab.a2[si][sj], h * self.tab.a[si][sj]);
+            for col in 0..n {
+                for row in 0..n {
+                    let mut x = cq * self.k0[(row, col)] + cv * self.c0[(row, col)];
+                    if si == sj {
+                        x += self.m0[(row, col)];
+                    }
+                    j[(si * n + row, sj * n + col)] = x;
+                }
+                for row in 0..r {
+                    j[(dyn_rows + si * r + row, sj * n + col)] =
+                        self.tab.a2[si][sj] * self.g0[(row, col)];
+                }
+            }
+        }
+        for row in 0..r {
+            for col in 0..n {
+                j[(si * n + col, dyn_rows + si * r + row)] = self.g0[(row, col)];
+            }
+        }
+    }
+
+    /// [M + γh C + (γh)² K, Gᵀ; G, 0] (γ = γ₀) into the estimate's LU storage (unfactored).
+    fn assemble_estimate(&mut self, h: f64) {
+        let (n, r) = (self.n, self.r);
+        let gh = self.tab.gamma0 * h;
+        let e = self.estimate_lu.matrix_mut();
+        e.fill(0.0);
+        for col in 0..n {
+            for row in 0..n {
+                e[(row, col)] =
+                    self.m0[(row, col)] + gh * self.c0[(row, col)] + gh * gh * self.k0[(row, col)];
+            }
+            for row in 0..r {
+                e[(n + row, col)] = self.g0[(row, col)];
+                e[(col, n + row)] = self.g0[(row, col)];
+            }
+        }
+    }
+
+    /// Q_i and V_i from the stage accelerations.
+    pub(crate) fn stage_states(&mut self, start: &Start<'_>, h: f64) {
+        let n = self.n;
+        let (q0, v0) = start.z.split_at(n);
+        for i in 0..3 {
+            for k in 0..n {
+                let (mut dq, mut dv) = (0.0, 0.0);
+                for j in 0..3 {
+                    let aj = self.acc[j * n + k];
+                    dq += self.tab.a2[i][j] * aj;
+                    dv += self.tab.a[i][j] * aj;
+                }
+                self.q[i * n + k] = q0[k] + self.tab.c[i] * h * v0[k] + h * h * dq;
+                self.v[i * n + k] = v0[k] + h * dv;
+            }
+        }
+    }
+
+    /// The residual (module docs) at the current stage values into `res`.
+    fn residual<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t0: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        let (n, r) = (self.n, self.r);
+        self.phi_max = 0.0;
+        for i in 0..3 {
+            self.counters.stage_evaluations += 1;
+            let t = t0 + self.tab.c[i] * h;
+            let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
+            kernels::mass(sys, t, q, &mut self.mass)?;
+            kernels::jacobian(sys, t, q, &mut self.jac)?;
+            let args = KernelArgs {
+                t,
+                q,
+                v,
+                lambda: &[],
+                w: &[],
+            };
+            checked(
+                sys,
+                KernelId::Force,
+                &args,
+                KernelOut::Vector(&mut self.force),
+            )?;
+            let phi_rows = &mut self.res[3 * n + i * r..3 * n + (i + 1) * r];
+            kernels::phi(sys, t, q, phi_rows)?;
+            for x in phi_rows.iter_mut() {
+                self.phi_max = self.phi_max.max(x.abs());
+                *x /= h * h;
+            }
+            let (a, l) = (
+                &self.acc[i * n..(i + 1) * n],
+                &self.mult[i * r..(i + 1) * r],
+            );
+            for row in 0..n {
+                let ma: f64 = (0..n).map(|j| self.mass[(row, j)] * a[j]).sum();
+                let gl: f64 = (0..r).map(|j| self.jac[(j, row)] * l[j]).sum();
+                self.res[i * n + row] = ma + gl - self.force[row];
+            }
+        }
+        Ok(())
+    }
+
+    /// The RMS of the stage corrections of q and v held in `res`, in the weights `scale`.
+    fn correction_norm(&self, h: f64, scale: &[f64]) -> f64 {
+        let n = self.n;
+        let mut sum = 0.0;
+        for i in 0..3 {
+            for k in 0..n {
+                let (mut dq, mut dv) = (0.0, 0.0);
+                for j in 0..3 {
+                    let d = self.res[j * n + k];
+                    dq += self.tab.a2[i][j] * d;
+                    dv += self.tab.a[i][j] * d;
+                }
+                sum += (h * h * dq / scale[k]).powi(2) + (h * dv / scale[n + k]).powi(2);
+            }
+        }
+        (sum / (6 * n) as f64).sqrt()
+    }
+
+    /// The simplified Newton iteration from the stage values in `acc`, `mult` (module docs);
+    /// the matrix must be factored for `h`. On convergence the stage states are up to date.
+    pub(crate) fn solve<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        start: &Start<'_>,
+        h: f64,
+        test: &Test<'_>,
+    ) -> Result<Outcome, SimError> {
+        let nit = test.max_iterations;
+        self.faccon = self.faccon.max(f64::EPSILON).powf(0.8);
+        let (mut dynold, mut thqold) = (0.0_f64, 0.0_f64);
+        for newt in 1..=nit {
+            self.stage_states(start, h);
+            self.residual(sys, start.t, h)?;
+            self.lu.solve_in_place(&mut self.res);
+            self.counters.iterations += 1;
+            let dyno = self.correction_norm(h, test.scale);
+            if !dyno.is_finite() {
+                return Ok(Outcome::Failed(NewtonDiagnosis::NonFinite, newt, dyno));
+            }
+            if newt > 1 && newt < nit {
+                let thq = dyno / dynold;
+                self.theta = if newt == 2 {
+                    thq
+                } else {
+                    (thq * thqold).sqrt()
+                };
+                thqold = thq;
+                if self.theta >= 0.99 {
+                    return Ok(Outcome::Failed(NewtonDiagnosis::Diverging, newt, dyno));
+                }
+                self.faccon = self.theta / (1.0 - self.theta);
+                let left = (nit - 1 - newt) as i32;
+                let dyth = self.faccon * dyno * self.theta.powi(left) / test.kappa;
+                if test.predict && dyth >= 1.0 {
+                    let qnewt = dyth.clamp(1e-4, 20.0);
+                    return Ok(Outcome::Slow(0.8 * qnewt.powf(-1.0 / (4.0 + left as f64))));
+                }
+            }
+            dynold = dyno.max(f64::EPSILON);
+            let (n, r) = (self.n, self.r);
+            for (a, d) in self.acc.iter_mut().zip(&self.res[..3 * n]) {
+                *a -= d;
+            }
+            for (l, d) in self.mult.iter_mut().zip(&self.res[3 * n..3 * (n + r)]) {
+                *l -= d;
+            }
+            if newt >= test.min_iterations && self.faccon * dyno <= test.kappa {
+                self.stage_states(start, h);
+                return Ok(Outcome::Converged);
+            }
+        }
+        let rate = self.theta;
+        Ok(Outcome::Failed(
+            NewtonDiagnosis::IterationLimit { rate },
+            nit,
+            dynold,
+        ))
+    }
+
+    /// ‖Φ‖∞ over the stages at the last residual evaluation.
+    pub(crate) fn constraint_residual(&self) -> f64 {
+        self.phi_max
+    }
+
+    /// The embedded error estimate of `radau5.f` for the stages held (`stepper.rs` docs):
+    /// (e_q, e_v) into `eq`, `ev` (length n each).
+    pub(crate) fn estimate(&mut self, start: &Start<'_>, h: f64, eq: &mut [f64], ev: &mut [f64]) {
+        let n = self.n;
+        let (q0, v0) = start.z.split_at(n);
+        let gh = self.tab.gamma0 * h;
+        // r_q = v0 + Σ d_i (Q_i − q0)/h and r_v = a0 + Σ d_i (V_i − v0)/h, in eq and ev.
+        for k in 0..n {
+            let (mut rq, mut rv) = (v0[k], start.a[k]);
+            for i in 0..3 {
+                let d = self.tab.d[i] / h;
+                rq += d * (self.q[i * n + k] - q0[k]);
+                rv += d * (self.v[i * n + k] - v0[k]);
+            }
+            (eq[k], ev[k]) = (rq, rv);
+        }
+        self.rhs.fill(0.0);
+        for row in 0..n {
+            let mut x = 0.0;
+            for col in 0..n {
+                let m = self.m0[(row, col)];
+                x += gh * gh * m * ev[col] + (gh * m + gh * gh * self.c0[(row, col)]) * eq[col];
+            }
+            self.rhs[row] = x;
+        }
+        self.estimate_lu.solve_in_place(&mut self.rhs);
+        for k in 0..n {
+            let e = self.rhs[k];
+            ev[k] = e / gh - eq[k];
+            eq[k] = e;
+        }
+    }
+
+    /// Ψ and the exact Jacobian ∂Ψ/∂x (unfactored; block row i with M, G, K, C at stage i, so
+    /// the iteration matrix is this Jacobian with every stage's tangents moved to the step
+    /// start) at the unknowns `x` of the step `start` → t + h: the diagnostic behind
+    /// [`super::radau_system`]. Allocates (cold path); overwrites the frozen tangents.
+    pub(crate) fn probe<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        start: &Start<'_>,
+        h: f64,
+        x: &[f64],
+    ) -> Result<(Vec<f64>, DMatrix<f64>), SimError> {
+        let (n, r) = (self.n, self.r);
+        self.acc.copy_from_slice(&x[..3 * n]);
+        self.mult.copy_from_slice(&x[3 * n..]);
+        self.stage_states(start, h);
+        self.residual(sys, start.t, h)?;
+        let res = self.res.clone();
+        self.lu.matrix_mut().fill(0.0);
+        for si in 0..3 {
+            let t = start.t + self.tab.c[si] * h;
+            let (q, v) = (&self.q[si * n..(si + 1) * n], &self.v[si * n..(si + 1) * n]);
+            kernels::mass(sys, t, q, &mut self.m0)?;
+            kernels::jacobian(sys, t, q, &mut self.g0)?;
+            let point = Point {
+                t,
+                q,
+                v,
+                qdd: &self.acc[si * n..(si + 1) * n],
+                lambda: &self.mult[si * r..(si + 1) * r],
+            };
+            tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+            self.assemble_stage_rows(h, si);
+        }
+        self.factored_h = None;
+        Ok((res, self.lu.matrix_mut().clone()))
+    }
+}
