@@ -125,6 +125,11 @@ impl Method {
         )
     }
 
+    /// The constant-step Adams methods, whose order is `--order` (default 4).
+    pub fn has_order_option(self) -> bool {
+        matches!(self, Method::Ab | Method::Ampc | Method::Mampc)
+    }
+
     /// The methods for structural models (their own drift control, eq. 32's penalty).
     pub fn is_structural(self) -> bool {
         matches!(self, Method::Hpim | Method::Npc)

@@ -172,9 +172,12 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         cfg.t_end,
         cfg.request.method.cli_name(),
         cfg.stabilization.name(),
-        match (cfg.request.h, cfg.request.order) {
-            (Some(h), order) => format!("h {h:e}, order {}", order.unwrap_or(4)),
-            (None, _) => format!("rtol {:e}, atol {:e}", cfg.rtol, cfg.atol),
+        match cfg.request.h {
+            Some(h) if cfg.request.method.has_order_option() => {
+                format!("h {h:e}, order {}", cfg.request.order.unwrap_or(4))
+            }
+            Some(h) => format!("h {h:e}"),
+            None => format!("rtol {:e}, atol {:e}", cfg.rtol, cfg.atol),
         },
         cfg.datol,
         s.nfcn,
