@@ -132,8 +132,9 @@ pub struct Stats {
     /// The worst pivot spread over the run and its time ([`crate::kkt::Conditioning`]) of the
     /// matrix each method factors where G enters: the dynamics' KKT matrix [M Gᵀ; G 0] (the
     /// explicit methods), the Newton iteration matrix [M̂ Gᵀ; G 0] (the implicit methods; M̂
-    /// carries the 1/(βh²) scaling, so compare along runs of one step size), S = E M⁻¹ Eᵀ of the
-    /// multiplier solve (HPIM, NPC). `None` only for a run that factored nothing.
+    /// carries the 1/(βh²) scaling, so compare along runs of one step size; Radau: its stage
+    /// system), S = E M⁻¹ Eᵀ of the multiplier solve (HPIM, NPC). `None` only for a run that
+    /// factored nothing.
     pub conditioning: Option<crate::kkt::Conditioning>,
     /// Method-specific counters.
     pub extra: Extra,
