@@ -113,6 +113,22 @@ pub(crate) fn mass<S: ConstrainedSystem + ?Sized>(
     checked(sys, KernelId::Mass, &args(t, q, &[]), out)
 }
 
+/// Q(t, q, v) into `force` (length n).
+pub(crate) fn force<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    force: &mut [f64],
+) -> Result<(), SimError> {
+    checked(
+        sys,
+        KernelId::Force,
+        &args(t, q, v),
+        KernelOut::Vector(force),
+    )
+}
+
 /// Φ(t, q) into `phi` (length m).
 pub(crate) fn phi<S: ConstrainedSystem + ?Sized>(
     sys: &S,

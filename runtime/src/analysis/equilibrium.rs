@@ -281,14 +281,7 @@ pub(super) fn local<S: ConstrainedSystem + ?Sized>(
     kernels::jacobian(sys, t, q, &mut g)?;
     let rest = vec![0.0; d.n];
     let mut force = vec![0.0; d.n];
-    let args = KernelArgs {
-        t,
-        q,
-        v: &rest,
-        lambda: &[],
-        w: &[],
-    };
-    kernels::checked(sys, KernelId::Force, &args, KernelOut::Vector(&mut force))?;
+    kernels::force(sys, t, q, &rest, &mut force)?;
     let force = DVector::from_vec(force);
     let lambda = (&g * g.transpose())
         .lu()

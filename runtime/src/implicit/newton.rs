@@ -319,6 +319,10 @@ impl Newton {
         let (q, v) = self.z.split_at(d.n);
         kernels::mass(sys, t, q, &mut self.mass)?;
         kernels::jacobian(sys, t, q, &mut self.jac)?;
+        kernels::force(sys, t, q, v, &mut self.force)?;
+        let (dyn_rows, rest) = self.res.split_at_mut(d.n);
+        let (phi_rows, nh_rows) = rest.split_at_mut(d.m);
+        kernels::phi(sys, t, q, phi_rows)?;
         let args = KernelArgs {
             t,
             q,
@@ -326,15 +330,6 @@ impl Newton {
             lambda: &[],
             w: &[],
         };
-        checked(
-            sys,
-            KernelId::Force,
-            &args,
-            KernelOut::Vector(&mut self.force),
-        )?;
-        let (dyn_rows, rest) = self.res.split_at_mut(d.n);
-        let (phi_rows, nh_rows) = rest.split_at_mut(d.m);
-        kernels::phi(sys, t, q, phi_rows)?;
         checked(
             sys,
             KernelId::NhOffset,

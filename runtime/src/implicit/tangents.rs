@@ -15,7 +15,7 @@ use nalgebra::DMatrix;
 use crate::error::SimError;
 use crate::kernels;
 use crate::system::ConstrainedSystem;
-use crate::table::{KernelArgs, KernelId, KernelOut, checked, checked_tangent};
+use crate::table::{KernelArgs, KernelId, KernelOut, checked_tangent};
 use crate::tangent::TangentSystem;
 
 /// The state at which the tangent blocks are evaluated.
@@ -121,19 +121,7 @@ impl FiniteDifference {
     ) -> Result<(), SimError> {
         kernels::mass(sys, p.t, q, &mut self.mass)?;
         kernels::jacobian(sys, p.t, q, &mut self.jac)?;
-        let args = KernelArgs {
-            t: p.t,
-            q,
-            v,
-            lambda: &[],
-            w: &[],
-        };
-        checked(
-            sys,
-            KernelId::Force,
-            &args,
-            KernelOut::Vector(&mut self.force),
-        )?;
+        kernels::force(sys, p.t, q, v, &mut self.force)?;
         let out = if plus {
             &mut self.r_plus
         } else {

@@ -35,7 +35,6 @@ use crate::kernels;
 use crate::kkt::Conditioning;
 use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
-use crate::table::{KernelArgs, KernelId, KernelOut, checked};
 
 use super::tableau::RadauTableau;
 use crate::implicit::tangents::{Point, Tangents};
@@ -282,19 +281,7 @@ impl StageSolver {
             let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
             kernels::mass(sys, t, q, &mut self.mass)?;
             kernels::jacobian(sys, t, q, &mut self.jac)?;
-            let args = KernelArgs {
-                t,
-                q,
-                v,
-                lambda: &[],
-                w: &[],
-            };
-            checked(
-                sys,
-                KernelId::Force,
-                &args,
-                KernelOut::Vector(&mut self.force),
-            )?;
+            kernels::force(sys, t, q, v, &mut self.force)?;
             let phi_rows = &mut self.res[3 * n + i * r..3 * n + (i + 1) * r];
             kernels::phi(sys, t, q, phi_rows)?;
             for x in phi_rows.iter_mut() {
