@@ -1,17 +1,13 @@
 //! Rust emission: a model's kernels as an `impl ConstrainedSystem` for its struct.
 //!
-//! Each kernel is scheduled by [`Schedule`] over all of its outputs (the fused
-//! `dynamics_into` over M, Q, G and γ together), then printed: inputs' lengths asserted, the
-//! output zero-filled when it has structural zeros (they are never computed), temporaries bound
-//! with `let` in evaluation order, then one assignment per nonzero entry. The file form is
+//! The file is built as a syn tree: the items around the kernels (struct, accessors, sparsity,
+//! diagnostics) are parsed from their tokens, the kernels' methods come from
+//! [`crate::emit_kernel`] as trees. The macro gets the tree's tokens; the file form is that tree
 //! normalised by prettyplease, so emission is byte-identical across runs.
 
-use crate::cse::Schedule;
-use crate::emit_expr::{ExprEmitter, Prec};
+use crate::emit_kernel;
 use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
-use crate::pool::{ExprId, SymbolKind};
-use mbsim_kernel_table::{Group, Input, KERNELS, KernelSpec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
@@ -60,26 +56,9 @@ impl EmitOptions {
         self
     }
 }
-
-/// One output of a kernel.
-struct Output {
-    binding: Ident,
-    shape: Shape,
-    entries: Vec<ExprId>,
-}
-
-#[derive(Clone, Copy)]
-enum Shape {
-    Vector(usize),
-    Matrix(usize, usize),
-}
-
-/// The inputs of a kernel besides `&self`, `t` and `q`, with their lengths.
-type Inputs<'a> = &'a [(Input, usize)];
-
 /// The tokens of the model's impl (and struct, if asked).
 pub fn emit_tokens(model: &Model, kernels: &Kernels, options: &EmitOptions) -> TokenStream {
-    emit_tokens_drawn(model, kernels, None, options)
+    emit_file(model, kernels, options).into_token_stream()
 }
 
 /// [`emit_tokens`] for a model that may draw itself: `drawing` is the body of its
@@ -90,6 +69,21 @@ pub fn emit_tokens_drawn(
     drawing: Option<TokenStream>,
     options: &EmitOptions,
 ) -> TokenStream {
+    emit_file_drawn(model, kernels, drawing, options).into_token_stream()
+}
+
+/// The model's impls (and struct, if asked) as a syntax tree, ready for prettyplease.
+pub fn emit_file(model: &Model, kernels: &Kernels, options: &EmitOptions) -> syn::File {
+    emit_file_drawn(model, kernels, None, options)
+}
+
+/// [`emit_file`] for a model that may draw itself (see [`emit_tokens_drawn`]).
+pub fn emit_file_drawn(
+    model: &Model,
+    kernels: &Kernels,
+    drawing: Option<TokenStream>,
+    options: &EmitOptions,
+) -> syn::File {
     let name = ident(&model.name);
     let rt = &options.runtime_path;
     let fields: Vec<TokenStream> = model
@@ -97,64 +91,122 @@ pub fn emit_tokens_drawn(
         .iter()
         .map(|p| field_access(&p.name))
         .collect();
-    let (n, m, k) = (
-        ulit(model.n()),
-        ulit(kernels.phi.len()),
-        ulit(kernels.nh_offset.len()),
-    );
-    let ([kernel_fns, tangent_fns, energy_fns], kernel_helpers) =
-        kernel_functions(model, kernels, &fields, options);
-    let tangent = kernels
-        .tangents
-        .is_some()
-        .then(|| quote!(impl #rt::TangentSystem for #name { #tangent_fns }));
-    let energy = kernels
-        .energy
-        .is_some()
-        .then(|| quote!(impl #rt::Energy for #name { #energy_fns }));
-    let views = views(kernels, drawing.is_some(), rt);
-    let drawing = drawing.map(|body| quote!(impl #rt::Drawing for #name { #body }));
-    let names = constraint_names(model);
-    let diagnostics = generated_diagnostics(model, kernels, rt);
-    let accessors = accessors(model, &fields, rt);
-    let phi_q_nz = sparsity(model, &kernels.phi_q);
-    let l_nz = sparsity(model, &kernels.l);
-    let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
-    let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
-    let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
-    let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
+    let params: Vec<syn::Expr> = (model.parameters.iter())
+        .map(|p| parameter_read(&p.name))
+        .collect();
+    let ([kernel_fns, tangent_fns, energy_fns], [core, tangent, energy]) =
+        emit_kernel::kernel_functions(model, kernels, &params, options);
+    let mut items = Vec::new();
+    if options.with_struct {
+        items.extend(parse_items(struct_def(model, &fields)));
+    }
+    let mut inherent = parse_impl(sparsity_consts(model, kernels, &name));
+    let helpers = core.into_iter().chain(tangent).chain(energy);
+    inherent.items.extend(helpers.map(syn::ImplItem::Fn));
+    items.push(syn::Item::Impl(inherent));
+    let system = constrained_system(model, kernels, (&name, &fields), drawing.is_some(), rt);
+    items.push(with_methods(system, kernel_fns));
+    if kernels.tangents.is_some() {
+        let tangents = quote!(impl #rt::TangentSystem for #name {});
+        items.push(with_methods(tangents, tangent_fns));
+    }
+    if kernels.energy.is_some() {
+        items.push(with_methods(
+            quote!(impl #rt::Energy for #name {}),
+            energy_fns,
+        ));
+    }
+    if let Some(body) = drawing {
+        items.extend(parse_items(quote!(impl #rt::Drawing for #name { #body })));
+    }
+    syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items,
+    }
+}
+
+/// Items parsed from the emitter's own tokens.
+fn parse_items(tokens: TokenStream) -> Vec<syn::Item> {
+    let file: syn::File = syn::parse2(tokens).expect("the emitter's item tokens parse");
+    file.items
+}
+
+fn parse_impl(tokens: TokenStream) -> syn::ItemImpl {
+    syn::parse2(tokens).expect("the emitter's impl tokens parse")
+}
+
+/// The impl of `tokens` with `methods` appended.
+fn with_methods(tokens: TokenStream, methods: Vec<syn::ImplItemFn>) -> syn::Item {
+    let mut item = parse_impl(tokens);
+    item.items
+        .extend(methods.into_iter().map(syn::ImplItem::Fn));
+    syn::Item::Impl(item)
+}
+
+/// The model struct (one `pub f64` field per parameter) and its `from_parameters`.
+fn struct_def(model: &Model, fields: &[TokenStream]) -> TokenStream {
+    let name = ident(&model.name);
     let n_params = ulit(fields.len());
-    let struct_def = options.with_struct.then(|| {
-        let doc = format!(" Runtime parameters of the `{}` model.", model.name);
-        let field_docs = model
-            .parameters
-            .iter()
-            .map(|p| format!(" Parameter `{}`.", p.name));
-        quote! {
-            #[doc = #doc]
-            // Parameter names follow the mechanics sources (`I1`, `X`), not Rust's case rules.
-            #[allow(non_snake_case)]
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct #name { #( #[doc = #field_docs] pub #fields: f64, )* }
-            #[allow(non_snake_case)]
-            impl #name {
-                /// The model with its parameters given in declaration order.
-                pub fn from_parameters(values: [f64; #n_params]) -> Self {
-                    let [#(#fields),*] = values;
-                    #name { #(#fields),* }
-                }
+    let doc = format!(" Runtime parameters of the `{}` model.", model.name);
+    let field_docs = model
+        .parameters
+        .iter()
+        .map(|p| format!(" Parameter `{}`.", p.name));
+    quote! {
+        #[doc = #doc]
+        // Parameter names follow the mechanics sources (`I1`, `X`), not Rust's case rules.
+        #[allow(non_snake_case)]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct #name { #( #[doc = #field_docs] pub #fields: f64, )* }
+        #[allow(non_snake_case)]
+        impl #name {
+            /// The model with its parameters given in declaration order.
+            pub fn from_parameters(values: [f64; #n_params]) -> Self {
+                let [#(#fields),*] = values;
+                #name { #(#fields),* }
             }
         }
-    });
+    }
+}
+
+/// The inherent impl's structural patterns (the split kernels' helpers follow them).
+fn sparsity_consts(model: &Model, kernels: &Kernels, name: &Ident) -> TokenStream {
+    let phi_q_nz = sparsity(model, &kernels.phi_q);
+    let l_nz = sparsity(model, &kernels.l);
     quote! {
-        #struct_def
         impl #name {
             /// Structural nonzeros of Φ_q, row-major.
             pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[#phi_q_nz];
             /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
             pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
-            #(#kernel_helpers)*
         }
+    }
+}
+
+/// `impl ConstrainedSystem` without its kernels: accessors, dimensions, sparsity, names,
+/// diagnostics and the views of the optional groups.
+fn constrained_system(
+    model: &Model,
+    kernels: &Kernels,
+    (name, fields): (&Ident, &[TokenStream]),
+    drawing: bool,
+    rt: &syn::Path,
+) -> TokenStream {
+    let (n, m, k) = (
+        ulit(model.n()),
+        ulit(kernels.phi.len()),
+        ulit(kernels.nh_offset.len()),
+    );
+    let views = views(kernels, drawing, rt);
+    let names = constraint_names(model);
+    let diagnostics = generated_diagnostics(model, kernels, rt);
+    let accessors = accessors(model, fields, rt);
+    let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
+    let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
+    let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
+    let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
+    quote! {
         impl #rt::ConstrainedSystem for #name {
             #accessors
             fn dims(&self) -> #rt::Dims { #rt::Dims { n: #n, m: #m, k: #k } }
@@ -169,11 +221,7 @@ pub fn emit_tokens_drawn(
             #names
             #diagnostics
             #views
-            #kernel_fns
         }
-        #tangent
-        #energy
-        #drawing
     }
 }
 
@@ -212,107 +260,9 @@ fn views(kernels: &Kernels, drawing: bool, rt: &syn::Path) -> TokenStream {
 
 /// The formatted source of the model's impl (prettyplease), deterministic.
 pub fn emit_source(model: &Model, kernels: &Kernels, options: &EmitOptions) -> String {
-    let tokens = emit_tokens(model, kernels, options);
-    let file: syn::File = syn::parse2(tokens).expect("emitted tokens form a Rust file");
-    prettyplease::unparse(&file)
+    prettyplease::unparse(&emit_file(model, kernels, options))
 }
 
-/// The methods of every kernel, by group of the kernel table (`[core, tangent, energy]`; the
-/// fused `dynamics_into` ends the core group), and the helpers of split kernels, by group.
-fn kernel_functions(
-    model: &Model,
-    kernels: &Kernels,
-    fields: &[TokenStream],
-    options: &EmitOptions,
-) -> ([TokenStream; 3], [TokenStream; 3]) {
-    let (mut methods, mut helpers) = <([TokenStream; 3], [TokenStream; 3])>::default();
-    let dims = (model.n(), kernels.phi.len(), kernels.nh_offset.len());
-    // Structured models look for sub-sums over the whole pool (`Model::structured`), once.
-    let pool_splits = model
-        .structured
-        .then(|| crate::cse::pool_splits(&model.pool));
-    let splits = pool_splits.as_ref();
-    for spec in KERNELS {
-        let Some(entries) = kernels.entries(spec.id) else {
-            continue;
-        };
-        let output = Output {
-            binding: format_ident!("out"),
-            shape: shape(spec, dims),
-            entries: entries.to_vec(),
-        };
-        let inputs = inputs(spec, dims);
-        let code = kernel_fn(
-            model,
-            fields,
-            options,
-            splits,
-            (spec.method, &inputs),
-            &[output],
-        );
-        let g = group_index(spec.group);
-        methods[g].extend(code.method);
-        helpers[g].extend(code.helpers);
-    }
-    let code = fused(model, kernels, fields, options, splits);
-    methods[0].extend(code.method);
-    helpers[0].extend(code.helpers);
-    (methods, helpers)
-}
-
-/// `dynamics_into`: M, Q, G and γ with one schedule.
-fn fused(
-    model: &Model,
-    kernels: &Kernels,
-    fields: &[TokenStream],
-    options: &EmitOptions,
-    splits: Option<&crate::cse::Splits>,
-) -> KernelCode {
-    let vector = |binding: &str, entries: &[ExprId]| Output {
-        binding: format_ident!("{binding}"),
-        shape: Shape::Vector(entries.len()),
-        entries: entries.to_vec(),
-    };
-    let matrix = |binding: &str, mat: &ExprMatrix| Output {
-        binding: format_ident!("{binding}"),
-        shape: Shape::Matrix(mat.rows, mat.cols),
-        entries: mat.entries.clone(),
-    };
-    let outputs = [
-        matrix("mass", &kernels.mass),
-        vector("force", &kernels.force),
-        matrix("jacobian", &kernels.jacobian()),
-        vector("gamma", &kernels.gamma),
-    ];
-    let inputs = [(Input::V, model.n())];
-    let spec = ("dynamics_into", &inputs[..]);
-    kernel_fn(model, fields, options, splits, spec, &outputs)
-}
-
-fn group_index(group: Group) -> usize {
-    match group {
-        Group::Core => 0,
-        Group::Tangent => 1,
-        Group::Energy => 2,
-    }
-}
-
-fn shape(spec: &KernelSpec, (n, m, k): (usize, usize, usize)) -> Shape {
-    match spec.shape {
-        mbsim_kernel_table::Shape::Vector(d) => Shape::Vector(d.of(n, m, k)),
-        mbsim_kernel_table::Shape::Matrix(r, c) => Shape::Matrix(r.of(n, m, k), c.of(n, m, k)),
-    }
-}
-
-fn inputs(spec: &KernelSpec, (n, m, k): (usize, usize, usize)) -> Vec<(Input, usize)> {
-    spec.inputs
-        .iter()
-        .map(|&i| (i, i.dim().of(n, m, k)))
-        .collect()
-}
-
-/// `constraint_names()` when a constraint row is labeled (otherwise the trait's default names
-/// are the model's names).
 fn constraint_names(model: &Model) -> TokenStream {
     if model.constraint_labels.iter().all(Option::is_none) {
         return TokenStream::new();
@@ -323,294 +273,6 @@ fn constraint_names(model: &Model) -> TokenStream {
             [#(#names),*].iter().map(|s| s.to_string()).collect()
         }
     }
-}
-
-/// A kernel's trait method and, for kernels split into parts, the private helper methods.
-struct KernelCode {
-    method: TokenStream,
-    helpers: TokenStream,
-}
-
-/// One kernel's code; `splits` are the pool-wide sub-sum rewrites of a structured model (else
-/// the schedule finds its own among the nodes the outputs reach).
-fn kernel_fn(
-    model: &Model,
-    fields: &[TokenStream],
-    options: &EmitOptions,
-    splits: Option<&crate::cse::Splits>,
-    spec: (&str, Inputs<'_>),
-    outputs: &[Output],
-) -> KernelCode {
-    let (name, inputs) = spec;
-    let rt = &options.runtime_path;
-    let pool = &model.pool;
-    let n = ulit(model.n());
-    let roots: Vec<ExprId> = outputs
-        .iter()
-        .flat_map(|o| o.entries.iter().copied())
-        .filter(|&e| !model.pool.is_zero(e))
-        .collect();
-    let schedule = match splits {
-        Some(splits) => Schedule::with_splits(pool, &roots, splits),
-        None => Schedule::new(pool, &roots),
-    };
-    let split = schedule.temps.len() + roots.len() > options.max_statements_per_fn;
-    let temp_names = schedule
-        .temps
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let name = if split {
-                let i = ulit(i);
-                quote!(z[#i])
-            } else {
-                format_ident!("x{i}").into_token_stream()
-            };
-            (id, name)
-        })
-        .collect();
-    let emitter = ExprEmitter {
-        pool,
-        schedule: &schedule,
-        temp_names,
-        param_fields: fields,
-    };
-    let uses_time = pool.mentions_any(&roots, |s| matches!(s.kind, SymbolKind::Time));
-    let t = if uses_time { quote!(t) } else { quote!(_t) };
-    let fn_name = format_ident!("{name}");
-    let (v_param, v_check) = input_plumbing(inputs);
-    let (out_params, out_checks, fills) = output_plumbing(model, rt, outputs, split);
-    let mut statements: Vec<TokenStream> = schedule
-        .temps
-        .iter()
-        .map(|&id| {
-            let name = &emitter.temp_names[&id];
-            let (value, _) = emitter.node(id);
-            if split {
-                quote!(#name = #value;)
-            } else {
-                quote!(let #name = #value;)
-            }
-        })
-        .collect();
-    statements.extend(assignments(model, &emitter, outputs));
-    let signature = quote!(fn #fn_name(&self, #t: f64, q: &[f64], #v_param #out_params));
-    let prologue = quote! {
-        assert_eq!(q.len(), #n, "q must have n = {} entries", #n);
-        #v_check
-        #out_checks
-        #fills
-    };
-    if !split {
-        let method = quote!(#signature { #prologue #(#statements)* });
-        return KernelCode {
-            method,
-            helpers: TokenStream::new(),
-        };
-    }
-    split_kernel(
-        rt,
-        name,
-        inputs,
-        outputs,
-        schedule.temps.len(),
-        &statements,
-        (signature, prologue),
-    )
-}
-
-/// A kernel too large for one function (rustc's time grows faster than linearly with function
-/// size): temporaries live in a scratch array `z`, and the statements are cut into parts, each a
-/// private `#[inline(never)]` method, called in order.
-fn split_kernel(
-    rt: &syn::Path,
-    name: &str,
-    inputs: Inputs<'_>,
-    outputs: &[Output],
-    temps: usize,
-    statements: &[TokenStream],
-    (signature, prologue): (TokenStream, TokenStream),
-) -> KernelCode {
-    let size = ulit(temps.max(1));
-    let (v_param, _) = input_plumbing(inputs);
-    let names = inputs.iter().map(|(i, _)| format_ident!("{}", i.name()));
-    let v_arg = quote!(#(#names,)*);
-    let out_params = outputs.iter().map(|o| {
-        let b = &o.binding;
-        match o.shape {
-            Shape::Vector(_) => quote!(#b: &mut [f64]),
-            Shape::Matrix(..) => quote!(#b: &mut #rt::MatOut<'_>),
-        }
-    });
-    let out_params: Vec<TokenStream> = out_params.collect();
-    let out_args: Vec<TokenStream> = outputs
-        .iter()
-        .map(|o| {
-            let b = &o.binding;
-            match o.shape {
-                Shape::Vector(_) => quote!(#b),
-                Shape::Matrix(..) => quote!(&mut #b),
-            }
-        })
-        .collect();
-    let chunk = statements
-        .len()
-        .div_ceil(statements.len().div_ceil(PART_STATEMENTS));
-    let mut helpers = TokenStream::new();
-    let mut calls = TokenStream::new();
-    for (i, part) in statements.chunks(chunk.max(1)).enumerate() {
-        let part_name = format_ident!("{name}_part{i}");
-        helpers.extend(quote! {
-            #[inline(never)]
-            #[allow(unused_variables, clippy::too_many_arguments)]
-            fn #part_name(&self, t: f64, q: &[f64], #v_param z: &mut [f64], #(#out_params),*) {
-                #(#part)*
-            }
-        });
-        calls.extend(quote!(self.#part_name(t, q, #v_arg &mut z, #(#out_args),*);));
-    }
-    let signature = signature.to_string().replace("_t :", "t :");
-    let signature: TokenStream = signature.parse().expect("the signature re-parses");
-    let method = quote! {
-        #signature {
-            #prologue
-            // Scratch space for the temporaries of the parts below (large models only).
-            let mut z = vec![0.0_f64; #size];
-            #calls
-        }
-    };
-    KernelCode { method, helpers }
-}
-
-/// The parameters `v: &[f64], lambda: &[f64], …` of a kernel's extra inputs and their length
-/// assertions.
-fn input_plumbing(inputs: Inputs<'_>) -> (TokenStream, TokenStream) {
-    let (mut params, mut checks) = (TokenStream::new(), TokenStream::new());
-    for &(input, len) in inputs {
-        let name = format_ident!("{}", input.name());
-        let what = match input {
-            Input::V | Input::W => "n",
-            Input::Lambda => "m + k",
-        };
-        let msg = format!("{name} must have {what} = {{}} entries");
-        let len = ulit(len);
-        params.extend(quote!(#name: &[f64],));
-        checks.extend(quote!(assert_eq!(#name.len(), #len, #msg, #len);));
-    }
-    (params, checks)
-}
-
-/// Statements per part of a split kernel.
-const PART_STATEMENTS: usize = 400;
-
-/// One assignment per structurally nonzero output entry; a large, dense, symmetric matrix gets
-/// its upper triangle assigned and the lower one mirrored by a loop (see [`mirrored`]).
-fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> Vec<TokenStream> {
-    let mut statements = Vec::new();
-    for o in outputs {
-        let binding = &o.binding;
-        let mirror = mirrored(model, o);
-        for (i, &e) in o.entries.iter().enumerate() {
-            if model.pool.is_zero(e) {
-                continue;
-            }
-            let value = || emitter.at(e, Prec::Sum);
-            statements.push(match o.shape {
-                Shape::Vector(_) => {
-                    let (i, value) = (ulit(i), value());
-                    quote!(#binding[#i] = #value;)
-                }
-                Shape::Matrix(_, cols) if mirror && i % cols < i / cols => continue,
-                Shape::Matrix(_, cols) => {
-                    let (r, c, value) = (ulit(i / cols), ulit(i % cols), value());
-                    quote!(#binding[(#r, #c)] = #value;)
-                }
-            });
-        }
-        if let (true, Shape::Matrix(rows, _)) = (mirror, o.shape) {
-            let n = ulit(rows);
-            statements.push(quote! {
-                // The lower triangle mirrors the upper one (the matrix is symmetric).
-                for i in 1..#n { for j in 0..i { #binding[(i, j)] = #binding[(j, i)]; } }
-            });
-        }
-    }
-    statements
-}
-
-/// Whether a square output is symmetric entry by entry (the same expression) and large and
-/// dense enough that mirroring its lower triangle in a loop saves code: at least 64 nonzero
-/// entries below the diagonal, filling at least half of it (the mass matrices of bodies in
-/// relative coordinates; the small models' kernels keep one assignment per entry).
-fn mirrored(model: &Model, o: &Output) -> bool {
-    let Shape::Matrix(rows, cols) = o.shape else {
-        return false;
-    };
-    if rows != cols {
-        return false;
-    }
-    let at = |i: usize, j: usize| o.entries[i * cols + j];
-    let lower = (1..rows).flat_map(|i| (0..i).map(move |j| (i, j)));
-    let mut nonzero = 0;
-    for (i, j) in lower {
-        if at(i, j) != at(j, i) {
-            return false;
-        }
-        nonzero += usize::from(!model.pool.is_zero(at(i, j)));
-    }
-    nonzero >= 64 && 2 * nonzero >= rows * (rows - 1) / 2
-}
-
-/// Parameters, shape assertions and zero fills for a kernel's outputs.
-fn output_plumbing(
-    model: &Model,
-    rt: &syn::Path,
-    outputs: &[Output],
-    split: bool,
-) -> (TokenStream, TokenStream, TokenStream) {
-    let mut checks = TokenStream::new();
-    let mut fills = TokenStream::new();
-    for o in outputs {
-        let b = &o.binding;
-        let msg = format!("{b} has the wrong shape");
-        checks.extend(match o.shape {
-            Shape::Vector(len) => {
-                let len = ulit(len);
-                quote!(assert_eq!(#b.len(), #len, #msg);)
-            }
-            Shape::Matrix(r, c) => {
-                let (r, c) = (ulit(r), ulit(c));
-                quote!(assert_eq!(#b.shape(), (#r, #c), #msg);)
-            }
-        });
-        if o.entries.iter().any(|&e| model.pool.is_zero(e)) {
-            fills.extend(quote!(#b.fill(0.0);));
-        }
-    }
-    // A matrix view is written through `&mut self` methods, so it is `mut` when written at all.
-    // In a split kernel every matrix view is lent out as `&mut` to the parts.
-    let mutability = |o: &Output| {
-        (matches!(o.shape, Shape::Matrix(..)) && (split || !o.entries.is_empty()))
-            .then(|| quote!(mut))
-    };
-    let params = if outputs.len() == 1 {
-        let b = &outputs[0].binding;
-        let m = mutability(&outputs[0]);
-        match outputs[0].shape {
-            Shape::Vector(_) => quote!(#b: &mut [f64]),
-            Shape::Matrix(..) => quote!(#m #b: #rt::MatOut<'_>),
-        }
-    } else {
-        let names = outputs.iter().map(|o| {
-            let b = &o.binding;
-            let m = mutability(o);
-            quote!(#m #b)
-        });
-        let destructure = quote!(let #rt::DynamicsOut { #(#names),* } = out;);
-        checks = quote!(#destructure #checks);
-        quote!(out: #rt::DynamicsOut<'_>)
-    };
-    (params, checks, fills)
 }
 
 fn accessors(model: &Model, fields: &[TokenStream], rt: &syn::Path) -> TokenStream {
@@ -687,6 +349,15 @@ pub(crate) fn field_access(name: &str) -> TokenStream {
             quote!(#base[#i])
         }
         None => ident(name).into_token_stream(),
+    }
+}
+
+/// [`field_access`] as an expression of a kernel: `self.m` or `self.m[3]`.
+pub(crate) fn parameter_read(name: &str) -> syn::Expr {
+    use crate::emit_ast::{field, index, int, path};
+    match crate::model::split_indexed(name) {
+        Some((base, i)) => index(field(path("self"), ident(base)), int(i)),
+        None => field(path("self"), ident(name)),
     }
 }
 

@@ -13,7 +13,9 @@ pub mod diagnose;
 pub mod diff;
 pub mod display;
 pub mod emit;
+mod emit_ast;
 mod emit_expr;
+mod emit_kernel;
 pub mod error;
 pub mod eval;
 /// Models shared by the workspace's tests and benchmarks; not part of the public API (enabled by

@@ -31,6 +31,55 @@ fn snapshot_node_zoo() {
     insta::assert_snapshot!(source(fixtures::node_zoo()));
 }
 
+/// The kernels' statements are built as syntax trees, not parsed: they must be exactly the trees
+/// syn parses from the same tokens (operator chains left-associative, a leading `-` on the
+/// leftmost factor), or prettyplease would print another text than the tokens' (parentheses
+/// moved, `-(a * b)` for `-a * b`). Every node kind, a structured model, and split kernels.
+#[test]
+fn emitted_trees_are_what_syn_parses_from_their_tokens() {
+    use quote::ToTokens;
+    let split = emit::EmitOptions {
+        max_statements_per_fn: 8,
+        ..Default::default()
+    };
+    let cases: [(&str, fn() -> Model, &emit::EmitOptions); 6] = [
+        (
+            "node zoo",
+            fixtures::node_zoo,
+            &emit::EmitOptions::default(),
+        ),
+        ("andrews", fixtures::andrews, &emit::EmitOptions::default()),
+        (
+            "rheonomic",
+            fixtures::rheonomic,
+            &emit::EmitOptions::default(),
+        ),
+        (
+            "bodies n = 12",
+            || fixtures::n_link_pendulum_bodies(12),
+            &emit::EmitOptions::default(),
+        ),
+        ("node zoo, split", fixtures::node_zoo, &split),
+        ("chain n = 4, split", || fixtures::closed_chain(4), &split),
+    ];
+    for (label, build, options) in cases {
+        let mut model = build();
+        let kernels = kernels::derive(&mut model);
+        let tree = emit::emit_file(&model, &kernels, options);
+        let reparsed: syn::File = syn::parse2(tree.to_token_stream()).expect("tokens parse");
+        if reparsed != tree {
+            let (built, parsed) = (
+                prettyplease::unparse(&tree),
+                prettyplease::unparse(&reparsed),
+            );
+            let first = built.lines().zip(parsed.lines()).position(|(a, b)| a != b);
+            panic!(
+                "{label}: the built tree differs from the parsed one (first text difference at line {first:?})\nbuilt:\n{built}\nparsed:\n{parsed}"
+            );
+        }
+    }
+}
+
 #[test]
 fn emission_is_byte_identical_across_runs() {
     for build in [

@@ -24,7 +24,7 @@ use crate::emit_expr::{ExprEmitter, Prec};
 use crate::model::Model;
 use crate::pool::{ExprId, SymbolKind};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
@@ -282,19 +282,11 @@ pub fn emit(model: &Model, drawing: &Lowered) -> TokenStream {
     });
     let roots: Vec<ExprId> = drawing.positions.iter().flatten().copied().collect();
     let schedule = Schedule::new(&model.pool, &roots);
-    let fields: Vec<TokenStream> = model
-        .parameters
-        .iter()
-        .map(|p| crate::emit::field_access(&p.name))
+    let fields: Vec<syn::Expr> = (model.parameters.iter())
+        .map(|p| crate::emit::parameter_read(&p.name))
         .collect();
-    let temp_names = schedule
-        .temps
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let name = format_ident!("x{i}");
-            (id, quote!(#name))
-        })
+    let temp_names = (schedule.temps.iter().enumerate())
+        .map(|(i, &id)| (id, crate::emit_ast::path(&format!("x{i}"))))
         .collect();
     let emitter = ExprEmitter {
         pool: &model.pool,

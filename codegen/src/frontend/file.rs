@@ -100,8 +100,8 @@ pub fn stamp(source: &str, model: &str) -> String {
 
 /// The committed text of one model: [`stamp`] + prettyplease of its expansion.
 pub fn render(source: &str, model: &AnnotatedModel) -> syn::Result<String> {
-    let tokens = super::expand(model.attr.clone(), model.item.to_token_stream())?;
-    Ok(stamp(source, &model.name) + &pretty(tokens))
+    let file = super::expand_file(model.attr.clone(), model.item.to_token_stream())?;
+    Ok(stamp(source, &model.name) + &prettyplease::unparse(&file))
 }
 
 /// Tokens formatted as a file with prettyplease.

@@ -58,7 +58,12 @@ pub fn model(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
 /// `::mbsim::__private`, or `<crate>::__private` with `crate = path`). The proc-macro (through
 /// [`stub::expand_or_error`]) and `cargo xtask generate` both call exactly this.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    let parsed: ItemStruct = syn::parse2(item.clone())?;
+    expand_file(attr, item).map(ToTokens::into_token_stream)
+}
+
+/// [`expand`] as a syntax tree: what `cargo xtask generate` formats with prettyplease.
+pub fn expand_file(attr: TokenStream, item: TokenStream) -> syn::Result<syn::File> {
+    let parsed: ItemStruct = syn::parse2(item)?;
     let spec: syntax::ModelSpec = syn::parse2(attr)?;
     let mut model = assemble::assemble(&spec, &parsed)?;
     let kernels = kernels::derive(&mut model);
@@ -67,7 +72,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         Some(facade) => EmitOptions::default().with_facade(facade),
         None => EmitOptions::default(),
     };
-    let mut out = parsed.to_token_stream();
-    out.extend(emit::emit_tokens_drawn(&model, &kernels, drawing, &options));
-    Ok(out)
+    let mut file = emit::emit_file_drawn(&model, &kernels, drawing, &options);
+    file.items.insert(0, syn::Item::Struct(parsed));
+    Ok(file)
 }
