@@ -148,8 +148,8 @@ fn pendulum_text(n: usize, body_energy: bool) -> (TokenStream, TokenStream) {
     (quote!(#common #dynamics), item)
 }
 
-/// The pendulum through the front end, as the macro and `cargo xtask generate` run it (model
-/// text → model → kernels → the expansion, formatted), in both forms.
+/// The pendulum through the front end, as `cargo xtask generate` runs it (model text → model →
+/// kernels → the expansion's syntax tree, formatted), in both forms.
 fn front_end_table() {
     println!(
         "\nn-link pendulum through the front end (text → source), best of 3, wall / CPU [ms], lines"
@@ -161,8 +161,8 @@ fn front_end_table() {
         ] {
             let expand = || {
                 let (attr, item) = pendulum_text(n, body_energy);
-                let tokens = frontend::expand(attr, item).expect("the pendulum text is valid");
-                frontend::file::pretty(tokens)
+                let file = frontend::expand_file(attr, item).expect("the pendulum text is valid");
+                prettyplease::unparse(&file)
             };
             let (wall, cpu) = best_of(3, expand);
             let lines = expand().lines().count();
