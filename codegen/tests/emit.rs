@@ -42,7 +42,8 @@ fn emitted_trees_are_what_syn_parses_from_their_tokens() {
         max_statements_per_fn: 8,
         ..Default::default()
     };
-    let cases: [(&str, fn() -> Model, &emit::EmitOptions); 6] = [
+    type Case<'a> = (&'a str, fn() -> Model, &'a emit::EmitOptions);
+    let cases: [Case<'_>; 6] = [
         (
             "node zoo",
             fixtures::node_zoo,
