@@ -2,7 +2,7 @@
 //!
 //! The file is built as a syn tree: the items around the kernels (struct, accessors, sparsity,
 //! diagnostics) are parsed from their tokens, the kernels' methods come from
-//! [`crate::emit_kernel`] as trees. The macro gets the tree's tokens; the file form is that tree
+//! `emit_kernel.rs` as trees. The macro gets the tree's tokens; the file form is that tree
 //! normalised by prettyplease, so emission is byte-identical across runs.
 
 use crate::emit_kernel;

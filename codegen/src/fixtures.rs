@@ -1,5 +1,5 @@
 //! Fixture models shared by tests and benchmarks: the closed planar n-link chain, the Andrews
-//! squeezer (digest P6, data of Hairer–Wanner II §VII.7 [EXT]), a rheonomic two-coordinate
+//! squeezer (digest P6, data of Hairer–Wanner II §VII.7 \[EXT\]), a rheonomic two-coordinate
 //! constraint, and the Cartesian planar pendulum.
 //!
 //! They are built with the pool constructors, independently of the Python oracles

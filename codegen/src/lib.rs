@@ -1,6 +1,6 @@
 //! The symbolic pipeline: from a constrained multibody model to Rust kernels.
 //!
-//! Data flow: a [`Model`](model::Model) (symbols and expressions in one [`Pool`]) →
+//! Data flow: a [`Model`] (symbols and expressions in one [`Pool`]) →
 //! [`kernels::derive`] (Φ_q, Φ_t, γ, L, A, b, M, Q) → [`cse`] (one schedule over all outputs of a
 //! kernel) → [`emit`] (Rust tokens, normalised by prettyplease). No file IO happens here; the
 //! proc-macro and `cargo xtask` are the front ends.

@@ -18,6 +18,10 @@
 //! `pub mod <name>;`, a re-export and a line in [`catalog`] here, run `cargo xtask generate`,
 //! and commit both files.
 
+// Parameter docs give units in brackets (`[kg]`, `[rad]`), as the sources print them; they are
+// not intra-doc links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 pub mod andrews;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;

@@ -360,9 +360,9 @@ pub fn dependent_rows(g: &DMatrix<f64>, tol: f64) -> (Vec<usize>, Option<(usize,
 /// the span of the others produces a Schur-complement pivot of about ρ²/ω, so
 ///
 /// 1. rows with ρ ≤ τ_G = √(N ε K ω) (distance to the earlier independent rows, see
-///    [`dependent_rows`]) are dependent → [`SingularBlock::Jacobian`];
+///    [`dependent_rows`]) are dependent → [`SingularBlock::Jacobian`](crate::SingularBlock::Jacobian);
 /// 2. otherwise, with Z an orthonormal basis of ker G, W is tested on it: if the smallest
-///    eigenvalue of Zᵀ W Z is ≤ τ_W = N ε K → [`SingularBlock::MassOnKernel`];
+///    eigenvalue of Zᵀ W Z is ≤ τ_W = N ε K → [`SingularBlock::MassOnKernel`](crate::SingularBlock::MassOnKernel);
 /// 3. if neither threshold is crossed (the LU failed in between), the block with the smaller
 ///    margin ρ_min/τ_G vs λ_min/τ_W is named; for the Jacobian, the row with the smallest ρ.
 pub fn diagnose_singular(

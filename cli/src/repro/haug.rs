@@ -1,7 +1,7 @@
 //! \[HAUG\] §7.4 (digest P17): Tables 7.4.1 (Taylor polynomials of e^t), 7.4.2 (Newton
 //! backward-difference extrapolation), 7.4.3 (forward Euler on x' = x) and 7.4.4/7.4.10 (the
 //! Adams coefficients), plus what the Adams tables of `haug_adams.rs` share: the digit-exact
-//! table builder ([`digit_table`], one [`Column`] per printed column: every entry is compared
+//! table builder (`digit_table`, one `Column` per printed column: every entry is compared
 //! with the print to its printed decimals; misprints, ambiguities 30, 32, 34, are compared with
 //! the corrected value and a note says so) and the runs on x' = x through the runtime's
 //! `integrate_ode` with Haug's order ramp ([`growth`]).
@@ -306,7 +306,7 @@ pub fn table_7_4_2() -> Table {
     )
 }
 
-/// ∇^i f_0 for i = 0 … len − 1, where f[j] = f_{−j} (newest first).
+/// ∇^i f_0 for i = 0 … len − 1, where `f[j]` = f_{−j} (newest first).
 pub fn backward_differences(f: &[f64]) -> Vec<f64> {
     let mut work = f.to_vec();
     let mut out = Vec::with_capacity(f.len());

@@ -154,7 +154,7 @@ pub struct Outcome {
     pub rec: Recorder,
     /// Drift at every step point.
     pub step_drift: Vec<(f64, Drift)>,
-    /// CPU time of the integration [s].
+    /// CPU time of the integration (s).
     pub cpu: f64,
 }
 

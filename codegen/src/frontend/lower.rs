@@ -11,7 +11,7 @@
 //! body's kinetic energy, lowered to a placeholder symbol (`body_energy.rs`). Anything else is an "unsupported construct" error spanned on its tokens; an
 //! unknown name or function also says "did you mean" the closest known one (`suggest.rs`).
 //!
-//! Every lowered name is recorded with the span it was written at ([`Lowerer::mentions`]), so a
+//! Every lowered name is recorded with the span it was written at (`Lowerer::mentions`), so a
 //! later model error ("velocity in a holonomic constraint") can point at the offending token;
 //! a `let` binding's mentions are re-attributed to the span of each use.
 
@@ -585,7 +585,7 @@ fn apply(
 }
 
 /// Every function the front end accepts, as a method or a function: the unary functions of
-/// [`Func::ALL`], then the ones [`apply`] builds from other nodes.
+/// [`Func::ALL`], then the ones `apply` builds from other nodes.
 pub fn function_names() -> Vec<String> {
     let unary = Func::ALL.iter().map(|(_, name)| *name);
     let others = [

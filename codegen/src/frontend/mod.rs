@@ -21,7 +21,7 @@
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
 //! [`errors`]) → [`crate::kernels::derive`] → [`crate::emit::emit_tokens`] with runtime path
-//! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`] finds
+//! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`](mod@file) finds
 //! annotated structs in a source file and renders the committed form of an expansion;
 //! [`stub`] is what the proc-macro emits (on a mistake: the located error plus a placeholder
 //! impl, so the error is the only one); [`suggest`] finds the "did you mean" of a misspelt name.

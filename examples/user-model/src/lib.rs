@@ -24,13 +24,13 @@ use mbsim::runtime::catalog::ModelEntry;
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct DoublePendulum {
-    /// Mass of the first bob [kg].
+    /// Mass of the first bob (kg).
     pub m1: f64,
-    /// Mass of the second bob [kg].
+    /// Mass of the second bob (kg).
     pub m2: f64,
-    /// Length of the first rod [m].
+    /// Length of the first rod (m).
     pub l1: f64,
-    /// Length of the second rod [m].
+    /// Length of the second rod (m).
     pub l2: f64,
 }
 
