@@ -1,4 +1,4 @@
-//! Print the generated Rust for a fixture model: `cargo run -p codegen --example emit -- chain 3`.
+//! Print the generated Rust for a fixture model: `cargo run -p mbsim-codegen --example emit -- chain 3` (also `andrews`, `rheonomic`, `zoo`, `lagrange N`, `bodies N`).
 use mbsim_codegen::{emit, fixtures, kernels};
 
 fn main() {
@@ -10,6 +10,9 @@ fn main() {
         Some("andrews") => fixtures::andrews(),
         Some("rheonomic") => fixtures::rheonomic(),
         Some("zoo") => fixtures::node_zoo(),
+        Some("bodies") => fixtures::n_link_pendulum_bodies(
+            args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5),
+        ),
         Some("lagrange") => {
             fixtures::n_link_pendulum(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5))
         }
