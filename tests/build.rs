@@ -1,6 +1,6 @@
 //! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
 //! compiled as part of the test build (the bindgen "expectations compile" discipline). Every
-//! fixture but the 20-link chain also gets its tangent kernels (`Model::tangents`), so they are
+//! fixture but the 20-link chain and the 12-link pendulum in bodies also gets its tangent kernels (`Model::tangents`), so they are
 //! compiled and compared too, including through the split-kernel path.
 
 use mbsim_codegen::{Model, emit, fixtures, kernels};
@@ -12,13 +12,15 @@ type Fixture = (&'static str, fn() -> Model);
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    let models: [Fixture; 6] = [
+    let models: [Fixture; 7] = [
         ("cartesian_pendulum", fixtures::cartesian_pendulum),
         ("closed_chain3", || fixtures::closed_chain(3)),
         ("closed_chain20", || fixtures::closed_chain(20)),
         ("andrews", fixtures::andrews),
         ("rheonomic", fixtures::rheonomic),
         ("node_zoo", fixtures::node_zoo),
+        // 66 nonzeros below M's diagonal: the mirrored (upper triangle computed) emission.
+        ("bodies12", || fixtures::n_link_pendulum_bodies(12)),
     ];
     let whole = emit::EmitOptions {
         with_struct: true,
@@ -26,7 +28,7 @@ fn main() {
     };
     for (file, build) in models {
         let mut model = build();
-        model.tangents = file != "closed_chain20";
+        model.tangents = !matches!(file, "closed_chain20" | "bodies12");
         let kernels = kernels::derive(&mut model);
         write(&out_dir, file, &emit::emit_source(&model, &kernels, &whole));
     }

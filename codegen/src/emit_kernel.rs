@@ -142,10 +142,10 @@ fn kernel_fn(cx: &Context<'_>, spec: (&str, Inputs<'_>), outputs: &[Output]) -> 
     let (model, rt) = (cx.model, &cx.options.runtime_path);
     let pool = &model.pool;
     let n = ulit(model.n());
-    let roots: Vec<ExprId> = outputs
-        .iter()
-        .flat_map(|o| o.entries.iter().copied())
-        .filter(|&e| !pool.is_zero(e))
+    // The entries assigned: a mirrored matrix's lower triangle is copied, not computed, so it
+    // is no root (else every off-diagonal entry would count as used twice and get a temporary).
+    let roots: Vec<ExprId> = (outputs.iter())
+        .flat_map(|o| assigned(model, o).map(|(_, e)| e))
         .collect();
     let schedule = match cx.splits {
         Some(splits) => Schedule::with_splits(pool, &roots, splits),
@@ -303,33 +303,42 @@ fn input_plumbing(inputs: Inputs<'_>) -> (TokenStream, TokenStream) {
 /// Statements per part of a split kernel.
 const PART_STATEMENTS: usize = 400;
 
-/// One assignment per structurally nonzero output entry; a large, dense, symmetric matrix gets
-/// its upper triangle assigned and the lower one mirrored by a loop (see [`mirrored`]).
+/// One assignment per structurally nonzero output entry; a large, dense, symmetric matrix (see
+/// [`mirrored`]) gets its upper triangle computed, each entry copied to its mirror image right
+/// after it is written (a loop over the lower triangle afterwards re-read the upper one with a
+/// stride: a tenth of the n = 60 pendulum's `dynamics_into`).
 fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> Vec<Stmt> {
     let mut statements = Vec::new();
     for o in outputs {
-        let binding = o.binding;
         let mirror = mirrored(model, o);
-        for (i, &e) in o.entries.iter().enumerate() {
-            if model.pool.is_zero(e) {
-                continue;
-            }
-            let place = match o.shape {
-                Shape::Vector(_) => indexed(binding, i),
-                Shape::Matrix(_, cols) if mirror && i % cols < i / cols => continue,
-                Shape::Matrix(_, cols) => entry(binding, i / cols, i % cols),
+        for (i, e) in assigned(model, o) {
+            let value = emitter.at(e, Prec::Sum);
+            let (r, c) = match o.shape {
+                Shape::Vector(_) => {
+                    statements.push(assign_stmt(indexed(o.binding, i), value));
+                    continue;
+                }
+                Shape::Matrix(_, cols) => (i / cols, i % cols),
             };
-            statements.push(assign_stmt(place, emitter.at(e, Prec::Sum)));
-        }
-        if let (true, Shape::Matrix(rows, _)) = (mirror, o.shape) {
-            let (n, binding) = (ulit(rows), format_ident!("{binding}"));
-            statements.push(syn::parse_quote! {
-                // The lower triangle mirrors the upper one (the matrix is symmetric).
-                for i in 1..#n { for j in 0..i { #binding[(i, j)] = #binding[(j, i)]; } }
-            });
+            statements.push(assign_stmt(entry(o.binding, r, c), value));
+            if mirror && r != c {
+                statements.push(assign_stmt(entry(o.binding, c, r), entry(o.binding, r, c)));
+            }
         }
     }
     statements
+}
+
+/// The entries of `o` that get an assignment, with their flat index: the structurally nonzero
+/// ones, less a mirrored matrix's lower triangle.
+fn assigned<'o>(model: &'o Model, o: &'o Output) -> impl Iterator<Item = (usize, ExprId)> + 'o {
+    let mirror = mirrored(model, o);
+    let lower = move |i: usize| match o.shape {
+        Shape::Matrix(_, cols) => mirror && i % cols < i / cols,
+        Shape::Vector(_) => false,
+    };
+    (o.entries.iter().copied().enumerate())
+        .filter(move |&(i, e)| !model.pool.is_zero(e) && !lower(i))
 }
 
 /// Whether a square output is symmetric entry by entry (the same expression) and large and

@@ -13,5 +13,6 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/andrews.rs"));
     include!(concat!(env!("OUT_DIR"), "/rheonomic.rs"));
     include!(concat!(env!("OUT_DIR"), "/node_zoo.rs"));
+    include!(concat!(env!("OUT_DIR"), "/bodies12.rs"));
     include!(concat!(env!("OUT_DIR"), "/andrews_split.rs"));
 }

@@ -6,7 +6,8 @@
 
 use mbsim_codegen::fixtures;
 use mbsim_tests::generated::{
-    Andrews, AndrewsSplit, CartesianPendulum, ClosedChain3, ClosedChain20, NodeZoo, Rheonomic,
+    Andrews, AndrewsSplit, CartesianPendulum, ClosedChain3, ClosedChain20, NLinkPendulumBodies12,
+    NodeZoo, Rheonomic,
 };
 use mbsim_tests::support::{check_kernels, check_tangent_kernels};
 
@@ -30,6 +31,18 @@ fn closed_chain_3() {
 fn closed_chain_20() {
     let make = |p: &[f64]| Box::new(ClosedChain20::from_parameters(p.try_into().unwrap())) as _;
     check_kernels(fixtures::closed_chain(20), make, 3, SAMPLES, keep);
+}
+
+#[test]
+fn bodies_pendulum_12_mirrored_mass() {
+    // M's upper triangle is computed and each entry copied to its mirror image (emit_kernel.rs
+    // `assignments`): the whole matrix must match the interpreter's.
+    let make = |p: &[f64]| {
+        Box::new(NLinkPendulumBodies12::from_parameters(
+            p.try_into().unwrap(),
+        )) as _
+    };
+    check_kernels(fixtures::n_link_pendulum_bodies(12), make, 8, SAMPLES, keep);
 }
 
 #[test]
