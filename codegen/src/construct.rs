@@ -94,8 +94,8 @@ impl Pool {
     /// The canonical sum of `terms`.
     pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
         let mut constant = Number::ZERO;
-        let mut coeffs: Vec<(ExprId, Number)> = Vec::new();
-        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        let mut coeffs: Vec<(ExprId, Number)> = Vec::with_capacity(terms.len());
+        let mut slot = Slots::default();
         let mut flat = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
@@ -112,8 +112,8 @@ impl Pool {
                 continue;
             }
             let (coeff, rest) = self.split_coefficient(t);
-            match slot.get(&rest) {
-                Some(&i) => match coeffs[i].1.checked_add(coeff) {
+            match slot.get(rest) {
+                Some(i) => match coeffs[i].1.checked_add(coeff) {
                     Some(sum) => coeffs[i].1 = sum,
                     None => coeffs.push((t, Number::ONE)),
                 },
@@ -138,19 +138,18 @@ impl Pool {
     /// The canonical product of `factors`.
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coeff = Number::ONE;
-        let mut bases: Vec<(ExprId, Vec<ExprId>)> = Vec::new();
-        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        let mut bases = Groups::default();
         let one = self.one();
         let mut stack: Vec<ExprId> = factors.iter().rev().copied().collect();
         while let Some(f) = stack.pop() {
-            match self.node(f).clone() {
+            match self.node(f) {
                 Node::Mul(xs) => stack.extend(xs.iter().rev().copied()),
-                Node::Num(n) => match coeff.checked_mul(n) {
+                Node::Num(n) => match coeff.checked_mul(*n) {
                     Some(p) => coeff = p,
-                    None => push_base(&mut bases, &mut slot, f, one),
+                    None => bases.push(f, one),
                 },
-                Node::Pow(b, e) => push_base(&mut bases, &mut slot, b, e),
-                _ => push_base(&mut bases, &mut slot, f, one),
+                Node::Pow(b, e) => bases.push(*b, *e),
+                _ => bases.push(f, one),
             }
         }
         if coeff.is_zero() {
@@ -158,15 +157,14 @@ impl Pool {
         }
         let mut out: Vec<ExprId> = Vec::with_capacity(bases.len() + 1);
         let mut expanded = false;
-        for (base, exps) in bases {
-            let exp = if exps.len() == 1 {
-                exps[0]
-            } else {
-                self.add(&exps)
+        for group in 0..bases.len() {
+            let (base, exp) = match bases.exponents(group) {
+                (base, Ok(exp)) => (base, exp),
+                (base, Err(exps)) => (base, self.add(&exps)),
             };
             let p = self.pow(base, exp);
-            match self.node(p).clone() {
-                Node::Num(n) => match coeff.checked_mul(n) {
+            match self.node(p) {
+                Node::Num(n) => match coeff.checked_mul(*n) {
                     Some(c) => coeff = c,
                     None => out.push(p),
                 },
@@ -334,17 +332,13 @@ impl Pool {
             return (Number::ONE, t);
         };
         let coeff = self.as_number(xs[pos]).expect("checked above");
-        let rest: Vec<ExprId> = xs
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != pos)
-            .map(|(_, &x)| x)
-            .collect();
-        let rest = if rest.len() == 1 {
-            rest[0]
-        } else {
-            self.intern(Node::Mul(rest.into()))
-        };
+        if xs.len() == 2 {
+            return (coeff, xs[1 - pos]);
+        }
+        let mut rest: Vec<ExprId> = Vec::with_capacity(xs.len() - 1);
+        rest.extend_from_slice(&xs[..pos]);
+        rest.extend_from_slice(&xs[pos + 1..]);
+        let rest = self.intern(Node::Mul(rest.into()));
         (coeff, rest)
     }
 
@@ -388,18 +382,72 @@ impl Pool {
     }
 }
 
-/// Record `base^exp` among the factors of a product, grouping equal bases.
-fn push_base(
-    bases: &mut Vec<(ExprId, Vec<ExprId>)>,
-    slot: &mut FxHashMap<ExprId, usize>,
-    base: ExprId,
-    exp: ExprId,
-) {
-    let i = *slot.entry(base).or_insert_with(|| {
-        bases.push((base, Vec::new()));
-        bases.len() - 1
-    });
-    bases[i].1.push(exp);
+/// The factors of a product grouped by base, in order of first appearance: each base with its
+/// first exponent, the later exponents of repeated bases (rare) kept aside in order.
+#[derive(Default)]
+struct Groups {
+    first: Vec<(ExprId, ExprId)>,
+    later: Vec<(usize, ExprId)>,
+    slots: Slots,
+}
+
+impl Groups {
+    fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Record `base^exp`.
+    fn push(&mut self, base: ExprId, exp: ExprId) {
+        match self.slots.get(base) {
+            Some(group) => self.later.push((group, exp)),
+            None => {
+                self.slots.insert(base, self.first.len());
+                self.first.push((base, exp));
+            }
+        }
+    }
+
+    /// A group's base and its one exponent, or all its exponents in order.
+    fn exponents(&self, group: usize) -> (ExprId, Result<ExprId, Vec<ExprId>>) {
+        let (base, exp) = self.first[group];
+        let mut later = self.later.iter().filter(|(g, _)| *g == group).peekable();
+        if later.peek().is_none() {
+            return (base, Ok(exp));
+        }
+        (
+            base,
+            Err(std::iter::once(exp).chain(later.map(|(_, e)| *e)).collect()),
+        )
+    }
+}
+
+/// A map from ids to indices: a linear scan while small (most sums and products have a few
+/// operands), a hash map beyond.
+#[derive(Default)]
+pub(crate) struct Slots {
+    small: Vec<(ExprId, usize)>,
+    large: FxHashMap<ExprId, usize>,
+}
+
+impl Slots {
+    const SMALL: usize = 16;
+
+    pub(crate) fn get(&self, key: ExprId) -> Option<usize> {
+        match self.large.is_empty() {
+            true => self.small.iter().find(|(k, _)| *k == key).map(|(_, i)| *i),
+            false => self.large.get(&key).copied(),
+        }
+    }
+
+    /// Register `key` (not present yet).
+    pub(crate) fn insert(&mut self, key: ExprId, index: usize) {
+        if self.large.is_empty() && self.small.len() < Self::SMALL {
+            self.small.push((key, index));
+            return;
+        }
+        self.large.extend(self.small.drain(..));
+        self.large.insert(key, index);
+    }
 }
 
 fn fold_func(f: Func, n: Number) -> Option<Number> {

@@ -152,7 +152,7 @@ fn operands(pool: &Pool, splits: &Splits, id: ExprId) -> Vec<ExprId> {
 }
 
 /// For every reachable sum (product), the largest reachable sum (product) whose operands are a
-/// strict subset of its own, found through an index on each candidate's smallest operand.
+/// strict subset of its own, found through an index on each candidate's rarest operand.
 fn find_splits(pool: &Pool, reachable: &[ExprId]) -> Splits {
     let mut splits = FxHashMap::default();
     for want_add in [true, false] {
@@ -165,16 +165,10 @@ fn find_splits(pool: &Pool, reachable: &[ExprId]) -> Splits {
             })
             .collect();
         nary.sort_by_key(|(id, xs)| (xs.len(), *id));
-        let mut by_first: FxHashMap<ExprId, Vec<(ExprId, &[ExprId])>> = FxHashMap::default();
+        let uses = operand_uses(&nary);
+        let mut by_rarest: ByOperand = FxHashMap::default();
         for &(id, xs) in &nary {
-            let mut best: Option<(ExprId, &[ExprId])> = None;
-            for &(sub_id, sub) in xs.iter().filter_map(|c| by_first.get(c)).flatten() {
-                let larger = best.is_none_or(|(b_id, b)| (sub.len(), sub_id) > (b.len(), b_id));
-                if larger && sub.len() < xs.len() && is_sorted_subset(sub, xs) {
-                    best = Some((sub_id, sub));
-                }
-            }
-            if let Some((sub_id, sub)) = best {
+            if let Some((sub_id, sub)) = largest_subset(&by_rarest, xs) {
                 let rest = xs
                     .iter()
                     .copied()
@@ -182,10 +176,47 @@ fn find_splits(pool: &Pool, reachable: &[ExprId]) -> Splits {
                     .collect();
                 splits.insert(id, (sub_id, rest));
             }
-            by_first.entry(xs[0]).or_default().push((id, xs));
+            let rarest = xs
+                .iter()
+                .min_by_key(|x| uses[x])
+                .expect("two or more operands");
+            by_rarest.entry(*rarest).or_default().push((id, xs));
         }
     }
     splits
+}
+
+/// How many of the sums (products) have each operand.
+fn operand_uses(nary: &[(ExprId, &[ExprId])]) -> FxHashMap<ExprId, u32> {
+    let mut uses: FxHashMap<ExprId, u32> = FxHashMap::default();
+    for x in nary.iter().flat_map(|(_, xs)| xs.iter()) {
+        *uses.entry(*x).or_default() += 1;
+    }
+    uses
+}
+
+/// Candidates indexed by one of their operands (a subset of `xs` has all its operands in `xs`,
+/// so looking under each operand of `xs` finds every one), each list in increasing (length, id)
+/// order.
+type ByOperand<'a> = FxHashMap<ExprId, Vec<(ExprId, &'a [ExprId])>>;
+
+/// The candidate with the largest (length, id) whose operands are a strict subset of `xs`.
+/// Each list is walked from its largest candidate down and left at the first subset (or at the
+/// first candidate no larger than the best so far): smaller ones cannot win.
+fn largest_subset<'a>(index: &ByOperand<'a>, xs: &[ExprId]) -> Option<(ExprId, &'a [ExprId])> {
+    let mut best: Option<(ExprId, &'a [ExprId])> = None;
+    for list in xs.iter().filter_map(|c| index.get(c)) {
+        for &(sub_id, sub) in list.iter().rev() {
+            if best.is_some_and(|(b_id, b)| (sub.len(), sub_id) <= (b.len(), b_id)) {
+                break;
+            }
+            if sub.len() < xs.len() && is_sorted_subset(sub, xs) {
+                best = Some((sub_id, sub));
+                break;
+            }
+        }
+    }
+    best
 }
 
 /// Whether sorted `a` is a subset of sorted `b` (each element found by binary search in the

@@ -9,6 +9,7 @@
 
 use crate::number::Number;
 use rustc_hash::FxHashMap;
+use std::collections::hash_map::Entry;
 
 /// Index of an expression in its [`Pool`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -198,14 +199,16 @@ impl Pool {
 
     /// Intern a node that is already canonical; returns the existing id when present.
     pub fn intern(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.memo.get(&node) {
-            return id;
+        match self.memo.entry(node) {
+            Entry::Occupied(known) => *known.get(),
+            Entry::Vacant(new) => {
+                let id = ExprId(u32::try_from(self.nodes.len()).expect("expression pool overflow"));
+                debug_assert!(children(new.key()).iter().all(|c| c.index() < id.index()));
+                self.nodes.push(new.key().clone());
+                new.insert(id);
+                id
+            }
         }
-        debug_assert!(children(&node).iter().all(|c| c.index() < self.nodes.len()));
-        let id = ExprId(u32::try_from(self.nodes.len()).expect("expression pool overflow"));
-        self.nodes.push(node.clone());
-        self.memo.insert(node, id);
-        id
     }
 
     /// Declare (or look up) a symbol. Redeclaring a name returns the existing symbol, whose kind
