@@ -15,7 +15,7 @@
 //! A fold whose result would not be finite (`0⁻¹`, `ln 0`) is not performed: the node stays.
 
 use crate::number::Number;
-use crate::pool::{CmpOp, ExprId, Func, Node, Pool};
+use crate::pool::{CmpOp, ExprId, Func, Nary, Node, Pool};
 use rustc_hash::FxHashMap;
 
 impl Pool {
@@ -94,7 +94,8 @@ impl Pool {
     /// The canonical sum of `terms`.
     pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
         let mut constant = Number::ZERO;
-        let mut coeffs: Vec<(ExprId, Number)> = Vec::with_capacity(terms.len());
+        // (rest, coefficient, the term itself while it is alone in its slot and rebuilds)
+        let mut coeffs: Vec<(ExprId, Number, Option<ExprId>)> = Vec::with_capacity(terms.len());
         let mut slot = Slots::default();
         let mut flat = Vec::with_capacity(terms.len());
         for &t in terms {
@@ -107,32 +108,40 @@ impl Pool {
             if let Some(n) = self.as_number(t) {
                 match constant.checked_add(n) {
                     Some(sum) => constant = sum,
-                    None => coeffs.push((t, Number::ONE)),
+                    None => coeffs.push((t, Number::ONE, None)),
                 }
                 continue;
             }
-            let (coeff, rest) = self.split_coefficient(t);
+            let Split {
+                coeff,
+                rest,
+                rebuilds,
+            } = self.split(t);
             match slot.get(rest) {
                 Some(i) => match coeffs[i].1.checked_add(coeff) {
-                    Some(sum) => coeffs[i].1 = sum,
-                    None => coeffs.push((t, Number::ONE)),
+                    Some(sum) => (coeffs[i].1, coeffs[i].2) = (sum, None),
+                    None => coeffs.push((t, Number::ONE, None)),
                 },
                 None => {
                     slot.insert(rest, coeffs.len());
-                    coeffs.push((rest, coeff));
+                    coeffs.push((rest, coeff, rebuilds.then_some(t)));
                 }
             }
         }
         let mut out: Vec<ExprId> = Vec::with_capacity(coeffs.len() + 1);
-        for (rest, coeff) in coeffs {
+        for (rest, coeff, term) in coeffs {
             if !coeff.is_zero() {
-                out.push(self.scale(coeff, rest));
+                // A term alone in its slot is what `scale` would rebuild: `term` itself.
+                out.push(match term {
+                    Some(term) => term,
+                    None => self.scale(coeff, rest),
+                });
             }
         }
         if !constant.is_zero() {
             out.push(self.num(constant));
         }
-        self.finish_nary(out, Number::ZERO, Node::Add)
+        self.finish_nary(out, Number::ZERO, Nary::Add)
     }
 
     /// The canonical product of `factors`.
@@ -195,7 +204,7 @@ impl Pool {
         if !coeff.is_one() {
             out.push(self.num(coeff));
         }
-        self.finish_nary(out, Number::ONE, Node::Mul)
+        self.finish_nary(out, Number::ONE, Nary::Mul)
     }
 
     /// `base ^ exp`, canonical.
@@ -322,24 +331,50 @@ impl Pool {
 
     /// Split a term into its numeric coefficient and the rest (`3xy → (3, xy)`).
     pub fn split_coefficient(&mut self, t: ExprId) -> (Number, ExprId) {
+        let split = self.split(t);
+        (split.coeff, split.rest)
+    }
+
+    /// [`Pool::split_coefficient`] with whether `scale` rebuilds `t` itself from the parts,
+    /// memoised per product (a product's split never changes once its rest is interned).
+    fn split(&mut self, t: ExprId) -> Split {
         let Node::Mul(xs) = self.node(t) else {
-            return (Number::ONE, t);
+            return Split::whole(t);
         };
+        if let Some(Some(known)) = self.split_memo.get(t.index()) {
+            return *known;
+        }
         let Some(pos) = xs
             .iter()
             .position(|&x| matches!(self.node(x), Node::Num(_)))
         else {
-            return (Number::ONE, t);
+            return Split::whole(t);
         };
         let coeff = self.as_number(xs[pos]).expect("checked above");
-        if xs.len() == 2 {
-            return (coeff, xs[1 - pos]);
+        // `scale(coeff, rest)` sorts the coefficient back into the rest's factors: that is `t`
+        // when the coefficient is the only number and the rest's factors are t's other ones.
+        let numbers = xs.iter().filter(|&&x| self.as_number(x).is_some()).count();
+        let other_is_product = xs.len() == 2 && matches!(self.node(xs[1 - pos]), Node::Mul(_));
+        let rebuilds = !coeff.is_one() && numbers == 1 && !other_is_product;
+        let rest = match xs.len() {
+            2 => xs[1 - pos],
+            _ => {
+                let mut rest: Vec<ExprId> = Vec::with_capacity(xs.len() - 1);
+                rest.extend_from_slice(&xs[..pos]);
+                rest.extend_from_slice(&xs[pos + 1..]);
+                self.intern_nary(Nary::Mul, &rest)
+            }
+        };
+        let split = Split {
+            coeff,
+            rest,
+            rebuilds,
+        };
+        if self.split_memo.len() <= t.index() {
+            self.split_memo.resize(self.len(), None);
         }
-        let mut rest: Vec<ExprId> = Vec::with_capacity(xs.len() - 1);
-        rest.extend_from_slice(&xs[..pos]);
-        rest.extend_from_slice(&xs[pos + 1..]);
-        let rest = self.intern(Node::Mul(rest.into()));
-        (coeff, rest)
+        self.split_memo[t.index()] = Some(split);
+        split
     }
 
     /// `coeff · rest` where `rest` is already free of a numeric coefficient.
@@ -362,22 +397,37 @@ impl Pool {
         }
         xs.push(c);
         xs.sort_unstable();
-        self.intern(Node::Mul(xs.into()))
+        self.intern_nary(Nary::Mul, &xs)
     }
 
-    fn finish_nary(
-        &mut self,
-        mut xs: Vec<ExprId>,
-        identity: Number,
-        make: fn(Box<[ExprId]>) -> Node,
-    ) -> ExprId {
+    fn finish_nary(&mut self, mut xs: Vec<ExprId>, identity: Number, kind: Nary) -> ExprId {
         match xs.len() {
             0 => self.num(identity),
             1 => xs[0],
             _ => {
                 xs.sort_unstable();
-                self.intern(make(xs.into()))
+                self.intern_nary(kind, &xs)
             }
+        }
+    }
+}
+
+/// A term split into its numeric coefficient and the rest (see [`Pool::split_coefficient`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Split {
+    coeff: Number,
+    rest: ExprId,
+    /// Whether `scale(coeff, rest)` is the term itself (so a sum can keep the term).
+    rebuilds: bool,
+}
+
+impl Split {
+    /// A term without a numeric coefficient: 1 · t.
+    fn whole(t: ExprId) -> Split {
+        Split {
+            coeff: Number::ONE,
+            rest: t,
+            rebuilds: true,
         }
     }
 }
