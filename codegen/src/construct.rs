@@ -63,8 +63,15 @@ impl Pool {
 
     /// `−a`.
     pub fn neg(&mut self, a: ExprId) -> ExprId {
+        // Memoised: the constructors are functions of their operands, so a repeated call would
+        // find the same nodes (the first one interned them) and return the same id.
+        if let Some(&negated) = self.neg_memo.get(&a) {
+            return negated;
+        }
         let m1 = self.num(Number::MINUS_ONE);
-        self.mul(&[m1, a])
+        let negated = self.mul(&[m1, a]);
+        self.neg_memo.insert(a, negated);
+        negated
     }
 
     /// `a · b`.
@@ -96,7 +103,6 @@ impl Pool {
         let mut constant = Number::ZERO;
         // (rest, coefficient, the term itself while it is alone in its slot and rebuilds)
         let mut coeffs: Vec<(ExprId, Number, Option<ExprId>)> = Vec::with_capacity(terms.len());
-        let mut slot = Slots::default();
         let mut flat = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
@@ -104,6 +110,7 @@ impl Pool {
                 _ => flat.push(t),
             }
         }
+        let mut slot = Slots::with_capacity(flat.len());
         for t in flat {
             if let Some(n) = self.as_number(t) {
                 match constant.checked_add(n) {
@@ -147,7 +154,7 @@ impl Pool {
     /// The canonical product of `factors`.
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coeff = Number::ONE;
-        let mut bases = Groups::default();
+        let mut bases = Groups::with_capacity(factors.len());
         let one = self.one();
         let mut stack: Vec<ExprId> = factors.iter().rev().copied().collect();
         while let Some(f) = stack.pop() {
@@ -434,7 +441,6 @@ impl Split {
 
 /// The factors of a product grouped by base, in order of first appearance: each base with its
 /// first exponent, the later exponents of repeated bases (rare) kept aside in order.
-#[derive(Default)]
 struct Groups {
     first: Vec<(ExprId, ExprId)>,
     later: Vec<(usize, ExprId)>,
@@ -442,6 +448,15 @@ struct Groups {
 }
 
 impl Groups {
+    /// Room for about `factors` bases.
+    fn with_capacity(factors: usize) -> Groups {
+        Groups {
+            first: Vec::with_capacity(factors),
+            later: Vec::new(),
+            slots: Slots::with_capacity(factors),
+        }
+    }
+
     fn len(&self) -> usize {
         self.first.len()
     }
@@ -473,8 +488,7 @@ impl Groups {
 
 /// A map from ids to indices: a linear scan while small (most sums and products have a few
 /// operands), a hash map beyond.
-#[derive(Default)]
-pub(crate) struct Slots {
+struct Slots {
     small: Vec<(ExprId, usize)>,
     large: FxHashMap<ExprId, usize>,
 }
@@ -482,16 +496,30 @@ pub(crate) struct Slots {
 impl Slots {
     const SMALL: usize = 16;
 
-    pub(crate) fn get(&self, key: ExprId) -> Option<usize> {
-        match self.large.is_empty() {
+    /// Room for about `keys` keys, in the form that suits that many.
+    fn with_capacity(keys: usize) -> Slots {
+        match keys <= Self::SMALL {
+            true => Slots {
+                small: Vec::with_capacity(keys),
+                large: FxHashMap::default(),
+            },
+            false => Slots {
+                small: Vec::new(),
+                large: FxHashMap::with_capacity_and_hasher(keys, Default::default()),
+            },
+        }
+    }
+
+    fn get(&self, key: ExprId) -> Option<usize> {
+        match self.large.capacity() == 0 {
             true => self.small.iter().find(|(k, _)| *k == key).map(|(_, i)| *i),
             false => self.large.get(&key).copied(),
         }
     }
 
     /// Register `key` (not present yet).
-    pub(crate) fn insert(&mut self, key: ExprId, index: usize) {
-        if self.large.is_empty() && self.small.len() < Self::SMALL {
+    fn insert(&mut self, key: ExprId, index: usize) {
+        if self.large.capacity() == 0 && self.small.len() < Self::SMALL {
             self.small.push((key, index));
             return;
         }

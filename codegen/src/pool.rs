@@ -177,6 +177,8 @@ pub struct Pool {
     symbol_sets: Vec<Box<[u64]>>,
     /// Per product, its split into coefficient and rest once computed (`construct.rs`).
     pub(crate) split_memo: Vec<Option<crate::construct::Split>>,
+    /// `−a` by `a`, once computed ([`Pool::neg`]).
+    pub(crate) neg_memo: FxHashMap<ExprId, ExprId>,
 }
 
 impl Pool {
