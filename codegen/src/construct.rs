@@ -154,9 +154,11 @@ impl Pool {
     /// The canonical product of `factors`.
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coeff = Number::ONE;
-        let mut bases = Groups::with_capacity(factors.len());
+        // Room for the factors of a few nested products (each is flattened into the bases).
+        let mut bases = Groups::with_capacity(4 * factors.len());
         let one = self.one();
-        let mut stack: Vec<ExprId> = factors.iter().rev().copied().collect();
+        let mut stack: Vec<ExprId> = Vec::with_capacity(4 * factors.len());
+        stack.extend(factors.iter().rev());
         while let Some(f) = stack.pop() {
             match self.node(f) {
                 Node::Mul(xs) => stack.extend(xs.iter().rev().copied()),
