@@ -24,6 +24,7 @@
 //! centre of mass, torque τ) as a spatial force at the origin. T = ½ Σ_b V_b · h_b.
 
 use crate::lagrange::{EquationsOfMotion, first_velocity};
+use crate::number::Number;
 use crate::pool::{ExprId, Pool};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -188,6 +189,12 @@ fn check_placement(pool: &Pool, body: &RigidBody) -> Result<(), BodyError> {
 fn spatial_column(pool: &mut Pool, body: &RigidBody, var: ExprId) -> Spatial {
     let [x, y, phi] = body.placement;
     let (dx, dy, dphi) = (pool.diff(x, var), pool.diff(y, var), pool.diff(phi, var));
+    if [dx, dy, dphi].iter().all(|&d| pool.is_zero(d)) {
+        // What the products and sums below give for a body that does not move with `var`,
+        // interning 1 and −1 on the way as they do.
+        let _ = (pool.one(), pool.num(Number::MINUS_ONE));
+        return [dphi; 3];
+    }
     let (y_dphi, x_dphi) = (pool.mul2(y, dphi), pool.mul2(x, dphi));
     [dphi, pool.add2(dx, y_dphi), pool.sub(dy, x_dphi)]
 }

@@ -15,7 +15,7 @@
 //! A fold whose result would not be finite (`0⁻¹`, `ln 0`) is not performed: the node stays.
 
 use crate::number::Number;
-use crate::pool::{CmpOp, ExprId, Func, Node, Pool};
+use crate::pool::{CmpOp, ExprId, Func, Nary, Node, Pool};
 use rustc_hash::FxHashMap;
 
 impl Pool {
@@ -63,8 +63,15 @@ impl Pool {
 
     /// `−a`.
     pub fn neg(&mut self, a: ExprId) -> ExprId {
+        // Memoised: the constructors are functions of their operands, so a repeated call would
+        // find the same nodes (the first one interned them) and return the same id.
+        if let Some(&negated) = self.neg_memo.get(&a) {
+            return negated;
+        }
         let m1 = self.num(Number::MINUS_ONE);
-        self.mul(&[m1, a])
+        let negated = self.mul(&[m1, a]);
+        self.neg_memo.insert(a, negated);
+        negated
     }
 
     /// `a · b`.
@@ -94,8 +101,8 @@ impl Pool {
     /// The canonical sum of `terms`.
     pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
         let mut constant = Number::ZERO;
-        let mut coeffs: Vec<(ExprId, Number)> = Vec::new();
-        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        // (rest, coefficient, the term itself while it is alone in its slot and rebuilds)
+        let mut coeffs: Vec<(ExprId, Number, Option<ExprId>)> = Vec::with_capacity(terms.len());
         let mut flat = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
@@ -103,54 +110,64 @@ impl Pool {
                 _ => flat.push(t),
             }
         }
+        let mut slot = Slots::with_capacity(flat.len());
         for t in flat {
             if let Some(n) = self.as_number(t) {
                 match constant.checked_add(n) {
                     Some(sum) => constant = sum,
-                    None => coeffs.push((t, Number::ONE)),
+                    None => coeffs.push((t, Number::ONE, None)),
                 }
                 continue;
             }
-            let (coeff, rest) = self.split_coefficient(t);
-            match slot.get(&rest) {
-                Some(&i) => match coeffs[i].1.checked_add(coeff) {
-                    Some(sum) => coeffs[i].1 = sum,
-                    None => coeffs.push((t, Number::ONE)),
+            let Split {
+                coeff,
+                rest,
+                rebuilds,
+            } = self.split(t);
+            match slot.get(rest) {
+                Some(i) => match coeffs[i].1.checked_add(coeff) {
+                    Some(sum) => (coeffs[i].1, coeffs[i].2) = (sum, None),
+                    None => coeffs.push((t, Number::ONE, None)),
                 },
                 None => {
                     slot.insert(rest, coeffs.len());
-                    coeffs.push((rest, coeff));
+                    coeffs.push((rest, coeff, rebuilds.then_some(t)));
                 }
             }
         }
         let mut out: Vec<ExprId> = Vec::with_capacity(coeffs.len() + 1);
-        for (rest, coeff) in coeffs {
+        for (rest, coeff, term) in coeffs {
             if !coeff.is_zero() {
-                out.push(self.scale(coeff, rest));
+                // A term alone in its slot is what `scale` would rebuild: `term` itself.
+                out.push(match term {
+                    Some(term) => term,
+                    None => self.scale(coeff, rest),
+                });
             }
         }
         if !constant.is_zero() {
             out.push(self.num(constant));
         }
-        self.finish_nary(out, Number::ZERO, Node::Add)
+        self.finish_nary(out, Number::ZERO, Nary::Add)
     }
 
     /// The canonical product of `factors`.
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coeff = Number::ONE;
-        let mut bases: Vec<(ExprId, Vec<ExprId>)> = Vec::new();
-        let mut slot: FxHashMap<ExprId, usize> = FxHashMap::default();
+        // Room for the factors of a few nested products (each is flattened into the bases).
+        let mut bases = Groups::with_capacity(4 * factors.len());
         let one = self.one();
-        let mut stack: Vec<ExprId> = factors.iter().rev().copied().collect();
+        let mut stack: Vec<ExprId> = Vec::with_capacity(4 * factors.len());
+        stack.extend(factors.iter().rev());
         while let Some(f) = stack.pop() {
-            match self.node(f).clone() {
+            match self.node(f) {
                 Node::Mul(xs) => stack.extend(xs.iter().rev().copied()),
-                Node::Num(n) => match coeff.checked_mul(n) {
+                Node::Num(n) => match coeff.checked_mul(*n) {
                     Some(p) => coeff = p,
-                    None => push_base(&mut bases, &mut slot, f, one),
+                    None => bases.push(f, one),
                 },
-                Node::Pow(b, e) => push_base(&mut bases, &mut slot, b, e),
-                _ => push_base(&mut bases, &mut slot, f, one),
+                Node::Pow(b, e) => bases.push(*b, *e),
+                _ => bases.push(f, one),
             }
         }
         if coeff.is_zero() {
@@ -158,15 +175,14 @@ impl Pool {
         }
         let mut out: Vec<ExprId> = Vec::with_capacity(bases.len() + 1);
         let mut expanded = false;
-        for (base, exps) in bases {
-            let exp = if exps.len() == 1 {
-                exps[0]
-            } else {
-                self.add(&exps)
+        for group in 0..bases.len() {
+            let (base, exp) = match bases.exponents(group) {
+                (base, Ok(exp)) => (base, exp),
+                (base, Err(exps)) => (base, self.add(&exps)),
             };
             let p = self.pow(base, exp);
-            match self.node(p).clone() {
-                Node::Num(n) => match coeff.checked_mul(n) {
+            match self.node(p) {
+                Node::Num(n) => match coeff.checked_mul(*n) {
                     Some(c) => coeff = c,
                     None => out.push(p),
                 },
@@ -197,7 +213,7 @@ impl Pool {
         if !coeff.is_one() {
             out.push(self.num(coeff));
         }
-        self.finish_nary(out, Number::ONE, Node::Mul)
+        self.finish_nary(out, Number::ONE, Nary::Mul)
     }
 
     /// `base ^ exp`, canonical.
@@ -324,28 +340,50 @@ impl Pool {
 
     /// Split a term into its numeric coefficient and the rest (`3xy → (3, xy)`).
     pub fn split_coefficient(&mut self, t: ExprId) -> (Number, ExprId) {
+        let split = self.split(t);
+        (split.coeff, split.rest)
+    }
+
+    /// [`Pool::split_coefficient`] with whether `scale` rebuilds `t` itself from the parts,
+    /// memoised per product (a product's split never changes once its rest is interned).
+    fn split(&mut self, t: ExprId) -> Split {
         let Node::Mul(xs) = self.node(t) else {
-            return (Number::ONE, t);
+            return Split::whole(t);
         };
+        if let Some(Some(known)) = self.split_memo.get(t.index()) {
+            return *known;
+        }
         let Some(pos) = xs
             .iter()
             .position(|&x| matches!(self.node(x), Node::Num(_)))
         else {
-            return (Number::ONE, t);
+            return Split::whole(t);
         };
         let coeff = self.as_number(xs[pos]).expect("checked above");
-        let rest: Vec<ExprId> = xs
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != pos)
-            .map(|(_, &x)| x)
-            .collect();
-        let rest = if rest.len() == 1 {
-            rest[0]
-        } else {
-            self.intern(Node::Mul(rest.into()))
+        // `scale(coeff, rest)` sorts the coefficient back into the rest's factors: that is `t`
+        // when the coefficient is the only number and the rest's factors are t's other ones.
+        let numbers = xs.iter().filter(|&&x| self.as_number(x).is_some()).count();
+        let other_is_product = xs.len() == 2 && matches!(self.node(xs[1 - pos]), Node::Mul(_));
+        let rebuilds = !coeff.is_one() && numbers == 1 && !other_is_product;
+        let rest = match xs.len() {
+            2 => xs[1 - pos],
+            _ => {
+                let mut rest: Vec<ExprId> = Vec::with_capacity(xs.len() - 1);
+                rest.extend_from_slice(&xs[..pos]);
+                rest.extend_from_slice(&xs[pos + 1..]);
+                self.intern_nary(Nary::Mul, &rest)
+            }
         };
-        (coeff, rest)
+        let split = Split {
+            coeff,
+            rest,
+            rebuilds,
+        };
+        if self.split_memo.len() <= t.index() {
+            self.split_memo.resize(self.len(), None);
+        }
+        self.split_memo[t.index()] = Some(split);
+        split
     }
 
     /// `coeff · rest` where `rest` is already free of a numeric coefficient.
@@ -368,38 +406,128 @@ impl Pool {
         }
         xs.push(c);
         xs.sort_unstable();
-        self.intern(Node::Mul(xs.into()))
+        self.intern_nary(Nary::Mul, &xs)
     }
 
-    fn finish_nary(
-        &mut self,
-        mut xs: Vec<ExprId>,
-        identity: Number,
-        make: fn(Box<[ExprId]>) -> Node,
-    ) -> ExprId {
+    fn finish_nary(&mut self, mut xs: Vec<ExprId>, identity: Number, kind: Nary) -> ExprId {
         match xs.len() {
             0 => self.num(identity),
             1 => xs[0],
             _ => {
                 xs.sort_unstable();
-                self.intern(make(xs.into()))
+                self.intern_nary(kind, &xs)
             }
         }
     }
 }
 
-/// Record `base^exp` among the factors of a product, grouping equal bases.
-fn push_base(
-    bases: &mut Vec<(ExprId, Vec<ExprId>)>,
-    slot: &mut FxHashMap<ExprId, usize>,
-    base: ExprId,
-    exp: ExprId,
-) {
-    let i = *slot.entry(base).or_insert_with(|| {
-        bases.push((base, Vec::new()));
-        bases.len() - 1
-    });
-    bases[i].1.push(exp);
+/// A term split into its numeric coefficient and the rest (see [`Pool::split_coefficient`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Split {
+    coeff: Number,
+    rest: ExprId,
+    /// Whether `scale(coeff, rest)` is the term itself (so a sum can keep the term).
+    rebuilds: bool,
+}
+
+impl Split {
+    /// A term without a numeric coefficient: 1 · t.
+    fn whole(t: ExprId) -> Split {
+        Split {
+            coeff: Number::ONE,
+            rest: t,
+            rebuilds: true,
+        }
+    }
+}
+
+/// The factors of a product grouped by base, in order of first appearance: each base with its
+/// first exponent, the later exponents of repeated bases (rare) kept aside in order.
+struct Groups {
+    first: Vec<(ExprId, ExprId)>,
+    later: Vec<(usize, ExprId)>,
+    slots: Slots,
+}
+
+impl Groups {
+    /// Room for about `factors` bases.
+    fn with_capacity(factors: usize) -> Groups {
+        Groups {
+            first: Vec::with_capacity(factors),
+            later: Vec::new(),
+            slots: Slots::with_capacity(factors),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Record `base^exp`.
+    fn push(&mut self, base: ExprId, exp: ExprId) {
+        match self.slots.get(base) {
+            Some(group) => self.later.push((group, exp)),
+            None => {
+                self.slots.insert(base, self.first.len());
+                self.first.push((base, exp));
+            }
+        }
+    }
+
+    /// A group's base and its one exponent, or all its exponents in order.
+    fn exponents(&self, group: usize) -> (ExprId, Result<ExprId, Vec<ExprId>>) {
+        let (base, exp) = self.first[group];
+        let mut later = self.later.iter().filter(|(g, _)| *g == group).peekable();
+        if later.peek().is_none() {
+            return (base, Ok(exp));
+        }
+        (
+            base,
+            Err(std::iter::once(exp).chain(later.map(|(_, e)| *e)).collect()),
+        )
+    }
+}
+
+/// A map from ids to indices: a linear scan while small (most sums and products have a few
+/// operands), a hash map beyond.
+struct Slots {
+    small: Vec<(ExprId, usize)>,
+    large: FxHashMap<ExprId, usize>,
+}
+
+impl Slots {
+    const SMALL: usize = 16;
+
+    /// Room for about `keys` keys, in the form that suits that many.
+    fn with_capacity(keys: usize) -> Slots {
+        match keys <= Self::SMALL {
+            true => Slots {
+                small: Vec::with_capacity(keys),
+                large: FxHashMap::default(),
+            },
+            false => Slots {
+                small: Vec::new(),
+                large: FxHashMap::with_capacity_and_hasher(keys, Default::default()),
+            },
+        }
+    }
+
+    fn get(&self, key: ExprId) -> Option<usize> {
+        match self.large.capacity() == 0 {
+            true => self.small.iter().find(|(k, _)| *k == key).map(|(_, i)| *i),
+            false => self.large.get(&key).copied(),
+        }
+    }
+
+    /// Register `key` (not present yet).
+    fn insert(&mut self, key: ExprId, index: usize) {
+        if self.large.capacity() == 0 && self.small.len() < Self::SMALL {
+            self.small.push((key, index));
+            return;
+        }
+        self.large.extend(self.small.drain(..));
+        self.large.insert(key, index);
+    }
 }
 
 fn fold_func(f: Func, n: Number) -> Option<Number> {

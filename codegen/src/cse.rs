@@ -152,47 +152,122 @@ fn operands(pool: &Pool, splits: &Splits, id: ExprId) -> Vec<ExprId> {
 }
 
 /// For every reachable sum (product), the largest reachable sum (product) whose operands are a
-/// strict subset of its own, found through an index on each candidate's smallest operand.
+/// strict subset of its own, found through an index on each candidate's rarest operand.
 fn find_splits(pool: &Pool, reachable: &[ExprId]) -> Splits {
     let mut splits = FxHashMap::default();
     for want_add in [true, false] {
-        let mut nary: Vec<(ExprId, &[ExprId])> = reachable
+        let mut nary: Vec<Candidate> = reachable
             .iter()
             .filter_map(|&id| match pool.node(id) {
-                Node::Add(xs) if want_add => Some((id, &xs[..])),
-                Node::Mul(xs) if !want_add => Some((id, &xs[..])),
+                Node::Add(xs) if want_add => Some(Candidate::new(id, xs)),
+                Node::Mul(xs) if !want_add => Some(Candidate::new(id, xs)),
                 _ => None,
             })
             .collect();
-        nary.sort_by_key(|(id, xs)| (xs.len(), *id));
-        let mut by_first: FxHashMap<ExprId, Vec<(ExprId, &[ExprId])>> = FxHashMap::default();
-        for &(id, xs) in &nary {
-            let mut best: Option<(ExprId, &[ExprId])> = None;
-            for &(sub_id, sub) in xs.iter().filter_map(|c| by_first.get(c)).flatten() {
-                let larger = best.is_none_or(|(b_id, b)| (sub.len(), sub_id) > (b.len(), b_id));
-                if larger && sub.len() < xs.len() && is_sorted_subset(sub, xs) {
-                    best = Some((sub_id, sub));
-                }
-            }
-            if let Some((sub_id, sub)) = best {
-                let rest = xs
+        nary.sort_by_key(|c| (c.operands.len(), c.id));
+        let uses = operand_uses(&nary);
+        let mut by_rarest: ByOperand = FxHashMap::default();
+        for whole in &nary {
+            if let Some(sub) = largest_subset(&by_rarest, whole) {
+                let mut in_sub = sub.operands.iter().peekable();
+                let rest = whole
+                    .operands
                     .iter()
                     .copied()
-                    .filter(|x| sub.binary_search(x).is_err())
+                    .filter(|x| {
+                        while in_sub.next_if(|s| *s < x).is_some() {}
+                        in_sub.next_if_eq(&x).is_none()
+                    })
                     .collect();
-                splits.insert(id, (sub_id, rest));
+                splits.insert(whole.id, (sub.id, rest));
             }
-            by_first.entry(xs[0]).or_default().push((id, xs));
+            let rarest = whole
+                .operands
+                .iter()
+                .min_by_key(|x| uses[x])
+                .expect("two or more operands");
+            by_rarest.entry(*rarest).or_default().push(*whole);
         }
     }
     splits
 }
 
-/// Whether sorted `a` is a subset of sorted `b` (each element found by binary search in the
-/// rest of `b`: O(|a| log |b|), for small sub-sums of long sums).
+/// A sum (product) with its operands and their signature: one of 64 bits set per operand, so
+/// that a set whose signature has a bit the other's lacks is not its subset (a test in O(1)
+/// before the exact one).
+#[derive(Clone, Copy)]
+struct Candidate<'a> {
+    id: ExprId,
+    operands: &'a [ExprId],
+    signature: u64,
+}
+
+impl<'a> Candidate<'a> {
+    fn new(id: ExprId, operands: &'a [ExprId]) -> Candidate<'a> {
+        let bit = |x: &ExprId| 1u64 << (u64::from(x.0).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+        Candidate {
+            id,
+            operands,
+            signature: operands.iter().map(bit).fold(0, |acc, b| acc | b),
+        }
+    }
+
+    /// The order in which the largest subset is chosen.
+    fn rank(&self) -> (usize, ExprId) {
+        (self.operands.len(), self.id)
+    }
+
+    /// Whether this candidate's operands are a strict subset of `whole`'s.
+    fn is_strict_subset_of(&self, whole: &Candidate<'_>) -> bool {
+        self.signature & !whole.signature == 0
+            && self.operands.len() < whole.operands.len()
+            && is_sorted_subset(self.operands, whole.operands)
+    }
+}
+
+/// How many of the sums (products) have each operand.
+fn operand_uses(nary: &[Candidate]) -> FxHashMap<ExprId, u32> {
+    let mut uses: FxHashMap<ExprId, u32> = FxHashMap::default();
+    for x in nary.iter().flat_map(|c| c.operands.iter()) {
+        *uses.entry(*x).or_default() += 1;
+    }
+    uses
+}
+
+/// Candidates indexed by one of their operands (a subset of a sum has all its operands in the
+/// sum, so looking under each operand of the sum finds every one), each list in increasing
+/// (length, id) order.
+type ByOperand<'a> = FxHashMap<ExprId, Vec<Candidate<'a>>>;
+
+/// The candidate with the largest (length, id) whose operands are a strict subset of `whole`'s.
+/// Each list is walked from its largest candidate down and left at the first subset (or at the
+/// first candidate no larger than the best so far): smaller ones cannot win.
+fn largest_subset<'a>(index: &ByOperand<'a>, whole: &Candidate<'_>) -> Option<Candidate<'a>> {
+    let mut best: Option<Candidate<'a>> = None;
+    for list in whole.operands.iter().filter_map(|c| index.get(c)) {
+        for sub in list.iter().rev() {
+            if best.is_some_and(|b| sub.rank() <= b.rank()) {
+                break;
+            }
+            if sub.is_strict_subset_of(whole) {
+                best = Some(*sub);
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// Whether sorted `a` is a subset of sorted `b`: each element found by binary search in the rest
+/// of `b`, O(|a| log |b|), for small sub-sums of long sums; by one merge, O(|a| + |b|), when the
+/// two have comparable lengths.
 fn is_sorted_subset(a: &[ExprId], b: &[ExprId]) -> bool {
     if a.len() > b.len() || a.last() > b.last() {
         return false;
+    }
+    if a.len() * 16 >= b.len() {
+        let mut rest = b.iter();
+        return a.iter().all(|x| rest.find(|y| *y >= x) == Some(x));
     }
     let mut rest = b;
     for x in a {

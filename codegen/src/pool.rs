@@ -8,7 +8,9 @@
 //! already canonical.
 
 use crate::number::Number;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 
 /// Index of an expression in its [`Pool`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -163,7 +165,7 @@ pub enum Node {
 #[derive(Clone, Debug, Default)]
 pub struct Pool {
     nodes: Vec<Node>,
-    memo: FxHashMap<Node, ExprId>,
+    memo: Memo,
     symbols: Vec<Symbol>,
     symbol_by_name: FxHashMap<String, SymId>,
     pub(crate) diff_memo: FxHashMap<(ExprId, crate::diff::Wrt), ExprId>,
@@ -173,6 +175,10 @@ pub struct Pool {
     /// [`Pool::symbol_set`]). A node can only mention symbols declared before it, so a set
     /// computed once stays right forever; bits past its end are zero.
     symbol_sets: Vec<Box<[u64]>>,
+    /// Per product, its split into coefficient and rest once computed (`construct.rs`).
+    pub(crate) split_memo: Vec<Option<crate::construct::Split>>,
+    /// `−a` by `a`, once computed ([`Pool::neg`]).
+    pub(crate) neg_memo: FxHashMap<ExprId, ExprId>,
 }
 
 impl Pool {
@@ -198,13 +204,31 @@ impl Pool {
 
     /// Intern a node that is already canonical; returns the existing id when present.
     pub fn intern(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.memo.get(&node) {
-            return id;
+        let hash = node_hash(&node);
+        match self.memo.find(&self.nodes, hash, |known| *known == node) {
+            Some(id) => id,
+            None => self.push_node(hash, node),
         }
+    }
+
+    /// [`Pool::intern`] for the sum or product with these operands (already canonical), looked
+    /// up without building the node: a hit allocates nothing.
+    pub(crate) fn intern_nary(&mut self, kind: Nary, operands: &[ExprId]) -> ExprId {
+        let hash = nary_hash(kind, operands);
+        match self
+            .memo
+            .find(&self.nodes, hash, |known| is_nary(known, kind, operands))
+        {
+            Some(id) => id,
+            None => self.push_node(hash, kind.node(operands.into())),
+        }
+    }
+
+    fn push_node(&mut self, hash: u64, node: Node) -> ExprId {
         debug_assert!(children(&node).iter().all(|c| c.index() < self.nodes.len()));
         let id = ExprId(u32::try_from(self.nodes.len()).expect("expression pool overflow"));
-        self.nodes.push(node.clone());
-        self.memo.insert(node, id);
+        self.nodes.push(node);
+        self.memo.insert(hash, id);
         id
     }
 
@@ -340,8 +364,97 @@ impl Pool {
     pub fn check_invariants(&self) -> bool {
         self.nodes.iter().enumerate().all(|(i, node)| {
             children(node).iter().all(|c| c.index() < i)
-                && self.memo.get(node) == Some(&ExprId(i as u32))
+                && self
+                    .memo
+                    .find(&self.nodes, node_hash(node), |known| known == node)
+                    == Some(ExprId(i as u32))
         })
+    }
+}
+
+/// The two n-ary node kinds, for [`Pool::intern_nary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Nary {
+    /// [`Node::Add`].
+    Add,
+    /// [`Node::Mul`].
+    Mul,
+}
+
+impl Nary {
+    /// The node of this kind with these operands.
+    pub(crate) fn node(self, operands: Box<[ExprId]>) -> Node {
+        match self {
+            Nary::Add => Node::Add(operands),
+            Nary::Mul => Node::Mul(operands),
+        }
+    }
+}
+
+/// The hash-consing table: node ids by the hash of their node, so that a sum or product can be
+/// looked up from a borrowed operand slice. Nodes are compared in full on lookup; two different
+/// nodes with one 64-bit hash (in practice never) both stay findable through `later`.
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    first: FxHashMap<u64, ExprId>,
+    later: FxHashMap<u64, Vec<ExprId>>,
+}
+
+impl Memo {
+    /// The id of the node with this hash that satisfies `is`, if any.
+    fn find(&self, nodes: &[Node], hash: u64, is: impl Fn(&Node) -> bool) -> Option<ExprId> {
+        let first = *self.first.get(&hash)?;
+        if is(&nodes[first.index()]) {
+            return Some(first);
+        }
+        let later = self.later.get(&hash)?;
+        later.iter().copied().find(|id| is(&nodes[id.index()]))
+    }
+
+    fn insert(&mut self, hash: u64, id: ExprId) {
+        match self.first.entry(hash) {
+            Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+            Entry::Occupied(_) => self.later.entry(hash).or_default().push(id),
+        }
+    }
+}
+
+/// The memo hash of a sum or product from its operands.
+fn nary_hash(kind: Nary, operands: &[ExprId]) -> u64 {
+    let mut hasher = FxHasher::default();
+    (kind == Nary::Add).hash(&mut hasher);
+    operands.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The memo hash of a node (for a sum or product, the same as [`nary_hash`]).
+fn node_hash(node: &Node) -> u64 {
+    match node {
+        Node::Add(xs) => nary_hash(Nary::Add, xs),
+        Node::Mul(xs) => nary_hash(Nary::Mul, xs),
+        Node::Num(_)
+        | Node::Sym(_)
+        | Node::Pow(..)
+        | Node::Func(..)
+        | Node::Atan2(..)
+        | Node::Min(..)
+        | Node::Max(..)
+        | Node::Cmp(..)
+        | Node::Select(..) => {
+            let mut hasher = FxHasher::default();
+            node.hash(&mut hasher);
+            hasher.finish()
+        }
+    }
+}
+
+/// Whether `node` is the sum (product) with exactly these operands.
+fn is_nary(node: &Node, kind: Nary, operands: &[ExprId]) -> bool {
+    match (node, kind) {
+        (Node::Add(xs), Nary::Add) | (Node::Mul(xs), Nary::Mul) => **xs == *operands,
+        _ => false,
     }
 }
 
