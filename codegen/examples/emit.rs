@@ -10,9 +10,9 @@ fn main() {
         Some("andrews") => fixtures::andrews(),
         Some("rheonomic") => fixtures::rheonomic(),
         Some("zoo") => fixtures::node_zoo(),
-        Some("bodies") => fixtures::n_link_pendulum_bodies(
-            args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5),
-        ),
+        Some("bodies") => {
+            fixtures::n_link_pendulum_bodies(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5))
+        }
         Some("lagrange") => {
             fixtures::n_link_pendulum(args.get(1).and_then(|n| n.parse().ok()).unwrap_or(5))
         }
