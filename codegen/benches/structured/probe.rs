@@ -166,7 +166,7 @@ fn best_ns_interleaved(
     mut a: impl FnMut(),
     mut b: impl FnMut(),
 ) -> (f64, f64) {
-    let mut time = |f: &mut dyn FnMut()| {
+    let time = |f: &mut dyn FnMut()| {
         let start = Instant::now();
         for _ in 0..calls {
             f();
