@@ -1,7 +1,8 @@
 //! Generates the fixture models' kernels with `codegen` at build time, so the emitted Rust is
 //! compiled as part of the test build (the bindgen "expectations compile" discipline). Every
-//! fixture but the 20-link chain and the 12-link pendulum in bodies also gets its tangent kernels (`Model::tangents`), so they are
-//! compiled and compared too, including through the split-kernel path.
+//! fixture but the 20-link chain and the 12-link pendulum in bodies also gets its tangent
+//! kernels (`Model::tangents`), so they are compiled and compared too, including through the
+//! split-kernel path.
 
 use mbsim_codegen::{Model, emit, fixtures, kernels};
 use std::path::Path;

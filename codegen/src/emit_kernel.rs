@@ -22,6 +22,20 @@ struct Output {
     binding: &'static str,
     shape: Shape,
     entries: Vec<ExprId>,
+    /// Only the upper triangle is computed (see [`mirrored`]).
+    mirror: bool,
+}
+
+impl Output {
+    fn new(model: &Model, binding: &'static str, shape: Shape, entries: Vec<ExprId>) -> Output {
+        let mirror = mirrored(model, shape, &entries);
+        Output {
+            binding,
+            shape,
+            entries,
+            mirror,
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -76,11 +90,7 @@ pub(crate) fn kernel_functions(
         let Some(entries) = kernels.entries(spec.id) else {
             continue;
         };
-        let output = Output {
-            binding: "out",
-            shape: shape(spec, dims),
-            entries: entries.to_vec(),
-        };
+        let output = Output::new(model, "out", shape(spec, dims), entries.to_vec());
         let code = kernel_fn(&cx, (spec.method, &inputs(spec, dims)), &[output]);
         let g = group_index(spec.group);
         methods[g].push(code.method);
@@ -94,15 +104,18 @@ pub(crate) fn kernel_functions(
 
 /// `dynamics_into`: M, Q, G and γ with one schedule.
 fn fused(cx: &Context<'_>, kernels: &Kernels) -> KernelCode {
-    let vector = |binding, entries: &[ExprId]| Output {
-        binding,
-        shape: Shape::Vector(entries.len()),
-        entries: entries.to_vec(),
+    let model = cx.model;
+    let vector = |binding, entries: &[ExprId]| {
+        Output::new(
+            model,
+            binding,
+            Shape::Vector(entries.len()),
+            entries.to_vec(),
+        )
     };
-    let matrix = |binding, mat: &ExprMatrix| Output {
-        binding,
-        shape: Shape::Matrix(mat.rows, mat.cols),
-        entries: mat.entries.clone(),
+    let matrix = |binding, mat: &ExprMatrix| {
+        let shape = Shape::Matrix(mat.rows, mat.cols);
+        Output::new(model, binding, shape, mat.entries.clone())
     };
     let outputs = [
         matrix("mass", &kernels.mass),
@@ -310,7 +323,6 @@ const PART_STATEMENTS: usize = 400;
 fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> Vec<Stmt> {
     let mut statements = Vec::new();
     for o in outputs {
-        let mirror = mirrored(model, o);
         for (i, e) in assigned(model, o) {
             let value = emitter.at(e, Prec::Sum);
             let (r, c) = match o.shape {
@@ -321,7 +333,7 @@ fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> 
                 Shape::Matrix(_, cols) => (i / cols, i % cols),
             };
             statements.push(assign_stmt(entry(o.binding, r, c), value));
-            if mirror && r != c {
+            if o.mirror && r != c {
                 statements.push(assign_stmt(entry(o.binding, c, r), entry(o.binding, r, c)));
             }
         }
@@ -332,9 +344,8 @@ fn assignments(model: &Model, emitter: &ExprEmitter<'_>, outputs: &[Output]) -> 
 /// The entries of `o` that get an assignment, with their flat index: the structurally nonzero
 /// ones, less a mirrored matrix's lower triangle.
 fn assigned<'o>(model: &'o Model, o: &'o Output) -> impl Iterator<Item = (usize, ExprId)> + 'o {
-    let mirror = mirrored(model, o);
     let lower = move |i: usize| match o.shape {
-        Shape::Matrix(_, cols) => mirror && i % cols < i / cols,
+        Shape::Matrix(_, cols) => o.mirror && i % cols < i / cols,
         Shape::Vector(_) => false,
     };
     (o.entries.iter().copied().enumerate())
@@ -342,17 +353,17 @@ fn assigned<'o>(model: &'o Model, o: &'o Output) -> impl Iterator<Item = (usize,
 }
 
 /// Whether a square output is symmetric entry by entry (the same expression) and large and
-/// dense enough that mirroring its lower triangle in a loop saves code: at least 64 nonzero
-/// entries below the diagonal, filling at least half of it (the mass matrices of bodies in
-/// relative coordinates; the small models' kernels keep one assignment per entry).
-fn mirrored(model: &Model, o: &Output) -> bool {
-    let Shape::Matrix(rows, cols) = o.shape else {
+/// dense enough that computing its upper triangle only and copying each entry pays: at least 64
+/// nonzero entries below the diagonal, filling at least half of it (the mass matrices of bodies
+/// in relative coordinates; the small models' kernels keep one assignment per entry).
+fn mirrored(model: &Model, shape: Shape, entries: &[ExprId]) -> bool {
+    let Shape::Matrix(rows, cols) = shape else {
         return false;
     };
     if rows != cols {
         return false;
     }
-    let at = |i: usize, j: usize| o.entries[i * cols + j];
+    let at = |i: usize, j: usize| entries[i * cols + j];
     let lower = (1..rows).flat_map(|i| (0..i).map(move |j| (i, j)));
     let mut nonzero = 0;
     for (i, j) in lower {

@@ -2,8 +2,8 @@
 //!
 //! Data flow: a [`Model`] (symbols and expressions in one [`Pool`]) →
 //! [`kernels::derive`] (Φ_q, Φ_t, γ, L, A, b, M, Q) → [`cse`] (one schedule over all outputs of a
-//! kernel) → [`emit`] (Rust tokens, normalised by prettyplease). No file IO happens here; the
-//! proc-macro and `cargo xtask` are the front ends.
+//! kernel) → [`emit`] (a syn tree: tokens for the macro, prettyplease text for files). No file
+//! IO happens here; the proc-macro and `cargo xtask` are the front ends.
 #![warn(missing_docs)]
 
 pub mod bodies;
