@@ -39,6 +39,7 @@ pub mod slewing_beam;
 pub mod slider_crank_reformulated;
 pub mod slider_crank_tsda;
 pub mod spring_bar;
+pub mod triple_crank;
 pub mod truss14;
 pub mod two_arm_robot;
 pub mod two_link;
@@ -62,6 +63,7 @@ pub use slewing_beam::SlewingBeamTie;
 pub use slider_crank_reformulated::SliderCrankReformulated;
 pub use slider_crank_tsda::SliderCrankTsda;
 pub use spring_bar::SpringBar;
+pub use triple_crank::TripleCrank;
 pub use truss14::{Truss14Prescribed, Truss14Slot};
 pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
@@ -75,7 +77,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 20] = [
+static CATALOG: [ModelEntry; 21] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -96,6 +98,7 @@ static CATALOG: [ModelEntry; 20] = [
     four_bar_chain::ENTRY,
     four_bar_chain_bodies::ENTRY,
     truss14::ENTRY,
+    triple_crank::ENTRY,
 ];
 
 /// Models that are defective on purpose, for the diagnostics (`mbsim check`): they cannot be

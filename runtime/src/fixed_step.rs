@@ -191,6 +191,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
         Some(&self.stab)
     }
 
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(self.rhs.row_selection())
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.rhs.nfcn,

@@ -20,6 +20,7 @@ use crate::error::{Kernel, SimError};
 use crate::kernels;
 use crate::kkt_layout::Factors;
 use crate::lu::diagnose_singular;
+use crate::redundancy::RowSelection;
 use crate::system::{ConstrainedSystem, Dims};
 
 pub use crate::kkt_layout::{KktLayout, KktSolver};
@@ -80,6 +81,8 @@ pub struct KktWorkspace {
     /// The pivot spread of the last dynamics factorization ([`Conditioning`]).
     pub(crate) last_spread: f64,
     pub(crate) rhs: Vec<f64>,
+    /// The rows of G left out as redundant ([`crate::redundancy`]).
+    pub(crate) rows: RowSelection,
 }
 
 impl KktWorkspace {
@@ -104,6 +107,7 @@ impl KktWorkspace {
             solver,
             last_spread: 1.0,
             rhs: vec![0.0; n + r],
+            rows: RowSelection::default(),
         }
     }
 
@@ -112,14 +116,21 @@ impl KktWorkspace {
         self.last_spread
     }
 
+    /// The rows of G left out as redundant, and every change of that set.
+    pub fn row_selection(&self) -> &RowSelection {
+        &self.rows
+    }
+
     /// The layout in use (`None` before the first factorization).
     pub fn layout(&self) -> Option<KktLayout> {
         self.factors.as_ref().map(Factors::layout)
     }
 
-    /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, and factor it;
-    /// the first call chooses the factorization from `sys`'s patterns.
-    /// `t`, `h` only label a [`SimError::SingularKkt`].
+    /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, leaving out the
+    /// redundant rows ([`crate::redundancy`]), and factor it; the first call chooses the
+    /// factorization from `sys`'s patterns. A singular matrix makes a new selection of the
+    /// rows to leave out (at time `t`) and is factored again; with rows left out, those that
+    /// regained independence are taken back. `t`, `h` label a [`SimError::SingularKkt`].
     pub(crate) fn factor<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -132,7 +143,25 @@ impl KktWorkspace {
         let factors = self
             .factors
             .get_or_insert_with(|| Factors::for_system(sys, dims, solver));
-        let regular = factors.factor(metric, &self.mass, &self.jac);
+        let mut regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+        if regular.is_ok() && !self.rows.is_empty() {
+            let omega = match metric {
+                Metric::Mass => (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs())),
+                Metric::Identity => 1.0,
+            };
+            if self
+                .rows
+                .regained(&self.jac, omega, t, |x| factors.solve_in_place(x))
+            {
+                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+            }
+        }
+        if regular.is_err()
+            && self.jac.iter().all(|x| x.is_finite())
+            && self.rows.reselect(&self.jac, t)
+        {
+            regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+        }
         regular.map_err(|()| {
             let w = match metric {
                 Metric::Mass => Some(&self.mass),
@@ -168,12 +197,15 @@ impl KktWorkspace {
         )
     }
 
-    /// Solve in place with the current factors.
+    /// Solve in place with the current factors; the multipliers of left-out rows are 0.
     fn solve_rhs(&mut self) {
         self.factors
             .as_mut()
             .expect("KktWorkspace: solve before factor")
             .solve_in_place(&mut self.rhs);
+        if !self.rows.is_empty() {
+            self.rows.zero_multipliers(&mut self.rhs[self.dims.n..]);
+        }
     }
 
     /// Solve with the current factors for `[0; rc]`, the right side of a projection, and leave

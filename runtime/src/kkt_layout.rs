@@ -12,6 +12,7 @@ use nalgebra::DMatrix;
 use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use crate::kkt::Metric;
 use crate::lu::DenseLu;
+use crate::redundancy::{RowSelection, row_scale};
 use crate::system::{ConstrainedSystem, Dims, Sparsity};
 
 /// Which factorization the KKT solve uses.
@@ -146,12 +147,14 @@ impl Factors {
         }
     }
 
-    /// Assemble [W Gᵀ; G 0] (W = `mass` or I) and factor it; `Err` when singular.
+    /// Assemble [W Gᵀ; G 0] (W = `mass` or I) with the rows of `left_out` left out (see
+    /// [`crate::redundancy`]) and factor it; `Err` when singular.
     pub(crate) fn factor(
         &mut self,
         metric: Metric,
         mass: &DMatrix<f64>,
         jac: &DMatrix<f64>,
+        left_out: &RowSelection,
     ) -> Result<(), ()> {
         if let Factors::Banded(b) = self {
             if !b.checked {
@@ -162,8 +165,8 @@ impl Factors {
             }
         }
         match self {
-            Factors::Dense(lu) => factor_dense(lu, metric, mass, jac),
-            Factors::Banded(b) => b.factor(metric, mass, jac),
+            Factors::Dense(lu) => factor_dense(lu, metric, mass, jac, left_out),
+            Factors::Banded(b) => b.factor(metric, mass, jac, left_out),
         }
     }
 
@@ -189,6 +192,7 @@ fn factor_dense(
     metric: Metric,
     mass: &DMatrix<f64>,
     jac: &DMatrix<f64>,
+    left_out: &RowSelection,
 ) -> Result<(), ()> {
     let (r, n) = jac.shape();
     let a = lu.matrix_mut();
@@ -199,6 +203,9 @@ fn factor_dense(
     a.view_mut((n, 0), (r, n)).copy_from(jac);
     a.view_mut((0, n), (n, r)).tr_copy_from(jac);
     a.view_mut((n, n), (r, r)).fill(0.0);
+    if !left_out.is_empty() {
+        left_out.mask_dense(a, n, jac);
+    }
     lu.factor().map_err(|_| ())
 }
 
@@ -208,6 +215,7 @@ impl BandedKkt {
         metric: Metric,
         mass: &DMatrix<f64>,
         jac: &DMatrix<f64>,
+        left_out: &RowSelection,
     ) -> Result<(), ()> {
         let (n, pos) = (self.n, &self.position);
         self.lu.clear();
@@ -223,10 +231,21 @@ impl BandedKkt {
                 }
             }
         }
-        for &(r, c) in &self.jac {
-            let x = jac[(r, c)];
-            self.lu.add(pos[n + r], pos[c], x);
-            self.lu.add(pos[c], pos[n + r], x);
+        if left_out.is_empty() {
+            for &(r, c) in &self.jac {
+                let x = jac[(r, c)];
+                self.lu.add(pos[n + r], pos[c], x);
+                self.lu.add(pos[c], pos[n + r], x);
+            }
+        } else {
+            for &(r, c) in self.jac.iter().filter(|(r, _)| !left_out.contains(*r)) {
+                let x = jac[(r, c)];
+                self.lu.add(pos[n + r], pos[c], x);
+                self.lu.add(pos[c], pos[n + r], x);
+            }
+            for &i in left_out.left_out() {
+                self.lu.add(pos[n + i], pos[n + i], row_scale(jac, i));
+            }
         }
         self.lu.factor().map_err(|_| ())
     }

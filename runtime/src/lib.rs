@@ -116,6 +116,7 @@ pub mod lu;
 pub mod options;
 pub mod output;
 pub mod radau;
+pub mod redundancy;
 mod rhs;
 pub mod rkstab;
 pub mod stabilize;
@@ -145,6 +146,7 @@ pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_in
 pub use options::{ErrorEstimate, StepControl, Tolerance};
 pub use output::{Extra, Observer, Recorder, Sample, Stats, StepInfo};
 pub use radau::{Radau, RadauOptions, RadauProbe, radau_system};
+pub use redundancy::{Reselection, ReselectionCause, RowSelection};
 pub use rkstab::Rkstab;
 pub use stabilize::{
     Drift, HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,

@@ -143,6 +143,14 @@ pub struct Stats {
     /// and new independent set, reason; empty for the other stabilizations. (This field is
     /// why `Stats` is `Clone` but not `Copy`.)
     pub partitions: Vec<crate::stabilize::Repartition>,
+    /// Every change of the set of constraint rows left out of the solves as redundant
+    /// ([`crate::redundancy`]): time, the rows left out from then on, cause. Empty when G kept
+    /// full rank. The rows are those of the method's dynamics (or iteration) matrix.
+    pub redundancy: Vec<crate::redundancy::Reselection>,
+    /// The largest residual of the left-out rows alone over the accepted step points (when
+    /// [`crate::CommonOptions::track_drift`] is set): how well the redundant rows stay
+    /// satisfied through the kept ones. Zero when no row was left out.
+    pub redundant_drift: Drift,
 }
 
 impl Stats {
@@ -167,6 +175,14 @@ impl std::fmt::Display for Stats {
         )?;
         for (name, value) in self.extra.iter() {
             write!(f, " {name}={value}")?;
+        }
+        if let Some(last) = self.redundancy.last() {
+            write!(
+                f,
+                " redundant={:?} reselections={}",
+                last.left_out,
+                self.redundancy.len()
+            )?;
         }
         Ok(())
     }

@@ -32,6 +32,11 @@ impl Rhs {
         }
     }
 
+    /// The rows left out as redundant by the dynamics' KKT solve.
+    pub(crate) fn row_selection(&self) -> &crate::redundancy::RowSelection {
+        self.kkt.row_selection()
+    }
+
     /// `f = (v, v̇(t, q, v))` for `z = (q, v)`; `h` labels errors.
     pub(crate) fn eval<S: ConstrainedSystem + ?Sized>(
         &mut self,

@@ -303,6 +303,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
         Some(&self.stab)
     }
 
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(self.rhs.row_selection())
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.rhs.nfcn,

@@ -306,6 +306,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for VariableAdams {
         Stepper::<S>::stabilizer(&self.inner)
     }
 
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Stepper::<S>::row_selection(&self.inner)
+    }
+
     fn counters(&self) -> StepperCounters {
         Stepper::<S>::counters(&self.inner)
     }

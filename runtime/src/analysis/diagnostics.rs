@@ -2,10 +2,11 @@
 //! freedom n − rank G, the redundant constraint rows by name with the dependency found, and the
 //! condition of G.
 //!
-//! Rank test (documented tolerance [`RANK_TOLERANCE`]): the rows of G are orthogonalized in
-//! order (modified Gram–Schmidt, twice, [`crate::lu::dependent_rows`]); a row whose distance to
-//! the span of the earlier independent rows is at most `RANK_TOLERANCE · max_i ‖g_i‖` is
-//! dependent. Its dependency is the least-squares combination of the independent rows,
+//! Rank test (documented tolerance [`RANK_TOLERANCE`]): the rows of G are orthogonalized with
+//! threshold row pivoting ([`crate::redundancy::select_redundant`], the selection every
+//! integrator makes for an over-constrained model, so a run leaves out the rows named here);
+//! a row whose distance to the span of the rows taken is at most `RANK_TOLERANCE ·
+//! max_i ‖g_i‖` is dependent. Its dependency is the least-squares combination of the independent rows,
 //! g_r ≈ Σ c_j g_j, reported with the coefficients. The condition is σ_max/σ_min of G.
 
 use nalgebra::{DMatrix, DVector};
@@ -142,7 +143,11 @@ pub fn jacobian_rank(g: &DMatrix<f64>, names: &[String]) -> JacobianRank {
         .map(|row| row.norm())
         .fold(0.0_f64, |s, x| s.max(x));
     let unit = if scale > 0.0 { scale } else { 1.0 };
-    let (dependent, weakest) = crate::lu::dependent_rows(g, RANK_TOLERANCE * unit);
+    let pick = crate::redundancy::select_redundant(g);
+    let (dependent, weakest) = (
+        pick.redundant,
+        pick.weakest.map(|row| (row, pick.weakest_distance * unit)),
+    );
     let independent: Vec<usize> = (0..r).filter(|i| !dependent.contains(i)).collect();
     let redundant = dependent
         .iter()

@@ -29,6 +29,7 @@
 //! is unchanged, and refreshes it when h changed, when the corrections contract slower than
 //! `max_rate`, or when a stale matrix fails.
 
+use crate::redundancy::RowSelection;
 use nalgebra::DMatrix;
 
 use crate::error::{NewtonDiagnosis, SimError};
@@ -128,6 +129,8 @@ pub(crate) struct Newton {
     lu: DenseLu,
     mass: DMatrix<f64>,
     jac: DMatrix<f64>,
+    /// The rows of G left out of J as redundant ([`crate::redundancy`]).
+    pub(crate) rows: RowSelection,
     k: DMatrix<f64>,
     c: DMatrix<f64>,
     /// N = ∂(A v + b)/∂q (k × n) and the scratch of its central differences.
@@ -168,6 +171,7 @@ impl Newton {
             lu: DenseLu::new(n + r),
             mass: DMatrix::zeros(n, n),
             jac: DMatrix::zeros(r, n),
+            rows: RowSelection::default(),
             k: DMatrix::zeros(n, n),
             c: DMatrix::zeros(n, n),
             nh_q: DMatrix::zeros(dims.k, n),
@@ -390,8 +394,7 @@ impl Newton {
         self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh_q)?;
         self.counters.tangents += 1;
         self.counters.factorizations += 1;
-        self.assemble(cq, cv);
-        if self.lu.factor().is_err() {
+        if !self.factor_selected(cq, cv, t) {
             self.factored_h = None;
             let w = self.lu.matrix_mut().view((0, 0), (n, n)).into_owned();
             let (block, dependent_rows) = diagnose_singular(&self.jac, Some(&w));
@@ -406,6 +409,32 @@ impl Newton {
         Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);
         self.factored_h = Some(h);
         Ok(())
+    }
+
+    /// Assemble and factor J with the redundant rows of G left out ([`crate::redundancy`]):
+    /// rows that regained independence are taken back, and a singular J makes a new
+    /// selection and is factored again. Whether J factored.
+    fn factor_selected(&mut self, cq: f64, cv: f64, t: f64) -> bool {
+        self.assemble(cq, cv);
+        let mut ok = self.lu.factor().is_ok();
+        if ok && !self.rows.is_empty() {
+            let n = self.dims.n;
+            let m = self.lu.matrix_mut().view((0, 0), (n, n)).diagonal();
+            let omega = m.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+            let lu = &self.lu;
+            if self
+                .rows
+                .regained(&self.jac, omega, t, |x| lu.solve_in_place(x))
+            {
+                self.assemble(cq, cv);
+                ok = self.lu.factor().is_ok();
+            }
+        }
+        if !ok && self.jac.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.jac, t) {
+            self.assemble(cq, cv);
+            ok = self.lu.factor().is_ok();
+        }
+        ok
     }
 
     /// J from M, G, K and C into the LU storage (not yet factored).
@@ -425,6 +454,9 @@ impl Newton {
             for row in 0..self.dims.k {
                 j[(n + self.dims.m + row, col)] += cq / cv * self.nh_q[(row, col)];
             }
+        }
+        if !self.rows.is_empty() {
+            self.rows.mask_dense(j, n, &self.jac);
         }
     }
 
@@ -472,6 +504,9 @@ impl Newton {
         self.counters.iterations += 1;
         self.lu.solve_in_place(&mut self.res);
         let n = self.dims.n;
+        if !self.rows.is_empty() {
+            self.rows.pin_corrections(&self.lambda, &mut self.res[n..]);
+        }
         let q_scale = 1.0 + self.z[..n].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
         let tol = self.opts.tol;
         let tol_v = tol.max(100.0 * f64::EPSILON * q_scale * (cv / cq).abs());

@@ -305,6 +305,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
         Some(&self.stab)
     }
 
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(&self.newton.rows)
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.newton.counters.residuals + self.initial_solves,

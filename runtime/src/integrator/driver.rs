@@ -63,6 +63,12 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn stabilizer(&self) -> Option<&crate::stabilize::Stabilizer> {
         None
     }
+    /// The rows of G the method's dynamics (or iteration) matrix leaves out as redundant
+    /// ([`crate::redundancy`]), if it keeps such a selection; its events go into
+    /// [`Stats::redundancy`].
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        None
+    }
 }
 
 /// How step sizes are chosen.
@@ -108,6 +114,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         stats.conditioning = c.conditioning;
         if let Some(stab) = stepper.stabilizer() {
             stab.report_into(stats);
+        }
+        if let Some(rows) = stepper.row_selection() {
+            stats.redundancy = rows.events().to_vec();
         }
         result
     }
@@ -265,6 +274,19 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
             let drift = self.meter.measure(self.sys, t_new, q, v)?;
             stats.max_drift = stats.max_drift.worst(drift);
+            if let Some(rows) = stepper.row_selection().filter(|r| !r.is_empty()) {
+                let m = self.meter.phi.len();
+                let redundant = crate::stabilize::Drift {
+                    position: rows.max_abs(&self.meter.phi),
+                    velocity: rows.max_abs(&self.meter.vel_res),
+                };
+                debug_assert!(
+                    rows.left_out()
+                        .iter()
+                        .all(|&i| i < m + self.meter.vel_res.len())
+                );
+                stats.redundant_drift = stats.redundant_drift.worst(redundant);
+            }
         }
         Ok(())
     }

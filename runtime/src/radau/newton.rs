@@ -28,6 +28,7 @@
 //! remaining iterations, η ‖Δ_k‖ θ^(k_max − 1 − k) / κ, exceeds 1 the step is given up early
 //! with the step-size factor 0.8 (that ratio)^(−1/(4 + k_max − 1 − k)) (adaptive runs only).
 
+use crate::redundancy::RowSelection;
 use nalgebra::DMatrix;
 
 use crate::error::{NewtonDiagnosis, SimError};
@@ -111,6 +112,8 @@ pub(crate) struct StageSolver {
     phi_max: f64,
     pub(crate) counters: Counters,
     pub(crate) conditioning: Option<Conditioning>,
+    /// The rows of G left out of the stage system as redundant ([`crate::redundancy`]).
+    pub(crate) rows: RowSelection,
 }
 
 impl StageSolver {
@@ -141,6 +144,7 @@ impl StageSolver {
             phi_max: 0.0,
             counters: Counters::default(),
             conditioning: None,
+            rows: RowSelection::default(),
         }
     }
 
@@ -169,12 +173,12 @@ impl StageSolver {
 
     /// Assemble and factor J (module docs) and the estimate's matrix for step `h` from `t`.
     pub(crate) fn factor(&mut self, t: f64, h: f64) -> Result<(), SimError> {
-        self.assemble(h);
         self.counters.factorizations += 1;
-        let singular = self.lu.factor().is_err() || {
-            self.assemble_estimate(h);
-            self.estimate_lu.factor().is_err()
-        };
+        let mut singular = !self.factor_both(h, t + h);
+        if singular && self.g0.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.g0, t + h)
+        {
+            singular = !self.factor_both(h, t + h);
+        }
         if singular {
             self.factored_h = None;
             let (a11, a2_11) = (self.tab.a[0][0], self.tab.a2[0][0]);
@@ -193,11 +197,52 @@ impl StageSolver {
         Ok(())
     }
 
+    /// Assemble and factor J and the estimate's matrix with the redundant rows of G left out
+    /// ([`crate::redundancy`]; rows that regained independence, judged on the estimate's
+    /// matrix [W Gᵀ; G 0], are taken back first). Whether both factored.
+    fn factor_both(&mut self, h: f64, t: f64) -> bool {
+        self.assemble_estimate(h);
+        let mut ok = self.estimate_lu.factor().is_ok();
+        if ok && !self.rows.is_empty() {
+            let n = self.n;
+            let w = self
+                .estimate_lu
+                .matrix_mut()
+                .view((0, 0), (n, n))
+                .diagonal();
+            let omega = w.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+            let lu = &self.estimate_lu;
+            if self
+                .rows
+                .regained(&self.g0, omega, t, |x| lu.solve_in_place(x))
+            {
+                self.assemble_estimate(h);
+                ok = self.estimate_lu.factor().is_ok();
+            }
+        }
+        if !ok {
+            return false;
+        }
+        self.assemble(h);
+        self.lu.factor().is_ok()
+    }
+
     /// J into the LU storage (unfactored).
     fn assemble(&mut self, h: f64) {
         self.lu.matrix_mut().fill(0.0);
         for si in 0..3 {
             self.assemble_stage_rows(h, si);
+        }
+        if !self.rows.is_empty() {
+            let (n, r) = (self.n, self.r);
+            let j = self.lu.matrix_mut();
+            let d = self
+                .g0
+                .iter()
+                .fold(0.0_f64, |s, x| s.max(x.abs()))
+                .max(f64::MIN_POSITIVE);
+            self.rows
+                .mask_mapped(j, d, |i| [0, 1, 2].map(|s| Some(3 * n + s * r + i)));
         }
     }
 
@@ -245,6 +290,9 @@ impl StageSolver {
                 e[(n + row, col)] = self.g0[(row, col)];
                 e[(col, n + row)] = self.g0[(row, col)];
             }
+        }
+        if !self.rows.is_empty() {
+            self.rows.mask_dense(e, n, &self.g0);
         }
     }
 
@@ -335,6 +383,14 @@ impl StageSolver {
             self.stage_states(start, h);
             self.residual(sys, start.t, h)?;
             self.lu.solve_in_place(&mut self.res);
+            if !self.rows.is_empty() {
+                let (n, r) = (self.n, self.r);
+                for s in 0..3 {
+                    let stage = (3 * n + s * r)..(3 * n + (s + 1) * r);
+                    self.rows
+                        .pin_corrections(&self.mult[s * r..(s + 1) * r], &mut self.res[stage]);
+                }
+            }
             self.counters.iterations += 1;
             let dyno = self.correction_norm(h, test.scale);
             if !dyno.is_finite() {

@@ -439,6 +439,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
         Some(&self.stab)
     }
 
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(&self.solver.rows)
+    }
+
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.solver.counters.stage_evaluations + self.initial_solves,

@@ -53,6 +53,15 @@
 //! 1/ρ: on the slider-crank with a TSDA (ρ₀ = 0.06) the error is 16 times PStab's at rtol
 //! 1e-8, on the pendulum 2.4 times.
 //!
+//! **Redundant rows** (over-constrained mechanisms, [`crate::redundancy`]): a pivot of the
+//! choosing LU at or below [`RANK_TOLERANCE`] (√ε, the tolerance of `mbsim check`) times the
+//! largest marks the rows from it on as combinations of the pivot rows. The partition then
+//! uses the kept rows only: as many dependent coordinates as the rank, Newton's step and the
+//! velocity solve on the kept rows' square block, while Newton's convergence test still takes
+//! ‖Φ‖∞ over all rows — so a left-out row that is not implied by the kept ones (the rank came
+//! back) stops Newton's progress, which re-partitions and chooses the rows again. Only a rank
+//! of 0 is [`SimError::SingularPartition`].
+//!
 //! Rank: a pivot counts as zero below max(r, c) ε max(|u_11|, 1 + ‖q‖∞): the entries of Φ_q
 //! are of the size of the coordinates (lengths) or of 1 (angles) where it does not vanish, so
 //! a Φ_q that is zero up to round-off is rank-deficient, not scaled up.
@@ -95,6 +104,7 @@ use nalgebra::DMatrix;
 
 use super::partition_options::{PartitionLevel, PartitionOptions, Repartition, RepartitionReason};
 use super::{Stabilization, inf_norm};
+use crate::analysis::RANK_TOLERANCE;
 use crate::error::{Coordinate, SimError, ViolatedRow};
 use crate::kernels;
 use crate::lu::FullPivLu;
@@ -118,8 +128,11 @@ fn rows_max(jac: &DMatrix<f64>, rows: usize) -> f64 {
 /// One partition: the dependent columns and its conditioning when chosen.
 #[derive(Clone, Debug)]
 struct Choice {
-    /// Dependent columns, in pivot order (one per row of the partitioned matrix).
+    /// Dependent columns, in pivot order (one per kept row).
     dependent: Vec<usize>,
+    /// The rows of the partitioned matrix that the block uses, in pivot order: all of them,
+    /// or, for a rank-deficient matrix, the independent ones (module docs, "Redundant rows").
+    rows: Vec<usize>,
     /// Membership, indexed by coordinate.
     is_dependent: Vec<bool>,
     /// ρ of the block when chosen (its best value).
@@ -132,6 +145,7 @@ impl Choice {
     fn new(rows: usize, n: usize) -> Self {
         Self {
             dependent: vec![0; rows],
+            rows: (0..rows).collect(),
             is_dependent: vec![false; n],
             ratio: f64::NAN,
             made: false,
@@ -408,9 +422,12 @@ impl Gcp {
                 return Ok(failed("Φ_u is singular"));
             }
             previous = residual;
-            self.delta[..m].copy_from_slice(&self.phi);
-            self.block_pos.solve_in_place(&mut self.delta[..m]);
-            let (step, mut size) = (inf_norm(&self.delta[..m]), 0.0_f64);
+            let kept = self.pos.rows.len();
+            for (j, &row) in self.pos.rows.iter().enumerate() {
+                self.delta[j] = self.phi[row];
+            }
+            self.block_pos.solve_in_place(&mut self.delta[..kept]);
+            let (step, mut size) = (inf_norm(&self.delta[..kept]), 0.0_f64);
             if !step.is_finite() {
                 return Ok(failed("the Newton step is not finite"));
             }
@@ -433,14 +450,13 @@ impl Gcp {
         t: f64,
         q: &[f64],
     ) -> Result<bool, SimError> {
-        let m = self.dims.m;
         kernels::jacobian(sys, t, q, &mut self.jac)?;
         for (j, &col) in self.pos.dependent.iter().enumerate() {
-            for i in 0..m {
-                self.block_pos.matrix_mut()[(i, j)] = self.jac[(i, col)];
+            for (i, &row) in self.pos.rows.iter().enumerate() {
+                self.block_pos.matrix_mut()[(i, j)] = self.jac[(row, col)];
             }
         }
-        Ok(self.block_pos.factor_with_floor(self.floor) == m)
+        Ok(self.block_pos.factor_with_floor(self.floor) == self.pos.rows.len())
     }
 
     /// The dependent velocities from G_dep v_dep = −G_indep v_indep − [Φ_t; b] at the
@@ -453,7 +469,6 @@ impl Gcp {
         q: &[f64],
         v: &mut [f64],
     ) -> Result<(), SimError> {
-        let r = self.dims.constraint_rows();
         kernels::jacobian(sys, t, q, &mut self.jac)?;
         let level = match self.dims.k {
             0 => PartitionLevel::Positions,
@@ -468,19 +483,24 @@ impl Gcp {
             self.choose(sys, t, h, level, why)?;
             self.factor_velocity_block(level);
         }
-        if self.block_vel.rank() < r {
+        let choice = self.choice(level);
+        if self.block_vel.rank() < choice.rows.len() {
             // The best partition's block is singular: G itself has lost rank here.
             return Err(self.singular(sys, t, h, level, true));
         }
         let res = &mut self.res;
         kernels::velocity_residual(sys, t, q, v, &self.jac, &mut self.tmp, res)?;
-        self.block_vel.solve_in_place(res);
-        let dependent = match level {
-            PartitionLevel::Positions => &self.pos.dependent,
-            PartitionLevel::Velocities => &self.vel.dependent,
+        let choice = match level {
+            PartitionLevel::Positions => &self.pos,
+            PartitionLevel::Velocities => &self.vel,
         };
-        for (j, &col) in dependent.iter().enumerate() {
-            v[col] -= res[j];
+        let kept = choice.rows.len();
+        for (j, &row) in choice.rows.iter().enumerate() {
+            self.delta[j] = self.res[row];
+        }
+        self.block_vel.solve_in_place(&mut self.delta[..kept]);
+        for (j, &col) in choice.dependent.iter().enumerate() {
+            v[col] -= self.delta[j];
         }
         Ok(())
     }
@@ -488,13 +508,16 @@ impl Gcp {
     /// Gather and factor the block of the dependent velocity columns of G; its ρ.
     fn factor_velocity_block(&mut self, level: PartitionLevel) -> f64 {
         let r = self.dims.constraint_rows();
-        let dependent = match level {
-            PartitionLevel::Positions => &self.pos.dependent,
-            PartitionLevel::Velocities => &self.vel.dependent,
+        let choice = match level {
+            PartitionLevel::Positions => &self.pos,
+            PartitionLevel::Velocities => &self.vel,
         };
-        for (j, &col) in dependent.iter().enumerate() {
-            for i in 0..r {
-                self.block_vel.matrix_mut()[(i, j)] = self.jac[(i, col)];
+        if self.block_vel.matrix_mut().nrows() != choice.rows.len() {
+            self.block_vel = FullPivLu::new(choice.rows.len(), choice.rows.len());
+        }
+        for (j, &col) in choice.dependent.iter().enumerate() {
+            for (i, &row) in choice.rows.iter().enumerate() {
+                self.block_vel.matrix_mut()[(i, j)] = self.jac[(row, col)];
             }
         }
         self.block_vel.factor_with_floor(self.floor);
@@ -533,17 +556,36 @@ impl Gcp {
         lu.matrix_mut()
             .view_mut((0, 0), (rows, n))
             .copy_from(&self.jac.view((0, 0), (rows, n)));
-        if lu.factor_with_floor(self.floor) < rows {
+        let rank = lu.factor_with_floor(self.floor);
+        // Redundant rows (module docs): pivots at or below the rank tolerance of `check`
+        // relative to the largest are rows that depend on the pivot rows.
+        let kept = (0..rank)
+            .take_while(|&k| lu.pivot(k) > RANK_TOLERANCE * lu.pivot(0))
+            .count();
+        if kept == 0 && rows > 0 {
             return Err(self.singular(sys, t, h, level, false));
         }
-        let (ratio, columns) = (lu.pivot_ratio(), &lu.pivot_columns()[..rows]);
+        let ratio = if kept < rows {
+            lu.pivot(kept - 1) / lu.pivot(0)
+        } else {
+            lu.pivot_ratio()
+        };
+        let columns = &lu.pivot_columns()[..kept];
         let choice = match level {
             PartitionLevel::Positions => &mut self.pos,
             PartitionLevel::Velocities => &mut self.vel,
         };
         // Same set of dependent columns (maybe in another pivot order): no re-partition.
-        let changed = !choice.made || !columns.iter().all(|&c| choice.is_dependent[c]);
-        choice.dependent.copy_from_slice(columns);
+        let changed = !choice.made
+            || choice.dependent.len() != kept
+            || !columns.iter().all(|&c| choice.is_dependent[c]);
+        choice.dependent.clear();
+        choice.dependent.extend_from_slice(columns);
+        choice.rows.clear();
+        choice.rows.extend_from_slice(&lu.pivot_rows()[..kept]);
+        if level == PartitionLevel::Positions && self.block_pos.matrix_mut().nrows() != kept {
+            self.block_pos = FullPivLu::new(kept, kept);
+        }
         if !changed {
             choice.ratio = ratio;
             return Ok(false);

@@ -43,9 +43,9 @@ impl Stabilizer {
                 self.ht[(n + j, 2 * m + i)] = self.jac_r[(m + i, j)];
             }
         }
-        // HHᵀ = (Hᵀ)ᵀ Hᵀ, without a temporary.
-        self.hh.matrix_mut().gemm_tr(1.0, &self.ht, &self.ht, 0.0);
-        if self.hh.factor().is_err() {
+        // HHᵀ = (Hᵀ)ᵀ Hᵀ, without a temporary. Redundant rows of G (rank loss) are left out
+        // as in the projections ([`crate::redundancy`]), with the projections' selection.
+        if !self.factor_hh(t) {
             // HHᵀ is singular exactly when G = [Φ_q; A] lacks full row rank (H is block
             // triangular with G on the diagonal), so the identity-metric diagnosis names the rows.
             let (block, dependent_rows) = diagnose_singular(&self.jac_r, None);
@@ -57,6 +57,7 @@ impl Stabilizer {
             });
         }
         self.hh.solve_in_place(&mut self.zeta);
+        self.kkt.rows.zero_mapped(&mut self.zeta, |i| h_rows(m, i));
         for j in 0..n {
             let (mut dq, mut dv) = (0.0, 0.0);
             for (c, z) in self.zeta.iter().enumerate() {
@@ -68,4 +69,35 @@ impl Stabilizer {
         }
         Ok(())
     }
+
+    /// Assemble and factor HHᵀ with the left-out rows' entries decoupled; on a singular
+    /// matrix, select the rows to leave out afresh and try once more. Whether it factored.
+    fn factor_hh(&mut self, t: f64) -> bool {
+        let m = self.dims.m;
+        for attempt in 0..2 {
+            let hh = self.hh.matrix_mut();
+            hh.gemm_tr(1.0, &self.ht, &self.ht, 0.0);
+            if !self.kkt.rows.is_empty() {
+                let d = hh
+                    .diagonal()
+                    .iter()
+                    .fold(0.0_f64, |s, x| s.max(x.abs()))
+                    .max(1.0);
+                self.kkt.rows.mask_mapped(hh, d, |i| h_rows(m, i));
+            }
+            if self.hh.factor().is_ok() {
+                return true;
+            }
+            if attempt == 1 || !self.kkt.rows.reselect(&self.jac_r, t) {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// The rows of H (and of HHᵀ) that row `i` of G = [Φ_q; A] makes: Φ_i's position row (i < m)
+/// and the velocity row m + i.
+fn h_rows(m: usize, i: usize) -> crate::redundancy::Indices {
+    [(i < m).then_some(i), Some(m + i), None]
 }

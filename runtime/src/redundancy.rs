@@ -1,0 +1,385 @@
+//! Redundant constraint rows: the one treatment of a rank-deficient G = [Φ_q; A] that every
+//! factorization where G enters shares.
+//!
+//! An over-constrained mechanism (parallel cranks, a Bricard linkage, any spatial loop written
+//! with full joints) has rows of G that are combinations of the others on the constraint
+//! manifold, so [M Gᵀ; G 0] is singular. A [`RowSelection`] keeps the set of rows that are
+//! *left out* of the solves:
+//!
+//! - **Selection** ([`select_redundant`]): Gram–Schmidt over the rows with threshold row
+//!   pivoting (the next row taken is the first, in the model's order, whose remaining norm is
+//!   at least half the largest; so the user's order decides among equally good rows and no
+//!   ill-conditioned row is taken while a better one waits) until every remaining row is within
+//!   [`RANK_TOLERANCE`] · max‖g_i‖ of the span taken: those are redundant. It is the test of
+//!   `mbsim check` ([`crate::analysis::jacobian_rank`] uses this function), so a run leaves out
+//!   the rows `check` names.
+//! - **When**: a selection is made when a factorization with the current set fails (at t0 for a
+//!   model redundant everywhere; at a position where the rank drops for one redundant only
+//!   there) and undone row by row when a left-out row becomes independent again
+//!   ([`RowSelection::regained`]: after each factorization with rows left out, the pivot s_i
+//!   that row i would bring into the factored matrix is computed by one solve; the row comes
+//!   back when s_i·ω/‖g_i‖² ≥ √ε, i.e. when its relative distance to the span of the others
+//!   has reached ε^¼ ≈ 1.2e-4). The two thresholds (a relative distance of √ε to leave, ε^¼
+//!   to return) give hysteresis: a consistently redundant row, whose distance is only the
+//!   drift's O(‖Φ‖), never comes back; a row of a singular passage returns once the passage
+//!   has conditioned the KKT matrix to κ ≲ 1/√ε again.
+//! - **Left out** means: the row's entries of G are not assembled and its λ_i is pinned to 0
+//!   by a diagonal entry d_i = max_j |g_ij| (the row's own scale, so the pivot spread of the
+//!   conditioning monitor is not distorted), so dimensions, sparsity patterns and banded
+//!   layouts stay those of the model. The redundant rows stay satisfied because they are
+//!   combinations of the kept ones on the manifold; their residuals are part of every drift
+//!   measurement (DATOL tests, samples, `Stats::max_drift`) and reported on their own in
+//!   `Stats::redundant_drift`.
+//! - **Multipliers**: a left-out row's λ is 0, as ADAMS reports redundant reactions; the
+//!   kept rows carry the whole constraint force Gᵀλ, which is unique. The individual
+//!   reactions of an over-constrained mechanism are statically indeterminate (they depend on
+//!   the elasticity the rigid model leaves out); [`minimum_norm_multipliers`] redistributes
+//!   Gᵀλ over all rows by least norm, which spreads it equally over identical parallel
+//!   members, for users who want that reading.
+
+use nalgebra::DMatrix;
+
+use crate::analysis::RANK_TOLERANCE;
+
+/// A change of the set of left-out rows during a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reselection {
+    /// When it was made.
+    pub t: f64,
+    /// The rows left out from then on (indices into G's rows, increasing).
+    pub left_out: Vec<usize>,
+    /// Why.
+    pub cause: ReselectionCause,
+}
+
+/// Why the set of left-out rows changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReselectionCause {
+    /// The factorization with the previous set was singular: rows were found redundant.
+    RankLoss,
+    /// A left-out row became independent of the kept ones again and was taken back.
+    RankRegained,
+}
+
+impl std::fmt::Display for ReselectionCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ReselectionCause::RankLoss => "rank loss",
+            ReselectionCause::RankRegained => "rank regained",
+        })
+    }
+}
+
+/// The rows of G left out of the solves of one factorization workspace (see the module docs).
+/// Empty, it costs one branch per factorization.
+#[derive(Clone, Debug, Default)]
+pub struct RowSelection {
+    /// `left_out[i]`: row i is left out (allocated at the first selection).
+    left_out: Vec<bool>,
+    /// The left-out rows, increasing.
+    rows: Vec<usize>,
+    /// Every change, in time order.
+    events: Vec<Reselection>,
+    /// Scratch for the regained test (length of the factored order).
+    probe: Vec<f64>,
+}
+
+impl RowSelection {
+    /// Whether no row is left out.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The left-out rows, increasing.
+    pub fn left_out(&self) -> &[usize] {
+        &self.rows
+    }
+
+    /// Whether row `i` is left out.
+    pub fn contains(&self, i: usize) -> bool {
+        self.left_out.get(i).copied().unwrap_or(false)
+    }
+
+    /// Every change of the set, in time order.
+    pub fn events(&self) -> &[Reselection] {
+        &self.events
+    }
+
+    /// Select the redundant rows of `g` afresh (cold path: it allocates). When `g` has full
+    /// numerical rank but its factorization failed anyway (a pivot between round-off and the
+    /// rank tolerance), the weakest row is left out. Returns whether the set changed.
+    pub fn reselect(&mut self, g: &DMatrix<f64>, t: f64) -> bool {
+        let pick = select_redundant(g);
+        let mut rows = pick.redundant;
+        if rows.is_empty()
+            && let Some(w) = pick.weakest
+        {
+            rows.push(w);
+        }
+        rows.sort_unstable();
+        if rows == self.rows {
+            return false;
+        }
+        self.set(g.nrows(), rows, t, ReselectionCause::RankLoss);
+        true
+    }
+
+    fn set(&mut self, r: usize, rows: Vec<usize>, t: f64, cause: ReselectionCause) {
+        self.left_out.clear();
+        self.left_out.resize(r, false);
+        for &i in &rows {
+            self.left_out[i] = true;
+        }
+        self.events.push(Reselection {
+            t,
+            left_out: rows.clone(),
+            cause,
+        });
+        self.rows = rows;
+    }
+
+    /// After a successful factorization with rows left out: take back every left-out row whose
+    /// would-be pivot s_i = g_i x, x the top block of the solve of [W G_keptᵀ; G_kept 0] with
+    /// right side [g_iᵀ; 0], satisfies s_i ω / ‖g_i‖² ≥ √ε (module docs); `omega` is the
+    /// largest diagonal entry of W, `solve` solves in place with the current factors (order
+    /// n + r). Returns whether any row came back (then the caller factors again).
+    pub fn regained(
+        &mut self,
+        g: &DMatrix<f64>,
+        omega: f64,
+        t: f64,
+        mut solve: impl FnMut(&mut [f64]),
+    ) -> bool {
+        let (r, n) = g.shape();
+        self.probe.resize(n + r, 0.0);
+        let mut back = Vec::new();
+        for &i in &self.rows {
+            let norm2: f64 = g.row(i).iter().map(|x| x * x).sum();
+            if norm2 == 0.0 {
+                continue;
+            }
+            self.probe.fill(0.0);
+            for j in 0..n {
+                self.probe[j] = g[(i, j)];
+            }
+            solve(&mut self.probe);
+            let s: f64 = (0..n).map(|j| g[(i, j)] * self.probe[j]).sum();
+            if s.is_finite() && s * omega.max(f64::MIN_POSITIVE) >= f64::EPSILON.sqrt() * norm2 {
+                back.push(i);
+            }
+        }
+        if back.is_empty() {
+            return false;
+        }
+        let rows: Vec<usize> = self
+            .rows
+            .iter()
+            .copied()
+            .filter(|i| !back.contains(i))
+            .collect();
+        self.set(r, rows, t, ReselectionCause::RankRegained);
+        true
+    }
+
+    /// Leave the selected rows out of an assembled augmented matrix `a` whose constraint rows
+    /// and columns start at `offset` (`a` = [W Gᵀ; G 0] with offset n): zero row and column
+    /// offset + i and put d_i (module docs) on the diagonal.
+    pub fn mask_dense(&self, a: &mut DMatrix<f64>, offset: usize, g: &DMatrix<f64>) {
+        for &i in &self.rows {
+            let k = offset + i;
+            a.row_mut(k).fill(0.0);
+            a.column_mut(k).fill(0.0);
+            a[(k, k)] = row_scale(g, i);
+        }
+    }
+
+    /// Leave entries `index(i)` of a matrix `a` (the rows of a left-out row i in a larger
+    /// system: S-full's HHᵀ, Radau's stage system) out: zero their rows and columns and put
+    /// `d` on the diagonal. `index` maps a left-out row to up to three indices of `a`.
+    pub fn mask_mapped(&self, a: &mut DMatrix<f64>, d: f64, index: impl Fn(usize) -> Indices) {
+        for k in self.rows.iter().flat_map(|&i| index(i)).flatten() {
+            a.row_mut(k).fill(0.0);
+            a.column_mut(k).fill(0.0);
+            a[(k, k)] = d;
+        }
+    }
+
+    /// Zero entries `index(i)` of `x` for every left-out row i (see [`Self::mask_mapped`]).
+    pub fn zero_mapped(&self, x: &mut [f64], index: impl Fn(usize) -> Indices) {
+        for k in self.rows.iter().flat_map(|&i| index(i)).flatten() {
+            x[k] = 0.0;
+        }
+    }
+
+    /// In a Newton correction `delta` of multipliers `lambda` (λ ← λ − δ), make the left-out
+    /// rows' update land on λ_i = 0 (their equation is decoupled, so nothing else changes).
+    pub fn pin_corrections(&self, lambda: &[f64], delta: &mut [f64]) {
+        for &i in &self.rows {
+            delta[i] = lambda[i];
+        }
+    }
+
+    /// Pin the multipliers of the left-out rows in the constraint part `lambda` of a solution
+    /// to 0 (the matrix leaves them decoupled, so nothing else changes).
+    pub fn zero_multipliers(&self, lambda: &mut [f64]) {
+        for &i in &self.rows {
+            lambda[i] = 0.0;
+        }
+    }
+
+    /// The largest |x_i| over the left-out rows of a residual vector `x` (0 when none).
+    pub fn max_abs(&self, x: &[f64]) -> f64 {
+        self.rows
+            .iter()
+            .filter_map(|&i| x.get(i))
+            .fold(0.0_f64, |s, v| s.max(v.abs()))
+    }
+}
+
+/// Up to three indices of a larger system that one constraint row maps to.
+pub type Indices = [Option<usize>; 3];
+
+/// The diagonal entry standing in for left-out row i: max_j |g_ij|, or 1 for a zero row.
+pub(crate) fn row_scale(g: &DMatrix<f64>, i: usize) -> f64 {
+    let s = g.row(i).iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+    if s > 0.0 && s.is_finite() { s } else { 1.0 }
+}
+
+/// The outcome of [`select_redundant`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// Rows within the tolerance of the span of the rows taken (increasing).
+    pub redundant: Vec<usize>,
+    /// The rows taken, in the order taken.
+    pub independent: Vec<usize>,
+    /// The row taken last, with the smallest remaining norm when taken (`None` if none taken).
+    pub weakest: Option<usize>,
+    /// Its remaining norm relative to max‖g_i‖.
+    pub weakest_distance: f64,
+}
+
+/// The redundant rows of `g` by threshold-pivoted Gram–Schmidt (module docs). Cold path.
+pub fn select_redundant(g: &DMatrix<f64>) -> Pick {
+    let r = g.nrows();
+    let unit = g
+        .row_iter()
+        .map(|row| row.norm())
+        .fold(0.0_f64, |s, x| s.max(x));
+    let unit = if unit > 0.0 && unit.is_finite() {
+        unit
+    } else {
+        1.0
+    };
+    let tol = RANK_TOLERANCE * unit;
+    let mut rest: Vec<nalgebra::RowDVector<f64>> = g.row_iter().map(|x| x.into_owned()).collect();
+    let mut open: Vec<usize> = (0..r).collect();
+    let mut independent = Vec::new();
+    let (mut weakest, mut weakest_distance) = (None, f64::INFINITY);
+    loop {
+        let norm = |i: &usize| {
+            let x = rest[*i].norm();
+            if x.is_nan() { 0.0 } else { x }
+        };
+        let largest = open.iter().map(norm).fold(0.0_f64, f64::max);
+        if open.is_empty() || largest <= tol {
+            break;
+        }
+        let slot = open
+            .iter()
+            .position(|i| norm(i) >= 0.5 * largest)
+            .expect("the largest remaining row qualifies");
+        let row = open.remove(slot);
+        let length = norm(&row);
+        let b = &rest[row] / length;
+        for &i in &open {
+            for _ in 0..2 {
+                let c = rest[i].dot(&b);
+                rest[i] -= &b * c;
+            }
+        }
+        independent.push(row);
+        (weakest, weakest_distance) = (Some(row), length / unit);
+    }
+    Pick {
+        redundant: open,
+        independent,
+        weakest,
+        weakest_distance,
+    }
+}
+
+/// The multipliers of least Euclidean norm that give the same constraint force Gᵀλ as `lambda`
+/// (module docs): λ* = argmin ‖μ‖ subject to Gᵀμ = Gᵀλ, by the SVD of Gᵀ with singular values
+/// below [`RANK_TOLERANCE`]·σ_max treated as zero. Cold path (it allocates).
+pub fn minimum_norm_multipliers(g: &DMatrix<f64>, lambda: &[f64]) -> Vec<f64> {
+    let force = g.transpose() * nalgebra::DVector::from_column_slice(lambda);
+    let svd = g.transpose().svd(true, true);
+    let cutoff = RANK_TOLERANCE * svd.singular_values.max();
+    match svd.solve(&force, cutoff) {
+        Ok(x) => x.as_slice().to_vec(),
+        Err(_) => lambda.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_keeps_the_model_order_and_names_the_later_copy() {
+        // Row 2 = row 0 + row 1; row 3 repeats row 1.
+        let g = DMatrix::from_row_slice(
+            4,
+            3,
+            &[1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.0],
+        );
+        let pick = select_redundant(&g);
+        assert_eq!(pick.independent, vec![0, 1]);
+        assert_eq!(pick.redundant, vec![2, 3]);
+    }
+
+    #[test]
+    fn selection_skips_a_weak_row_while_a_strong_one_waits() {
+        // Rows 0 and 1 nearly parallel (distance 1e-6), row 2 independent: row 2 is taken
+        // before row 1, which is then still independent (1e-6 > √ε).
+        let g = DMatrix::from_row_slice(3, 3, &[1.0, 0.0, 0.0, 1.0, 1e-6, 0.0, 0.0, 0.0, 1.0]);
+        let pick = select_redundant(&g);
+        assert_eq!(pick.independent, vec![0, 2, 1]);
+        assert!(pick.redundant.is_empty());
+        assert_eq!(pick.weakest, Some(1));
+        assert!((pick.weakest_distance - 1e-6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn minimum_norm_multipliers_share_equally_over_identical_rows() {
+        // Two identical rows: λ = (2, 0) gives force 2 g; the least-norm split is (1, 1).
+        let g = DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 1.0, 2.0]);
+        let l = minimum_norm_multipliers(&g, &[2.0, 0.0]);
+        assert!(
+            (l[0] - 1.0).abs() < 1e-12 && (l[1] - 1.0).abs() < 1e-12,
+            "{l:?}"
+        );
+    }
+
+    #[test]
+    fn masking_decouples_the_left_out_row() {
+        let g = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 2.0, 0.0]);
+        let mut sel = RowSelection::default();
+        assert!(sel.reselect(&g, 0.0));
+        assert_eq!(sel.left_out(), &[1]);
+        assert!(!sel.reselect(&g, 0.5), "same set: no event");
+        let mut a = DMatrix::<f64>::identity(4, 4);
+        a.view_mut((2, 0), (2, 2)).copy_from(&g);
+        a.view_mut((0, 2), (2, 2)).tr_copy_from(&g);
+        sel.mask_dense(&mut a, 2, &g);
+        assert_eq!(
+            a.row(3).iter().copied().collect::<Vec<_>>(),
+            [0.0, 0.0, 0.0, 2.0]
+        );
+        assert_eq!(
+            a.column(3).iter().copied().collect::<Vec<_>>(),
+            [0.0, 0.0, 0.0, 2.0]
+        );
+        assert_eq!(sel.events().len(), 1);
+    }
+}
