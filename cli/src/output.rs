@@ -120,8 +120,55 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
             "old_independent": p.old_independent.iter().map(|&i| run.coordinates.get(i).copied().unwrap_or("?")).collect::<Vec<_>>(),
             "new_independent": p.new_independent.iter().map(|&i| run.coordinates.get(i).copied().unwrap_or("?")).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
+        "redundant_rows": redundant_rows(run),
+        "redundancy": s.redundancy.iter().map(|r| json!({
+            "t": r.t,
+            "cause": r.cause.to_string(),
+            "left_out": row_names(run, &r.left_out),
+        })).collect::<Vec<_>>(),
+        "max_drift_redundant_position": s.redundant_drift.position,
+        "max_drift_redundant_velocity": s.redundant_drift.velocity,
         "extra": s.extra.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
     })
+}
+
+/// The names of constraint rows `rows`.
+fn row_names(run: &RunResult, rows: &[usize]) -> Vec<String> {
+    rows.iter()
+        .map(|&i| {
+            run.constraint_names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("row {i}"))
+        })
+        .collect()
+}
+
+/// The rows left out as redundant at the end of the run, by name.
+fn redundant_rows(run: &RunResult) -> Vec<String> {
+    run.stats
+        .redundancy
+        .last()
+        .map_or_else(Vec::new, |r| row_names(run, &r.left_out))
+}
+
+/// The redundancy line of the report: a warning naming the rows left out, when there are any.
+fn redundancy_line(run: &RunResult) -> String {
+    let s = &run.stats;
+    let Some(first) = s.redundancy.first() else {
+        return String::new();
+    };
+    let changes = match s.redundancy.len() {
+        1 => String::new(),
+        k => format!("; the set changed {} more times, see summary.json", k - 1),
+    };
+    format!(
+        "\nwarning: over-constrained: rows {} left out as redundant at t = {:.6} (λ = 0 on them; \
+         their residual stayed ≤ {:.2e}){changes}",
+        row_names(run, &first.left_out).join(", "),
+        first.t,
+        s.redundant_drift.max(),
+    )
 }
 
 /// Write trajectory.csv, summary.json and (if asked) the plots into `cfg.out`.
@@ -162,7 +209,7 @@ fn conditioning_line(run: &RunResult) -> String {
 /// The report printed after a run.
 pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     let s = &run.stats;
-    let conditioning = conditioning_line(run);
+    let conditioning = conditioning_line(run) + &redundancy_line(run);
     format!(
         "{} on [0, {}] with {} + {}, {}, datol {:e}\n\
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\

@@ -421,6 +421,8 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("four-bar-chain-bodies", 1),
         // [HPIM] truss: 14 nodal DOFs, the driven tip coordinate.
         ("truss14", 13),
+        // Over-constrained: 12 coordinates, 12 rows of rank 11.
+        ("triple-crank", 1),
     ];
     let catalog = mbsim_models::catalog();
     assert_eq!(

@@ -107,7 +107,9 @@ impl RowSelection {
 
     /// Select the redundant rows of `g` afresh (cold path: it allocates). When `g` has full
     /// numerical rank but its factorization failed anyway (a pivot between round-off and the
-    /// rank tolerance), the weakest row is left out. Returns whether the set changed.
+    /// rank tolerance), the weakest row is left out. Returns whether the set changed; a
+    /// selection that would leave out every row is refused (rank 0 is a singular
+    /// configuration, and the caller's singular-matrix error stands).
     pub fn reselect(&mut self, g: &DMatrix<f64>, t: f64) -> bool {
         let pick = select_redundant(g);
         let mut rows = pick.redundant;
@@ -117,7 +119,9 @@ impl RowSelection {
             rows.push(w);
         }
         rows.sort_unstable();
-        if rows == self.rows {
+        // Every row dependent (G vanishes, e.g. a pendulum at its pivot): a singular
+        // configuration, not redundancy — nothing would be left to constrain.
+        if rows == self.rows || rows.len() >= g.nrows() {
             return false;
         }
         self.set(g.nrows(), rows, t, ReselectionCause::RankLoss);

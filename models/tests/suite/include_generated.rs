@@ -48,6 +48,7 @@ included! {
     slider_crank_reformulated: SliderCrankReformulated;
     slider_crank_tsda: SliderCrankTsda;
     spring_bar: SpringBar;
+    triple_crank: TripleCrank;
     truss14_prescribed: Truss14Prescribed;
     truss14_slot: Truss14Slot;
     two_arm_robot: TwoArmRobot;

@@ -283,11 +283,21 @@ pub(super) fn local<S: ConstrainedSystem + ?Sized>(
     let mut force = vec![0.0; d.n];
     kernels::force(sys, t, q, &rest, &mut force)?;
     let force = DVector::from_vec(force);
-    let lambda = (&g * g.transpose())
+    // Redundant rows (over-constrained models, [`crate::redundancy`]) are left out: λ on the
+    // independent rows by least squares, 0 on the others; ker G has dimension n − rank.
+    let pick = crate::redundancy::select_redundant(&g);
+    let mut kept = pick.independent.clone();
+    kept.sort_unstable();
+    let gk = g.select_rows(&kept);
+    let lambda_kept = (&gk * gk.transpose())
         .lu()
-        .solve(&(&g * &force))
-        .unwrap_or_else(|| DVector::zeros(d.m));
-    let z = null_space(&g);
+        .solve(&(&gk * &force))
+        .unwrap_or_else(|| DVector::zeros(kept.len()));
+    let mut lambda = DVector::zeros(d.m);
+    for (j, &row) in kept.iter().enumerate() {
+        lambda[row] = lambda_kept[j];
+    }
+    let z = null_space(&gk);
     let gradient = -(z.transpose() * &force);
     let equation_residual = (g.transpose() * &lambda - &force).amax();
     Ok(Local {

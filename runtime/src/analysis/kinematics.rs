@@ -9,8 +9,10 @@
 //! determinant of Φ_q; a sign change of the determinant between two points is reported as a
 //! passage through a singular configuration ([`Kinematics::singular_passages`]). The model is
 //! checked first
-//! ([`super::check`]): a model that is under-driven, over-constrained or nonholonomic fails
-//! with [`SimError::NotAnalyzable`], naming the redundant rows.
+//! ([`super::check`]): a model that is under-driven or nonholonomic fails with
+//! [`SimError::NotAnalyzable`]. An over-constrained one (m > rank = n) is analysed with its
+//! redundant rows left out ([`crate::redundancy`]: λ = 0 on them, the determinant is that of
+//! the kept rows in the model's order).
 
 use crate::error::{SimError, SingularBlock};
 use crate::init::{InitOptions, initialize};
@@ -116,10 +118,10 @@ pub fn kinematics<S: ConstrainedSystem + ?Sized>(
     assert_eq!(q_guess.len(), d.n, "kinematics: q_guess needs length n");
     let first = times.first().copied().unwrap_or(0.0);
     let diagnosis = super::check(sys, first, q_guess)?;
-    if !(d.k == 0 && d.m == d.n && diagnosis.jacobian.redundant.is_empty()) {
+    if !(d.k == 0 && diagnosis.jacobian.rank == d.n) {
         return Err(SimError::NotAnalyzable {
             mode: "kinematic analysis",
-            needs: "a fully driven model (m = n holonomic rows, k = 0, G of full rank)",
+            needs: "a fully driven model (k = 0, Φ_q of rank n; redundant rows are left out)",
             n: d.n,
             m: d.m,
             k: d.k,
@@ -196,10 +198,18 @@ fn solve_point<S: ConstrainedSystem + ?Sized>(
     })?;
     let diagnosis = super::check(sys, t, &report.q)?;
     let n = report.q.len();
-    let mut g = nalgebra::DMatrix::zeros(n, n);
+    let mut g = nalgebra::DMatrix::zeros(sys.dims().m, n);
     crate::kernels::jacobian(sys, t, &report.q, &mut g)?;
+    // Over-constrained: the determinant of the kept rows, in the model's order.
+    let determinant = if g.nrows() == n {
+        g.determinant()
+    } else {
+        let mut kept = crate::redundancy::select_redundant(&g).independent;
+        kept.sort_unstable();
+        g.select_rows(&kept).determinant()
+    };
     Ok(KinematicPoint {
-        determinant: g.determinant(),
+        determinant,
         t,
         q: report.q,
         v: report.v,
