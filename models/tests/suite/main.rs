@@ -21,3 +21,4 @@ mod macro_vs_interpreter;
 mod models;
 mod names_and_parameters;
 mod partition;
+mod spatial;
