@@ -503,4 +503,3 @@ fn bricard_conserves_energy() {
     eprintln!("Bricard, 10 s: max |ΔE| {de:.2e}");
     assert_entry("energy", "max drift", de, 0.0, 1e-7);
 }
-
