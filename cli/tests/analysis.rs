@@ -423,6 +423,13 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("truss14", 13),
         // Over-constrained: 12 coordinates, 12 rows of rank 11.
         ("triple-crank", 1),
+        // Spatial bodies in Euler parameters: the top's 3 rotations; the double pendulum's
+        // 4 swings and 2 rod spins; the slider-crank's crank; the governor's shaft, slider
+        // and two rods.
+        ("heavy-top", 3),
+        ("spatial-double-pendulum", 6),
+        ("spatial-slider-crank", 1),
+        ("flyball-governor", 4),
     ];
     let catalog = mbsim_models::catalog();
     assert_eq!(

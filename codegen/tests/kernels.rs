@@ -158,6 +158,49 @@ cases! {
     chain_10: common::chain(10), |r| common::chain_state(r, 10), rate_q;
     andrews: common::andrews(), common::andrews_state, rate_q;
     rheonomic: common::rheonomic(), common::rheonomic_state, rate_rheonomic;
+    spatial_joints: spatial_fixture(), spatial_state, rate_spatial;
+}
+
+/// Two spatial bodies (Euler parameters) with every joint kind and the drivers of t
+/// (`frontend/spatial_joints.rs`): 14 coordinates, 37 rows.
+fn spatial_fixture() -> Model {
+    mbsim_codegen::frontend::model(
+        quote::quote!(
+            bodies: [a = body(1.0, [1.0, 2.0, 3.0]), b = body(2.0, [1.0, 1.0, 1.0])],
+            joints: [
+                sph = spherical(a, [0.3, -0.2, 0.1], b, [-0.5, 0.1, 0.4]),
+                rev = revolute(a, [0.3, -0.2, 0.1], [0.0, 0.0, 1.0], b, [-0.5, 0.1, 0.4], [0.0, 0.0, 1.0]),
+                uni = universal(a, [0.3, -0.2, 0.1], [1.0, 0.0, 0.0], b, [-0.5, 0.1, 0.4], [0.0, 1.0, 0.0]),
+                cyl = cylindrical(a, [0.3, -0.2, 0.1], [1.0, 1.0, 0.0], b, [-0.5, 0.1, 0.4], [0.0, 1.0, 0.0]),
+                tra = translational(a, [0.3, -0.2, 0.1], [0.0, 1.0, 0.0], b, [-0.5, 0.1, 0.4], [0.0, 1.0, 0.0]),
+                pla = planar(a, [0.3, -0.2, 0.1], [0.0, 0.0, 1.0], b, [-0.5, 0.1, 0.4], [1.0, 0.0, 0.0]),
+                fix = fixed(a, [0.3, -0.2, 0.1], b, [-0.5, 0.1, 0.4]),
+                ss = spherical_spherical(a, [0.3, -0.2, 0.1], ground, [1.0, 2.0, 3.0], 0.7),
+                spin = rotation(rev, 2.0 * t),
+                slide = translation(tra, 0.5 * t.sin()),
+            ],
+        ),
+        quote::quote!(
+            struct Two {}
+        ),
+    )
+    .expect("the spatial fixture builds")
+}
+
+/// Coordinates in [−1, 1) (Euler parameters not normalized: the kernels hold off the
+/// normalization manifold too), velocities in [−1, 1), time in [0, 1).
+fn spatial_state(rng: &mut Rng) -> State {
+    State {
+        t: rng.unit(),
+        q: rng.vec(14, -1.0, 1.0),
+        v: rng.vec(14, -1.0, 1.0),
+        p: Vec::new(),
+    }
+}
+
+/// The rows are quadratic in p (A(p) = E Gᵀ) and the rotation driver turns at 2 rad/s.
+fn rate_spatial(s: &State) -> f64 {
+    rate_q(s) + 2.0
 }
 
 /// Knife-edge sled: q = (x, y, th), parameters (w, c). One holonomic row y − c·sin t and two

@@ -15,6 +15,8 @@ pub use mbsim_macros::model;
 pub use mbsim_runtime as runtime;
 pub use nalgebra;
 
+pub mod spatial;
+
 /// The annotation, the kernel contract and the integration entry points.
 pub mod prelude {
     pub use crate::model;

@@ -23,12 +23,15 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 pub mod andrews;
+pub mod bricard;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;
+pub mod flyball_governor;
 pub mod four_bar_chain;
 pub mod four_bar_chain_bodies;
 pub mod four_bar_change_point;
 pub mod haug_pendulum;
+pub mod heavy_top;
 pub mod me451_pendulum;
 pub mod pendulum;
 pub mod redundant_pendulum;
@@ -38,6 +41,8 @@ pub mod singular_slider_crank;
 pub mod slewing_beam;
 pub mod slider_crank_reformulated;
 pub mod slider_crank_tsda;
+pub mod spatial_double_pendulum;
+pub mod spatial_slider_crank;
 pub mod spring_bar;
 pub mod triple_crank;
 pub mod truss14;
@@ -47,12 +52,15 @@ pub mod two_link_case2;
 pub mod two_link_case2_driven;
 
 pub use andrews::Andrews;
+pub use bricard::Bricard;
 pub use crank_slider_wu::CrankSliderWu;
 pub use deformable_slider_crank::DeformableSliderCrank;
+pub use flyball_governor::FlyballGovernor;
 pub use four_bar_chain::FourBarChain;
 pub use four_bar_chain_bodies::FourBarChainBodies;
 pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
+pub use heavy_top::HeavyTop;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
 pub use redundant_pendulum::RedundantPendulum;
@@ -62,6 +70,8 @@ pub use singular_slider_crank::SingularSliderCrank;
 pub use slewing_beam::SlewingBeamTie;
 pub use slider_crank_reformulated::SliderCrankReformulated;
 pub use slider_crank_tsda::SliderCrankTsda;
+pub use spatial_double_pendulum::SpatialDoublePendulum;
+pub use spatial_slider_crank::SpatialSliderCrank;
 pub use spring_bar::SpringBar;
 pub use triple_crank::TripleCrank;
 pub use truss14::{Truss14Prescribed, Truss14Slot};
@@ -77,7 +87,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 21] = [
+static CATALOG: [ModelEntry; 25] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -99,12 +109,18 @@ static CATALOG: [ModelEntry; 21] = [
     four_bar_chain_bodies::ENTRY,
     truss14::ENTRY,
     triple_crank::ENTRY,
+    heavy_top::ENTRY,
+    spatial_double_pendulum::ENTRY,
+    spatial_slider_crank::ENTRY,
+    flyball_governor::ENTRY,
 ];
 
-/// Models that are defective on purpose, for the diagnostics (`mbsim check`): they cannot be
-/// simulated, so they are kept out of [`catalog`] (whose every entry must run).
+/// Models that are defective on purpose, for the diagnostics (`mbsim check`), and the
+/// over-constrained Bricard mechanism (IFToMM A04: one redundant row at every configuration):
+/// they cannot be simulated by a KKT solve that needs G of full row rank, so they are kept out
+/// of [`catalog`] (whose every entry must run).
 pub fn defective() -> &'static [ModelEntry] {
     &DEFECTIVE
 }
 
-static DEFECTIVE: [ModelEntry; 1] = [redundant_pendulum::ENTRY];
+static DEFECTIVE: [ModelEntry; 2] = [redundant_pendulum::ENTRY, bricard::ENTRY];

@@ -15,6 +15,7 @@ use super::family::{self, Item};
 use super::lower::Lowerer;
 use super::placed;
 use super::planar;
+use super::spatial;
 use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
 use crate::lagrange::{self, LagrangeError, Lagrangian};
 use crate::model::{Model, ModelBuilder, velocity_name};
@@ -43,26 +44,42 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let declared_bodies = match spec.key("bodies") {
         Some((key, value)) => {
             let declared = planar::declare(&mut consts.lowerer, &mut consts.pool, value)?;
-            let placed = declared.iter().any(|(_, item)| planar::is_placed(item));
-            match (placed, spec.key("coordinates")) {
-                (false, Some((k, _))) => {
-                    let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates` (or place every body by expressions of them, `body(m, j, [x, y, phi])`)";
-                    return Err(syn::Error::new(k.span(), msg));
+            if let Some(kind) = spatial_kind(&declared, spec)? {
+                for (name, _) in &declared {
+                    for s in spatial::SUFFIXES {
+                        coordinates.push((planar::suffixed(name, s), key.span()));
+                    }
                 }
-                (true, None) => {
-                    let msg = "bodies placed by `[x, y, phi]` are placed by expressions of the coordinates: declare them, `coordinates: [q1, q2, …]`";
-                    return Err(syn::Error::new(key.span(), msg));
-                }
-                (true, Some(_)) => {}
-                (false, None) => {
-                    for (name, _) in &declared {
-                        for s in ["x", "y", "phi"] {
-                            coordinates.push((planar::suffixed(name, s), key.span()));
+                Some((declared, kind))
+            } else {
+                let placed = declared.iter().any(|(_, item)| planar::is_placed(item));
+                match (placed, spec.key("coordinates")) {
+                    (false, Some((k, _))) => {
+                        let msg = "with `bodies`, the coordinates are the bodies' (x, y, phi): remove `coordinates` (or place every body by expressions of them, `body(m, j, [x, y, phi])`)";
+                        return Err(syn::Error::new(k.span(), msg));
+                    }
+                    (true, None) => {
+                        let msg = "bodies placed by `[x, y, phi]` are placed by expressions of the coordinates: declare them, `coordinates: [q1, q2, …]`";
+                        return Err(syn::Error::new(key.span(), msg));
+                    }
+                    (true, Some(_)) => {}
+                    (false, None) => {
+                        for (name, _) in &declared {
+                            for s in ["x", "y", "phi"] {
+                                coordinates.push((planar::suffixed(name, s), key.span()));
+                            }
                         }
                     }
                 }
+                Some((
+                    declared,
+                    if placed {
+                        BodyKind::Placed
+                    } else {
+                        BodyKind::Planar
+                    },
+                ))
             }
-            Some((declared, placed))
         }
         None => None,
     };
@@ -180,7 +197,16 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             )?,
         }
     }
-    if let Some((declared, true)) = &declared_bodies {
+    if let Some((declared, BodyKind::Spatial)) = &declared_bodies {
+        parts.spatial(
+            spec,
+            declared,
+            &mut builder,
+            &mut lowerer,
+            &mut rows,
+            (&q, &v),
+        )?;
+    } else if let Some((declared, BodyKind::Placed)) = &declared_bodies {
         parts.placed(
             spec,
             declared,
@@ -189,7 +215,7 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             &mut rows,
             (&q, &v),
         )?;
-    } else if let Some((declared, false)) = declared_bodies {
+    } else if let Some((declared, BodyKind::Planar)) = declared_bodies {
         let bodies: Vec<planar::Body> = declared
             .iter()
             .enumerate()
@@ -206,6 +232,43 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     body_energy::check_confined(&rows)?;
     parts.energies = lowerer.take_energies();
     finish(builder, parts, rows, (&q, &v), spec)
+}
+
+/// What the `bodies` entry declares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BodyKind {
+    /// Planar bodies with their own coordinates (x, y, φ).
+    Planar,
+    /// Planar bodies placed by expressions of the declared coordinates.
+    Placed,
+    /// Spatial bodies with their own coordinates (r, p).
+    Spatial,
+}
+
+/// `Some(Spatial)` when the bodies are spatial (`body(m, [jx, jy, jz])`); an error when a model
+/// mixes planar and spatial bodies, or gives `coordinates` beside spatial bodies.
+fn spatial_kind(
+    declared: &[(String, Item<'_>)],
+    spec: &ModelSpec,
+) -> syn::Result<Option<BodyKind>> {
+    let spatial = declared
+        .iter()
+        .filter(|(_, item)| spatial::is_spatial(item))
+        .count();
+    if spatial == 0 {
+        return Ok(None);
+    }
+    if let Some((name, item)) = declared.iter().find(|(_, item)| !spatial::is_spatial(item)) {
+        let msg = format!(
+            "`{name}` is a planar body (its inertia is one number) but the model's other bodies are spatial (`body(m, [jx, jy, jz])`): one model's bodies are all planar or all spatial"
+        );
+        return Err(syn::Error::new(item.expr.span(), msg));
+    }
+    if let Some((k, _)) = spec.key("coordinates") {
+        let msg = "with spatial `bodies`, the coordinates are the bodies' (x, y, z, p0, p1, p2, p3): remove `coordinates`";
+        return Err(syn::Error::new(k.span(), msg));
+    }
+    Ok(Some(BodyKind::Spatial))
 }
 
 /// The lowered rows of each key.
@@ -226,6 +289,8 @@ struct Parts {
     structured: Option<Option<(ExprId, ExprId)>>,
     /// The `body_energy(…)` terms lowered anywhere (used only in `kinetic`).
     energies: Vec<EnergyTerm>,
+    /// (T, V) of spatial bodies whose only loads are gravity (`spatial.rs`).
+    spatial_energy: Option<(ExprId, ExprId)>,
 }
 
 /// Lower one row (a plain row, or one iteration of a loop) and record where it came from.
@@ -380,6 +445,101 @@ impl Parts {
 }
 
 impl Parts {
+    /// Spatial bodies (`spatial.rs`): M = blockdiag(m I, 4 Gᵀ J' G) and the quadratic-velocity
+    /// forces, the normalization rows after the `holonomic` ones, then the joints' rows, the
+    /// loads added to `force`.
+    fn spatial(
+        &mut self,
+        spec: &ModelSpec,
+        declared: &[(String, Item<'_>)],
+        b: &mut ModelBuilder,
+        lw: &mut Lowerer,
+        rows: &mut Vec<Row>,
+        (q, v): (&[ExprId], &[ExprId]),
+    ) -> syn::Result<()> {
+        for key in ["mass", "kinetic", "potential"] {
+            if let Some((k, _)) = spec.key(key) {
+                let msg = format!("with `bodies`, M comes from the bodies: remove `{key}`");
+                return Err(syn::Error::new(k.span(), msg));
+            }
+        }
+        let n = q.len();
+        let bodies: Vec<spatial::Body> = declared
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| spatial::Body {
+                name: name.clone(),
+                q: std::array::from_fn(|c| q[7 * k + c]),
+                v: std::array::from_fn(|c| v[7 * k + c]),
+                index: 7 * k,
+            })
+            .collect();
+        let zero = b.pool().zero();
+        let mut inertias = Vec::new();
+        for (k, (_, item)) in declared.iter().enumerate() {
+            inertias.push(spatial::body_parts(lw, b.pool(), item)?);
+            for c in 0..7 {
+                let i = 7 * k + c;
+                rows.push(Row {
+                    label: format!("mass[{i}][{i}]"),
+                    tokens: item.expr.to_token_stream(),
+                    mentions: lw.take_mentions(),
+                    iteration: item.iteration(),
+                });
+            }
+        }
+        let masses: Vec<ExprId> = inertias.iter().map(|(m, _)| *m).collect();
+        let mut mass = vec![vec![zero; n]; n];
+        let mut force = self.force.take().unwrap_or_else(|| vec![zero; n]);
+        let user_force = spec.key("force").is_some();
+        if force.len() != n {
+            self.force = Some(force);
+            return Ok(()); // `finish` reports the length
+        }
+        spatial::inertia(b.pool(), &bodies, &inertias, &mut mass, &mut force);
+        for ((e, label), (_, item)) in spatial::normalization(b.pool(), &bodies)
+            .into_iter()
+            .zip(declared)
+        {
+            rows.push(Row {
+                label: format!("holonomic[{}]", self.holonomic.len()),
+                tokens: item.expr.to_token_stream(),
+                mentions: Vec::new(),
+                iteration: item.iteration(),
+            });
+            self.holonomic.push(e);
+            self.holonomic_labels.push(Some(label));
+        }
+        let time = b.time();
+        let total = b.pool().total_direction(time, q, v);
+        let mut geometry = spatial::Spatial {
+            bodies: &bodies,
+            n,
+            total,
+            named: Vec::new(),
+            joints: Vec::new(),
+        };
+        if let Some((_, value)) = spec.key("joints") {
+            let first = self.holonomic.len();
+            for (e, label) in geometry.joints(lw, b.pool(), value, first, rows)? {
+                self.holonomic.push(e);
+                self.holonomic_labels.push(label);
+            }
+        }
+        let gravity = match spec.key("loads") {
+            Some((_, value)) => geometry.loads(lw, b.pool(), value, &masses, &mut force, rows)?,
+            None => Some(Vec::new()),
+        };
+        if let (Some(gravity), false) = (gravity, user_force) {
+            let kinetic = spatial::kinetic_energy(b.pool(), &bodies, &inertias);
+            let potential = spatial::potential_energy(b.pool(), &bodies, &masses, &gravity);
+            self.spatial_energy = Some((kinetic, potential));
+        }
+        self.mass = Some(mass);
+        self.force = Some(force);
+        Ok(())
+    }
+
     /// Bodies placed by expressions of the coordinates: the joints' rows, and M, Q (with
     /// `force` and `potential` folded in) in the structured form.
     fn placed(
@@ -516,6 +676,9 @@ fn finish(
         b.energy(kinetic_energy, potential);
     }
     if let Some(Some((kinetic, potential))) = parts.structured {
+        b.energy(kinetic, potential);
+    }
+    if let Some((kinetic, potential)) = parts.spatial_energy {
         b.energy(kinetic, potential);
     }
     let lagrangian = parts.kinetic.is_some();

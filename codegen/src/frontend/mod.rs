@@ -36,6 +36,8 @@ pub mod file;
 pub mod lower;
 pub mod placed;
 pub mod planar;
+pub mod spatial;
+pub mod spatial_joints;
 pub mod stub;
 pub mod suggest;
 pub mod syntax;

@@ -113,7 +113,7 @@ struct Frame {
 }
 
 /// The arguments of a call `kind(a, b, …)`.
-fn call_parts(expr: &Expr) -> Result<(String, Vec<&Expr>)> {
+pub(super) fn call_parts(expr: &Expr) -> Result<(String, Vec<&Expr>)> {
     match expr {
         Expr::Call(c) => match &*c.func {
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => Ok((
@@ -130,11 +130,46 @@ fn call_parts(expr: &Expr) -> Result<(String, Vec<&Expr>)> {
     }
 }
 
-fn arity(args: &[&Expr], k: usize, kind: &str, span: proc_macro2::Span, form: &str) -> Result<()> {
+/// `kind` called with `k` arguments, or an error quoting its form.
+pub(super) fn arity(
+    args: &[&Expr],
+    k: usize,
+    kind: &str,
+    span: proc_macro2::Span,
+    form: &str,
+) -> Result<()> {
     match args.len() == k {
         true => Ok(()),
         false => err(span, format!("`{kind}` takes {k} arguments: `{form}`")),
     }
+}
+
+/// The name a body reference spells: `crank`, `ground`, `link[i + 1]` → `link[4]`.
+pub(super) fn body_name(
+    lw: &mut Lowerer,
+    pool: &mut Pool,
+    bindings: &[(String, i64)],
+    e: &Expr,
+) -> Result<String> {
+    Ok(match e {
+        Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            p.path.get_ident().expect("checked").to_string()
+        }
+        Expr::Index(ix) => {
+            let Expr::Path(p) = &*ix.expr else {
+                return err(e.span(), "a body is a name or `name[index]`");
+            };
+            let base = p
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
+            let k = lw.scoped(bindings, |lw| lw.integer(pool, &ix.index, "a body's index"))?;
+            format!("{base}[{k}]")
+        }
+        Expr::Group(g) => return body_name(lw, pool, bindings, &g.expr),
+        other => return err(other.span(), "a body is a name, `name[index]` or `ground`"),
+    })
 }
 
 impl Planar<'_> {
@@ -145,24 +180,7 @@ impl Planar<'_> {
         bindings: &[(String, i64)],
         e: &Expr,
     ) -> Result<Frame> {
-        let name = match e {
-            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
-                p.path.get_ident().expect("checked").to_string()
-            }
-            Expr::Index(ix) => {
-                let Expr::Path(p) = &*ix.expr else {
-                    return err(e.span(), "a body is a name or `name[index]`");
-                };
-                let base = p
-                    .path
-                    .get_ident()
-                    .map(|i| i.to_string())
-                    .unwrap_or_default();
-                let k = lw.scoped(bindings, |lw| lw.integer(pool, &ix.index, "a body's index"))?;
-                format!("{base}[{k}]")
-            }
-            other => return err(other.span(), "a body is a name, `name[index]` or `ground`"),
-        };
+        let name = body_name(lw, pool, bindings, e)?;
         if name == "ground" {
             let zero = pool.zero();
             return Ok(Frame {

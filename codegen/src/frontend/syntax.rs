@@ -20,7 +20,8 @@
 //! (`[[a, b], [b, c]]`) or the diagonal shorthand `diag(a, b)`; `kinetic` and `potential` are
 //! single expressions; `tangents: true` asks for the tangent kernels. A constraint row may carry
 //! a label, `holonomic: [rod = x.powi(2) + y.powi(2) - l.powi(2)]` (the row's name in
-//! `constraint_names()`). `bodies`, `joints` and `loads` describe planar bodies (`planar.rs`).
+//! `constraint_names()`). `bodies`, `joints` and `loads` describe planar bodies
+//! (`planar.rs`) or spatial ones (`spatial.rs`, a body whose inertia is a tensor).
 //! Expressions are checked when lowered (`lower.rs`), not here.
 
 use proc_macro2::Span;

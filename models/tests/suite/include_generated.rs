@@ -32,12 +32,15 @@ macro_rules! included {
 
 included! {
     andrews: Andrews;
+    bricard: Bricard;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
+    flyball_governor: FlyballGovernor;
     four_bar_chain: FourBarChain;
     four_bar_chain_bodies: FourBarChainBodies;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
+    heavy_top: HeavyTop;
     me451_pendulum: Me451Pendulum;
     pendulum: Pendulum;
     redundant_pendulum: RedundantPendulum;
@@ -47,6 +50,8 @@ included! {
     slewing_beam_tie: SlewingBeamTie;
     slider_crank_reformulated: SliderCrankReformulated;
     slider_crank_tsda: SliderCrankTsda;
+    spatial_double_pendulum: SpatialDoublePendulum;
+    spatial_slider_crank: SpatialSliderCrank;
     spring_bar: SpringBar;
     triple_crank: TripleCrank;
     truss14_prescribed: Truss14Prescribed;

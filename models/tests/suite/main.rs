@@ -22,3 +22,4 @@ mod models;
 mod names_and_parameters;
 mod partition;
 mod redundant;
+mod spatial;

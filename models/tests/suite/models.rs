@@ -14,7 +14,7 @@ use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
 
 /// (registry name, annotated source, struct name) of every model this file covers.
-const MODELS: [(&str, &str, &str); 13] = [
+const MODELS: [(&str, &str, &str); 17] = [
     ("andrews", include_str!("../../src/andrews.rs"), "Andrews"),
     (
         "four-bar-chain",
@@ -75,6 +75,26 @@ const MODELS: [(&str, &str, &str); 13] = [
         "rolling-disc",
         include_str!("../../src/rolling_disc.rs"),
         "RollingDisc",
+    ),
+    (
+        "heavy-top",
+        include_str!("../../src/heavy_top.rs"),
+        "HeavyTop",
+    ),
+    (
+        "spatial-double-pendulum",
+        include_str!("../../src/spatial_double_pendulum.rs"),
+        "SpatialDoublePendulum",
+    ),
+    (
+        "spatial-slider-crank",
+        include_str!("../../src/spatial_slider_crank.rs"),
+        "SpatialSliderCrank",
+    ),
+    (
+        "flyball-governor",
+        include_str!("../../src/flyball_governor.rs"),
+        "FlyballGovernor",
     ),
 ];
 
