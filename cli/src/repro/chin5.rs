@@ -10,7 +10,6 @@
 //! state are chosen, so the published figures compare as trends).
 
 use std::path::Path;
-use std::time::Instant;
 
 use mbsim::runtime::{
     Baumgarte, Drift, Implicit, InitOptions, Problem, Recorder, Rkstab, SimError, Stabilization,
@@ -19,7 +18,7 @@ use mbsim::runtime::{
 use mbsim_models::{DeformableSliderCrank, RigidSliderCrankCh5};
 
 use super::{Row, Table};
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 
 /// Index of the midspan deflection q_f3 in q.
@@ -37,7 +36,7 @@ enum Method {
 /// Acceptance checks: (description, passed).
 type Checks = Vec<(String, bool)>;
 
-/// One run: samples (every step point and the grid), counters, CPU seconds.
+/// One run: samples (every step point and the grid), counters, thread CPU seconds.
 struct Run {
     rec: Recorder,
     stats: Stats,
@@ -93,7 +92,7 @@ fn run_on<S: TangentSystem>(
         Some(dt) => problem.with_uniform_output(dt),
         None => problem.with_times(&[0.0, t_end]),
     };
-    let started = Instant::now();
+    let watch = crate::timing::Stopwatch::start();
     let (rec, solution) = match method {
         Method::Rkstab(stab) => {
             let mut m = Rkstab::new(tol.0).with_atol(tol.1).with_stabilization(stab);
@@ -114,7 +113,7 @@ fn run_on<S: TangentSystem>(
     Ok(Run {
         rec,
         stats: solution.stats,
-        cpu: started.elapsed().as_secs_f64(),
+        cpu: watch.stop().cpu.as_secs_f64(),
     })
 }
 

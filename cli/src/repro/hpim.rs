@@ -17,7 +17,7 @@ use mbsim_models::slewing_beam;
 use mbsim_models::truss14::{self, Loading};
 
 use super::{Row, Table, published};
-use crate::AppError;
+use crate::error::AppError;
 
 /// The printed times of Tables 1 and 2 [s].
 const TIMES: [f64; 5] = [0.2, 0.4, 0.6, 0.8, 1.0];

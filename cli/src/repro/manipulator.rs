@@ -13,7 +13,7 @@ use std::path::Path;
 use mbsim::runtime::{Baumgarte, FixedStep, Integrator, Problem, Rkstab, Stabilization, tableau};
 
 use super::{Row, Table, published, rkstab, rkstab_with};
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 use mbsim_models::TwoArmRobot;
 

@@ -26,8 +26,8 @@ use std::path::Path;
 
 use mbsim::runtime::{Drift, InitOptions, Recorder, Rkstab, Stats};
 
-use super::AppError;
 use super::simulate;
+use crate::error::AppError;
 
 /// One row of a reproduced table: our numbers and the published ones, column by column.
 pub struct Row {
@@ -172,7 +172,7 @@ pub fn rkstab_with(
     t_end: f64,
     dt: f64,
 ) -> Result<Outcome, AppError> {
-    let info = super::cli::model(name)?;
+    let info = crate::registry::entry(name)?;
     let mut sys = (info.build)();
     for (p, v) in params {
         sys.set_parameter(p, *v)?;
@@ -181,13 +181,13 @@ pub fn rkstab_with(
     let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
     let grid = simulate::output_times(t_end, dt);
     let opts = super::method::Chosen::Rkstab(opts);
-    let r = simulate::integrate(sys.as_ref(), &init, opts, t_end, &grid, true)?;
+    let r = simulate::integrate(sys.as_ref(), &init, opts, t_end, &grid, (true, true))?;
     Ok(Outcome {
         stats: r.stats,
         drift: r.max_drift_steps,
         rec: r.rec,
         step_drift: r.step_drift,
-        cpu: r.cpu.as_secs_f64(),
+        cpu: r.timing.cpu.as_secs_f64(),
     })
 }
 

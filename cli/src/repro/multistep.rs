@@ -71,7 +71,7 @@ fn max_error(q: &[f64], reference: &[f64]) -> f64 {
 
 /// The table.
 pub fn pstab_adams(_out: &Path) -> Result<Table, AppError> {
-    let info = super::super::cli::model("crank-slider-wu")?;
+    let info = crate::registry::entry("crank-slider-wu")?;
     let sys = (info.build)();
     let (q0, v0) = (info.initial)(sys.as_ref());
     let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;

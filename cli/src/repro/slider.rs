@@ -20,7 +20,7 @@ const LIGHT: [(&str, f64); 6] = [
     ("j3", 25.0 / 12.0),
     ("j4", 1.0),
 ];
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 
 /// Table 4.8.

@@ -8,7 +8,7 @@ use std::path::Path;
 use mbsim::runtime::{Baumgarte, Rkstab, SimError, Stabilization};
 
 use super::{Outcome, Row, Table, rkstab};
-use crate::AppError;
+use crate::error::AppError;
 
 /// Where a run ended: t_end, or the time of the failure.
 fn reached(result: &Result<Outcome, AppError>, t_end: f64) -> f64 {

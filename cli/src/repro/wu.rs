@@ -16,7 +16,7 @@ use mbsim::runtime::{
 
 use super::haug::{Column, digit_table};
 use super::{Row, Table, published};
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 
 /// Table 2: stability limits r (stable on (−r, 0)), rows k = 3, 4, 5, columns ABP, AMPC, MAMPC;
@@ -108,7 +108,7 @@ impl WuRun {
 /// Wu's crank-slider by `kind` of order 3 (RK start) with step `h` on [0, 10] and Baumgarte
 /// α = β = `alpha`.
 pub fn crank_slider(kind: AdamsKind, h: f64, alpha: f64) -> Result<WuRun, AppError> {
-    let info = crate::cli::model("crank-slider-wu")?;
+    let info = crate::registry::entry("crank-slider-wu")?;
     let sys = (info.build)();
     let (q0, v0) = (info.initial)(sys.as_ref());
     let mut method = Adams::new(AdamsScheme::new(kind, 3, AdamsStart::RungeKutta), h)
