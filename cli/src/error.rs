@@ -112,4 +112,8 @@ pub enum AppError {
         /// What is wrong.
         message: String,
     },
+    /// `repro`: acceptance checks of this code against its sources failed (listed above the
+    /// error); rejected readings and contradictions of a source are never counted.
+    #[error("{0} acceptance check(s) failed")]
+    ChecksFailed(usize),
 }

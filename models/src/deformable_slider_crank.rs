@@ -218,6 +218,28 @@ impl DeformableSliderCrank {
         v[9] = omega0;
         (q, v)
     }
+
+    /// The same start at crank angle `phi0` instead of 0 (the start angle is not given,
+    /// ambiguity 27): crank pin R = r (cos φ0, sin φ0), θ = asin(−r sin φ0 / l) on the slider's
+    /// line, undeformed rod, and the rigid rates of crank speed `omega0` (consistent up to
+    /// round-off; `initialize` makes them exact). `mbsim repro chin5` sweeps φ0 with it.
+    pub fn initial_state_at(
+        sys: &dyn mbsim::runtime::ConstrainedSystem,
+        omega0: f64,
+        phi0: f64,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let rc = sys.parameter("rc").unwrap_or(6.0);
+        let len = sys.parameter("len").unwrap_or(12.0);
+        let (s, c) = phi0.sin_cos();
+        let theta = (-rc * s / len).asin();
+        let mut q = vec![0.0; 10];
+        let mut v = vec![0.0; 10];
+        (q[0], q[1], q[2], q[9]) = (rc * c, rc * s, theta, phi0);
+        // R2 + l sin θ = 0 ⇒ θ̇ = −Ṙ2 / (l cos θ).
+        (v[0], v[1], v[9]) = (-rc * s * omega0, rc * c * omega0, omega0);
+        v[2] = -v[1] / (len * theta.cos());
+        (q, v)
+    }
 }
 
 /// The `mbsim` catalog entry of this model (crank speed 180 rad/s, the run of Fig. 5.5).

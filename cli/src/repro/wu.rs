@@ -198,6 +198,8 @@ pub fn table_3() -> Result<Table, AppError> {
         ]),
     });
     Ok(Table {
+findings: Vec::new(),
+rejected: None,
         id: "wu3",
         title: "[WU] Table 3: crank-slider, mean over the grid of ||Phi(q_i)||_2, Baumgarte alpha = beta = 5, T = 10 s".into(),
         columns: vec!["h = 0.01".into(), "h = 0.001".into()],
@@ -271,6 +273,8 @@ pub fn alpha_sweep() -> Result<Table, AppError> {
         linear(Family::Mampc)
     ));
     Ok(Table {
+findings: Vec::new(),
+rejected: None,
         id: "wu-alpha",
         title: "[WU] Fig. 7: alpha = beta sweep at h = 0.01 (NaN / '-' = diverged)".into(),
         columns: SWEEP.iter().map(|a| format!("a={a}")).collect(),

@@ -30,4 +30,5 @@ mod problem_and_options;
 mod radau;
 mod rolling_disc;
 mod slider_crank;
+mod short_last_step;
 mod table_3_1;
