@@ -120,19 +120,17 @@ fn given(
         locked: locked.clone(),
         ..InitOptions::default()
     };
-    let what = if locked.is_empty() {
-        "the model's guess"
+    let (what, kept) = if locked.is_empty() {
+        ("the model's guess", "")
     } else {
-        "the given coordinates"
+        ("the given coordinates", " (given coordinates kept fixed)")
     };
     Ok(
         match mbsim::runtime::initialize(sys, t, &q, &vec![0.0; n], &opts) {
             Ok(report) => Examined {
                 t,
                 q: report.q,
-                origin: format!(
-                    "the consistent state nearest {what} (given coordinates kept fixed)"
-                ),
+                origin: format!("the consistent state nearest {what}{kept}"),
             },
             Err(e) => Examined {
                 t,

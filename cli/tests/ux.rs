@@ -66,15 +66,29 @@ fn check_examines_a_time_of_a_previous_run() {
     let dir = scratch("check-from");
     let d = dir.to_str().expect("utf-8 path");
     ok(&mbsim(&[
-        "simulate", "pendulum", "--t-end", "1", "--dt-out", "0.1", "--param", "len=2",
-        "--no-plots", "--out", d,
+        "simulate",
+        "pendulum",
+        "--t-end",
+        "1",
+        "--dt-out",
+        "0.1",
+        "--param",
+        "len=2",
+        "--no-plots",
+        "--out",
+        d,
     ]));
     let stdout = ok(&mbsim(&["check", "pendulum", "--at", "0.52", "--from", d]));
     assert!(stdout.contains("row t = 0.5 of"), "{stdout}");
-    assert!(stdout.contains("(nearest --at 0.52), as recorded"), "{stdout}");
+    assert!(
+        stdout.contains("(nearest --at 0.52), as recorded"),
+        "{stdout}"
+    );
     // The run's parameter len = 2 is applied: the recorded state is on the circle of radius 2,
     // so |phi| is at the integration's accuracy, not O(1).
-    let json = ok(&mbsim(&["check", "pendulum", "--at", "0.5", "--from", d, "--json"]));
+    let json = ok(&mbsim(&[
+        "check", "pendulum", "--at", "0.5", "--from", d, "--json",
+    ]));
     let value: serde_json::Value = serde_json::from_str(&json).expect("json");
     assert!(value["phi_norm"].as_f64().expect("phi") < 1e-8, "{value}");
     assert_eq!(value["t"], 0.5);
@@ -95,7 +109,13 @@ fn check_state_errors_are_clear() {
     let other = scratch("check-other");
     let o = other.to_str().expect("utf-8 path");
     ok(&mbsim(&[
-        "simulate", "spring-bar", "--t-end", "0.1", "--no-plots", "--out", o,
+        "simulate",
+        "spring-bar",
+        "--t-end",
+        "0.1",
+        "--no-plots",
+        "--out",
+        o,
     ]));
     let wrong = mbsim(&["check", "pendulum", "--at", "0", "--from", o]);
     insta::assert_snapshot!("check_from_other_model", error_text(&wrong));
@@ -133,7 +153,15 @@ fn timings_are_named_for_their_clock_and_repeat_reports_min_and_median() {
     let dir = scratch("repeat");
     let d = dir.to_str().expect("utf-8 path");
     let stdout = ok(&mbsim(&[
-        "simulate", "pendulum", "--t-end", "1", "--repeat", "3", "--no-plots", "--out", d,
+        "simulate",
+        "pendulum",
+        "--t-end",
+        "1",
+        "--repeat",
+        "3",
+        "--no-plots",
+        "--out",
+        d,
     ]));
     assert!(stdout.contains("CPU"), "{stdout}");
     assert!(stdout.contains("(thread), wall"), "{stdout}");
@@ -142,7 +170,10 @@ fn timings_are_named_for_their_clock_and_repeat_reports_min_and_median() {
     for key in ["cpu_seconds", "wall_seconds", "stabilization_wall_seconds"] {
         assert!(s[key].as_f64().is_some(), "summary lacks {key}: {s}");
     }
-    assert!(s.get("stab_cpu_seconds").is_none(), "a wall time named CPU: {s}");
+    assert!(
+        s.get("stab_cpu_seconds").is_none(),
+        "a wall time named CPU: {s}"
+    );
     let r = &s["repeat"];
     assert_eq!(r["runs"], 3);
     let f = |k: &str| r[k].as_f64().expect(k);
@@ -181,8 +212,17 @@ fn a_step_size_that_does_not_divide_the_span_ends_with_a_shorter_step() {
         let dir = scratch(&format!("short-{method}"));
         let d = dir.to_str().expect("utf-8 path");
         let mut args = vec![
-            "simulate", "pendulum", "--method", method, "--h", "0.03", "--t-end", "1",
-            "--no-plots", "--out", d,
+            "simulate",
+            "pendulum",
+            "--method",
+            method,
+            "--h",
+            "0.03",
+            "--t-end",
+            "1",
+            "--no-plots",
+            "--out",
+            d,
         ];
         args.extend_from_slice(extra);
         ok(&mbsim(&args));
@@ -237,7 +277,10 @@ fn sweep_log_axis_energy_error_and_columns() {
     }
     let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let ks: Vec<f64> = rows.iter().map(|r| r[at("k")].parse().expect("k")).collect();
+    let ks: Vec<f64> = rows
+        .iter()
+        .map(|r| r[at("k")].parse().expect("k"))
+        .collect();
     assert_eq!(ks, [1e-1, 1e0, 1e1, 1e2]);
     for r in &rows {
         let number = |name: &str| -> f64 { r[at(name)].parse().expect(name) };
@@ -263,8 +306,14 @@ fn sweep_axis_and_column_errors_are_clear() {
     let d = d.to_str().expect("utf-8 path");
     for (name, args) in [
         ("log_axis_through_zero", &["--grid", "k=0:10:3:log"][..]),
-        ("unknown_column", &["--grid", "k=1:2:2", "--column", "maxabs(psi)"][..]),
-        ("unknown_reduction", &["--grid", "k=1:2:2", "--column", "mean(phi)"][..]),
+        (
+            "unknown_column",
+            &["--grid", "k=1:2:2", "--column", "maxabs(psi)"][..],
+        ),
+        (
+            "unknown_reduction",
+            &["--grid", "k=1:2:2", "--column", "mean(phi)"][..],
+        ),
     ] {
         let mut all = vec!["sweep", "spring-bar", "--t-end", "0.1", "--out", d];
         all.extend_from_slice(args);
@@ -272,7 +321,14 @@ fn sweep_axis_and_column_errors_are_clear() {
     }
     // The pendulum has no energy kernels: energy columns are refused by name.
     let out = mbsim(&[
-        "sweep", "pendulum", "--grid", "len=1:2:2", "--column", "energy", "--out", d,
+        "sweep",
+        "pendulum",
+        "--grid",
+        "len=1:2:2",
+        "--column",
+        "energy",
+        "--out",
+        d,
     ]);
     assert!(error_text(&out).contains("no energy kernels"));
 }
@@ -304,8 +360,14 @@ fn repeated_timings_min_and_median() {
     };
     let r = repeated(&[t(30, 90), t(10, 50), t(20, 70)]).expect("three");
     assert_eq!(r.runs, 3);
-    assert_eq!((r.cpu_min, r.cpu_median), (Duration::from_millis(10), Duration::from_millis(20)));
-    assert_eq!((r.wall_min, r.wall_median), (Duration::from_millis(50), Duration::from_millis(70)));
+    assert_eq!(
+        (r.cpu_min, r.cpu_median),
+        (Duration::from_millis(10), Duration::from_millis(20))
+    );
+    assert_eq!(
+        (r.wall_min, r.wall_median),
+        (Duration::from_millis(50), Duration::from_millis(70))
+    );
     let even = repeated(&[t(40, 1), t(10, 2), t(20, 3), t(30, 4)]).expect("four");
     assert_eq!(even.cpu_median, Duration::from_millis(25));
     assert!(repeated(&[]).is_none());

@@ -137,7 +137,11 @@ fn drift_over(rec: &Recorder, from: f64, to: f64) -> Drift {
 /// does not grow with ω: the ratios between speeds are then below ω² (3.92 and 8.78 for
 /// 120:60 and 180:60 with Table 5.1's rod); with g = 0 they are ω² exactly. The rod's own
 /// dynamics are left out.
-pub(super) fn quasi_static_amplitude(rod: &DeformableSliderCrank, omega: f64, gravity: bool) -> f64 {
+pub(super) fn quasi_static_amplitude(
+    rod: &DeformableSliderCrank,
+    omega: f64,
+    gravity: bool,
+) -> f64 {
     let g = if gravity { rod.g } else { 0.0 };
     let (r, l) = (rod.rc, rod.len);
     let mu = rod.rho * std::f64::consts::PI * rod.dia.powi(2) / 4.0;

@@ -65,7 +65,12 @@ fn write_csv(path: &Path, starts: &[Start]) -> Result<(), AppError> {
     };
     let mut w = csv::Writer::from_path(path).map_err(err)?;
     w.write_record([
-        "phi0_deg", "amp_180", "amp_120", "amp_60", "ratio_120_60", "ratio_180_60",
+        "phi0_deg",
+        "amp_180",
+        "amp_120",
+        "amp_60",
+        "ratio_120_60",
+        "ratio_180_60",
         "ratio_180_120",
     ])
     .map_err(err)?;
@@ -140,7 +145,11 @@ impl Statements<'_> {
              Table 5.1's rod and model; this code gives 120:60 = {:.2} (180:60 = {:.2})",
             3.0 * quotient,
             3.0 * q_hi,
-            if 3.0 * q_hi < 10.0 { "below" } else { "not below" },
+            if 3.0 * q_hi < 10.0 {
+                "below"
+            } else {
+                "not below"
+            },
             10.0 / quotient,
             self.r120,
             self.r180,

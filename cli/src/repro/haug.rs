@@ -147,8 +147,8 @@ pub(super) fn digit_table(
         ));
     }
     Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id,
         title: title.into(),
         columns: cols.iter().map(|c| c.name.clone()).collect(),

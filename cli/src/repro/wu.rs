@@ -273,8 +273,8 @@ pub fn alpha_sweep() -> Result<Table, AppError> {
         linear(Family::Mampc)
     ));
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "wu-alpha",
         title: "[WU] Fig. 7: alpha = beta sweep at h = 0.01 (NaN / '-' = diverged)".into(),
         columns: SWEEP.iter().map(|a| format!("a={a}")).collect(),
