@@ -174,15 +174,18 @@ fn run_parameters(dir: &Path, model: &str) -> Result<Vec<String>, AppError> {
 /// The row of `dir/trajectory.csv` nearest `at`, its coordinates found by the header's names.
 fn from_run(sys: &dyn ConstrainedSystem, dir: &Path, at: f64) -> Result<Examined, AppError> {
     let path = dir.join("trajectory.csv");
-    let io = |source: std::io::Error| AppError::Io {
+    let unreadable = |e: csv::Error| AppError::RunFile {
         path: path.clone(),
-        source,
+        message: format!("not a trajectory.csv: {e}"),
     };
     let at = state::finite("--at", at)?;
-    let mut reader = csv::Reader::from_path(&path).map_err(|e| io(std::io::Error::other(e)))?;
+    let mut reader = csv::Reader::from_path(&path).map_err(|e| AppError::RunFile {
+        path: path.clone(),
+        message: format!("cannot read it ({e}); --from takes the --out directory of a run"),
+    })?;
     let header: Vec<String> = reader
         .headers()
-        .map_err(|e| io(std::io::Error::other(e)))?
+        .map_err(unreadable)?
         .iter()
         .map(str::to_string)
         .collect();
@@ -203,7 +206,7 @@ fn from_run(sys: &dyn ConstrainedSystem, dir: &Path, at: f64) -> Result<Examined
         .collect::<Result<_, _>>()?;
     let mut best: Option<(f64, Vec<f64>)> = None;
     for record in reader.records() {
-        let record = record.map_err(|e| io(std::io::Error::other(e)))?;
+        let record = record.map_err(unreadable)?;
         let number = |j: usize| -> Result<f64, AppError> {
             let text = record.get(j).unwrap_or("");
             text.trim().parse().map_err(|_| AppError::RunFile {
