@@ -16,9 +16,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::error::AppError;
 use crate::registry;
 
-/// `mbsim`: constrained multibody models: simulate, animate, sweep, analyse, check.
+/// Constrained multibody models: simulate, animate, sweep, analyse, check.
 #[derive(Debug, Parser)]
-#[command(name = "mbsim", version, about)]
+#[command(name = "mbsim", version)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -90,9 +90,14 @@ pub fn command() -> clap::Command {
     renamed(Cli::command(), registry::program())
 }
 
-/// `cmd` and its subcommands with `mbsim` replaced by `program` in names and help texts.
+/// `cmd` and its subcommands with the command `mbsim` (as in "see `mbsim list`") replaced by
+/// `program` in names and help texts; crate names such as `mbsim_cli` are left alone.
 fn renamed(cmd: clap::Command, program: &'static str) -> clap::Command {
-    let swap = |text: &clap::builder::StyledStr| text.to_string().replace("mbsim", program);
+    let swap = |text: &clap::builder::StyledStr| {
+        text.to_string()
+            .replace("`mbsim ", &format!("`{program} "))
+            .replace("`mbsim`", &format!("`{program}`"))
+    };
     let mut cmd = cmd.mut_args(|arg| {
         let help = arg.get_help().map(swap);
         let long = arg.get_long_help().map(swap);
