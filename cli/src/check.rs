@@ -27,7 +27,7 @@ use crate::state;
 /// Arguments of `mbsim check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Model name (see `mbsim list`; also the defective models such as redundant-pendulum).
+    /// Model name (see `mbsim list`; the built-in catalog's defective models too).
     pub model: String,
     /// Time at which the model is examined (ignored with --from, which takes the row's time).
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]

@@ -85,9 +85,18 @@ fn verdicts_count_only_real_failures() {
     let rejected = table(Some("the print rules this reading out".into()));
     assert!(rejected.failures().is_empty());
     let text = rejected.render();
-    assert!(!text.contains("[FAIL]") && !text.contains("[PASS]"), "{text}");
-    assert!(text.contains("rejected reading: the print rules this reading out"), "{text}");
-    assert!(text.contains("check [rejected reading; does not hold] does not hold"), "{text}");
+    assert!(
+        !text.contains("[FAIL]") && !text.contains("[PASS]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rejected reading: the print rules this reading out"),
+        "{text}"
+    );
+    assert!(
+        text.contains("check [rejected reading; does not hold] does not hold"),
+        "{text}"
+    );
 }
 
 /// `mbsim repro 4.7`: the omega = 0.5 variant is shown as a rejected reading with the counts
@@ -100,9 +109,16 @@ fn table_4_7_shows_the_rejected_reading_and_passes() {
         .output()
         .expect("mbsim runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!stdout.contains("[FAIL]"), "{stdout}");
     assert!(stdout.contains("rejected reading: omega = 0.5"), "{stdout}");
-    assert!(stdout.contains("against the printed 4034 and 672"), "{stdout}");
+    assert!(
+        stdout.contains("against the printed 4034 and 672"),
+        "{stdout}"
+    );
     assert!(stdout.contains("all acceptance checks passed"), "{stdout}");
 }

@@ -57,12 +57,18 @@ fn check_examines_given_coordinates() {
     let json = ok(&mbsim(&["check", "pendulum", "--q", "y=-0.8", "--json"]));
     let value: serde_json::Value = serde_json::from_str(&json).expect("json");
     assert_eq!(value["q"][1], -0.8);
-    assert!((value["q"][0].as_f64().expect("x") - 0.6).abs() < 1e-12, "{value}");
+    assert!(
+        (value["q"][0].as_f64().expect("x") - 0.6).abs() < 1e-12,
+        "{value}"
+    );
     // A coordinate the constraints cannot keep (x = 0.6 with y = 0 of the guess: the row's
     // gradient in y vanishes): examined where it is, and said so.
     let stdout = ok(&mbsim(&["check", "pendulum", "--q", "x=0.6"]));
     assert!(stdout.contains("q = [0.6, 0.0]"), "{stdout}");
-    assert!(stdout.contains("state: the given coordinates as is"), "{stdout}");
+    assert!(
+        stdout.contains("state: the given coordinates as is"),
+        "{stdout}"
+    );
 }
 
 #[test]
