@@ -14,20 +14,71 @@
 //!   stability, eigenvalues of the reduced Hessian, CPU time);
 //! - `check`: stdout only (text, or JSON with `--json`).
 
-use std::path::Path;
-use std::time::Instant;
+use crate::timing::Stopwatch;
+use std::path::{Path, PathBuf};
 
+use clap::{Args, ValueEnum};
 use mbsim::runtime::ConstrainedSystem;
 use mbsim::runtime::analysis::{
-    self, Diagnosis, EquilibriumOptions, InverseDynamics, KinematicOptions, Kinematics,
-    SettlingOptions,
+    self, EquilibriumOptions, InverseDynamics, KinematicOptions, Kinematics, SettlingOptions,
 };
 use serde_json::json;
 
-use super::AppError;
-use super::cli::{AnalysisArgs, CheckArgs, EquilibriumArgs, EquilibriumMethod};
 use super::plot::{self, PlotSpec, Series};
-use super::registry::{self, ModelEntry};
+use super::registry;
+use crate::error::AppError;
+
+/// Arguments of `mbsim kinematics` and `mbsim inverse`.
+#[derive(Debug, Args)]
+pub struct AnalysisArgs {
+    /// Model name (see `mbsim list`).
+    pub model: String,
+    /// End of the time grid (default: the model's).
+    #[arg(long)]
+    pub t_end: Option<f64>,
+    /// Grid spacing (default: the model's output spacing).
+    #[arg(long)]
+    pub dt_out: Option<f64>,
+    /// Override a parameter (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/analysis")]
+    pub out: PathBuf,
+    /// Skip the plots.
+    #[arg(long)]
+    pub no_plots: bool,
+}
+
+/// Which equilibrium method `mbsim equilibrium` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EquilibriumMethod {
+    /// Reduced Newton with line search (minimum potential energy).
+    Newton,
+    /// Dynamic settling with added damping.
+    Settle,
+    /// Both (Newton where the model allows it).
+    Both,
+}
+
+/// Arguments of `mbsim equilibrium`.
+#[derive(Debug, Args)]
+pub struct EquilibriumArgs {
+    /// Model name (see `mbsim list`).
+    pub model: String,
+    /// The method(s).
+    #[arg(long, value_enum, default_value_t = EquilibriumMethod::Both)]
+    pub method: EquilibriumMethod,
+    /// Added damping c (force Q − c v) for settling.
+    #[arg(long, default_value_t = 2.0)]
+    pub damping: f64,
+    /// Override a parameter (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "out/equilibrium")]
+    pub out: PathBuf,
+}
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
     move |source| AppError::Io {
@@ -36,18 +87,11 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
     }
 }
 
-/// The model `name` from the catalog or the defective models.
-fn entry(name: &str) -> Result<&'static ModelEntry, AppError> {
-    registry::find(name)
-        .or_else(|| mbsim::runtime::catalog::find(registry::defective(), name))
-        .ok_or_else(|| AppError::UnknownModel {
-            name: name.to_string(),
-            known: registry::names(),
-        })
-}
-
 /// `NAME=VALUE` pairs, validated against `sys`.
-fn apply_params(sys: &mut dyn ConstrainedSystem, params: &[String]) -> Result<(), AppError> {
+pub(crate) fn apply_params(
+    sys: &mut dyn ConstrainedSystem,
+    params: &[String],
+) -> Result<(), AppError> {
     for text in params {
         let bad = |why| AppError::BadValue {
             what: "--param",
@@ -67,11 +111,11 @@ fn apply_params(sys: &mut dyn ConstrainedSystem, params: &[String]) -> Result<()
 }
 
 /// The model with its parameters and its initial guess.
-fn build(
+pub(crate) fn build(
     name: &str,
     params: &[String],
 ) -> Result<(Box<dyn ConstrainedSystem>, Vec<f64>), AppError> {
-    let entry = entry(name)?;
+    let entry = registry::entry_or_defective(name)?;
     let mut sys = (entry.build)();
     apply_params(sys.as_mut(), params)?;
     let (q0, _) = (entry.initial)(sys.as_ref());
@@ -80,7 +124,7 @@ fn build(
 
 /// The time grid of `args` (the model's defaults where not given).
 fn grid(args: &AnalysisArgs) -> Result<Vec<f64>, AppError> {
-    let entry = entry(&args.model)?;
+    let entry = registry::entry_or_defective(&args.model)?;
     let t_end = args.t_end.unwrap_or(entry.t_end);
     let dt = args.dt_out.unwrap_or(entry.dt_out.min(t_end));
     let positive = |what, x: f64| {
@@ -109,7 +153,7 @@ fn grid(args: &AnalysisArgs) -> Result<Vec<f64>, AppError> {
 pub fn kinematic(args: &AnalysisArgs, inverse: bool) -> Result<(), AppError> {
     let (sys, q0) = build(&args.model, &args.params)?;
     let times = grid(args)?;
-    let start = Instant::now();
+    let start = Stopwatch::start();
     let opts = KinematicOptions::default();
     let result = if inverse {
         analysis::inverse_dynamics(sys.as_ref(), &times, &q0, &opts)?
@@ -119,7 +163,7 @@ pub fn kinematic(args: &AnalysisArgs, inverse: bool) -> Result<(), AppError> {
             reactions: Vec::new(),
         }
     };
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = start.stop().cpu.as_secs_f64();
     std::fs::create_dir_all(&args.out).map_err(io_err(&args.out))?;
     let names = sys.coordinate_names();
     write_kinematics(&args.out.join("kinematics.csv"), names, &result.kinematics)?;
@@ -272,7 +316,7 @@ fn kinematic_report(
         .collect();
     format!(
         "{} of {model}: {} points, {} Newton iterations, max |phi| {pos:.2e}, max |phi_dot| \
-         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s{passages}\n\
+         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s CPU{passages}\n\
          wrote {}",
         if inverse {
             "inverse dynamics"
@@ -342,140 +386,6 @@ fn plot_kinematics(
     Ok(())
 }
 
-/// `mbsim check`.
-pub fn check(args: &CheckArgs) -> Result<(), AppError> {
-    let (sys, q0) = build(&args.model, &args.params)?;
-    // Diagnose at the consistent state nearest the guess when it can be found (a redundant or
-    // singular model may not allow that: then at the guess itself).
-    let n = q0.len();
-    let opts = mbsim::runtime::InitOptions::default();
-    let q = match mbsim::runtime::initialize(sys.as_ref(), args.t, &q0, &vec![0.0; n], &opts) {
-        Ok(report) => report.q,
-        Err(_) => q0,
-    };
-    let d = analysis::check(sys.as_ref(), args.t, &q)?;
-    let generated = sys.generated_diagnostics();
-    if args.json {
-        let mut value = check_json(&args.model, &d);
-        value["generated"] = generated_json(generated);
-        crate::say!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
-    } else {
-        let mut text = check_text(&args.model, sys.coordinate_names(), &d);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&generated_text(generated, d.n));
-        crate::say!("{}", text.trim_end());
-    }
-    Ok(())
-}
-
-/// The generation-time diagnostics (`null` for a model without generated code).
-fn generated_json(g: Option<mbsim::runtime::GeneratedDiagnostics>) -> serde_json::Value {
-    g.map_or(serde_json::Value::Null, |g| {
-        json!({
-            "structural_rank": g.structural_rank,
-            "repeated_rows": g.repeated_rows.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
-            "structurally_redundant": g.structurally_redundant,
-        })
-    })
-}
-
-/// The generation-time diagnostics as text lines.
-fn generated_text(g: Option<mbsim::runtime::GeneratedDiagnostics>, n: usize) -> String {
-    let Some(g) = g else {
-        return "generation-time diagnostics: none (not generated code)\n".into();
-    };
-    let mut s = format!(
-        "generation time: structural rank of G = {} (so DOF >= {})\n",
-        g.structural_rank,
-        n - g.structural_rank.min(n)
-    );
-    for (first, again) in g.repeated_rows {
-        s.push_str(&format!(
-            "generation time: row `{again}` repeats `{first}` (equal or opposite expression)\n"
-        ));
-    }
-    if !g.structurally_redundant.is_empty() {
-        s.push_str(&format!(
-            "generation time: structurally redundant rows (dependent at every state): {}\n",
-            g.structurally_redundant.join(", ")
-        ));
-    }
-    s
-}
-
-fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
-    let redundant: Vec<serde_json::Value> = d
-        .jacobian
-        .redundant
-        .iter()
-        .map(|r| {
-            let combination: Vec<serde_json::Value> = r
-                .combination
-                .iter()
-                .map(|(row, name, c)| json!({"row": row, "name": name, "coefficient": c}))
-                .collect();
-            json!({"row": r.row.row, "name": r.row.name, "distance": r.row.distance,
-                   "combination": combination})
-        })
-        .collect();
-    json!({
-        "model": model, "n": d.n, "m": d.m, "k": d.k, "rank": d.jacobian.rank, "dof": d.dof,
-        "t": d.t, "q": d.q, "phi_norm": d.residual, "condition": d.jacobian.condition,
-        "rank_tolerance": analysis::RANK_TOLERANCE, "constraint_rows": d.names,
-        "redundant": redundant, "fully_driven": d.fully_driven(),
-        "kinematic_analysis": d.kinematic_advice(),
-    })
-}
-
-fn check_text(model: &str, coords: &[&str], d: &Diagnosis) -> String {
-    let mut s = format!(
-        "{model}: n = {} coordinates ({}), m = {} holonomic, k = {} nonholonomic rows ({})\n\
-         rank G = {} (relative tolerance {:.2e}), DOF = n - rank G = {}, condition of G {:.3e}\n\
-         examined at t = {}, q = {:?} (|phi| = {:.1e})\n",
-        d.n,
-        coords.join(", "),
-        d.m,
-        d.k,
-        d.names.join(", "),
-        d.jacobian.rank,
-        analysis::RANK_TOLERANCE,
-        d.dof,
-        d.jacobian.condition,
-        d.t,
-        d.q,
-        d.residual
-    );
-    if d.jacobian.redundant.is_empty() {
-        s.push_str("no redundant constraint rows\n");
-    }
-    for r in &d.jacobian.redundant {
-        let terms: Vec<String> = r
-            .combination
-            .iter()
-            .map(|(_, name, c)| format!("{c:+.6} * grad {name}"))
-            .collect();
-        s.push_str(&format!(
-            "redundant: `{}` (row {}): grad {} = {} (distance {:.1e})\n",
-            r.row.name,
-            r.row.row,
-            r.row.name,
-            if terms.is_empty() {
-                "0".to_string()
-            } else {
-                terms.join(" ")
-            },
-            r.row.distance
-        ));
-    }
-    s.push_str(&format!("kinematic analysis: {}", d.kinematic_advice()));
-    s
-}
-
 /// `mbsim equilibrium`.
 pub fn equilibrium(args: &EquilibriumArgs) -> Result<(), AppError> {
     let (sys, q0) = build(&args.model, &args.params)?;
@@ -487,14 +397,14 @@ pub fn equilibrium(args: &EquilibriumArgs) -> Result<(), AppError> {
         EquilibriumMethod::Newton | EquilibriumMethod::Both
     );
     if newton {
-        let start = Instant::now();
+        let start = Stopwatch::start();
         match newton_capable(sys.as_ref(), &q0)? {
             Some(eq) => {
-                let seconds = start.elapsed().as_secs_f64();
+                let seconds = start.stop().cpu.as_secs_f64();
                 lines.push(format!(
                     "reduced Newton: converged in {} iterations ({} halvings), reduced gradient \
                      {:.1e}, |Q - G^T lambda| {:.1e}, |phi| {:.1e}, {:?} (eigenvalues {:?}), \
-                     V = {:.6}, q = {:?}, {seconds:.4} s",
+                     V = {:.6}, q = {:?}, {seconds:.4} s CPU",
                     eq.iterations, eq.halvings, eq.residual, eq.equation_residual,
                     eq.constraint_residual, eq.stability, eq.hessian_eigenvalues, eq.potential, eq.q
                 ));
@@ -525,12 +435,12 @@ pub fn equilibrium(args: &EquilibriumArgs) -> Result<(), AppError> {
             damping: args.damping,
             ..SettlingOptions::default()
         };
-        let start = Instant::now();
+        let start = Stopwatch::start();
         let s = analysis::settle(sys.as_ref(), &q0, &opts)?;
-        let seconds = start.elapsed().as_secs_f64();
+        let seconds = start.stop().cpu.as_secs_f64();
         lines.push(format!(
             "dynamic settling (damping {}): at rest after t = {} s, {} steps, |v| {:.1e}, \
-             reduced gradient {:.1e}, q = {:?}, {seconds:.4} s",
+             reduced gradient {:.1e}, q = {:?}, {seconds:.4} s CPU",
             args.damping, s.time, s.steps, s.speed, s.residual, s.q
         ));
         methods.push(json!({

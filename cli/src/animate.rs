@@ -15,9 +15,25 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::AppError;
-use super::cli::{AnimateArgs, SimConfig};
+use crate::error::AppError;
+use clap::Args;
+
+use crate::simulate::args::{SimConfig, SimulateArgs};
 use mbsim::runtime::Drawing;
+
+/// Arguments of `mbsim animate`.
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// The run (every option of `simulate`).
+    #[command(flatten)]
+    pub sim: SimulateArgs,
+    /// Frames of the animation (the trajectory is resampled on them).
+    #[arg(long, default_value_t = 100)]
+    pub frames: usize,
+    /// Frames per second of the GIF and the player.
+    #[arg(long, default_value_t = 25)]
+    pub fps: u32,
+}
 
 /// The drawing of every frame.
 pub struct Frames {

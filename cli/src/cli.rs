@@ -1,21 +1,24 @@
-//! The command line: clap definitions, validation into a [`SimConfig`], and dispatch.
+//! The command line: the top-level clap definition ([`Cli`], [`Command`]) and the dispatch to
+//! the subcommands, each of which owns its arguments (`simulate::args`, `animate`, `sweep`,
+//! `analysis`, `check`, `eval`): this file imports them, they never import it.
 //!
-//! clap rejects unknown subcommands, flags and `--method`/`--stabilization` values itself (exit status 2, with
-//! the list of valid values); [`SimulateArgs::config`] rejects what clap cannot see: unknown
-//! models and parameters, `t_end <= 0`, negative or non-finite tolerances (exit status 1).
+//! clap rejects unknown subcommands, flags and `--method`/`--stabilization` values itself (exit
+//! status 2, with the list of valid values); the subcommands reject what clap cannot see:
+//! unknown models and parameters, `t_end <= 0`, negative or non-finite tolerances (exit status 1).
+//!
+//! Usage, help and error lines carry the name of the binary that embeds the command set
+//! ([`registry::program`]: a user's crate's own binary name, `mbsim` for the built-in one).
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use mbsim::runtime::{CommonOptions, ConstrainedSystem, SampleKind, Stabilization};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use super::AppError;
-use super::method::{Method, MethodRequest, PartitionFlags, Stabilize, Start, stabilization};
-use super::registry::{self, ModelEntry};
+use crate::error::AppError;
+use crate::registry;
 
-/// `mbsim`: constrained multibody models of the sources, simulated with RKSTAB.
+/// Constrained multibody models: simulate, animate, sweep, analyse, check.
 #[derive(Debug, Parser)]
-#[command(name = "mbsim", version, about)]
+#[command(name = "mbsim", version)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -27,13 +30,13 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a model with RKSTAB (DOPRI5 + stabilization); write trajectory.csv,
     /// summary.json and plots into --out.
-    Simulate(SimulateArgs),
+    Simulate(crate::simulate::args::SimulateArgs),
     /// Simulate, then draw the mechanism moving: animation.gif, frame.png and animation.html
     /// (an SVG player with a time slider) in --out. Needs a model that declares `draw`.
-    Animate(AnimateArgs),
+    Animate(crate::animate::AnimateArgs),
     /// Run a model over a grid or random samples of parameters and initial values, in
     /// parallel; one row per run in sweep.csv (failures recorded with their error).
-    Sweep(super::sweep::SweepArgs),
+    Sweep(crate::sweep::SweepArgs),
     /// List the models and their sources.
     List,
     /// Print a model's generated kernels (the committed macro expansion).
@@ -43,7 +46,7 @@ pub enum Command {
     },
     /// Every kernel of an annotated model file at one state, with accelerations and
     /// multipliers from the runtime's KKT solve, as JSON (nothing is compiled).
-    Eval(EvalArgs),
+    Eval(crate::eval::EvalArgs),
     /// Write the expansion of every model of an annotated file into DIR (or check it).
     Generate {
         /// The model file.
@@ -57,15 +60,17 @@ pub enum Command {
     },
     /// Kinematic analysis of a fully driven (0-DOF) model: q, v, a along the time grid;
     /// writes kinematics.csv, summary.json and plots into --out.
-    Kinematics(AnalysisArgs),
+    Kinematics(crate::analysis::AnalysisArgs),
     /// Inverse dynamics of a fully driven model: the kinematics plus the multipliers and the
     /// reaction (driving) force of every named constraint row (reactions.csv).
-    Inverse(AnalysisArgs),
+    Inverse(crate::analysis::AnalysisArgs),
     /// Static equilibrium: reduced Newton on the potential energy (models with tangent and
     /// energy kernels) and/or dynamic settling with added damping; writes equilibrium.json.
-    Equilibrium(EquilibriumArgs),
-    /// Diagnostics: n, m, k, rank of G, degrees of freedom, redundant constraint rows by name.
-    Check(CheckArgs),
+    Equilibrium(crate::analysis::EquilibriumArgs),
+    /// Diagnostics: n, m, k, rank of G, degrees of freedom, redundant constraint rows by name,
+    /// at the model's guess, at given coordinates (--q), or at a time of a previous run
+    /// (--at TIME --from DIR).
+    Check(crate::check::CheckArgs),
     #[cfg(feature = "builtin")]
     /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
@@ -79,452 +84,68 @@ pub enum Command {
     },
 }
 
-/// Arguments of `mbsim kinematics` and `mbsim inverse`.
-#[derive(Debug, Args)]
-pub struct AnalysisArgs {
-    /// Model name (see `mbsim list`).
-    pub model: String,
-    /// End of the time grid (default: the model's).
-    #[arg(long)]
-    pub t_end: Option<f64>,
-    /// Grid spacing (default: the model's output spacing).
-    #[arg(long)]
-    pub dt_out: Option<f64>,
-    /// Override a parameter (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Output directory.
-    #[arg(long, default_value = "out/analysis")]
-    pub out: PathBuf,
-    /// Skip the plots.
-    #[arg(long)]
-    pub no_plots: bool,
+/// The clap command under the program's name: usage lines, `about` and every help text that
+/// names the built-in binary (`see `mbsim list``) name the embedding binary instead.
+pub fn command() -> clap::Command {
+    renamed(Cli::command(), registry::program())
 }
 
-/// Which equilibrium method `mbsim equilibrium` runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EquilibriumMethod {
-    /// Reduced Newton with line search (minimum potential energy).
-    Newton,
-    /// Dynamic settling with added damping.
-    Settle,
-    /// Both (Newton where the model allows it).
-    Both,
-}
-
-/// Arguments of `mbsim equilibrium`.
-#[derive(Debug, Args)]
-pub struct EquilibriumArgs {
-    /// Model name (see `mbsim list`).
-    pub model: String,
-    /// The method(s).
-    #[arg(long, value_enum, default_value_t = EquilibriumMethod::Both)]
-    pub method: EquilibriumMethod,
-    /// Added damping c (force Q − c v) for settling.
-    #[arg(long, default_value_t = 2.0)]
-    pub damping: f64,
-    /// Override a parameter (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Output directory.
-    #[arg(long, default_value = "out/equilibrium")]
-    pub out: PathBuf,
-}
-
-/// Arguments of `mbsim check`.
-#[derive(Debug, Args)]
-pub struct CheckArgs {
-    /// Model name (see `mbsim list`; also the defective models such as redundant-pendulum).
-    pub model: String,
-    /// Time at which the model is examined.
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub t: f64,
-    /// Override a parameter (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// How output samples between step points are made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Samples {
-    /// Dense output projected onto the constraints (PStab).
-    Projected,
-    /// Dense output as it is.
-    Interpolated,
-}
-
-/// Arguments of `mbsim animate`.
-#[derive(Debug, Args)]
-pub struct AnimateArgs {
-    /// The run (every option of `simulate`).
-    #[command(flatten)]
-    pub sim: SimulateArgs,
-    /// Frames of the animation (the trajectory is resampled on them).
-    #[arg(long, default_value_t = 100)]
-    pub frames: usize,
-    /// Frames per second of the GIF and the player.
-    #[arg(long, default_value_t = 25)]
-    pub fps: u32,
-}
-
-/// Arguments of `mbsim simulate` (also the run of `animate` and `sweep`).
-#[derive(Clone, Debug, Args)]
-pub struct SimulateArgs {
-    /// Model name (see `mbsim list`).
-    pub model: String,
-    /// A TOML file with parameters, the initial state, the method and the output grid (see
-    /// the README); flags override it.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// The integrator (default rkstab).
-    #[arg(long, value_enum)]
-    pub method: Option<Method>,
-    /// Drift control (with every method; default pstab, none for the implicit methods, which
-    /// hold Φ = 0 by their Newton iteration).
-    #[arg(long, value_enum)]
-    pub stabilization: Option<Stabilize>,
-    /// Step size of the constant-step methods (ab, ampc, mampc, newmark; hht, generalized-alpha
-    /// and radau take constant steps with it instead of --rtol/--atol).
-    #[arg(long, allow_hyphen_values = true)]
-    pub h: Option<f64>,
-    /// Order: the predictor order of ab/ampc/mampc (default 4), the highest order of abm
-    /// (default 12).
-    #[arg(long)]
-    pub order: Option<usize>,
-    /// Start of ab/ampc/mampc: accurate Runge-Kutta steps (default) or Haug's order ramp.
-    #[arg(long, value_enum)]
-    pub start: Option<Start>,
-    /// hht: alpha in [-1/3, 0] (default -0.1).
-    #[arg(long, allow_hyphen_values = true)]
-    pub hht_alpha: Option<f64>,
-    /// generalized-alpha: spectral radius at infinity in [0, 1] (default 0.8).
-    #[arg(long, allow_hyphen_values = true)]
-    pub rho_inf: Option<f64>,
-    /// Implicit methods: modified Newton (keep the factorization while it converges).
-    #[arg(long)]
-    pub modified_newton: bool,
-    /// gcp/hybrid: Newton tolerance on the dependent positions, max |Phi| (default 1e-12).
-    #[arg(long, allow_hyphen_values = true)]
-    pub newton_tol: Option<f64>,
-    /// gcp/hybrid: Newton iterations per correction (default 10).
-    #[arg(long)]
-    pub max_newton: Option<usize>,
-    /// hybrid: correct only when the drift exceeds this (default 1e-10).
-    #[arg(long, allow_hyphen_values = true)]
-    pub hybrid_tol: Option<f64>,
-    /// Baumgarte damping gain alpha (velocity residual weighted by 2 alpha).
-    #[arg(long, allow_hyphen_values = true)]
-    pub alpha: Option<f64>,
-    /// Baumgarte position gain beta (position residual weighted by beta^2).
-    #[arg(long, allow_hyphen_values = true)]
-    pub beta: Option<f64>,
-    /// Relative tolerance (default: the model's).
-    #[arg(long, allow_hyphen_values = true)]
-    pub rtol: Option<f64>,
-    /// Absolute tolerance (default rtol / 10).
-    #[arg(long, allow_hyphen_values = true)]
-    pub atol: Option<f64>,
-    /// DATOL: stabilize only when the drift exceeds it; 0 (default) stabilizes every step.
-    #[arg(long, allow_hyphen_values = true)]
-    pub datol: Option<f64>,
-    /// End time (default: the model's).
-    #[arg(long, allow_hyphen_values = true)]
-    pub t_end: Option<f64>,
-    /// Output spacing (default: the model's); a row is always written at t_end.
-    #[arg(long, allow_hyphen_values = true)]
-    pub dt_out: Option<f64>,
-    /// Change a runtime parameter, e.g. --param g=1.62 (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// How samples between step points are made: `projected` (default with a post-step
-    /// stabilization: on the constraint manifold to the step accuracy) or `interpolated`
-    /// (the raw dense output; the default without post-step stabilization, so its drift shows).
-    #[arg(long, value_enum)]
-    pub samples: Option<Samples>,
-    /// Limit on step attempts (default 10 000 000).
-    #[arg(long)]
-    pub max_steps: Option<usize>,
-    /// Initial coordinates, the whole vector, comma separated (default: the model's guess).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub q0: Option<Vec<f64>>,
-    /// Initial velocities, the whole vector, comma separated (default: the model's guess).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub v0: Option<Vec<f64>>,
-    /// One initial coordinate by name, e.g. --q theta=0.3 (repeatable; after --q0).
-    #[arg(long = "q", value_name = "NAME=VALUE", allow_hyphen_values = true)]
-    pub q: Vec<String>,
-    /// One initial velocity by coordinate name, e.g. --v theta=1 (repeatable; after --v0).
-    #[arg(long = "v", value_name = "NAME=VALUE", allow_hyphen_values = true)]
-    pub v: Vec<String>,
-    /// A coordinate the consistent initialization keeps fixed (repeatable).
-    #[arg(long = "lock", value_name = "NAME")]
-    pub lock: Vec<String>,
-    /// Output directory (required here or in the config file).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Skip the plots.
-    #[arg(long)]
-    pub no_plots: bool,
-    /// Also write every plot as SVG.
-    #[arg(long)]
-    pub svg: bool,
-    /// Plot these coordinates wrapped to (-pi, pi] (comma separated; no names: all).
-    #[arg(long, value_delimiter = ',', num_args = 0..)]
-    pub wrap_angles: Option<Vec<String>>,
-}
-
-/// Arguments of `mbsim eval`.
-#[derive(Debug, Args)]
-pub struct EvalArgs {
-    /// The model file.
-    pub file: PathBuf,
-    /// The model, when the file has several.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Time.
-    #[arg(long, allow_hyphen_values = true)]
-    pub t: f64,
-    /// Coordinates, comma separated.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub q: Vec<f64>,
-    /// Velocities, comma separated.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub v: Vec<f64>,
-    /// A runtime parameter, e.g. --param g=9.81 (repeatable; every one needs a value).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Multipliers for the tangent kernels (default: the KKT solution).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub lambda: Option<Vec<f64>>,
-    /// The vector w of ∂(M w)/∂q (default: the accelerations).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub w: Option<Vec<f64>>,
-}
-
-/// A validated simulation request.
-#[derive(Clone, Debug)]
-pub struct SimConfig {
-    /// The model.
-    pub model: &'static ModelEntry,
-    /// Parameter overrides, validated against the model.
-    pub params: Vec<(String, f64)>,
-    /// The method and its own options.
-    pub request: MethodRequest,
-    /// The runtime's drift control.
-    pub stabilization: Stabilization,
-    /// Relative tolerance.
-    pub rtol: f64,
-    /// Absolute tolerance.
-    pub atol: f64,
-    /// DATOL.
-    pub datol: f64,
-    /// End time (start is 0).
-    pub t_end: f64,
-    /// Output spacing.
-    pub dt_out: f64,
-    /// How samples between step points are made.
-    pub samples: SampleKind,
-    /// Limit on step attempts.
-    pub max_steps: usize,
-    /// Output directory.
-    pub out: PathBuf,
-    /// Whether to draw plots.
-    pub plots: bool,
-    /// Also write the plots as SVG.
-    pub svg: bool,
-    /// Coordinates plotted wrapped to (-pi, pi] (indices).
-    pub wrap: Vec<usize>,
-    /// The initial state asked for (checked against the model in `config`).
-    pub state: super::state::StateRequest,
-}
-
-/// `value` if it is finite and satisfies `ok`, else a [`AppError::BadValue`].
-fn checked(what: &'static str, value: f64, ok: bool, why: &'static str) -> Result<f64, AppError> {
-    if value.is_finite() && ok {
-        Ok(value)
-    } else {
-        Err(AppError::BadValue {
-            what,
-            value: value.to_string(),
-            why,
-        })
+/// `cmd` and its subcommands with the command `mbsim` (as in "see `mbsim list`") replaced by
+/// `program` in names and help texts; crate names such as `mbsim_cli` are left alone.
+fn renamed(cmd: clap::Command, program: &'static str) -> clap::Command {
+    let swap = |text: &clap::builder::StyledStr| {
+        text.to_string()
+            .replace("`mbsim ", &format!("`{program} "))
+            .replace("`mbsim`", &format!("`{program}`"))
+    };
+    let mut cmd = cmd.mut_args(|arg| {
+        let help = arg.get_help().map(swap);
+        let long = arg.get_long_help().map(swap);
+        let arg = match help {
+            Some(h) => arg.help(h),
+            None => arg,
+        };
+        match long {
+            Some(h) => arg.long_help(h),
+            None => arg,
+        }
+    });
+    if let Some(about) = cmd.get_about().map(swap) {
+        cmd = cmd.about(about);
     }
+    if let Some(about) = cmd.get_long_about().map(swap) {
+        cmd = cmd.long_about(about);
+    }
+    if cmd.get_name() == "mbsim" {
+        cmd = cmd.name(program).bin_name(program);
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |s| renamed(s, program));
+    }
+    cmd
 }
 
-/// The model called `name`, or an error listing the known ones.
-pub fn model(name: &str) -> Result<&'static ModelEntry, AppError> {
-    registry::find(name).ok_or_else(|| AppError::UnknownModel {
-        name: name.to_string(),
-        known: registry::names(),
-    })
-}
-
-impl SimulateArgs {
-    /// These arguments with the `--config` file merged in (flags win).
-    pub fn resolved(&self) -> Result<SimulateArgs, AppError> {
-        match &self.config {
-            Some(path) => {
-                let file = super::config::load(path)?;
-                self.clone().with_file(path, file)
-            }
-            None => Ok(self.clone()),
-        }
-    }
-
-    /// Validate the arguments (the `--config` file merged in): every name, length and value
-    /// is checked before anything runs or is written.
-    pub fn config(&self) -> Result<SimConfig, AppError> {
-        let args = self.resolved()?;
-        args.validate()
-    }
-
-    fn validate(&self) -> Result<SimConfig, AppError> {
-        let model = model(&self.model)?;
-        let mut sys = (model.build)();
-        let mut params = Vec::new();
-        for text in &self.params {
-            let Some((name, value)) = text.split_once('=') else {
-                return Err(AppError::BadValue {
-                    what: "--param",
-                    value: text.clone(),
-                    why: "expected NAME=VALUE",
-                });
-            };
-            let value: f64 = value.trim().parse().map_err(|_| AppError::BadValue {
-                what: "--param value",
-                value: text.clone(),
-                why: "not a number",
-            })?;
-            let value = checked("--param value", value, true, "must be finite")?;
-            sys.set_parameter(name.trim(), value)?;
-            params.push((name.trim().to_string(), value));
-        }
-        let rtol = self.rtol.unwrap_or(model.rtol);
-        let rtol = checked("--rtol", rtol, rtol > 0.0, "must be a positive number")?;
-        let atol = self.atol.unwrap_or(rtol / 10.0);
-        let atol = checked("--atol", atol, atol >= 0.0, "must not be negative")?;
-        let datol = self.datol.unwrap_or(0.0);
-        let datol = checked("--datol", datol, datol >= 0.0, "must not be negative")?;
-        let t_end = self.t_end.unwrap_or(model.t_end);
-        let t_end = checked("--t-end", t_end, t_end > 0.0, "must be positive")?;
-        let dt_out = self.dt_out.unwrap_or(model.dt_out.min(t_end));
-        let dt_out = checked("--dt-out", dt_out, dt_out > 0.0, "must be positive")?;
-        if t_end / dt_out > 1e7 {
-            return Err(AppError::BadValue {
-                what: "--dt-out",
-                value: dt_out.to_string(),
-                why: "more than 1e7 output rows",
-            });
-        }
-        let flags = PartitionFlags {
-            newton_tol: self.newton_tol,
-            max_newton: self.max_newton,
-            hybrid_tol: self.hybrid_tol,
-        };
-        let method = self.method.unwrap_or(Method::Rkstab);
-        let own_control = method.is_implicit() || method.is_structural();
-        let kind = self.stabilization.unwrap_or(if own_control {
-            Stabilize::None
-        } else {
-            Stabilize::Pstab
-        });
-        let stabilization = stabilization(kind, self.alpha, self.beta, flags)?;
-        if let Some(h) = self.h {
-            checked("--h", h, h > 0.0, "must be positive")?;
-        }
-        let request = MethodRequest {
-            method,
-            rtol,
-            atol,
-            h: self.h,
-            order: self.order,
-            start: self.start,
-            hht_alpha: self.hht_alpha,
-            rho_inf: self.rho_inf,
-            modified_newton: self.modified_newton,
-        };
-        let samples = match self.samples {
-            Some(Samples::Projected) => SampleKind::Projected,
-            Some(Samples::Interpolated) => SampleKind::Interpolated,
-            None if stabilization.is_post_step() => SampleKind::Projected,
-            None => SampleKind::Interpolated,
-        };
-        let max_steps = self.max_steps.unwrap_or(CommonOptions::default().max_steps);
-        if max_steps == 0 {
-            return Err(AppError::BadValue {
-                what: "--max-steps",
-                value: "0".to_string(),
-                why: "must be at least 1",
-            });
-        }
-        let state = self.state(sys.as_ref())?;
-        let wrap = match &self.wrap_angles {
-            None => Vec::new(),
-            Some(names) if names.is_empty() => (0..sys.dims().n).collect(),
-            Some(names) => names
-                .iter()
-                .map(|n| super::state::index(sys.as_ref(), "--wrap-angles", n))
-                .collect::<Result<_, _>>()?,
-        };
-        let out = self.out.clone().ok_or(AppError::BadValue {
-            what: "--out",
-            value: String::new(),
-            why: "give the output directory (--out DIR or `out` in [output] of --config)",
-        })?;
-        Ok(SimConfig {
-            model,
-            params,
-            request,
-            stabilization,
-            rtol,
-            atol,
-            datol,
-            t_end,
-            dt_out,
-            samples,
-            max_steps,
-            out,
-            plots: !self.no_plots,
-            svg: self.svg,
-            wrap,
-            state,
-        })
-    }
-
-    /// The initial state flags, checked against `sys` (names, lengths, finite values).
-    fn state(&self, sys: &dyn ConstrainedSystem) -> Result<super::state::StateRequest, AppError> {
-        let pairs = |what, items: &[String]| -> Result<Vec<(String, f64)>, AppError> {
-            items.iter().map(|t| super::state::pair(what, t)).collect()
-        };
-        let request = super::state::StateRequest {
-            q0: self.q0.clone(),
-            v0: self.v0.clone(),
-            q: pairs("--q", &self.q)?,
-            v: pairs("--v", &self.v)?,
-            lock: self.lock.clone(),
-        };
-        let n = sys.dims().n;
-        request.apply(sys, (vec![0.0; n], vec![0.0; n]))?;
-        Ok(request)
+/// Parse `args` (without the program name) under the program's name; clap's own errors and
+/// `--help` exit here, as clap does.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Cli {
+    let argv = std::iter::once(registry::program().to_string()).chain(args);
+    let matches = command().get_matches_from(argv);
+    match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.format(&mut command()).exit(),
     }
 }
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<(), AppError> {
     match cli.command {
-        Command::Simulate(args) => {
-            let cfg = args.config()?;
-            let run = super::simulate::run(&cfg, true)?;
-            crate::say!("{}", run.init_text);
-            super::output::write_all(&cfg, &run)?;
-            crate::say!("{}", super::output::report(&cfg, &run));
-            Ok(())
-        }
-        Command::Animate(args) => super::animate::run(&args),
-        Command::Sweep(args) => super::sweep::run(&args),
+        Command::Simulate(args) => crate::simulate::command(&args),
+        Command::Animate(args) => crate::animate::run(&args),
+        Command::Sweep(args) => crate::sweep::run(&args),
         Command::List => {
             for m in registry::models() {
                 crate::say!(
@@ -538,38 +159,29 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             Ok(())
         }
         Command::Kernels { model: name } => {
-            crate::say!("{}", model(&name)?.kernels.trim_end());
+            crate::say!("{}", registry::entry(&name)?.kernels.trim_end());
             Ok(())
         }
         Command::Eval(a) => {
-            let input = super::eval::EvalInput {
-                file: a.file,
-                model: a.model,
-                t: a.t,
-                q: a.q,
-                v: a.v,
-                params: a.params,
-                lambda: a.lambda,
-                w: a.w,
-            };
-            crate::say!("{}", super::eval::run(&input)?);
+            crate::say!("{}", crate::eval::run(&a.input())?);
             Ok(())
         }
         Command::Generate { file, out, check } => {
-            let outcome = super::generate::run(&file, &out, check)?;
+            let outcome = crate::generate::run(&file, &out, check)?;
             let verb = if check { "stale" } else { "written" };
             eprintln!(
-                "mbsim: {} generated file(s) fresh, {} {verb}",
+                "{}: {} generated file(s) fresh, {} {verb}",
+                registry::program(),
                 outcome.fresh.len(),
                 outcome.changed.len()
             );
             Ok(())
         }
-        Command::Kinematics(a) => super::analysis::kinematic(&a, false),
-        Command::Inverse(a) => super::analysis::kinematic(&a, true),
-        Command::Equilibrium(a) => super::analysis::equilibrium(&a),
-        Command::Check(a) => super::analysis::check(&a),
+        Command::Kinematics(a) => crate::analysis::kinematic(&a, false),
+        Command::Inverse(a) => crate::analysis::kinematic(&a, true),
+        Command::Equilibrium(a) => crate::analysis::equilibrium(&a),
+        Command::Check(a) => crate::check::check(&a),
         #[cfg(feature = "builtin")]
-        Command::Repro { table, out } => super::repro::run(&table, &out),
+        Command::Repro { table, out } => crate::repro::run(&table, &out),
     }
 }

@@ -26,12 +26,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::ValueEnum;
 use serde::Deserialize;
 
-use super::AppError;
-use super::cli::{Samples, SimulateArgs};
-use super::method::{Method, Stabilize};
+use crate::error::AppError;
 
 /// The whole file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -122,80 +119,4 @@ pub fn load(path: &Path) -> Result<FileConfig, AppError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
     toml::from_str(&text).map_err(|e| bad(e.to_string().trim_end().replace('\n', " | ")))
-}
-
-fn value<T: ValueEnum>(path: &Path, key: &str, text: &str) -> Result<T, AppError> {
-    T::from_str(text, true).map_err(|_| {
-        let known: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
-            .collect();
-        AppError::Config {
-            path: path.to_path_buf(),
-            message: format!("`{key} = \"{text}\"` is not one of {}", known.join(", ")),
-        }
-    })
-}
-
-impl SimulateArgs {
-    /// These flags with the file's values where a flag was not given (flags win). Parameters:
-    /// the file's first, then the flags' (so a flag overrides the file for the same name).
-    pub fn with_file(mut self, path: &Path, file: FileConfig) -> Result<Self, AppError> {
-        let m = file.method;
-        if self.method.is_none()
-            && let Some(name) = &m.name
-        {
-            self.method = Some(value::<Method>(path, "method.name", name)?);
-        }
-        if self.stabilization.is_none()
-            && let Some(name) = &m.stabilization
-        {
-            self.stabilization = Some(value::<Stabilize>(path, "method.stabilization", name)?);
-        }
-        if self.samples.is_none()
-            && let Some(name) = &m.samples
-        {
-            self.samples = Some(value::<Samples>(path, "method.samples", name)?);
-        }
-        or(&mut self.rtol, m.rtol);
-        or(&mut self.atol, m.atol);
-        or(&mut self.datol, m.datol);
-        or(&mut self.h, m.h);
-        or(&mut self.order, m.order);
-        or(&mut self.alpha, m.alpha);
-        or(&mut self.beta, m.beta);
-        or(&mut self.max_steps, m.max_steps);
-        let o = file.output;
-        or(&mut self.t_end, o.t_end);
-        or(&mut self.dt_out, o.dt_out);
-        or(&mut self.out, o.out);
-        self.svg |= o.svg.unwrap_or(false);
-        or(&mut self.wrap_angles, o.wrap_angles);
-        let mut params: Vec<String> = file
-            .parameters
-            .iter()
-            .map(|(k, v)| format!("{k}={v:e}"))
-            .collect();
-        params.append(&mut self.params);
-        self.params = params;
-        let i = file.initial;
-        or(&mut self.q0, i.q0);
-        or(&mut self.v0, i.v0);
-        let mut q: Vec<String> = i.q.iter().map(|(k, v)| format!("{k}={v:e}")).collect();
-        q.append(&mut self.q);
-        self.q = q;
-        let mut v: Vec<String> = i.v.iter().map(|(k, v)| format!("{k}={v:e}")).collect();
-        v.append(&mut self.v);
-        self.v = v;
-        if self.lock.is_empty() {
-            self.lock = i.lock;
-        }
-        Ok(self)
-    }
-}
-
-fn or<T>(slot: &mut Option<T>, file: Option<T>) {
-    if slot.is_none() {
-        *slot = file;
-    }
 }

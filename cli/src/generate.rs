@@ -8,7 +8,7 @@ use mbsim_codegen::Model;
 use mbsim_codegen::frontend::file;
 use std::path::{Path, PathBuf};
 
-use crate::AppError;
+use crate::error::AppError;
 
 /// What a run found.
 #[derive(Debug, Default)]

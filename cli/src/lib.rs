@@ -27,7 +27,7 @@ macro_rules! say {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 std::process::exit(0);
             }
-            eprintln!("mbsim: cannot write to stdout: {e}");
+            eprintln!("{}: cannot write to stdout: {e}", $crate::registry::program());
             std::process::exit(1);
         }
     }};
@@ -36,8 +36,10 @@ pub(crate) use say;
 
 pub mod analysis;
 pub mod animate;
+pub mod check;
 pub mod cli;
 pub mod config;
+pub mod error;
 pub mod eval;
 pub mod generate;
 pub mod method;
@@ -51,130 +53,49 @@ pub mod repro;
 pub mod simulate;
 pub mod state;
 pub mod sweep;
+pub mod timing;
 pub mod views;
 
-use std::path::PathBuf;
-
-/// Everything that can go wrong in a command.
-#[derive(Debug, thiserror::Error)]
-pub enum AppError {
-    /// The model name is not in the registry.
-    #[error("unknown model `{name}` (models: {known})")]
-    UnknownModel {
-        /// The name given.
-        name: String,
-        /// The registry's names.
-        known: String,
-    },
-    /// `--param` names a parameter the model does not have.
-    #[error(transparent)]
-    UnknownParameter(#[from] mbsim::runtime::ParameterError),
-    /// A numeric argument out of its range, or malformed.
-    #[error("invalid {what} `{value}`: {why}")]
-    BadValue {
-        /// Which argument.
-        what: &'static str,
-        /// The value given.
-        value: String,
-        /// What is wrong with it.
-        why: &'static str,
-    },
-    /// The table name of `repro` is unknown.
-    #[error("unknown table `{0}` (tables: 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, all)")]
-    UnknownTable(String),
-    /// The integration or the initialization failed.
-    #[error("simulation failed: {0}")]
-    Sim(#[from] mbsim::runtime::SimError),
-    /// Writing an output file failed.
-    #[error("cannot write {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-    /// A model file (`mbsim eval`, `mbsim generate`) cannot be read, is invalid, or its
-    /// evaluation or generated files are not what was asked for; the message says where.
-    #[error("{0}")]
-    ModelFile(String),
-    /// A `--q`, `--v`, `--lock` or config entry names a coordinate the model does not have.
-    #[error("{what} names unknown coordinate `{name}` (coordinates of `{model}`: {known})")]
-    UnknownCoordinate {
-        /// Which flag or config entry.
-        what: String,
-        /// The name given.
-        name: String,
-        /// The model.
-        model: String,
-        /// Its coordinates, comma separated.
-        known: String,
-    },
-    /// A vector (`--q0`, `--v0`, a config array) of the wrong length.
-    #[error("{what} has {got} entries, expected {expected} (coordinates of `{model}`: {known})")]
-    WrongLength {
-        /// Which flag or config entry.
-        what: String,
-        /// Entries given.
-        got: usize,
-        /// Entries expected (n).
-        expected: usize,
-        /// The model.
-        model: String,
-        /// Its coordinates, comma separated.
-        known: String,
-    },
-    /// A value that is NaN or infinite where a number is needed.
-    #[error("{what} must be finite, got {value}")]
-    NotFinite {
-        /// Which flag or config entry (with the coordinate or parameter name).
-        what: String,
-        /// The value given.
-        value: f64,
-    },
-    /// The `--config` file cannot be read or does not describe a run (unknown keys are named).
-    #[error("config {path}: {message}")]
-    Config {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, and where.
-        message: String,
-    },
-    /// The model cannot do what the command needs (no drawing for `animate`, say).
-    #[error("model `{model}` {why}")]
-    Unsupported {
-        /// The model.
-        model: String,
-        /// What it lacks.
-        why: String,
-    },
-    /// Drawing a plot failed.
-    #[error("cannot draw {path}: {message}")]
-    Plot {
-        /// The file.
-        path: PathBuf,
-        /// The plotting library's message.
-        message: String,
-    },
-}
+pub use error::AppError;
 
 /// The whole command set for `entries`, with the process's arguments: prints the error and
-/// exits non-zero on failure. What `cli_main!` expands to.
+/// exits non-zero on failure. The program's name in usage, help and error lines is the file
+/// name of the running binary (`argv[0]`); [`main_named`] sets it explicitly.
 pub fn main(entries: &'static [registry::ModelEntry]) {
+    let program = std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "mbsim".to_string());
+    main_named(Box::leak(program.into_boxed_str()), entries);
+}
+
+/// [`main`] with the program's name given (what `cli_main!` passes: the binary's Cargo name).
+pub fn main_named(program: &'static str, entries: &'static [registry::ModelEntry]) {
+    registry::set_program(program);
     registry::install(entries);
     if let Err(e) = main_with(std::env::args().skip(1)) {
-        eprintln!("mbsim: error: {e}");
+        eprintln!("{program}: error: {e}");
         std::process::exit(1);
     }
 }
 
 /// `fn main()` running the whole command set (`simulate`, `animate`, `sweep`, the analyses,
 /// `list`, …) on the given models: `mbsim_cli::cli_main!(ENTRIES);` where `ENTRIES` is an array
-/// or slice of [`registry::ModelEntry`] with a `'static` lifetime.
+/// or slice of [`registry::ModelEntry`] with a `'static` lifetime. Usage, help and errors name
+/// the binary (`CARGO_BIN_NAME`), not `mbsim`.
 #[macro_export]
 macro_rules! cli_main {
     ($entries:expr) => {
         fn main() {
-            $crate::main(&$entries);
+            match ::core::option_env!("CARGO_BIN_NAME") {
+                Some(program) => $crate::main_named(program, &$entries),
+                None => $crate::main(&$entries),
+            }
         }
     };
 }
@@ -182,11 +103,5 @@ macro_rules! cli_main {
 /// Run the command line `args` (without the program name) on the installed models
 /// ([`registry::install`]; the built-in catalog when none were installed).
 pub fn main_with(args: impl IntoIterator<Item = String>) -> Result<(), AppError> {
-    use clap::Parser;
-    let argv = std::iter::once("mbsim".to_string()).chain(args);
-    let parsed = match cli::Cli::try_parse_from(argv) {
-        Ok(c) => c,
-        Err(e) => e.exit(),
-    };
-    cli::run(parsed)
+    cli::run(cli::parse(args))
 }

@@ -4,5 +4,5 @@
 //! `mbsim_cli::cli_main!(ENTRIES)`.
 
 fn main() {
-    mbsim_cli::main(mbsim_models::catalog());
+    mbsim_cli::main_named("mbsim", mbsim_models::catalog());
 }

@@ -14,7 +14,7 @@ use mbsim::runtime::{
     Structure, Tolerance,
 };
 
-use super::AppError;
+use crate::error::AppError;
 
 /// The implicit method of `req`: constant step with --h, else error-controlled at rtol/atol.
 fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {

@@ -1,5 +1,7 @@
 //! The files of `mbsim simulate`: `trajectory.csv` (one row per output time, the last exactly
-//! at t_end), `summary.json` (model, parameters, method, tolerances, counters, CPU times,
+//! at t_end; with `--output final` the t_end row only), `summary.json` (model, parameters,
+//! method, tolerances, counters, `cpu_seconds` (thread CPU) and `wall_seconds`, `--repeat`'s
+//! minimum and median,
 //! maximum drifts, the consistent initialization) and, through [`super::plot_grid`], the plots
 //! (PNG, and SVG with `--svg`); plus the one-paragraph report
 //! printed on stdout.
@@ -12,9 +14,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::AppError;
-use super::cli::SimConfig;
 use super::simulate::RunResult;
+use crate::error::AppError;
+use crate::simulate::args::{OutputMode, SimConfig};
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> AppError + '_ {
     move |source| AppError::Io {
@@ -72,7 +74,7 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         .stabilization
         .baumgarte()
         .map(|b| json!({"alpha": b.alpha, "beta": b.beta}));
-    json!({
+    let mut value = json!({
         "model": cfg.model.name,
         "source": cfg.model.source,
         "parameters": params,
@@ -93,8 +95,6 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "NSTAB": s.nstab,
         "failed_attempts": s.failed,
         "output_solves": s.output_solves,
-        "cpu_seconds": run.cpu.as_secs_f64(),
-        "stab_cpu_seconds": s.stabilization_time.as_secs_f64(),
         "max_drift_position": run.max_drift_steps.position,
         "max_drift_velocity": run.max_drift_steps.velocity,
         "max_drift_output_position": run.max_drift_output.position,
@@ -129,7 +129,29 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "max_drift_redundant_position": s.redundant_drift.position,
         "max_drift_redundant_velocity": s.redundant_drift.velocity,
         "extra": s.extra.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-    })
+    });
+    // Timings, each named for its clock (`crate::timing`).
+    value["cpu_seconds"] = json!(run.timing.cpu.as_secs_f64());
+    value["cpu_clock"] = json!("thread CPU time of the integration (CLOCK_THREAD_CPUTIME_ID)");
+    value["wall_seconds"] = json!(run.timing.wall.as_secs_f64());
+    value["stabilization_wall_seconds"] = json!(s.stabilization_time.as_secs_f64());
+    value["repeat"] = repeat_json(run);
+    value["output"] = json!(format!("{:?}", cfg.output).to_lowercase());
+    value
+}
+
+/// `--repeat`: the runs' minimum and median CPU and wall seconds (`null` for one run).
+fn repeat_json(run: &RunResult) -> serde_json::Value {
+    match crate::timing::repeated(&run.repeats) {
+        Some(r) if r.runs > 1 => json!({
+            "runs": r.runs,
+            "cpu_seconds_min": r.cpu_min.as_secs_f64(),
+            "cpu_seconds_median": r.cpu_median.as_secs_f64(),
+            "wall_seconds_min": r.wall_min.as_secs_f64(),
+            "wall_seconds_median": r.wall_median.as_secs_f64(),
+        }),
+        _ => serde_json::Value::Null,
+    }
 }
 
 /// The names of constraint rows `rows`.
@@ -178,7 +200,7 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     let path = cfg.out.join("summary.json");
     let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default();
     std::fs::write(&path, text + "\n").map_err(io_err(&path))?;
-    if cfg.plots {
+    if cfg.plots && cfg.output == OutputMode::Grid {
         super::plot_grid::write_run(&cfg.out, cfg.model.name, run, &cfg.wrap, cfg.svg)?;
     }
     Ok(())
@@ -191,13 +213,24 @@ const SPREAD_WARNING: f64 = 1e8;
 /// The conditioning line of the report: the worst pivot spread of the run's constraint solve
 /// (the KKT matrix, the Newton matrix or S = E M⁻¹ Eᵀ, see `Stats::conditioning`), and a
 /// warning when it suggests a near-singular configuration.
-fn conditioning_line(run: &RunResult) -> String {
+fn conditioning_line(cfg: &SimConfig, run: &RunResult) -> String {
     match run.stats.conditioning {
         None => String::new(),
         Some(c) if c.spread > SPREAD_WARNING => format!(
-            "\nwarning: near-singular configuration at t = {:.6}: pivot spread {:.2e} \
-             (run `mbsim check` on the state there; the dependent rows are the suspects)",
-            c.t, c.spread
+            "\nwarning: near-singular configuration at t = {:.6}: pivot spread {:.2e}; \
+             diagnose the state there (the dependent rows are the suspects) with\n  \
+             {} check {} --at {} --from {}{}",
+            c.t,
+            c.spread,
+            crate::registry::program(),
+            cfg.model.name,
+            c.t,
+            cfg.out.display(),
+            if cfg.output == OutputMode::Final {
+                " (after a run with --output grid: this one recorded t_end only)"
+            } else {
+                ""
+            }
         ),
         Some(c) => format!(
             "\npivot spread of the constraint solve: worst {:.2e} at t = {:.6}",
@@ -209,10 +242,11 @@ fn conditioning_line(run: &RunResult) -> String {
 /// The report printed after a run.
 pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     let s = &run.stats;
-    let conditioning = conditioning_line(run) + &redundancy_line(run);
+    let conditioning = conditioning_line(cfg, run) + &redundancy_line(run);
     format!(
         "{} on [0, {}] with {} + {}, {}, datol {:e}\n\
-         NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (stabilization {:.3} s)\n\
+         NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (thread), wall {:.3} s \
+         (stabilization wall {:.3} s){}\n\
          max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}{}\n\
          wrote {}",
         cfg.model.name,
@@ -232,8 +266,10 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         s.naccpt,
         s.nrejct,
         s.nstab,
-        run.cpu.as_secs_f64(),
+        run.timing.cpu.as_secs_f64(),
+        run.timing.wall.as_secs_f64(),
         s.stabilization_time.as_secs_f64(),
+        repeat_text(run),
         run.max_drift_steps.position,
         run.max_drift_steps.velocity,
         cfg.samples,
@@ -242,4 +278,19 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         conditioning,
         cfg.out.display()
     )
+}
+
+/// `--repeat`: one clause with the minimum and median times (empty for one run).
+fn repeat_text(run: &RunResult) -> String {
+    match crate::timing::repeated(&run.repeats) {
+        Some(r) if r.runs > 1 => format!(
+            "; {} runs: CPU min {:.3} s, median {:.3} s; wall min {:.3} s, median {:.3} s",
+            r.runs,
+            r.cpu_min.as_secs_f64(),
+            r.cpu_median.as_secs_f64(),
+            r.wall_min.as_secs_f64(),
+            r.wall_median.as_secs_f64()
+        ),
+        _ => String::new(),
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::Once;
 
 use plotters::prelude::*;
 
-use super::AppError;
+use crate::error::AppError;
 
 /// The plot font (DejaVu Sans, Bitstream Vera licence: `assets/DejaVuSans-LICENSE.txt`).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");

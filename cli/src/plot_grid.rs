@@ -11,6 +11,11 @@
 //! - `energy`: T, V and T + V, and the change of T + V from its initial value (models that
 //!   state their energy);
 //! - `step_size`: the accepted step sizes against t on a log axis.
+//!
+//! A curve that stays at round-off over the whole run (max |y| ≤ [`ROUND_OFF`] times the
+//! largest |y| of any curve of its figure — a coordinate that is zero in exact arithmetic,
+//! such as the out-of-plane part of a planar motion) is drawn as 0, its legend and panel title
+//! saying so with its actual size ([`quiet`]), instead of as magnified noise.
 
 use std::f64::consts::{PI, TAU};
 use std::path::Path;
@@ -18,9 +23,48 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::AppError;
 use super::plot::LOG_FLOOR;
 use super::simulate::RunResult;
+use crate::error::AppError;
+
+/// A curve whose values all stay within this fraction of its figure's scale is round-off.
+pub const ROUND_OFF: f64 = 1e-12;
+
+/// `curves` with those at round-off ([`ROUND_OFF`] × the largest |y| of all of them; exactly
+/// zero counts too) replaced by zero, renamed `name (identically 0)` or `name (|y| <= 3.1e-17: round-off,
+/// drawn as 0)`. Curves that move are returned unchanged.
+pub fn quiet(curves: Vec<Curve>) -> Vec<Curve> {
+    let size = |c: &Curve| {
+        c.pieces
+            .iter()
+            .flatten()
+            .map(|p| p.1.abs())
+            .filter(|y| y.is_finite())
+            .fold(0.0_f64, f64::max)
+    };
+    let scale = curves.iter().map(size).fold(0.0_f64, f64::max);
+    curves
+        .into_iter()
+        .map(|c| {
+            let largest = size(&c);
+            let any_nonfinite = c.pieces.iter().flatten().any(|p| !p.1.is_finite());
+            if any_nonfinite || largest > ROUND_OFF * scale {
+                return c;
+            }
+            let name = if largest == 0.0 {
+                format!("{} (identically 0)", c.name)
+            } else {
+                format!("{} (|y| <= {largest:.1e}: round-off, drawn as 0)", c.name)
+            };
+            let pieces = c
+                .pieces
+                .into_iter()
+                .map(|piece| piece.into_iter().map(|(x, _)| (x, 0.0)).collect())
+                .collect();
+            Curve { name, pieces }
+        })
+        .collect()
+}
 
 /// Up to this many curves, each gets its own panel.
 pub const MAX_SINGLE: usize = 16;
@@ -332,13 +376,18 @@ pub fn write_run(
     write(
         dir,
         "coordinates",
-        &fig("coordinates", grouped(q, "q")),
+        &fig("coordinates", grouped(quiet(q), "q")),
         svg,
     )?;
     let v: Vec<Curve> = (0..names.len())
         .map(|j| curve(&rec.v, j, format!("{}_dot", names[j]), false))
         .collect();
-    write(dir, "velocities", &fig("velocities", grouped(v, "v")), svg)?;
+    write(
+        dir,
+        "velocities",
+        &fig("velocities", grouped(quiet(v), "v")),
+        svg,
+    )?;
     if run.constraint_rows > 0 {
         let lambda: Vec<Curve> = (0..run.constraint_rows)
             .map(|j| {
@@ -353,7 +402,7 @@ pub fn write_run(
         write(
             dir,
             "multipliers",
-            &fig("multipliers", grouped(lambda, "lambda")),
+            &fig("multipliers", grouped(quiet(lambda), "lambda")),
             svg,
         )?;
     }

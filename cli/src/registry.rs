@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 
 pub use mbsim::runtime::catalog::ModelEntry;
 
+use crate::error::AppError;
+
 static MODELS: OnceLock<&'static [ModelEntry]> = OnceLock::new();
 
 /// Use `entries` as this process's models (the first call wins; later calls are ignored, so
@@ -51,4 +53,34 @@ pub fn names() -> String {
         .map(|m| m.name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The model called `name`, or an error listing the known ones.
+pub fn entry(name: &str) -> Result<&'static ModelEntry, AppError> {
+    find(name).ok_or_else(|| AppError::UnknownModel {
+        name: name.to_string(),
+        known: names(),
+    })
+}
+
+/// The model `name` from the models or the defective ones (`check` examines both).
+pub fn entry_or_defective(name: &str) -> Result<&'static ModelEntry, AppError> {
+    find(name)
+        .or_else(|| mbsim::runtime::catalog::find(defective(), name))
+        .ok_or_else(|| AppError::UnknownModel {
+            name: name.to_string(),
+            known: names(),
+        })
+}
+
+static PROGRAM: OnceLock<&'static str> = OnceLock::new();
+
+/// Use `name` as the program's name in usage, help and error lines (the first call wins).
+pub fn set_program(name: &'static str) {
+    let _ = PROGRAM.set(name);
+}
+
+/// The program's name: the binary that embeds the command set (`mbsim` for the built-in one).
+pub fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("mbsim")
 }

@@ -7,7 +7,7 @@
 
 use mbsim::runtime::{ConstrainedSystem, InitReport};
 
-use super::AppError;
+use crate::error::AppError;
 
 /// The initial state asked for, before it is checked against a model.
 #[derive(Clone, Debug, Default, PartialEq)]

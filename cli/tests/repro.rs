@@ -53,3 +53,72 @@ fn pstab_on_adams_methods_holds_its_checks() {
     println!("{}", table.render());
     assert!(table.checks.iter().all(|c| c.1), "{:?}", table.checks);
 }
+
+/// Verdicts that mean what they say (issue 24): a failed check of a table is a failure; the
+/// same check on a rejected reading is shown as such and counts for nothing; a statement the
+/// source contradicts is a finding of its own, never `[FAIL]`.
+#[test]
+fn verdicts_count_only_real_failures() {
+    use mbsim_cli::repro::{Finding, Table, Verdict};
+    let table = |rejected: Option<String>| Table {
+        id: "x",
+        title: "a table".into(),
+        columns: vec!["c".into()],
+        rows: Vec::new(),
+        checks: vec![("holds".into(), true), ("does not hold".into(), false)],
+        findings: vec![Finding {
+            what: "a printed ratio".into(),
+            verdict: Verdict::SourceContradiction,
+            reason: "two statements of the source exclude each other".into(),
+        }],
+        rejected,
+        notes: Vec::new(),
+    };
+    let real = table(None);
+    assert_eq!(real.failures(), ["Table x: does not hold"]);
+    let text = real.render();
+    assert!(text.contains("check [FAIL] does not hold"), "{text}");
+    assert!(
+        text.contains("check [SOURCE CONTRADICTS ITSELF] a printed ratio: two statements"),
+        "{text}"
+    );
+    let rejected = table(Some("the print rules this reading out".into()));
+    assert!(rejected.failures().is_empty());
+    let text = rejected.render();
+    assert!(
+        !text.contains("[FAIL]") && !text.contains("[PASS]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rejected reading: the print rules this reading out"),
+        "{text}"
+    );
+    assert!(
+        text.contains("check [rejected reading; does not hold] does not hold"),
+        "{text}"
+    );
+}
+
+/// `mbsim repro 4.7`: the omega = 0.5 variant is shown as a rejected reading with the counts
+/// that rule it out, the omega = 1 table passes, no `[FAIL]`, exit status 0.
+#[test]
+fn table_4_7_shows_the_rejected_reading_and_passes() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("repro-4.7");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mbsim"))
+        .args(["repro", "4.7", "--out", dir.to_str().expect("utf-8 path")])
+        .output()
+        .expect("mbsim runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("[FAIL]"), "{stdout}");
+    assert!(stdout.contains("rejected reading: omega = 0.5"), "{stdout}");
+    assert!(
+        stdout.contains("against the printed 4034 and 672"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("all acceptance checks passed"), "{stdout}");
+}

@@ -58,21 +58,23 @@
 //! 6. Constraint (5.10c), ambiguity 26: used in the simply supported frame,
 //!    R2 + (l + q_f5) sin θ = 0. As printed (R2 + (l + q_f2 + q_f5) sin θ + q_f3 cos θ): ratios
 //!    10.54 and 4.38, amplitudes 3.6× smaller; with the crank-only start of item 3: 9.28, 3.98.
-//! 7. Gravity: not given; g = 0 gives 13.25 and 4.67.
+//! 7. Gravity: not given; g = 0 gives 13.25 and 4.67 (the runs; quasi-static: exactly 9 and 4).
 //!
-//! Result: 180:60 > 10 is reproduced; 120:60 ≈ 3 is not, under any reading above (4.4–4.9,
-//! except the mass-metric start, which breaks 180:60). It cannot be, with a nearly constant
-//! crank speed: the rod's transverse load is the rigid-body acceleration field, ∝ ω², so the
-//! quasi-static midspan deflection (5 ρa a⊥ l⁴/(384 EI) with a⊥ the midpoint's transverse
-//! acceleration: 0.0215 in at 60 rad/s, φ = 48°) has the ratios 4 and 9 exactly, and the
-//! dynamic amplification below the first bending frequency only raises them with speed (the
-//! printed 180:60 > 10 > 9 is that amplification). A printed ratio below 4 needs a
-//! speed-independent part at 60 rad/s that the chapter does not describe. The printed scale
-//! also differs: Fig. 5.5 spans ±0.02 in at 180 rad/s and Figs. 5.6–5.7 are in units of 1e-3,
-//! while this rod deflects 0.317 in at 180 rad/s (quasi-static 0.194 in) and 0.023 in at 60
-//! rad/s — about 15× the figures' scales at both speeds, so the print's rod or plotted quantity
-//! is not Table 5.1's as read here. `mbsim repro chin5` reports the check as failed, with the
-//! quasi-static amplitudes computed beside the runs.
+//! Result (every number from `mbsim repro chin5`, which computes them): 180:60 > 10 is
+//! reproduced at the chosen start φ(0) = 0 (13.60); 120:60 ≈ 3 is not, under any reading above
+//! (4.4–4.9, except the mass-metric start, which breaks 180:60), and it cannot be together with
+//! 180:60 > 10: their quotient 180:120 is a property of the rod, 2.85 at φ(0) = 0 and 2.14–2.85
+//! over the start angles, so 120:60 = 3 gives 180:60 ≤ 8.6 — the source contradicts itself, and
+//! `repro` says so instead of failing. The quasi-static midspan deflection (the rigid
+//! mechanism's inertia load, ∝ ω², plus the rod's weight, which does not grow with ω, on the
+//! pinned-pinned rod: 5 ρa |a⊥ + g cos θ| l⁴/(384 EI) with a⊥ the midpoint's transverse
+//! acceleration; 0.0221 in at 60 rad/s) has the ratios 3.92 and 8.78; exactly 4 and 9 only with
+//! g = 0. The rod's dynamics do not only raise the ratios: the start angle φ(0) is not given,
+//! and over a 15° grid of it 120:60 ranges 3.75–4.77 and 180:60 8.56–13.60; 180:60 > 10 holds
+//! at φ(0) = 0 but not at φ(0) = 45°, 120°, 135° and 225°–300° (`chin5_start_angle.csv`).
+//! Scale: this rod deflects 0.317 in at 180 rad/s (quasi-static 0.194 in), 16× the ±0.02 in
+//! of Fig. 5.5; the comparison rests on that one figure, the only one whose scale is legible,
+//! so whether the print's rod or plotted quantity differs from Table 5.1's as read here is open.
 
 // Gauss–Legendre abscissae and weights are printed to 16 digits; clippy reads some as
 // excessive precision of f64 literals.
@@ -216,6 +218,28 @@ impl DeformableSliderCrank {
         v[1] = rc * omega0;
         v[2] = -rc * omega0 / len;
         v[9] = omega0;
+        (q, v)
+    }
+
+    /// The same start at crank angle `phi0` instead of 0 (the start angle is not given,
+    /// ambiguity 27): crank pin R = r (cos φ0, sin φ0), θ = asin(−r sin φ0 / l) on the slider's
+    /// line, undeformed rod, and the rigid rates of crank speed `omega0` (consistent up to
+    /// round-off; `initialize` makes them exact). `mbsim repro chin5` sweeps φ0 with it.
+    pub fn initial_state_at(
+        sys: &dyn mbsim::runtime::ConstrainedSystem,
+        omega0: f64,
+        phi0: f64,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let rc = sys.parameter("rc").unwrap_or(6.0);
+        let len = sys.parameter("len").unwrap_or(12.0);
+        let (s, c) = phi0.sin_cos();
+        let theta = (-rc * s / len).asin();
+        let mut q = vec![0.0; 10];
+        let mut v = vec![0.0; 10];
+        (q[0], q[1], q[2], q[9]) = (rc * c, rc * s, theta, phi0);
+        // R2 + l sin θ = 0 ⇒ θ̇ = −Ṙ2 / (l cos θ).
+        (v[0], v[1], v[9]) = (-rc * s * omega0, rc * c * omega0, omega0);
+        v[2] = -v[1] / (len * theta.cos());
         (q, v)
     }
 }

@@ -3,10 +3,10 @@
 //!
 //! Each step: the explicit stages of [`FixedStep::tableau`] on z = (q, v) with f = (v, v̇) from
 //! the KKT solve, then the post-stabilization of [`crate::CommonOptions::stabilization`]. No
-//! FSAL, no error control: NFCN = s·NSTEP. The span must be a whole number of steps (to 1e-9
-//! relative); step i starts at exactly t0 + i h. Samples between step points come from the
-//! cubic Hermite interpolant of the step (q, v and their derivatives at both ends; the end
-//! slope costs one KKT solve per step that holds a sample, counted as an output solve).
+//! FSAL, no error control: NFCN = s·NSTEP. Step i starts at exactly t0 + i h; a span that is
+//! not a whole number of steps (to 1e-9 relative) ends with one shorter step onto t_end.
+//! Samples between step points come from the cubic Hermite interpolant of the step (q, v and
+//! their derivatives at both ends; the end slope costs one KKT solve per step that holds a sample, counted as an output solve).
 //! The maximum drift over the step points is the layer's [`crate::Stats::max_drift`].
 
 use crate::error::SimError;

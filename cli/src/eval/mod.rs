@@ -12,13 +12,58 @@
 
 pub mod interpreted;
 
+use clap::Args;
 use interpreted::Interpreted;
 use mbsim::runtime::table::{Group, KERNELS, KernelArgs, KernelSpec};
 use mbsim::runtime::{ConstrainedSystem, KktWorkspace, accelerations_into};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
-use crate::AppError;
+use crate::error::AppError;
+
+/// Arguments of `mbsim eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The model file.
+    pub file: PathBuf,
+    /// The model, when the file has several.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub t: f64,
+    /// Coordinates, comma separated.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub q: Vec<f64>,
+    /// Velocities, comma separated.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub v: Vec<f64>,
+    /// A runtime parameter, e.g. --param g=9.81 (repeatable; every one needs a value).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Multipliers for the tangent kernels (default: the KKT solution).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub lambda: Option<Vec<f64>>,
+    /// The vector w of ∂(M w)/∂q (default: the accelerations).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub w: Option<Vec<f64>>,
+}
+
+impl EvalArgs {
+    /// The evaluation these arguments ask for.
+    pub fn input(self) -> EvalInput {
+        EvalInput {
+            file: self.file,
+            model: self.model,
+            t: self.t,
+            q: self.q,
+            v: self.v,
+            params: self.params,
+            lambda: self.lambda,
+            w: self.w,
+        }
+    }
+}
 
 /// The state and parameters of an evaluation.
 #[derive(Clone, Debug, Default)]

@@ -11,7 +11,7 @@ use mbsim::runtime::adams::coefficients::{Ratio, ab_gammas, am_gammas};
 use mbsim::runtime::adams::{AdamsKind, AdamsScheme, AdamsStart, FirstOrderOde, integrate_ode};
 
 use super::{Row, Table};
-use crate::AppError;
+use crate::error::AppError;
 
 /// One column of a digit-exact table: our values, the printed ones and the value each is
 /// checked against (the print, or its correction).
@@ -147,6 +147,8 @@ pub(super) fn digit_table(
         ));
     }
     Table {
+        findings: Vec::new(),
+        rejected: None,
         id,
         title: title.into(),
         columns: cols.iter().map(|c| c.name.clone()).collect(),

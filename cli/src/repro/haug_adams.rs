@@ -11,7 +11,7 @@ use mbsim::runtime::adams::coefficients::ab_weights_f64;
 
 use super::Table;
 use super::haug::{Column, backward_differences, digit_table, growth, percent};
-use crate::AppError;
+use crate::error::AppError;
 
 /// Tables 7.4.6 (h = 0.1, t = 0.1 i) and 7.4.7 (h = 0.01, t = 0.01 i): the AB predictor of
 /// order k = 1…5 for i = 1…10, with the % error.

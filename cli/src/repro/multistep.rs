@@ -71,7 +71,7 @@ fn max_error(q: &[f64], reference: &[f64]) -> f64 {
 
 /// The table.
 pub fn pstab_adams(_out: &Path) -> Result<Table, AppError> {
-    let info = super::super::cli::model("crank-slider-wu")?;
+    let info = crate::registry::entry("crank-slider-wu")?;
     let sys = (info.build)();
     let (q0, v0) = (info.initial)(sys.as_ref());
     let init = mbsim::runtime::initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default())?;
@@ -164,6 +164,8 @@ pub fn pstab_adams(_out: &Path) -> Result<Table, AppError> {
         ));
     }
     Ok(Table {
+findings: Vec::new(),
+rejected: None,
         id: "pstab-adams",
         title: "PStab on Adams methods, Wu's crank-slider, T = 10 s (not in the sources)".to_string(),
         columns: ["err h=0.01", "|Phi| h=0.01", "err h=0.001", "|Phi| h=0.001", "h stable max"]

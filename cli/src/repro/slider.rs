@@ -20,7 +20,7 @@ const LIGHT: [(&str, f64); 6] = [
     ("j3", 25.0 / 12.0),
     ("j4", 1.0),
 ];
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 
 /// Table 4.8.
@@ -78,6 +78,8 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
         .zip([84.0, 128.0, 166.0, 250.0])
         .all(|(o, d)| *o < d);
     Ok(Table {
+findings: Vec::new(),
+rejected: None,
         id: "4.8",
         title: "slider-crank with TSDA on [0, 0.5], RKSTAB/PStab, atol = rtol = TOL ([EXT] data)".into(),
         columns: tols.iter().map(|t| format!("TOL {t:.0e}")).collect(),

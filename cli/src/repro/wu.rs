@@ -16,7 +16,7 @@ use mbsim::runtime::{
 
 use super::haug::{Column, digit_table};
 use super::{Row, Table, published};
-use crate::AppError;
+use crate::error::AppError;
 use crate::plot::{self, PlotSpec, Series};
 
 /// Table 2: stability limits r (stable on (−r, 0)), rows k = 3, 4, 5, columns ABP, AMPC, MAMPC;
@@ -108,7 +108,7 @@ impl WuRun {
 /// Wu's crank-slider by `kind` of order 3 (RK start) with step `h` on [0, 10] and Baumgarte
 /// α = β = `alpha`.
 pub fn crank_slider(kind: AdamsKind, h: f64, alpha: f64) -> Result<WuRun, AppError> {
-    let info = crate::cli::model("crank-slider-wu")?;
+    let info = crate::registry::entry("crank-slider-wu")?;
     let sys = (info.build)();
     let (q0, v0) = (info.initial)(sys.as_ref());
     let mut method = Adams::new(AdamsScheme::new(kind, 3, AdamsStart::RungeKutta), h)
@@ -198,6 +198,8 @@ pub fn table_3() -> Result<Table, AppError> {
         ]),
     });
     Ok(Table {
+findings: Vec::new(),
+rejected: None,
         id: "wu3",
         title: "[WU] Table 3: crank-slider, mean over the grid of ||Phi(q_i)||_2, Baumgarte alpha = beta = 5, T = 10 s".into(),
         columns: vec!["h = 0.01".into(), "h = 0.001".into()],
@@ -271,6 +273,8 @@ pub fn alpha_sweep() -> Result<Table, AppError> {
         linear(Family::Mampc)
     ));
     Ok(Table {
+        findings: Vec::new(),
+        rejected: None,
         id: "wu-alpha",
         title: "[WU] Fig. 7: alpha = beta sweep at h = 0.01 (NaN / '-' = diverged)".into(),
         columns: SWEEP.iter().map(|a| format!("a={a}")).collect(),

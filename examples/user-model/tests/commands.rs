@@ -194,3 +194,27 @@ fn bad_input_names_the_offending_entry_and_writes_nothing() {
         assert!(!dir.exists(), "{extra:?}: nothing may be written");
     }
 }
+
+/// The command set is the user's tool: usage, help and error lines name this binary
+/// (`user-model`), never `mbsim` (snapshots: the top-level help, a subcommand's help, clap's
+/// error for an unknown flag and the command set's own error line).
+#[test]
+fn help_usage_and_errors_name_the_users_binary() {
+    let help = run(&["--help"]);
+    ok(&help);
+    let top = text(&help.stdout);
+    insta::assert_snapshot!("top_level_help", top);
+    let sub = run(&["check", "--help"]);
+    ok(&sub);
+    let check_help = text(&sub.stdout);
+    insta::assert_snapshot!("check_help", check_help);
+    let bad_flag = run(&["simulate", "double-pendulum", "--bogus"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+    insta::assert_snapshot!("unknown_flag", text(&bad_flag.stderr));
+    let bad_model = run(&["simulate", "nosuch", "--out", "x"]);
+    assert_eq!(bad_model.status.code(), Some(1));
+    insta::assert_snapshot!("unknown_model", text(&bad_model.stderr));
+    for t in [&top, &check_help] {
+        assert!(!t.contains("mbsim "), "`mbsim` in the user's help:\n{t}");
+    }
+}

@@ -51,7 +51,8 @@ use tangents::{Exact, FiniteDifference, Tangents};
 /// How step sizes are chosen.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepSize {
-    /// Constant steps of this size (> 0); the span must be a whole number of steps.
+    /// Constant steps of this size (> 0); a span that is not a whole number of steps ends with
+    /// one shorter step onto t_end.
     Fixed(f64),
     /// Error-controlled steps (module docs of `stepper.rs` for the estimate).
     Adaptive {

@@ -13,7 +13,7 @@ use crate::error::SimError;
 use crate::options::StepControl;
 
 use super::Problem;
-use super::common::{invalid, positive};
+use super::common::positive;
 
 /// The verdict on one step attempt.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,30 +74,48 @@ impl Adaptive {
     }
 }
 
-/// The constant-step schedule: `steps` steps of size `h` from `t0`; step i starts at exactly
-/// t0 + i h (no accumulated sum) and the last one ends exactly at t_end.
+/// The constant-step schedule: `steps` steps of size `h` from `t0`, step i starting at exactly
+/// t0 + i h (no accumulated sum), then, when the span is not a whole number of steps, one
+/// shorter step `last` that ends exactly at t_end (`last` = 0 when there is none: the last of
+/// the `steps` steps then ends at t_end up to round-off).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Uniform {
     pub(crate) t0: f64,
     pub(crate) h: f64,
     pub(crate) steps: usize,
+    /// The signed size of the final shorter step, or 0.
+    pub(crate) last: f64,
 }
 
 impl Uniform {
-    /// Steps of magnitude `h` (> 0) over `problem`'s span in its direction; the span must be a
-    /// whole number of steps (to 1e-9 relative), else [`SimError::InvalidOption`] for `h`.
+    /// Steps of magnitude `h` (> 0) over `problem`'s span in its direction. A span that is a
+    /// whole number of steps (to 1e-9 relative) is exactly that many steps, as before; any
+    /// other span ends with one shorter step onto t_end. Every method on this schedule takes
+    /// it: the one-step methods like any other step, HPIM/NPC recompute their step operator
+    /// for it, and the constant-step Adams methods take it at their current order with the
+    /// quadrature weights of the actual (non-uniform) nodes, as the variable-step ABM does.
     pub(crate) fn over(h: f64, problem: &Problem) -> Result<Uniform, SimError> {
         positive("h", h)?;
-        let steps_f = (problem.t_end - problem.t0).abs() / h;
-        let steps = steps_f.round() as usize;
-        if (steps_f - steps as f64).abs() > 1e-9 * steps_f.max(1.0) {
-            let reason = "the span |t_end - t0| must be a whole number of steps";
-            return Err(invalid("h", &h.to_string(), reason));
+        let span = (problem.t_end - problem.t0).abs();
+        let steps_f = span / h;
+        let dir = problem.direction();
+        let whole = steps_f.round();
+        if (steps_f - whole).abs() <= 1e-9 * steps_f.max(1.0) {
+            return Ok(Uniform {
+                t0: problem.t0,
+                h: dir * h,
+                steps: whole as usize,
+                last: 0.0,
+            });
         }
+        let steps = steps_f.floor() as usize;
+        // The remainder from the exact start of the final step, so the step ends on t_end.
+        let last = problem.t_end - (problem.t0 + steps as f64 * dir * h);
         Ok(Uniform {
             t0: problem.t0,
-            h: problem.direction() * h,
+            h: dir * h,
             steps,
+            last,
         })
     }
 }

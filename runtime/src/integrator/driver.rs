@@ -218,6 +218,16 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             // within 1e-9 h of a step point is sampled at the step point, under its own time.
             self.commit(stepper, t, u.h.abs(), t + u.h, 1e-9 * u.h.abs(), stats)?;
         }
+        if u.last != 0.0 {
+            // The span is not a whole number of steps: one shorter step onto t_end.
+            let t = u.t0 + u.steps as f64 * u.h;
+            self.check_limit(t, stats)?;
+            let attempt = stepper.attempt(self.sys, t, u.last)?;
+            stats.nstep += 1;
+            self.report(t, u.last.abs(), attempt, true);
+            let snap = 1e-9 * u.last.abs();
+            self.commit(stepper, t, u.last.abs(), self.t_end, snap, stats)?;
+        }
         Ok(())
     }
 

@@ -29,5 +29,6 @@ mod partition;
 mod problem_and_options;
 mod radau;
 mod rolling_disc;
+mod short_last_step;
 mod slider_crank;
 mod table_3_1;

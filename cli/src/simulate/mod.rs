@@ -1,18 +1,22 @@
 //! One simulation run: build the model, apply the parameters, make the initial state
 //! consistent, integrate with RKSTAB (`mbsim::runtime::Rkstab`) and collect the samples on the output
-//! grid, the maximum drift over the accepted steps, the counters and the CPU time.
-
-use std::time::{Duration, Instant};
+//! grid, the maximum drift over the accepted steps, the counters and the time taken (wall and
+//! thread CPU, [`crate::timing`]). `--repeat N` integrates N times from the same consistent
+//! state (the results are identical; the timings are kept); `--output final` records the state
+//! at t_end only (no step points, no grid).
 
 use mbsim::runtime::{
     CommonOptions, ConstrainedSystem, Drift, InitOptions, InitReport, Integrator, Observer,
     Problem, Recorder, Sample, Stats, StepInfo,
 };
 
-use super::AppError;
-use super::cli::SimConfig;
-use super::method::Chosen;
-use super::progress::Progress;
+pub mod args;
+
+use crate::error::AppError;
+use crate::method::Chosen;
+use crate::progress::Progress;
+use crate::timing::{Stopwatch, Timing};
+use args::{OutputMode, SimConfig, SimulateArgs};
 
 /// The result of a run.
 pub struct RunResult {
@@ -24,8 +28,10 @@ pub struct RunResult {
     pub max_drift_steps: Drift,
     /// Maximum drift over the output grid (dense output between steps).
     pub max_drift_output: Drift,
-    /// CPU (wall-clock) time of the integration.
-    pub cpu: Duration,
+    /// Wall and thread CPU time of the (first) integration.
+    pub timing: Timing,
+    /// Every integration's timing with `--repeat N` (one entry without).
+    pub repeats: Vec<Timing>,
     /// The consistent initialization.
     pub init: InitReport,
     /// Parameter names and values used.
@@ -77,8 +83,8 @@ pub struct Integrated {
     pub max_drift_output: Drift,
     /// The drift at every step point, in time order.
     pub step_drift: Vec<(f64, Drift)>,
-    /// CPU (wall-clock) time of the integration.
-    pub cpu: Duration,
+    /// Wall and thread CPU time of the integration.
+    pub timing: Timing,
 }
 
 fn max_drift(a: Drift, b: Drift) -> Drift {
@@ -112,19 +118,19 @@ impl Observer for Collector<'_> {
 }
 
 /// Integrate `sys` from the consistent (q0, v0) at t = 0 to `t_end` with `method`, sampling on
-/// `grid`; `progress` shows a bar on runs longer than a second.
+/// `grid`; `progress` shows a bar on runs longer than a second. With `steps`, every accepted
+/// step point is a sample too (the drift of each step point, plotted over time); without,
+/// only the grid is recorded and the maximum drift over the steps is the layer's own.
 pub fn integrate(
     sys: &dyn ConstrainedSystem,
     init: &InitReport,
     method: Chosen,
     t_end: f64,
     grid: &[f64],
-    progress: bool,
+    (progress, steps): (bool, bool),
 ) -> Result<Integrated, AppError> {
     let mut method = method;
-    // Every accepted step point becomes a sample, so the drift of each step point (the
-    // thesis' "max drift", plotted over time) is collected besides the output grid.
-    method.common_mut().output_steps = true;
+    method.common_mut().output_steps = steps;
     let mut collector = Collector {
         grid,
         next: 0,
@@ -135,20 +141,25 @@ pub fn integrate(
         progress: progress.then(|| Progress::new(t_end)),
     };
     let problem = Problem::new(0.0, t_end, &init.q, &init.v).with_times(grid);
-    let start = Instant::now();
+    let watch = Stopwatch::start();
     let result = method.integrate_into(sys, &problem, &mut collector);
-    let cpu = start.elapsed();
+    let timing = watch.stop();
     if let Some(p) = &collector.progress {
         p.finish();
     }
     let stats = result?.stats;
+    let max_drift_steps = if steps {
+        collector.steps
+    } else {
+        stats.max_drift
+    };
     Ok(Integrated {
         rec: collector.rec,
         stats,
-        max_drift_steps: collector.steps,
+        max_drift_steps,
         max_drift_output: collector.output,
         step_drift: collector.step_drift,
-        cpu,
+        timing,
     })
 }
 
@@ -215,8 +226,17 @@ pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
         ..CommonOptions::default()
     };
     let method = Chosen::build(&cfg.request, common)?;
-    let grid = output_times(cfg.t_end, cfg.dt_out);
-    let run = integrate(sys.as_ref(), &init, method, cfg.t_end, &grid, progress)?;
+    let (grid, steps) = match cfg.output {
+        OutputMode::Grid => (output_times(cfg.t_end, cfg.dt_out), true),
+        OutputMode::Final => (vec![cfg.t_end], false),
+    };
+    let mode = (progress && cfg.repeat == 1, steps);
+    let run = integrate(sys.as_ref(), &init, method.clone(), cfg.t_end, &grid, mode)?;
+    let mut repeats = vec![run.timing];
+    for _ in 1..cfg.repeat {
+        let again = integrate(sys.as_ref(), &init, method.clone(), cfg.t_end, &grid, mode)?;
+        repeats.push(again.timing);
+    }
     let params = sys
         .parameter_names()
         .iter()
@@ -232,10 +252,21 @@ pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
         stats: run.stats,
         max_drift_steps: run.max_drift_steps,
         max_drift_output: run.max_drift_output,
-        cpu: run.cpu,
+        timing: run.timing,
+        repeats,
         init,
         params,
         coordinates: sys.coordinate_names(),
         constraint_rows: sys.dims().constraint_rows(),
     })
+}
+
+/// `simulate`: validate, run, write the files, print the report.
+pub fn command(args: &SimulateArgs) -> Result<(), AppError> {
+    let cfg = args.config()?;
+    let run = run(&cfg, true)?;
+    crate::say!("{}", run.init_text);
+    crate::output::write_all(&cfg, &run)?;
+    crate::say!("{}", crate::output::report(&cfg, &run));
+    Ok(())
 }
