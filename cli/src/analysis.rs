@@ -571,3 +571,44 @@ fn newton_capable(
         None => Ok(None),
     }
 }
+
+/// For other front ends (the Python bindings): the model `name` (catalog or defective) with
+/// the `NAME=VALUE` parameters applied, and its initial guess q0 — what every analysis
+/// subcommand starts from.
+pub fn model_and_guess(
+    name: &str,
+    params: &[String],
+) -> Result<(Box<dyn ConstrainedSystem>, Vec<f64>), AppError> {
+    build(name, params)
+}
+
+/// For other front ends: the time grid of `args` (the model's defaults where not given),
+/// checked as `mbsim kinematics` checks it.
+pub fn time_grid(args: &AnalysisArgs) -> Result<Vec<f64>, AppError> {
+    grid(args)
+}
+
+/// For other front ends: what `mbsim check --json` prints, as a value.
+pub fn check_value(args: &CheckArgs) -> Result<serde_json::Value, AppError> {
+    let (sys, q0) = build(&args.model, &args.params)?;
+    let n = q0.len();
+    let opts = mbsim::runtime::InitOptions::default();
+    let q = match mbsim::runtime::initialize(sys.as_ref(), args.t, &q0, &vec![0.0; n], &opts) {
+        Ok(report) => report.q,
+        Err(_) => q0,
+    };
+    let d = analysis::check(sys.as_ref(), args.t, &q)?;
+    let mut value = check_json(&args.model, &d);
+    value["generated"] = generated_json(sys.generated_diagnostics());
+    value["text"] = json!(check_text(&args.model, sys.coordinate_names(), &d));
+    Ok(value)
+}
+
+/// For other front ends: reduced Newton on the potential energy when `sys` has tangent
+/// kernels and an energy (`None` otherwise), as `mbsim equilibrium` runs it.
+pub fn reduced_newton(
+    sys: &dyn ConstrainedSystem,
+    q0: &[f64],
+) -> Result<Option<analysis::Equilibrium>, AppError> {
+    newton_capable(sys, q0)
+}

@@ -70,8 +70,7 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
 pub fn oracle_env(root: &Path) -> Result<()> {
     let python = root.join(".venv/bin/python");
     let requirements = root.join("tests/oracle/requirements.txt");
-    let probe =
-        "import sympy, symengine, mpmath, numpy; print(sympy.__version__, symengine.__version__)";
+    let probe = "import sympy, symengine, mpmath, numpy, pytest, fmpy; import maturin";
     if python.exists()
         && Command::new(&python)
             .args(["-c", probe])
@@ -94,8 +93,10 @@ pub fn oracle_env(root: &Path) -> Result<()> {
         Command::new(&python)
             .args(["-m", "pip", "install", "--quiet", "-r"])
             .arg(&requirements)
+            .arg("-r")
+            .arg(root.join("python/requirements.txt"))
             .current_dir(root),
-        "pip install -r tests/oracle/requirements.txt",
+        "pip install -r tests/oracle/requirements.txt -r python/requirements.txt",
     )?;
     let check = Command::new(&python)
         .args(["-c", probe])
