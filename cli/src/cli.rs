@@ -66,6 +66,15 @@ pub enum Command {
     Equilibrium(EquilibriumArgs),
     /// Diagnostics: n, m, k, rank of G, degrees of freedom, redundant constraint rows by name.
     Check(CheckArgs),
+    /// Export an FMI 2.0 co-simulation FMU (modelDescription.xml and the C API library; the
+    /// method, stabilization and tolerances are FMU parameters). See `mbsim-fmu`.
+    Fmu {
+        /// Model name (see `mbsim list`).
+        model: String,
+        /// The .fmu file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     #[cfg(feature = "builtin")]
     /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
@@ -569,7 +578,24 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Inverse(a) => super::analysis::kinematic(&a, true),
         Command::Equilibrium(a) => super::analysis::equilibrium(&a),
         Command::Check(a) => super::analysis::check(&a),
+        Command::Fmu { model: name, out } => super::fmu::export(model(&name)?, &out),
         #[cfg(feature = "builtin")]
         Command::Repro { table, out } => super::repro::run(&table, &out),
+    }
+}
+
+impl SimulateArgs {
+    /// The arguments of `mbsim simulate MODEL` with no other flag (every option at its
+    /// default, parsed by clap itself, so a new flag needs no change here), for front ends
+    /// that set the fields from their own inputs (the Python bindings, the FMU).
+    pub fn for_model(model: &str) -> SimulateArgs {
+        let parsed = Cli::try_parse_from(["mbsim", "simulate", "--", model]);
+        match parsed {
+            Ok(Cli {
+                command: Command::Simulate(args),
+            }) => args,
+            // Unreachable for a parse of these fixed arguments; keep the name anyway.
+            Ok(_) | Err(_) => unreachable!("`mbsim simulate -- MODEL` always parses"),
+        }
     }
 }

@@ -39,6 +39,7 @@ pub mod animate;
 pub mod cli;
 pub mod config;
 pub mod eval;
+pub mod fmu;
 pub mod generate;
 pub mod method;
 pub mod output;

@@ -78,7 +78,11 @@ pub fn kinematic<'py>(
                 reactions: Vec::new(),
             }
         };
-        let coords: Vec<String> = sys.coordinate_names().iter().map(|s| s.to_string()).collect();
+        let coords: Vec<String> = sys
+            .coordinate_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         Ok((result, coords))
     });
     let (result, coords) = computed.map_err(|e| to_py(py, e, &[]))?;
@@ -89,15 +93,27 @@ pub fn kinematic<'py>(
         points.iter().map(f).collect()
     };
     out.set_item("t", PyArray1::from_vec(py, column(&|p| p.t)))?;
-    out.set_item("q", rows(py, points.iter().map(|p| p.q.clone()).collect(), n)?)?;
-    out.set_item("v", rows(py, points.iter().map(|p| p.v.clone()).collect(), n)?)?;
-    out.set_item("a", rows(py, points.iter().map(|p| p.a.clone()).collect(), n)?)?;
+    out.set_item(
+        "q",
+        rows(py, points.iter().map(|p| p.q.clone()).collect(), n)?,
+    )?;
+    out.set_item(
+        "v",
+        rows(py, points.iter().map(|p| p.v.clone()).collect(), n)?,
+    )?;
+    out.set_item(
+        "a",
+        rows(py, points.iter().map(|p| p.a.clone()).collect(), n)?,
+    )?;
     out.set_item("phi_norm", PyArray1::from_vec(py, column(&|p| p.residual)))?;
     out.set_item(
         "phidot_norm",
         PyArray1::from_vec(py, column(&|p| p.velocity_residual)),
     )?;
-    out.set_item("condition", PyArray1::from_vec(py, column(&|p| p.condition)))?;
+    out.set_item(
+        "condition",
+        PyArray1::from_vec(py, column(&|p| p.condition)),
+    )?;
     out.set_item(
         "determinant",
         PyArray1::from_vec(py, column(&|p| p.determinant)),
@@ -108,10 +124,7 @@ pub fn kinematic<'py>(
     )?;
     out.set_item("coordinates", coords)?;
     out.set_item("constraints", result.kinematics.names.clone())?;
-    out.set_item(
-        "singular_passages",
-        result.kinematics.singular_passages(),
-    )?;
+    out.set_item("singular_passages", result.kinematics.singular_passages())?;
     if inverse {
         let names = &result.kinematics.names;
         let lambda = PyDict::new(py);
@@ -119,10 +132,16 @@ pub fn kinematic<'py>(
         for (row, name) in names.iter().enumerate() {
             let at = |r: &Vec<analysis::Reaction>| r.iter().find(|x| x.row == row).cloned();
             let picked: Vec<Option<analysis::Reaction>> = result.reactions.iter().map(at).collect();
-            let lam: Vec<f64> = picked.iter().map(|r| r.as_ref().map_or(f64::NAN, |r| r.lambda)).collect();
+            let lam: Vec<f64> = picked
+                .iter()
+                .map(|r| r.as_ref().map_or(f64::NAN, |r| r.lambda))
+                .collect();
             let generalized: Vec<Vec<f64>> = picked
                 .iter()
-                .map(|r| r.as_ref().map_or(vec![f64::NAN; n], |r| r.generalized.clone()))
+                .map(|r| {
+                    r.as_ref()
+                        .map_or(vec![f64::NAN; n], |r| r.generalized.clone())
+                })
                 .collect();
             lambda.set_item(name, PyArray1::from_vec(py, lam))?;
             reaction.set_item(name, rows(py, generalized, n)?)?;
@@ -176,7 +195,11 @@ pub fn equilibrium<'py>(
         } else {
             None
         };
-        let coords: Vec<String> = sys.coordinate_names().iter().map(|s| s.to_string()).collect();
+        let coords: Vec<String> = sys
+            .coordinate_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         Ok((reduced, settled, coords, sys.constraint_names()))
     });
     let (reduced, settled, coords, names) = computed.map_err(|e| to_py(py, e, &[]))?;

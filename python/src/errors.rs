@@ -39,7 +39,13 @@ fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
             h,
             dependent_rows,
             ..
-        } => d("SingularKkt", Some(*t), Some(*h), by_index(dependent_rows), vec![]),
+        } => d(
+            "SingularKkt",
+            Some(*t),
+            Some(*h),
+            by_index(dependent_rows),
+            vec![],
+        ),
         SimError::StepSizeUnderflow { t, h } => {
             d("StepSizeUnderflow", Some(*t), Some(*h), vec![], vec![])
         }

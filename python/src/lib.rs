@@ -116,9 +116,7 @@ fn sweep<'py>(
     seed: u64,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    run::sweep(
-        py, model, options, grid, random, draws, seed, threads, out,
-    )
+    run::sweep(py, model, options, grid, random, draws, seed, threads, out)
 }
 
 /// `mbsim check`.

@@ -77,41 +77,10 @@ pub fn simulate_args(
     model: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<SimulateArgs> {
-    let mut a = SimulateArgs {
-        model: model.to_string(),
-        config: None,
-        method: None,
-        stabilization: None,
-        h: None,
-        order: None,
-        start: None,
-        hht_alpha: None,
-        rho_inf: None,
-        modified_newton: false,
-        newton_tol: None,
-        max_newton: None,
-        hybrid_tol: None,
-        alpha: None,
-        beta: None,
-        rtol: None,
-        atol: None,
-        datol: None,
-        t_end: None,
-        dt_out: None,
-        params: Vec::new(),
-        samples: None,
-        max_steps: None,
-        q0: None,
-        v0: None,
-        q: Vec::new(),
-        v: Vec::new(),
-        lock: Vec::new(),
-        // Never written: the bindings return arrays (the CLI requires a directory).
-        out: Some(PathBuf::from(".")),
-        no_plots: true,
-        svg: false,
-        wrap_angles: None,
-    };
+    let mut a = SimulateArgs::for_model(model);
+    // Never written: the bindings return arrays (the CLI requires a directory).
+    a.out = Some(PathBuf::from("."));
+    a.no_plots = true;
     let Some(options) = options else {
         return Ok(a);
     };
@@ -156,10 +125,7 @@ pub fn simulate_args(
             other => {
                 return Err(input(
                     py,
-                    format!(
-                        "unknown option `{other}` (options: {})",
-                        KEYS.join(", ")
-                    ),
+                    format!("unknown option `{other}` (options: {})", KEYS.join(", ")),
                 ));
             }
         }

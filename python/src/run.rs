@@ -84,10 +84,7 @@ pub fn result_dict<'py>(
         None => out.set_item("energy", py.None())?,
     }
     out.set_item("initialization", &run.init_text)?;
-    out.set_item(
-        "summary",
-        json(py, &mbsim_cli::output::summary(cfg, run))?,
-    )?;
+    out.set_item("summary", json(py, &mbsim_cli::output::summary(cfg, run))?)?;
     Ok(out)
 }
 
@@ -155,7 +152,13 @@ pub fn sweep<'py>(
 
 /// A CSV file as `{column: list}`, numbers as floats where every cell parses.
 fn read_table<'py>(py: Python<'py>, path: &std::path::Path) -> PyResult<Bound<'py, PyDict>> {
-    let fail = |e: csv::Error| to_py(py, AppError::ModelFile(format!("{}: {e}", path.display())), &[]);
+    let fail = |e: csv::Error| {
+        to_py(
+            py,
+            AppError::ModelFile(format!("{}: {e}", path.display())),
+            &[],
+        )
+    };
     let mut reader = csv::Reader::from_path(path).map_err(fail)?;
     let header: Vec<String> = reader
         .headers()
@@ -174,7 +177,13 @@ fn read_table<'py>(py: Python<'py>, path: &std::path::Path) -> PyResult<Bound<'p
     for (name, cells) in header.iter().zip(columns) {
         let numbers: Option<Vec<f64>> = cells
             .iter()
-            .map(|c| if c.is_empty() { Some(f64::NAN) } else { c.parse().ok() })
+            .map(|c| {
+                if c.is_empty() {
+                    Some(f64::NAN)
+                } else {
+                    c.parse().ok()
+                }
+            })
             .collect();
         match numbers {
             Some(values) if !cells.iter().all(String::is_empty) => {
