@@ -39,7 +39,9 @@ from .errors import (
 
 __all__ = [
     "Model",
+    "Library",
     "Simulation",
+    "SIMULATE_OPTIONS",
     "models",
     "load",
     "build",
