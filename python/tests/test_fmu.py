@@ -11,7 +11,8 @@ import pytest
 
 import mbsim
 
-import fmpy  # noqa: E402  (installed by `cargo xtask oracle-env`; a missing one fails here)
+import fmpy  # installed by `cargo xtask oracle-env`; a missing one fails here
+from fmpy.validation import validate_fmu
 
 
 def export(mbsim_bin, fmi_library, model, out):
@@ -29,7 +30,7 @@ def test_andrews_fmu_validates_and_reproduces_the_native_run(mbsim_bin, fmi_libr
     fmu = export(mbsim_bin, fmi_library, "andrews", tmp_path / "andrews.fmu")
     with zipfile.ZipFile(fmu) as z:
         assert set(z.namelist()) == {"modelDescription.xml", "binaries/linux64/andrews.so"}
-    assert fmpy.validate_fmu(str(fmu)) == []
+    assert validate_fmu(str(fmu)) == []
     model = mbsim.load("andrews")
     rtol, t_end, dt = 1e-8, 0.03, 1e-3
     coords = model.coordinates

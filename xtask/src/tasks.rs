@@ -99,11 +99,11 @@ pub fn python(root: &Path) -> Result<()> {
     run(
         Command::new("cargo")
             .args([
-                "build", "--release", "--quiet", "-p", "mbsim-cli", "--bin", "mbsim", "-p",
-                "mbsim-fmi",
+                "build", "--release", "--quiet", "-p", "mbsim-cli", "-p", "mbsim-fmi", "--bin",
+                "mbsim", "--lib",
             ])
             .current_dir(root),
-        "cargo build --release -p mbsim-cli --bin mbsim -p mbsim-fmi",
+        "cargo build --release -p mbsim-cli -p mbsim-fmi --bin mbsim --lib",
     )?;
     let release = root.join("target/release");
     run(
