@@ -184,13 +184,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// An extension module `$name` serving the model entries `$entries` (a `'static` array or
 /// slice of `ModelEntry`), importable next to the `mbsim` package:
-/// `mbsim.load("model", module="$name")`. The crate must be a `cdylib` named `$name`.
+/// `mbsim.Library(importlib.import_module("$name")).load("model")`. The crate must be a
+/// `cdylib` named `$name`, and the macro invoked at its root (the module's path is
+/// `crate::__mbsim_pyo3`).
 #[macro_export]
 macro_rules! python_module {
     ($name:ident, $entries:expr) => {
         use $crate::pyo3 as __mbsim_pyo3;
         #[__mbsim_pyo3::pymodule]
-        #[pyo3(crate = "__mbsim_pyo3")]
+        #[pyo3(crate = "crate::__mbsim_pyo3")]
         fn $name(
             m: &__mbsim_pyo3::Bound<'_, __mbsim_pyo3::types::PyModule>,
         ) -> __mbsim_pyo3::PyResult<()> {

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import mbsim
-from mbsim import build as build_module
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pendulum_model.rs"
 

@@ -70,14 +70,14 @@ def load(name: str) -> "Model":
 
 def build(path: str, *, release: bool = True, quiet: bool = True) -> "Library":
     """Build a model file into an extension module (cached by the text's hash)."""
-    from .build import build_file
+    from ._build import build_file
 
     return build_file(path, release=release, quiet=quiet)
 
 
 def build_source(source: str, *, release: bool = True, quiet: bool = True) -> "Library":
     """Build model source text into an extension module (cached by the text's hash)."""
-    from .build import build_text
+    from ._build import build_text
 
     return build_text(source, release=release, quiet=quiet)
 
