@@ -158,6 +158,16 @@ fn equilibrium<'py>(
     analysis::equilibrium(py, model, method, damping, params)
 }
 
+/// The FMU's modelDescription.xml of `name` and its model identifier (the library's name).
+#[pyfunction]
+fn _fmu_description(py: Python<'_>, name: &str) -> PyResult<(String, String)> {
+    let entry = mbsim_cli::cli::model(name).map_err(|e| errors::to_py(py, e, &[]))?;
+    Ok((
+        mbsim_fmu::description(entry),
+        mbsim_fmu::description::identifier(entry),
+    ))
+}
+
 /// Add the functions to `m`, serving `entries` (`None`: the built-in catalog).
 pub fn register(m: &Bound<'_, PyModule>, entries: Option<&'static [ModelEntry]>) -> PyResult<()> {
     if let Some(entries) = entries {
@@ -171,6 +181,7 @@ pub fn register(m: &Bound<'_, PyModule>, entries: Option<&'static [ModelEntry]>)
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(kinematics, m)?)?;
     m.add_function(wrap_pyfunction!(equilibrium, m)?)?;
+    m.add_function(wrap_pyfunction!(_fmu_description, m)?)?;
     m.add("SIMULATE_OPTIONS", options::KEYS.to_vec())?;
     Ok(())
 }

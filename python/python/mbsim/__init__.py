@@ -260,6 +260,7 @@ class Library:
 
     def __init__(self, module: Any) -> None:
         self._module = module
+        self._source: tuple[str, str, bool] | None = None
 
     def models(self) -> list[dict[str, Any]]:
         """The module's models."""
@@ -268,6 +269,13 @@ class Library:
     def load(self, name: str) -> Model:
         """The module's model ``name``."""
         return Model(self._module, name)
+
+    def export_fmu(self, name: str, out: str) -> str:
+        """Write the FMI 2.0 co-simulation FMU of model ``name`` to ``out`` (its library is
+        built from the same model text with cargo, cached like the module)."""
+        from ._build import export_fmu
+
+        return str(export_fmu(self._module, self._source, name, out))
 
     @property
     def module(self) -> Any:

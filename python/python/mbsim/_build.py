@@ -4,8 +4,8 @@
 the model file — the file as ``src/model.rs``, its entries, and the one line
 ``mbsim_python::python_module!(NAME, ENTRIES)`` — builds it with cargo and imports the result.
 The module is cached under ``$MBSIM_CACHE`` (default ``~/.cache/mbsim``) by a hash of the
-model text, the package version and the Rust sources' location, so the second call with the
-same text imports it without running cargo.
+model text, the package version, the Rust sources' location and the installed extension, so
+the second call with the same text imports it without running cargo.
 
 The file is Rust: ``use mbsim::prelude::*;`` and one or more ``#[model(...)]`` structs. It may
 define ``pub static ENTRIES: [ModelEntry; N]`` itself (names, defaults, initial guesses — see
@@ -105,9 +105,16 @@ def _entries(text: str, label: str) -> str:
 
 
 def _key(text: str, root: Path) -> str:
+    """Hash of the text, the package version, the sources' location and the installed
+    extension (size and time: a rebuilt package means rebuilt Rust sources, so modules
+    built against the old ones are not reused)."""
+    from . import _native
+
     version = _package_version()
+    st = os.stat(_native.__file__)
+    build = f"{st.st_size}:{st.st_mtime_ns}"
     h = hashlib.sha256()
-    for part in (text, version, str(root)):
+    for part in (text, version, str(root), build):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:20]
@@ -122,10 +129,18 @@ def _package_version() -> str:
         return "dev"
 
 
-def _write_crate(crate: Path, module: str, text: str, label: str, root: Path) -> None:
+def _write_crate(
+    crate: Path, module: str, text: str, label: str, root: Path, fmu: bool = False
+) -> None:
     (crate / "src").mkdir(parents=True, exist_ok=True)
     own = re.search(r"\bstatic\s+ENTRIES\b", text) is not None
     entries = "pub use model::ENTRIES;\n" if own else f"mod entries {{\n{_entries(text, label)}}}\npub use entries::ENTRIES;\n"
+    if fmu:
+        binding = 'mbsim-fmi = {{ path = "{}", default-features = false }}'.format((root / "fmu" / "capi").as_posix())
+        export = "mbsim_fmi::fmi_entries!(ENTRIES);\n"
+    else:
+        binding = 'mbsim-python = {{ path = "{}", default-features = false }}'.format((root / "python").as_posix())
+        export = f"mbsim_python::python_module!({module}, ENTRIES);\n"
     (crate / "Cargo.toml").write_text(
         f"""[package]
 name = "{module}"
@@ -139,7 +154,7 @@ path = "src/lib.rs"
 
 [dependencies]
 mbsim = {{ path = "{(root / 'mbsim').as_posix()}" }}
-mbsim-python = {{ path = "{(root / 'python').as_posix()}", default-features = false }}
+{binding}
 
 [workspace]
 """
@@ -153,7 +168,7 @@ mbsim-python = {{ path = "{(root / 'python').as_posix()}", default-features = fa
         "#![allow(missing_docs, dead_code, unused_imports)]\n"
         "pub mod model;\n"
         f"{entries}"
-        f"mbsim_python::python_module!({module}, ENTRIES);\n"
+        f"{export}"
     )
 
 
@@ -181,17 +196,12 @@ def _import(module: str, path: Path) -> Any:
     return mod
 
 
-def build_module(text: str, label: str, *, release: bool = True, quiet: bool = True) -> Any:
-    """The extension module of model text ``text`` (``label`` names it in errors)."""
+def _cargo_build(text: str, label: str, module: str, release: bool, fmu: bool) -> Path:
+    """Write the crate of ``text`` and build it; the built library's path."""
     root = source_root()
-    key = _key(text + ("release" if release else "debug"), root)
-    module = f"mbsim_user_{key}"
-    built = cache_dir() / "modules" / f"{module}.abi3.so"
-    if built.is_file():
-        return _import(module, built)
     exe = cargo()
     crate = cache_dir() / "crates" / module
-    _write_crate(crate, module, text, label, root)
+    _write_crate(crate, module, text, label, root, fmu=fmu)
     target = Path(os.environ.get("MBSIM_TARGET_DIR") or root / "target")
     cmd = [exe, "build", "--lib", "--message-format=short", "--manifest-path", str(crate / "Cargo.toml")]
     if release:
@@ -200,14 +210,36 @@ def build_module(text: str, label: str, *, release: bool = True, quiet: bool = T
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ModelFileError(_located(proc.stderr, label))
-    if not quiet:
-        sys.stderr.write(proc.stderr)
-    lib = target / ("release" if release else "debug") / f"lib{module}.so"
+    return target / ("release" if release else "debug") / f"lib{module}.so"
+
+
+def _cached(text: str, release: bool, kind: str) -> tuple[str, Path]:
+    key = _key(text + ("release" if release else "debug") + kind, source_root())
+    module = f"mbsim_{kind}_{key}"
+    return module, cache_dir() / "modules" / f"{module}.abi3.so"
+
+
+def _store(lib: Path, built: Path) -> None:
     built.parent.mkdir(parents=True, exist_ok=True)
     tmp = built.with_suffix(".tmp")
     shutil.copyfile(lib, tmp)
     os.replace(tmp, built)
+
+
+def build_module(text: str, label: str, *, release: bool = True, quiet: bool = True) -> Any:
+    """The extension module of model text ``text`` (``label`` names it in errors)."""
+    module, built = _cached(text, release, "user")
+    if not built.is_file():
+        _store(_cargo_build(text, label, module, release, fmu=False), built)
     return _import(module, built)
+
+
+def fmu_library(text: str, label: str, *, release: bool = True) -> Path:
+    """The FMI 2.0 library (mbsim-fmi) of model text ``text``, cached like the modules."""
+    module, built = _cached(text, release, "fmi")
+    if not built.is_file():
+        _store(_cargo_build(text, label, module, release, fmu=True), built)
+    return built
 
 
 def build_file(path: str | os.PathLike[str], *, release: bool = True, quiet: bool = True) -> Any:
@@ -218,10 +250,33 @@ def build_file(path: str | os.PathLike[str], *, release: bool = True, quiet: boo
         text = p.read_text()
     except OSError as e:
         raise ModelFileError(f"{p}: {e}") from None
-    return Library(build_module(text, str(p), release=release, quiet=quiet))
+    lib = Library(build_module(text, str(p), release=release, quiet=quiet))
+    lib._source = (text, str(p), release)
+    return lib
 
 
 def build_text(source: str, *, release: bool = True, quiet: bool = True) -> Any:
     from . import Library
 
-    return Library(build_module(source, "<string>", release=release, quiet=quiet))
+    lib = Library(build_module(source, "<string>", release=release, quiet=quiet))
+    lib._source = (source, "<string>", release)
+    return lib
+
+
+def export_fmu(module: Any, source: tuple[str, str, bool] | None, name: str, out: Path) -> Path:
+    """The FMU of model ``name`` of a built module (its description from the module, its
+    library mbsim-fmi built from the same text)."""
+    import zipfile
+
+    if source is None:
+        raise ModelFileError(
+            "export_fmu needs a Library built from a model file or string (mbsim.build)"
+        )
+    xml, identifier = module._fmu_description(name)
+    library = fmu_library(source[0], source[1], release=source[2])
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("modelDescription.xml", xml)
+        z.write(library, f"binaries/linux64/{identifier}.so")
+    return out
