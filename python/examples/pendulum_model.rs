@@ -19,6 +19,10 @@ pub struct CartesianPendulum {
 
 impl Default for CartesianPendulum {
     fn default() -> Self {
-        CartesianPendulum { m: 1.0, g: 9.81, len: 1.0 }
+        CartesianPendulum {
+            m: 1.0,
+            g: 9.81,
+            len: 1.0,
+        }
     }
 }

@@ -82,11 +82,9 @@ pub fn python(root: &Path) -> Result<()> {
     oracle_env(root)?;
     let venv = root.join(".venv");
     let bin = venv.join("bin");
-    let path = std::env::join_paths(
-        std::iter::once(bin.clone()).chain(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        )),
-    )
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
     .context("PATH with .venv/bin")?;
     run(
         Command::new(bin.join("maturin"))
@@ -99,8 +97,16 @@ pub fn python(root: &Path) -> Result<()> {
     run(
         Command::new("cargo")
             .args([
-                "build", "--release", "--quiet", "-p", "mbsim-cli", "-p", "mbsim-fmi", "--bin",
-                "mbsim", "--lib",
+                "build",
+                "--release",
+                "--quiet",
+                "-p",
+                "mbsim-cli",
+                "-p",
+                "mbsim-fmi",
+                "--bin",
+                "mbsim",
+                "--lib",
             ])
             .current_dir(root),
         "cargo build --release -p mbsim-cli -p mbsim-fmi --bin mbsim --lib",
