@@ -157,6 +157,13 @@ mbsim = {{ path = "{(root / 'mbsim').as_posix()}" }}
 {binding}
 
 [workspace]
+
+# As the mbsim workspace builds its proc-macro (the symbolic pipeline): the same settings, so
+# the compiled macro and its dependencies in the shared target directory are reused.
+[profile.dev.build-override]
+opt-level = 3
+[profile.release.build-override]
+opt-level = 3
 """
     )
     lock = root / "Cargo.lock"
