@@ -77,7 +77,10 @@ pub fn simulate_args(
     model: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<SimulateArgs> {
-    let mut a = SimulateArgs::for_model(model);
+    // clap builds its whole command tree for a parse (~0.1 ms): parse the defaults once.
+    static DEFAULTS: std::sync::OnceLock<SimulateArgs> = std::sync::OnceLock::new();
+    let mut a = DEFAULTS.get_or_init(|| SimulateArgs::for_model("")).clone();
+    a.model = model.to_string();
     // Never written: the bindings return arrays (the CLI requires a directory).
     a.out = Some(PathBuf::from("."));
     a.no_plots = true;
