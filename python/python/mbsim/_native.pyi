@@ -64,3 +64,6 @@ def equilibrium(
     params: list[tuple[str, float]] | None = None,
 ) -> dict[str, Any]:
     """Reduced Newton (`newton`) and/or damped settling (`settle`): q, lambda by name, ..."""
+
+def _fmu_description(name: str) -> tuple[str, str]:
+    """The FMU's modelDescription.xml of model `name` and its model identifier."""
