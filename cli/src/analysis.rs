@@ -481,3 +481,30 @@ fn newton_capable(
         None => Ok(None),
     }
 }
+
+/// For other front ends (the Python bindings): the model `name` (catalog or defective) with
+/// the `NAME=VALUE` parameters applied, and its initial guess q0 — what every analysis
+/// subcommand starts from.
+pub fn model_and_guess(
+    name: &str,
+    params: &[String],
+) -> Result<(Box<dyn ConstrainedSystem>, Vec<f64>), AppError> {
+    build(name, params)
+}
+
+/// For other front ends: the time grid of `args` (the model's defaults where not given),
+/// checked as `mbsim kinematics` checks it.
+pub fn time_grid(args: &AnalysisArgs) -> Result<Vec<f64>, AppError> {
+    grid(args)
+}
+
+pub use crate::check::check_value;
+
+/// For other front ends: reduced Newton on the potential energy when `sys` has tangent
+/// kernels and an energy (`None` otherwise), as `mbsim equilibrium` runs it.
+pub fn reduced_newton(
+    sys: &dyn ConstrainedSystem,
+    q0: &[f64],
+) -> Result<Option<analysis::Equilibrium>, AppError> {
+    newton_capable(sys, q0)
+}

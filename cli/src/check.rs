@@ -65,6 +65,25 @@ struct Examined {
 
 /// `mbsim check`.
 pub fn check(args: &CheckArgs) -> Result<(), AppError> {
+    let value = check_value(args)?;
+    if args.json {
+        let mut value = value;
+        if let Some(map) = value.as_object_mut() {
+            map.remove("text");
+        }
+        crate::say!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
+    } else {
+        crate::say!("{}", value["text"].as_str().unwrap_or_default().trim_end());
+    }
+    Ok(())
+}
+
+/// What `mbsim check --json` prints, as a value, plus the text report under `"text"` (for
+/// other front ends: the Python bindings).
+pub fn check_value(args: &CheckArgs) -> Result<serde_json::Value, AppError> {
     let (mut sys, guess) = build(&args.model, &[])?;
     let examined = match (&args.from, args.at) {
         (Some(dir), Some(at)) => {
@@ -79,24 +98,17 @@ pub fn check(args: &CheckArgs) -> Result<(), AppError> {
     };
     let d = analysis::check(sys.as_ref(), examined.t, &examined.q)?;
     let generated = sys.generated_diagnostics();
-    if args.json {
-        let mut value = check_json(&args.model, &d);
-        value["generated"] = generated_json(generated);
-        value["state_origin"] = json!(examined.origin);
-        crate::say!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
-    } else {
-        let mut text = check_text(&args.model, sys.coordinate_names(), &d);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("state: {}\n", examined.origin));
-        text.push_str(&generated_text(generated, d.n));
-        crate::say!("{}", text.trim_end());
+    let mut text = check_text(&args.model, sys.coordinate_names(), &d);
+    if !text.ends_with('\n') {
+        text.push('\n');
     }
-    Ok(())
+    text.push_str(&format!("state: {}\n", examined.origin));
+    text.push_str(&generated_text(generated.clone(), d.n));
+    let mut value = check_json(&args.model, &d);
+    value["generated"] = generated_json(generated);
+    value["state_origin"] = json!(examined.origin);
+    value["text"] = json!(text);
+    Ok(value)
 }
 
 /// The state of `--q`/`--t`: the guess with the named coordinates set, made consistent with

@@ -71,6 +71,15 @@ pub enum Command {
     /// at the model's guess, at given coordinates (--q), or at a time of a previous run
     /// (--at TIME --from DIR).
     Check(crate::check::CheckArgs),
+    /// Export an FMI 2.0 co-simulation FMU (modelDescription.xml and the C API library; the
+    /// method, stabilization and tolerances are FMU parameters). See `mbsim-fmu`.
+    Fmu {
+        /// Model name (see `mbsim list`).
+        model: String,
+        /// The .fmu file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     #[cfg(feature = "builtin")]
     /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
@@ -181,6 +190,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Inverse(a) => crate::analysis::kinematic(&a, true),
         Command::Equilibrium(a) => crate::analysis::equilibrium(&a),
         Command::Check(a) => crate::check::check(&a),
+        Command::Fmu { model: name, out } => crate::fmu::export(registry::entry(&name)?, &out),
         #[cfg(feature = "builtin")]
         Command::Repro { table, out } => crate::repro::run(&table, &out),
     }

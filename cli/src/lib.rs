@@ -41,6 +41,7 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod eval;
+pub mod fmu;
 pub mod generate;
 pub mod method;
 pub mod output;

@@ -30,7 +30,7 @@ fn workspace_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
     for krate in [
-        "mbsim", "codegen", "runtime", "models", "cli", "tests", "xtask",
+        "mbsim", "codegen", "runtime", "models", "cli", "tests", "xtask", "python", "fmu",
     ] {
         rust_files(&root.join(krate), &mut files);
     }

@@ -3,6 +3,8 @@
 //! - `test [cargo test args…]`: oracle environment, `cargo fmt --check`, `generate --check`,
 //!   then `cargo test --workspace` (see `tasks.rs`);
 //! - `oracle-env`: the pinned Python oracle environment in `.venv`;
+//! - `python`: the Python package built into `.venv`, its pytest suite and the FMU tests (the
+//!   last step of `test`);
 //! - `generate [--check]`: the committed expansions of `models/src/*` (see `generate.rs`).
 //!
 //! A user's own files are the CLI's business: `mbsim generate <file.rs> --out DIR [--check]` and
@@ -14,6 +16,7 @@ use xtask::{generate, tasks, workspace_root};
 const USAGE: &str = "usage: cargo xtask <task>
   test [cargo test args…]
   oracle-env
+  python
   generate [--check]
 (a user's own model file: `mbsim generate <file.rs> --out DIR`, `mbsim eval <file.rs> …`)";
 
@@ -30,6 +33,7 @@ fn run() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("test") => tasks::test(&root, &args[1..]),
         Some("oracle-env") => tasks::oracle_env(&root),
+        Some("python") => tasks::python(&root),
         Some("generate") => generate_task(&root, &args[1..]),
         _ => {
             eprintln!("{USAGE}");

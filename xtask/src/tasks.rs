@@ -5,7 +5,11 @@
 //!   (`generate --check`), that the publishable crates package (`cargo package --list`), then
 //!   runs every test of the workspace.
 //! - `oracle-env`: creates `.venv` with the pinned SymPy/SymEngine used by the oracle tests and
-//!   the peer benchmarks (`tests/oracle/requirements.txt`), if it is missing or incomplete.
+//!   the peer benchmarks (`tests/oracle/requirements.txt`) and the Python package's tools
+//!   (maturin, pytest, FMPy: `python/requirements.txt`), if it is missing or incomplete.
+//! - `python`: the Python package and the FMU export — builds the extension into `.venv`
+//!   (`maturin develop --release`), the `mbsim` binary and the FMI library (release: the
+//!   same compiled dependencies as the extension), then runs pytest on `python/tests`.
 
 use anyhow::{Context, Result, bail};
 use std::path::Path;
@@ -58,11 +62,65 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
                 "--workspace",
                 "--exclude",
                 "mbsim-peers",
+                // The Python bindings have no Rust tests (pytest runs them in `python`), and
+                // a test-profile build of PyO3 and NumPy would only cost CI time.
+                "--exclude",
+                "mbsim-python",
                 "--no-fail-fast",
             ])
             .args(extra)
             .current_dir(root),
         "cargo test --workspace",
+    )?;
+    python(root)
+}
+
+/// Build the Python package into `.venv` and the `mbsim` binary and FMI library it is
+/// compared with, in release (one profile: they share every compiled dependency), then run
+/// pytest on `python/tests`. Missing tools fail loudly (`oracle_env` installs them).
+pub fn python(root: &Path) -> Result<()> {
+    oracle_env(root)?;
+    let venv = root.join(".venv");
+    let bin = venv.join("bin");
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .context("PATH with .venv/bin")?;
+    run(
+        Command::new(bin.join("maturin"))
+            .args(["develop", "--release", "--quiet"])
+            .env("VIRTUAL_ENV", &venv)
+            .env("PATH", &path)
+            .current_dir(root.join("python")),
+        "maturin develop --release (python/)",
+    )?;
+    run(
+        Command::new("cargo")
+            .args([
+                "build",
+                "--release",
+                "--quiet",
+                "-p",
+                "mbsim-cli",
+                "-p",
+                "mbsim-fmi",
+                "--bin",
+                "mbsim",
+                "--lib",
+            ])
+            .current_dir(root),
+        "cargo build --release -p mbsim-cli -p mbsim-fmi --bin mbsim --lib",
+    )?;
+    let release = root.join("target/release");
+    run(
+        Command::new(bin.join("python"))
+            .args(["-m", "pytest", "-q", "python/tests"])
+            .env("MBSIM_BIN", release.join("mbsim"))
+            .env("MBSIM_FMI_LIBRARY", release.join("libmbsim_fmi.so"))
+            .env("MBSIM_CACHE", root.join("target/mbsim-python-cache"))
+            .env("PATH", &path)
+            .current_dir(root),
+        "pytest python/tests",
     )
 }
 
@@ -70,8 +128,7 @@ pub fn test(root: &Path, extra: &[String]) -> Result<()> {
 pub fn oracle_env(root: &Path) -> Result<()> {
     let python = root.join(".venv/bin/python");
     let requirements = root.join("tests/oracle/requirements.txt");
-    let probe =
-        "import sympy, symengine, mpmath, numpy; print(sympy.__version__, symengine.__version__)";
+    let probe = "import sympy, symengine, mpmath, numpy, pytest, fmpy; import maturin";
     if python.exists()
         && Command::new(&python)
             .args(["-c", probe])
@@ -94,8 +151,10 @@ pub fn oracle_env(root: &Path) -> Result<()> {
         Command::new(&python)
             .args(["-m", "pip", "install", "--quiet", "-r"])
             .arg(&requirements)
+            .arg("-r")
+            .arg(root.join("python/requirements.txt"))
             .current_dir(root),
-        "pip install -r tests/oracle/requirements.txt",
+        "pip install -r tests/oracle/requirements.txt -r python/requirements.txt",
     )?;
     let check = Command::new(&python)
         .args(["-c", probe])

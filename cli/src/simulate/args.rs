@@ -436,3 +436,20 @@ fn or<T>(slot: &mut Option<T>, file: Option<T>) {
         *slot = file;
     }
 }
+
+impl SimulateArgs {
+    /// The arguments of `mbsim simulate MODEL` with no other flag (every option at its
+    /// default, parsed by clap itself, so a new flag needs no change here), for front ends
+    /// that set the fields from their own inputs (the Python bindings, the FMU).
+    pub fn for_model(model: &str) -> SimulateArgs {
+        use clap::Parser;
+        let parsed = crate::cli::Cli::try_parse_from(["mbsim", "simulate", "--", model]);
+        match parsed {
+            Ok(crate::cli::Cli {
+                command: crate::cli::Command::Simulate(args),
+            }) => args,
+            // Unreachable for a parse of these fixed arguments; keep the name anyway.
+            Ok(_) | Err(_) => unreachable!("`mbsim simulate -- MODEL` always parses"),
+        }
+    }
+}

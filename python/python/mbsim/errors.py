@@ -1,0 +1,53 @@
+"""The exceptions of mbsim, shared by the catalog module and every user model module.
+
+``MbsimError`` is the base of all of them:
+
+- ``InputError`` (also a ``ValueError``): a bad argument — an unknown parameter, coordinate
+  or option, a vector of the wrong length, NaN or inf where a number is needed, an option the
+  chosen method does not take. The message names the offending entry and lists the valid ones.
+- ``UnknownModelError`` (also a ``KeyError``): no model of that name; ``name`` holds it.
+- ``SimulationError`` (also a ``RuntimeError``): the integration, the consistent
+  initialization or an analysis failed. It carries the runtime's diagnosis (Rust's
+  ``SimError``): ``kind`` (the variant, e.g. ``"SingularConfiguration"``), ``t`` and ``h`` (or
+  ``None`` when the failure has none), ``rows`` (the constraint rows at fault, by name) and
+  ``detail`` (the variant's other numbers: condition, iterations, residual, ...).
+- ``ModelFileError``: a model file or string that does not build; the message is located
+  (``file:line:col: what is wrong``), as the Rust compiler or ``mbsim generate`` shows it.
+- ``ToolchainError``: building a user model needs ``cargo`` (the Rust toolchain), which
+  was not found.
+"""
+
+
+class MbsimError(Exception):
+    """Base of every mbsim error."""
+
+
+class InputError(MbsimError, ValueError):
+    """A bad argument (unknown name, wrong length, NaN, an option the method lacks)."""
+
+
+class UnknownModelError(MbsimError, KeyError):
+    """No model of that name."""
+
+    name: str = ""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class SimulationError(MbsimError, RuntimeError):
+    """A failed run, with the runtime's diagnosis."""
+
+    kind: str = ""
+    t: float | None = None
+    h: float | None = None
+    rows: list[str] = []
+    detail: dict[str, float] = {}
+
+
+class ModelFileError(MbsimError):
+    """A model file or string that does not build (the message says where)."""
+
+
+class ToolchainError(MbsimError):
+    """No Rust toolchain (cargo) to build a user model."""
