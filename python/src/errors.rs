@@ -242,7 +242,8 @@ pub fn to_py(py: Python<'_>, e: AppError, names: &[String]) -> PyErr {
     }
 }
 
-/// An [`InputError`](AppError::BadValue)-like error about a Python argument.
+/// `mbsim.errors.InputError` with `message`: a Python argument the CLI's checks never see
+/// (an unknown keyword, a value that is not one of a choice's names).
 pub fn input(py: Python<'_>, message: String) -> PyErr {
     raise(py, "InputError", message, PyDict::new(py))
 }

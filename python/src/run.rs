@@ -99,8 +99,9 @@ pub fn simulate<'py>(
     result_dict(py, &cfg, &run)
 }
 
-/// The `(q, v)` wall-clock seconds of `repeats` runs of `simulate` in Rust alone (the same
-/// `mbsim_cli::simulate::run` the binding calls), for the overhead benchmark.
+/// Wall-clock seconds of each of `repeats` runs of `simulate` in Rust alone (the same
+/// `mbsim_cli::simulate::run` the binding calls, after the same validation), for the overhead
+/// benchmark (`python/bench/overhead.py`).
 pub fn rust_seconds(
     py: Python<'_>,
     model: &str,

@@ -203,7 +203,9 @@ def _import(module: str, path: Path) -> Any:
     return mod
 
 
-def _cargo_build(text: str, label: str, module: str, release: bool, fmu: bool) -> Path:
+def _cargo_build(
+    text: str, label: str, module: str, release: bool, fmu: bool, quiet: bool = True
+) -> Path:
     """Write the crate of ``text`` and build it; the built library's path."""
     root = source_root()
     exe = cargo()
@@ -217,6 +219,8 @@ def _cargo_build(text: str, label: str, module: str, release: bool, fmu: bool) -
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ModelFileError(_located(proc.stderr, label))
+    if not quiet:
+        sys.stderr.write(proc.stderr)
     return target / ("release" if release else "debug") / f"lib{module}.so"
 
 
@@ -237,7 +241,7 @@ def build_module(text: str, label: str, *, release: bool = True, quiet: bool = T
     """The extension module of model text ``text`` (``label`` names it in errors)."""
     module, built = _cached(text, release, "user")
     if not built.is_file():
-        _store(_cargo_build(text, label, module, release, fmu=False), built)
+        _store(_cargo_build(text, label, module, release, fmu=False, quiet=quiet), built)
     return _import(module, built)
 
 
