@@ -111,7 +111,7 @@ pub(crate) fn apply_params(
 }
 
 /// The model with its parameters and its initial guess.
-pub(crate) fn build(
+fn build(
     name: &str,
     params: &[String],
 ) -> Result<(Box<dyn ConstrainedSystem>, Vec<f64>), AppError> {

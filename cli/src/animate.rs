@@ -49,6 +49,9 @@ pub struct Frames {
 
 /// Run `mbsim animate`.
 pub fn run(args: &AnimateArgs) -> Result<(), AppError> {
+    args.sim.only_for_simulate(
+        "an option of `simulate` only (an animation needs the whole trajectory, once)",
+    )?;
     let cfg = args.sim.config()?;
     if args.frames < 2 || args.fps == 0 || args.fps > 100 {
         return Err(AppError::BadValue {

@@ -20,7 +20,7 @@ use mbsim::runtime::analysis::{self, Diagnosis};
 use mbsim::runtime::{ConstrainedSystem, InitOptions};
 use serde_json::json;
 
-use crate::analysis::{apply_params, build};
+use crate::analysis::apply_params;
 use crate::error::AppError;
 use crate::state;
 
@@ -84,15 +84,17 @@ pub fn check(args: &CheckArgs) -> Result<(), AppError> {
 /// What `mbsim check --json` prints, as a value, plus the text report under `"text"` (for
 /// other front ends: the Python bindings).
 pub fn check_value(args: &CheckArgs) -> Result<serde_json::Value, AppError> {
-    let (mut sys, guess) = build(&args.model, &[])?;
+    let entry = crate::registry::entry_or_defective(&args.model)?;
+    let mut sys = (entry.build)();
+    if let Some(dir) = &args.from {
+        apply_params(sys.as_mut(), &run_parameters(dir, &args.model)?)?;
+    }
+    apply_params(sys.as_mut(), &args.params)?;
     let examined = match (&args.from, args.at) {
-        (Some(dir), Some(at)) => {
-            apply_params(sys.as_mut(), &run_parameters(dir, &args.model)?)?;
-            apply_params(sys.as_mut(), &args.params)?;
-            from_run(sys.as_ref(), dir, at)?
-        }
+        (Some(dir), Some(at)) => from_run(sys.as_ref(), dir, at)?,
         _ => {
-            apply_params(sys.as_mut(), &args.params)?;
+            // The model's guess for the parameters in force.
+            let (guess, _) = (entry.initial)(sys.as_ref());
             given(sys.as_ref(), args, guess)?
         }
     };

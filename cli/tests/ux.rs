@@ -196,6 +196,17 @@ fn timings_are_named_for_their_clock_and_repeat_reports_min_and_median() {
     assert!(f("wall_seconds_min") <= f("wall_seconds_median"));
     let bad = mbsim(&["simulate", "pendulum", "--repeat", "0", "--out", d]);
     insta::assert_snapshot!("repeat_zero", error_text(&bad));
+    let sweep = mbsim(&[
+        "sweep",
+        "pendulum",
+        "--grid",
+        "len=1:2:2",
+        "--repeat",
+        "3",
+        "--out",
+        d,
+    ]);
+    insta::assert_snapshot!("repeat_in_sweep", error_text(&sweep));
 }
 
 #[test]

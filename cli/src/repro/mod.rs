@@ -2,10 +2,16 @@
 //! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
 //! the issue, a CSV per table and the drift plots. The experiments themselves are in
 //! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11);
-//! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α).
+//! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α;
+//! `chin5_start` its unstated start angle swept).
 //! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
 //! Tables 7.4.1–7.4.4/7.4.10) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
 //! \[HPIM\]'s Tables 1, 2 and Figs. 3–4, 6–7: [`hpim`].
+//!
+//! Verdicts: a table's checks are checks of this code against its source, and a failed one
+//! makes `repro` exit non-zero; a table that is a reading the source's own numbers rule out is
+//! marked [`Table::rejected`] (its checks shown, not counted), and a statement the source
+//! contradicts is a [`Finding`] with its computed reason, never a failure.
 //!
 //! Every run goes through the runtime's integrators (`Rkstab`, the fixed-step Heun driver);
 //! nothing is re-implemented here.

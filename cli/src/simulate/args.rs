@@ -51,7 +51,8 @@ pub struct SimulateArgs {
     #[arg(long, value_enum)]
     pub stabilization: Option<Stabilize>,
     /// Step size of the constant-step methods (ab, ampc, mampc, newmark; hht, generalized-alpha
-    /// and radau take constant steps with it instead of --rtol/--atol).
+    /// and radau take constant steps with it instead of --rtol/--atol); a span that is not a
+    /// whole number of steps ends with one shorter step onto t_end.
     #[arg(long, allow_hyphen_values = true)]
     pub h: Option<f64>,
     /// Order: the predictor order of ab/ampc/mampc (default 4), the highest order of abm
@@ -450,6 +451,20 @@ impl SimulateArgs {
             }) => args,
             // Unreachable for a parse of these fixed arguments; keep the name anyway.
             Ok(_) | Err(_) => unreachable!("`mbsim simulate -- MODEL` always parses"),
+        }
+    }
+
+    /// Refuse `--output` and `--repeat` in a command that does not use them: `why` says why
+    /// (`animate` needs the trajectory; `sweep` times every run and records its final state).
+    pub fn only_for_simulate(&self, why: &'static str) -> Result<(), AppError> {
+        let output = self.output.map(|o| format!("{o:?}").to_lowercase());
+        let given = [
+            ("--output", output),
+            ("--repeat", self.repeat.map(|n| n.to_string())),
+        ];
+        match given.into_iter().find_map(|(flag, v)| v.map(|v| (flag, v))) {
+            Some((what, value)) => Err(AppError::BadValue { what, value, why }),
+            None => Ok(()),
         }
     }
 }

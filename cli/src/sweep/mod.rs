@@ -95,6 +95,9 @@ struct Finished {
 
 /// Run `mbsim sweep`.
 pub fn run(args: &SweepArgs) -> Result<(), AppError> {
+    args.sim.only_for_simulate(
+        "an option of `simulate` only (a sweep records every run's final state and CPU time)",
+    )?;
     let cfg = args.sim.config()?;
     let probe = crate::simulate::build(&cfg)?;
     let axes = axes::axes(args, probe.as_ref())?;

@@ -88,8 +88,9 @@ fn parameters_outside_their_ranges_are_invalid_options() {
             option
         );
     }
+    // (A step that does not divide the span, newmark(0.03) on [0, 0.1], is no longer refused:
+    // the run ends with a shorter step, issue 24; `short_last_step.rs`.)
     let cases = [
-        (Implicit::newmark(0.03), "h"),
         (Implicit::newmark(-0.01), "h"),
         (Implicit::hht(-0.1, 0.0), "rtol"),
         (
