@@ -560,3 +560,61 @@ fn kernels_agree_with_the_sympy_oracle() {
     }
     eprintln!("spatial kernels vs SymPy: worst |Δ| / max(|ref|, S) = {worst:.2e}");
 }
+
+/// A torque's generalized force against its virtual work n · δπ, δπ = vee(δA Aᵀ) with δA the
+/// central difference of the rotation along admissible δq: world `torque(b, n)` and body-frame
+/// `torque_local(b, n')` (n = A n').
+#[test]
+fn torques_do_their_virtual_work() {
+    let item = quote!(
+        struct L {}
+    );
+    let n = [0.4, -1.3, 0.8];
+    let mut rng = Rng::new(9);
+    for local in [false, true] {
+        let attr = if local {
+            quote!(bodies: [a = body(1.0, [1.0, 2.0, 3.0])], loads: [torque_local(a, [0.4, -1.3, 0.8])])
+        } else {
+            quote!(bodies: [a = body(1.0, [1.0, 2.0, 3.0])], loads: [torque(a, [0.4, -1.3, 0.8])])
+        };
+        let mut model = frontend::model(attr, item.clone()).expect("model");
+        let kernels = derive(&mut model);
+        for _ in 0..3 {
+            let mut state = unit_state(&mut rng, 1, 0);
+            state.v = vec![0.0; 7];
+            let force = model.pool.eval_many(&kernels.force, &state.env(&model));
+            let mut dq = rng.vec(7, -1.0, 1.0);
+            let p = pose(&state.q, 0).1;
+            let along: f64 = (0..4).map(|c| p[c] * dq[3 + c]).sum();
+            (0..4).for_each(|c| dq[3 + c] -= along * p[c]);
+            let power: f64 = force.iter().zip(&dq).map(|(a, b)| a * b).sum();
+            // Column c of A(s) is A(s) e_c; δA Aᵀ = Σ_c δ(A e_c) (A e_c)ᵀ.
+            let column = |s: f64, c: usize| {
+                let q: Vec<f64> = state.q.iter().zip(&dq).map(|(a, b)| a + s * b).collect();
+                let mut e = [0.0; 3];
+                e[c] = 1.0;
+                rotate(pose(&q, 0).1, e)
+            };
+            let mut w = [[0.0; 3]; 3];
+            for c in 0..3 {
+                let now = column(0.0, c);
+                for r in 0..3 {
+                    let rate = central_diff(|s| column(s, c)[r], 0.0, 1.0, 1e-15).value;
+                    for k in 0..3 {
+                        w[r][k] += rate * now[k];
+                    }
+                }
+            }
+            let dpi = [w[2][1], w[0][2], w[1][0]];
+            let torque = if local { rotate(p, n) } else { n };
+            // Central differences at h = ε^(1/3) of O(1) rotations: ~1e-10; 1e-7 as above.
+            assert_entry(
+                if local { "torque_local" } else { "torque" },
+                0,
+                power,
+                dot(torque, dpi),
+                1e-7,
+            );
+        }
+    }
+}

@@ -17,6 +17,8 @@
 //! or, in Lagrangian mode, `kinetic: T` and `potential: V` instead of `mass` (with `force` as
 //! the non-conservative forces): M and Q are derived by [`crate::lagrange`], and by
 //! [`body_energy`] in the structured form for the `body_energy(m, j, [x, y, phi])` terms of T.
+//! `bodies`/`joints`/`loads` are planar ([`planar`], [`placed`]) or spatial in Euler
+//! parameters ([`spatial`], [`spatial_joints`]).
 //!
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
