@@ -96,7 +96,16 @@ pub enum Command {
 /// The clap command under the program's name: usage lines, `about` and every help text that
 /// names the built-in binary (`see `mbsim list``) name the embedding binary instead.
 pub fn command() -> clap::Command {
-    renamed(Cli::command(), registry::program())
+    let cmd = renamed(Cli::command(), registry::program());
+    // `repro` reproduces the sources' tables on the built-in catalog: not a command of a
+    // user's binary (which may still be built with the `builtin` feature when it shares a
+    // workspace, as this repository's example does, through feature unification).
+    #[cfg(feature = "builtin")]
+    let cmd = match registry::is_builtin_catalog() {
+        true => cmd,
+        false => cmd.mut_subcommand("repro", |s| s.hide(true)),
+    };
+    cmd
 }
 
 /// `cmd` and its subcommands with the command `mbsim` (as in "see `mbsim list`") replaced by

@@ -24,6 +24,12 @@ pub fn models() -> &'static [ModelEntry] {
     MODELS.get().copied().unwrap_or_else(builtin)
 }
 
+/// Whether the models in use are the built-in catalog (the `mbsim` binary), not a user's.
+#[cfg(feature = "builtin")]
+pub fn is_builtin_catalog() -> bool {
+    std::ptr::eq(models().as_ptr(), mbsim_models::catalog().as_ptr())
+}
+
 /// The built-in catalog (empty without the `builtin` feature).
 fn builtin() -> &'static [ModelEntry] {
     #[cfg(feature = "builtin")]

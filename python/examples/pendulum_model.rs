@@ -1,6 +1,6 @@
-// A user's model file for `mbsim.build` (Python) — plain Rust with the façade's annotation.
-// Without its own `ENTRIES`, each model struct becomes an entry named in kebab case
-// (`CartesianPendulum` → `cartesian-pendulum`) whose parameters are its `Default`.
+//! A user's model file for `mbsim.build` (Python) — plain Rust with the façade's annotation.
+//! Without its own `ENTRIES`, each model struct becomes an entry named in kebab case
+//! (`CartesianPendulum` → `cartesian-pendulum`) whose parameters are its `Default`.
 use mbsim::prelude::*;
 
 /// A point mass on a rod of length `len`: one holonomic constraint.
