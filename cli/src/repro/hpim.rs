@@ -162,8 +162,8 @@ pub fn table_1() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim1",
         title: "[HPIM] Table 1: violation of Phi = v_a - 0.005 sin(2 pi t), tau = 1e-4, N = 20, p = q = 2, kappa1 = 1e5, kappa2 = 1e8".into(),
         columns: columns(),
@@ -226,8 +226,8 @@ pub fn table_2() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim2",
         title: "[HPIM] Table 2: violation of Phi = v_a - 0.005 sin(2 pi t), p = 10000 N, tau = 1e-4, N = 20, kappa1 = kappa2 = 0".into(),
         columns: columns(),
@@ -318,8 +318,8 @@ pub fn slot_figures() -> Result<Table, AppError> {
         });
     }
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim-slot",
         title: "[HPIM] Figs. 3-4: circular slot, max |percentage error| over [0, 1] s, tau = 1e-4, N = 20".into(),
         columns: vec![
@@ -410,8 +410,8 @@ pub fn beam_figures() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim-beam",
         title: "[HPIM] Figs. 6-7: slewing beam, max |v5 - v6| over [0, 0.3] s, tau = 1e-3, N = 20, p = q = 2, kappa1 = 1e4, kappa2 = 1e7".into(),
         columns: vec![
