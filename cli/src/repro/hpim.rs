@@ -396,13 +396,21 @@ pub fn beam_figures() -> Result<Table, AppError> {
         });
     }
     let ours = rows[0].ours.clone();
+    // In our formulation the tie's E is constant, so both expansions stay at round-off (a few
+    // 1e-12) and which is smaller flips with the build's rounding (measured: 2.70e-12 vs
+    // 2.61e-12 with the dev profile, 2.80e-12 vs 3.06e-12 with the test profile, whose
+    // optimisation changes how `powi` rounds). Up to 1e-10, some 30x above those values, the
+    // two cannot be told apart; above it, the second order must be the smaller.
+    const ROUND_OFF: f64 = 1e-10;
+    let at_round_off = ours[0].max(ours[1]) <= ROUND_OFF;
     let checks = vec![
         (
             format!(
-                "second-order force expansion beats first order (backward: {:.2e} < {:.2e})",
+                "second-order force expansion beats first order, or both stay at round-off \
+                 (<= {ROUND_OFF:.0e}) (backward: {:.2e}, {:.2e})",
                 ours[0], ours[1]
             ),
-            ours[0] < ours[1],
+            ours[0] < ours[1] || at_round_off,
         ),
         (
             format!("HPIM beats NPC ({:.2e} < {:.2e})", ours[0], ours[5]),
@@ -428,7 +436,7 @@ pub fn beam_figures() -> Result<Table, AppError> {
             "checks on the paper's tau = 1e-3 (HPIM columns but 'expl.': ours, the projected constraint force); the tau = 2e-5 row shows where the paper's explicit force expansion is stable".into(),
             "inf: the run went non-finite (the paper's explicit constraint force: unstable when tau |mu|max >> 1, here |mu|max ~ 5e4 rad/s)".into(),
             "beam model (floating frame, points 5 and 6 = nodes 5 and 6): our reading of Fig. 5 (models/src/slewing_beam.rs)".into(),
-            "Fig. 7 (second- vs first-order expansion) is about the paper's formulation; in ours the tie's E is constant, so the expanded force is smooth and both orders stay at round-off (the check passes by a hair, 2.8e-12 vs 3.1e-12)".into(),
+            "Fig. 7 (second- vs first-order expansion) is about the paper's formulation; in ours the tie's E is constant, so the expanded force is smooth and both orders stay at round-off, where their order depends on the build's rounding (2.70e-12 vs 2.61e-12 in the dev profile, 2.80e-12 vs 3.06e-12 in the test profile): the check accepts both at round-off".into(),
             "flow 2nd at tau = 1e-3: the central differences straddle the jumps of theta'' at 0.1 and 0.2 s".into(),
             "NPC (our reconstruction, lambda explicit at the predicted point) is unstable at tau = 1e-3 on this beam; the paper plots finite NPC errors".into()],
     })
