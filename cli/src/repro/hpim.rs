@@ -398,8 +398,8 @@ pub fn beam_figures() -> Result<Table, AppError> {
     let ours = rows[0].ours.clone();
     // In our formulation the tie's E is constant, so both expansions stay at round-off (a few
     // 1e-12) and which is smaller flips with the build's rounding (measured: 2.70e-12 vs
-    // 2.61e-12 with the dev profile, 2.80e-12 vs 3.06e-12 with the test profile, whose
-    // optimisation changes how `powi` rounds). Up to 1e-10, some 30x above those values, the
+    // 2.61e-12 with the dev profile, 2.80e-12 vs 3.06e-12 with the optimised test profile).
+    // Up to 1e-10, some 30x above those values, the
     // two cannot be told apart; above it, the second order must be the smaller.
     const ROUND_OFF: f64 = 1e-10;
     let at_round_off = ours[0].max(ours[1]) <= ROUND_OFF;
