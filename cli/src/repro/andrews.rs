@@ -84,8 +84,8 @@ pub fn table_4_1(out: &Path) -> Result<Table, AppError> {
         ("NFCN = 6 NSTEP + 2 in every run".to_string(), consistent),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "4.1",
         title: "Andrews on [0, 0.3], B(20,100) vs PStab, atol = rtol/10 (PStab DATOL = atol)".into(),
         columns: RTOLS.iter().map(|r| format!("rtol {r:.0e}")).collect(),
@@ -146,8 +146,8 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
         [0.24, 0.58, 0.93, 1.03, 1.08, 1.10],
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "4.2",
         title: "Andrews on [0, 0.3], RKSTAB/PStab, rtol = 1e-5, atol = 1e-6, varying DATOL".into(),
         columns: datols.iter().map(|d| format!("datol {d:.0e}")).collect(),

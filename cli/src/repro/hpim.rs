@@ -162,8 +162,8 @@ pub fn table_1() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim1",
         title: "[HPIM] Table 1: violation of Phi = v_a - 0.005 sin(2 pi t), tau = 1e-4, N = 20, p = q = 2, kappa1 = 1e5, kappa2 = 1e8".into(),
         columns: columns(),
@@ -226,8 +226,8 @@ pub fn table_2() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim2",
         title: "[HPIM] Table 2: violation of Phi = v_a - 0.005 sin(2 pi t), p = 10000 N, tau = 1e-4, N = 20, kappa1 = kappa2 = 0".into(),
         columns: columns(),
@@ -318,8 +318,8 @@ pub fn slot_figures() -> Result<Table, AppError> {
         });
     }
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim-slot",
         title: "[HPIM] Figs. 3-4: circular slot, max |percentage error| over [0, 1] s, tau = 1e-4, N = 20".into(),
         columns: vec![
@@ -396,13 +396,21 @@ pub fn beam_figures() -> Result<Table, AppError> {
         });
     }
     let ours = rows[0].ours.clone();
+    // In our formulation the tie's E is constant, so both expansions stay at round-off (a few
+    // 1e-12) and which is smaller flips with the build's rounding (measured: 2.70e-12 vs
+    // 2.61e-12 with the dev profile, 2.80e-12 vs 3.06e-12 with the optimised test profile).
+    // Up to 1e-10, some 30x above those values, the
+    // two cannot be told apart; above it, the second order must be the smaller.
+    const ROUND_OFF: f64 = 1e-10;
+    let at_round_off = ours[0].max(ours[1]) <= ROUND_OFF;
     let checks = vec![
         (
             format!(
-                "second-order force expansion beats first order (backward: {:.2e} < {:.2e})",
+                "second-order force expansion beats first order, or both stay at round-off \
+                 (<= {ROUND_OFF:.0e}) (backward: {:.2e}, {:.2e})",
                 ours[0], ours[1]
             ),
-            ours[0] < ours[1],
+            ours[0] < ours[1] || at_round_off,
         ),
         (
             format!("HPIM beats NPC ({:.2e} < {:.2e})", ours[0], ours[5]),
@@ -410,8 +418,8 @@ pub fn beam_figures() -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "hpim-beam",
         title: "[HPIM] Figs. 6-7: slewing beam, max |v5 - v6| over [0, 0.3] s, tau = 1e-3, N = 20, p = q = 2, kappa1 = 1e4, kappa2 = 1e7".into(),
         columns: vec![
@@ -428,7 +436,7 @@ rejected: None,
             "checks on the paper's tau = 1e-3 (HPIM columns but 'expl.': ours, the projected constraint force); the tau = 2e-5 row shows where the paper's explicit force expansion is stable".into(),
             "inf: the run went non-finite (the paper's explicit constraint force: unstable when tau |mu|max >> 1, here |mu|max ~ 5e4 rad/s)".into(),
             "beam model (floating frame, points 5 and 6 = nodes 5 and 6): our reading of Fig. 5 (models/src/slewing_beam.rs)".into(),
-            "Fig. 7 (second- vs first-order expansion) is about the paper's formulation; in ours the tie's E is constant, so the expanded force is smooth and both orders stay at round-off (the check passes by a hair, 2.8e-12 vs 3.1e-12)".into(),
+            "Fig. 7 (second- vs first-order expansion) is about the paper's formulation; in ours the tie's E is constant, so the expanded force is smooth and both orders stay at round-off, where their order depends on the build's rounding (2.70e-12 vs 2.61e-12 in the dev profile, 2.80e-12 vs 3.06e-12 in the test profile): the check accepts both at round-off".into(),
             "flow 2nd at tau = 1e-3: the central differences straddle the jumps of theta'' at 0.1 and 0.2 s".into(),
             "NPC (our reconstruction, lambda explicit at the predicted point) is unstable at tau = 1e-3 on this beam; the paper plots finite NPC errors".into()],
     })

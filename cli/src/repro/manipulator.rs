@@ -69,8 +69,8 @@ pub fn table_3_1(_out: &Path) -> Result<Table, AppError> {
     let b_worse = (0..4).all(|j| rows[0].ours[j] > rows[2].ours[j]);
     checks.push(("Baumgarte's drift larger than PStab's".into(), b_worse));
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "3.1",
         title: "maximum drifts of the two-arm robot (case I) on [0, 10], Heun RK2, constant h".into(),
         columns: vec!["vel h=.01".into(), "pos h=.01".into(), "vel h=.001".into(), "pos h=.001".into()],
@@ -153,8 +153,8 @@ pub fn table_4_6(out: &Path) -> Result<Table, AppError> {
         ),
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "4.6",
         title: "two-link manipulator case I, RKSTAB on [0, 10], B(12,70) vs PStab (max-drift = position)".into(),
         columns: rtols.iter().map(|r| format!("rtol {r:.0e}")).collect(),

@@ -164,8 +164,8 @@ pub fn pstab_adams(_out: &Path) -> Result<Table, AppError> {
         ));
     }
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "pstab-adams",
         title: "PStab on Adams methods, Wu's crank-slider, T = 10 s (not in the sources)".to_string(),
         columns: ["err h=0.01", "|Phi| h=0.01", "err h=0.001", "|Phi| h=0.001", "h stable max"]

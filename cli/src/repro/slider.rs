@@ -78,8 +78,8 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
         .zip([84.0, 128.0, 166.0, 250.0])
         .all(|(o, d)| *o < d);
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "4.8",
         title: "slider-crank with TSDA on [0, 0.5], RKSTAB/PStab, atol = rtol = TOL ([EXT] data)".into(),
         columns: tols.iter().map(|t| format!("TOL {t:.0e}")).collect(),

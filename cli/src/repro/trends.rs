@@ -98,8 +98,8 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         "on theta2 = pi - theta1",
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "P10",
         title: "singular slider-crank (Figs. 4.27-4.33), chosen start theta1 = 5pi/4, theta1' = -4.4".into(),
         columns: runs.iter().map(|r| r.0.to_string()).collect(),
@@ -171,8 +171,8 @@ pub fn p11(_out: &Path) -> Result<Table, AppError> {
         "NFCN",
     ];
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "P11",
         title: "rolling disc, rtol 1e-3 on [0, 2] (Figs. 4.36-4.39), m = r = 1, A = 1/4, C = 1/2".into(),
         columns: vec!["PStab (3.75)".into(), "Baumgarte g=20".into()],

@@ -198,8 +198,8 @@ pub fn table_3() -> Result<Table, AppError> {
         ]),
     });
     Ok(Table {
-findings: Vec::new(),
-rejected: None,
+        findings: Vec::new(),
+        rejected: None,
         id: "wu3",
         title: "[WU] Table 3: crank-slider, mean over the grid of ||Phi(q_i)||_2, Baumgarte alpha = beta = 5, T = 10 s".into(),
         columns: vec!["h = 0.01".into(), "h = 0.001".into()],
