@@ -392,7 +392,7 @@ fn cli_equilibrium_reports_both_methods_for_the_spring_bar() {
 }
 
 /// Catalog models with one redundant row each.
-const OVER_CONSTRAINED: [&str; 1] = ["triple-crank"];
+const OVER_CONSTRAINED: [&str; 2] = ["triple-crank", "bricard"];
 
 #[test]
 fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
@@ -424,8 +424,10 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("four-bar-chain-bodies", 1),
         // [HPIM] truss: 14 nodal DOFs, the driven tip coordinate.
         ("truss14", 13),
-        // Over-constrained: 12 coordinates, 12 rows of rank 11.
+        // Over-constrained: 12 coordinates, 12 rows of rank 11; IFToMM A04 in Euler
+        // parameters, 35 rows of rank 34.
         ("triple-crank", 1),
+        ("bricard", 1),
         // Spatial bodies in Euler parameters: the top's 3 rotations; the double pendulum's
         // 4 swings and 2 rod spins; the slider-crank's crank; the governor's shaft, slider
         // and two rods.

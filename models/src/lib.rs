@@ -73,7 +73,7 @@ pub use slider_crank_tsda::SliderCrankTsda;
 pub use spatial_double_pendulum::SpatialDoublePendulum;
 pub use spatial_slider_crank::SpatialSliderCrank;
 pub use spring_bar::SpringBar;
-pub use triple_crank::TripleCrank;
+pub use triple_crank::{TripleCrank, TripleCrankReduced};
 pub use truss14::{Truss14Prescribed, Truss14Slot};
 pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
@@ -87,7 +87,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 25] = [
+static CATALOG: [ModelEntry; 26] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -109,6 +109,7 @@ static CATALOG: [ModelEntry; 25] = [
     four_bar_chain_bodies::ENTRY,
     truss14::ENTRY,
     triple_crank::ENTRY,
+    bricard::ENTRY,
     heavy_top::ENTRY,
     spatial_double_pendulum::ENTRY,
     spatial_slider_crank::ENTRY,
@@ -123,4 +124,4 @@ pub fn defective() -> &'static [ModelEntry] {
     &DEFECTIVE
 }
 
-static DEFECTIVE: [ModelEntry; 2] = [redundant_pendulum::ENTRY, bricard::ENTRY];
+static DEFECTIVE: [ModelEntry; 1] = [redundant_pendulum::ENTRY];

@@ -105,3 +105,54 @@ pub const ENTRY: ModelEntry = ModelEntry {
     rtol: 1e-8,
     kernels: include_str!("generated/triple_crank.rs"),
 };
+
+/// [`TripleCrank`] with its redundant row deleted by hand: the tip joint of crank 2 keeps only
+/// its y row (`t2_y`, written out), the row the run's selection keeps. The same mechanism with
+/// 11 independent rows: the yardstick of `cargo bench -p mbsim-tests --bench redundant` (the
+/// cost of leaving a row out against not having it).
+#[model(
+    bodies: [
+        crank0 = body(m, m * len.powi(2) / 12.0),
+        crank1 = body(m, m * len.powi(2) / 12.0),
+        crank2 = body(m, m * len.powi(2) / 12.0),
+        coupler = body(mc, mc * (2.0 * d).powi(2) / 12.0),
+    ],
+    holonomic: [
+        t2_y = crank2_y + len / 2.0 * crank2_phi.sin() - coupler_y - d * coupler_phi.sin(),
+    ],
+    joints: [
+        p0 = revolute(ground, [-d, 0.0], crank0, [-len / 2.0, 0.0]),
+        p1 = revolute(ground, [0.0, 0.0], crank1, [-len / 2.0, 0.0]),
+        p2 = revolute(ground, [d, 0.0], crank2, [-len / 2.0, 0.0]),
+        t0 = revolute(crank0, [len / 2.0, 0.0], coupler, [-d, 0.0]),
+        t1 = revolute(crank1, [len / 2.0, 0.0], coupler, [0.0, 0.0]),
+    ],
+    loads: [gravity([0.0, -g])],
+)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct TripleCrankReduced {
+    /// Crank length ℓ [m] (1).
+    pub len: f64,
+    /// Pivot spacing d [m] (1).
+    pub d: f64,
+    /// Crank mass [kg] (1).
+    pub m: f64,
+    /// Coupler mass [kg] (2).
+    pub mc: f64,
+    /// Gravitational acceleration [m/s²] (9.81).
+    pub g: f64,
+}
+
+impl TripleCrankReduced {
+    /// The data of [`TripleCrank::chosen`].
+    pub fn chosen() -> Self {
+        let c = TripleCrank::chosen();
+        Self {
+            len: c.len,
+            d: c.d,
+            m: c.m,
+            mc: c.mc,
+            g: c.g,
+        }
+    }
+}

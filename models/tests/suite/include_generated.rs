@@ -54,6 +54,7 @@ included! {
     spatial_slider_crank: SpatialSliderCrank;
     spring_bar: SpringBar;
     triple_crank: TripleCrank;
+    triple_crank_reduced: TripleCrankReduced;
     truss14_prescribed: Truss14Prescribed;
     truss14_slot: Truss14Slot;
     two_arm_robot: TwoArmRobot;

@@ -523,9 +523,8 @@ fn bricard_has_one_redundant_row_and_one_degree_of_freedom() {
 }
 
 /// Released at rest under gravity, the Bricard mechanism keeps its energy (IFToMM A04's
-/// accuracy measure). Needs a KKT solve that takes the redundant row.
+/// accuracy measure), with its redundant row left out by every solve.
 #[test]
-#[ignore = "the KKT solve needs G of full row rank; Bricard has one redundant row (lead's KKT rewrite)"]
 fn bricard_conserves_energy() {
     let sys = Bricard::published();
     let (q0, v0) = Bricard::initial(&sys);
