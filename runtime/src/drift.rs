@@ -3,13 +3,14 @@
 //! Every consumer goes through [`DriftMeter`]: the DATOL test of the post-stabilization, the
 //! drift of each output sample, the maximum over accepted step points in [`crate::Stats`] and
 //! the consistency check of the initial state. The meter owns its workspace (allocated once)
-//! and can reuse a G that a caller has already evaluated at the same (t, q).
+//! and can reuse a G that a caller has already evaluated at the same (t, q). The drift types
+//! ([`Drift`], `inf_norm`) live here with their evaluator, so that `error.rs` (which carries a
+//! [`Drift`]) does not depend on the stabilizers.
 
 use nalgebra::DMatrix;
 
 use crate::error::SimError;
 use crate::kernels;
-use crate::stabilize::{Drift, inf_norm};
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Preallocated drift evaluator.
@@ -82,4 +83,25 @@ impl Drift {
             velocity: self.velocity.max(other.velocity),
         }
     }
+}
+
+/// Constraint drift at one state: ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Drift {
+    /// ‖Φ(t, q)‖∞ (holonomic rows only).
+    pub position: f64,
+    /// ‖G v + [Φ_t; b]‖∞ (holonomic and nonholonomic rows).
+    pub velocity: f64,
+}
+
+impl Drift {
+    /// `max(position, velocity)`, the quantity compared with DATOL.
+    pub fn max(&self) -> f64 {
+        self.position.max(self.velocity)
+    }
+}
+
+/// ‖x‖∞ (0 for an empty slice).
+pub(crate) fn inf_norm(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |s, v| s.max(v.abs()))
 }

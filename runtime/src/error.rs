@@ -246,7 +246,7 @@ pub enum SimError {
         /// The initial time.
         t: f64,
         /// The drift of the initial state.
-        drift: crate::stabilize::Drift,
+        drift: crate::drift::Drift,
         /// The tolerance of the check.
         tolerance: f64,
         /// Holonomic rows with |Φ_i| above the tolerance, with their residuals.
@@ -509,4 +509,15 @@ impl DependentRow {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// `Err(InvalidProblem)` unless a slice named `what` has the length `expected` (the public
+/// entry points' check of user input: a wrong length is an error, never a panic).
+pub(crate) fn check_length(what: &str, got: usize, expected: usize) -> Result<(), SimError> {
+    if got == expected {
+        return Ok(());
+    }
+    Err(SimError::InvalidProblem {
+        what: format!("{what} has length {got}, the model needs {expected}"),
+    })
 }

@@ -12,10 +12,10 @@
 //! ([`SimError::InitializationFailed`]) names the stage and every row still violated, with its
 //! residual.
 
+use crate::drift::{Drift, inf_norm};
 use crate::error::{InitStage, SimError, ViolatedRow};
 use crate::kernels;
 use crate::kkt::{KktWorkspace, Metric, accelerations_into};
-use crate::stabilize::{Drift, inf_norm};
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Settings of [`initialize`].
@@ -69,14 +69,16 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
     opts: &InitOptions,
 ) -> Result<InitReport, SimError> {
     let d = sys.dims();
-    assert!(
-        q0.len() == d.n && v0.len() == d.n,
-        "initialize: q0 and v0 need length n"
-    );
-    assert!(
-        opts.locked.iter().all(|&i| i < d.n),
-        "initialize: locked index out of range"
-    );
+    crate::error::check_length("initialize: q0", q0.len(), d.n)?;
+    crate::error::check_length("initialize: v0", v0.len(), d.n)?;
+    if let Some(&i) = opts.locked.iter().find(|&&i| i >= d.n) {
+        return Err(SimError::InvalidProblem {
+            what: format!(
+                "initialize: locked coordinate index {i} out of range (n = {})",
+                d.n
+            ),
+        });
+    }
     let mut q = q0.to_vec();
     let mut pos = KktWorkspace::new(Dims { k: 0, ..d });
     let mut iterations = 0;

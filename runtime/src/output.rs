@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::stabilize::Drift;
+use crate::drift::Drift;
 
 /// The solution at one output time.
 #[derive(Debug)]

@@ -6,6 +6,16 @@
 //! one singular factorization and the selection at the start, then one extra solve per
 //! factorization (the test whether the left-out row became independent again) and the
 //! decoupled row's place in the matrix (order n + m instead of n + m − 1).
+//!
+//! Measured (one run, release, 2 cores shared with other builds; criterion medians):
+//!
+//! | method | redundant (12 rows) | reduced (11 rows) | ratio |
+//! |---|---|---|---|
+//! | RKSTAB/PStab rtol 1e-8 | 2.72 ms | 2.15 ms | 1.26 |
+//! | ABM rtol 1e-8 | 1.56 ms | 1.43 ms | 1.09 |
+//! | RK4 h = 1e-3 | 43.0 ms | 41.8 ms | 1.03 |
+//! | HHT h = 1e-3 | 179 ms | 163 ms | 1.10 |
+//! | Radau rtol 1e-8 | 18.9 ms | 18.9 ms | 1.00 |
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_models::{TripleCrank, TripleCrankReduced};

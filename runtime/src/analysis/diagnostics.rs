@@ -115,7 +115,7 @@ pub fn check<S: ConstrainedSystem + ?Sized>(
     q: &[f64],
 ) -> Result<Diagnosis, SimError> {
     let d = sys.dims();
-    assert_eq!(q.len(), d.n, "check: q needs length n");
+    crate::error::check_length("check: q", q.len(), d.n)?;
     let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
     kernels::jacobian(sys, t, q, &mut g)?;
     let mut phi = vec![0.0; d.m];

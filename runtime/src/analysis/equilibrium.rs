@@ -110,7 +110,7 @@ pub fn equilibrium<S: TangentSystem + Energy + ?Sized>(
 ) -> Result<Equilibrium, SimError> {
     validate(opts)?;
     let d = sys.dims();
-    assert_eq!(q_guess.len(), d.n, "equilibrium: q_guess needs length n");
+    crate::error::check_length("equilibrium: q_guess", q_guess.len(), d.n)?;
     if d.k > 0 {
         return Err(SimError::NotAnalyzable {
             mode: "equilibrium analysis",

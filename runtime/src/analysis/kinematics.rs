@@ -115,7 +115,7 @@ pub fn kinematics<S: ConstrainedSystem + ?Sized>(
 ) -> Result<Kinematics, SimError> {
     validate(opts)?;
     let d = sys.dims();
-    assert_eq!(q_guess.len(), d.n, "kinematics: q_guess needs length n");
+    crate::error::check_length("kinematics: q_guess", q_guess.len(), d.n)?;
     let first = times.first().copied().unwrap_or(0.0);
     let diagnosis = super::check(sys, first, q_guess)?;
     if !(d.k == 0 && diagnosis.jacobian.rank == d.n) {

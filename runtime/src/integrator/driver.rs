@@ -286,7 +286,7 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             stats.max_drift = stats.max_drift.worst(drift);
             if let Some(rows) = stepper.row_selection().filter(|r| !r.is_empty()) {
                 let m = self.meter.phi.len();
-                let redundant = crate::stabilize::Drift {
+                let redundant = crate::drift::Drift {
                     position: rows.max_abs(&self.meter.phi),
                     velocity: rows.max_abs(&self.meter.vel_res),
                 };

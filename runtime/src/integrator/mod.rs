@@ -21,10 +21,10 @@ pub(crate) mod sampler;
 pub use common::{CommonOptions, ConsistencyCheck, SampleKind};
 pub use problem::{OutputGrid, Problem};
 
+use crate::drift::Drift;
 use crate::drift::DriftMeter;
 use crate::error::SimError;
 use crate::output::{Observer, Recorder, Stats};
-use crate::stabilize::Drift;
 use crate::system::ConstrainedSystem;
 
 use driver::Run;

@@ -52,7 +52,9 @@ use std::time::{Duration, Instant};
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
+pub use crate::drift::Drift;
 use crate::drift::DriftMeter;
+pub(crate) use crate::drift::inf_norm;
 use crate::error::SimError;
 use crate::kkt::{KktSolver, KktWorkspace};
 use crate::lu::DenseLu;
@@ -123,22 +125,6 @@ impl Stabilization {
             Stabilization::Partitioned(_) => "gcp",
             Stabilization::Hybrid(_) => "hybrid",
         }
-    }
-}
-
-/// Constraint drift at one state: ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Drift {
-    /// ‖Φ(t, q)‖∞ (holonomic rows only).
-    pub position: f64,
-    /// ‖G v + [Φ_t; b]‖∞ (holonomic and nonholonomic rows).
-    pub velocity: f64,
-}
-
-impl Drift {
-    /// `max(position, velocity)`, the quantity compared with DATOL.
-    pub fn max(&self) -> f64 {
-        self.position.max(self.velocity)
     }
 }
 
@@ -344,8 +330,3 @@ pub const STAGNATION: f64 = 1e-3;
 /// Measured: noise 1…3e3 ε|q_c| (chain at rtol 1e-12/1e-13, Andrews at 1e-13); the two-link
 /// attempt that passes [`STAGNATION`] has 6e12 ε|q_c| (a real remainder).
 pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
-
-/// ‖x‖∞ (0 for an empty slice).
-pub(crate) fn inf_norm(x: &[f64]) -> f64 {
-    x.iter().fold(0.0, |s, v| s.max(v.abs()))
-}

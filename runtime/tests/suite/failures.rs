@@ -194,3 +194,46 @@ fn adams_methods_fail_with_typed_errors() {
         e => panic!("expected StepSizeUnderflow, got {e:?}"),
     }
 }
+
+/// Bad input to the public entry points is a typed error, never a panic (issue 24): q0 or v0
+/// of the wrong length, a locked index out of range, a state of the wrong length for `check`,
+/// `kinematics`.
+#[test]
+fn wrong_lengths_are_typed_errors() {
+    let sys = Sys(Pendulum::UNIT);
+    let opts = InitOptions::default();
+    let cases = [
+        initialize(&sys, 0.0, &[1.0], &[0.0, 0.0], &opts).map(|_| ()),
+        initialize(&sys, 0.0, &[1.0, 0.0], &[0.0], &opts).map(|_| ()),
+        initialize(
+            &sys,
+            0.0,
+            &[1.0, 0.0],
+            &[0.0, 0.0],
+            &InitOptions {
+                locked: vec![7],
+                ..InitOptions::default()
+            },
+        )
+        .map(|_| ()),
+        mbsim_runtime::analysis::check(&sys, 0.0, &[1.0, 0.0, 0.0]).map(|_| ()),
+        mbsim_runtime::analysis::kinematics(&sys, &[0.0], &[1.0], &Default::default()).map(|_| ()),
+    ];
+    let texts: Vec<String> = cases
+        .into_iter()
+        .map(|r| match r {
+            Err(SimError::InvalidProblem { what }) => what,
+            other => panic!("expected InvalidProblem, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "initialize: q0 has length 1, the model needs 2",
+            "initialize: v0 has length 1, the model needs 2",
+            "initialize: locked coordinate index 7 out of range (n = 2)",
+            "check: q has length 3, the model needs 2",
+            "kinematics: q_guess has length 1, the model needs 2",
+        ]
+    );
+}
