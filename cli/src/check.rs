@@ -105,7 +105,7 @@ pub fn check_value(args: &CheckArgs) -> Result<serde_json::Value, AppError> {
         text.push('\n');
     }
     text.push_str(&format!("state: {}\n", examined.origin));
-    text.push_str(&generated_text(generated.clone(), d.n));
+    text.push_str(&generated_text(generated, d.n));
     let mut value = check_json(&args.model, &d);
     value["generated"] = generated_json(generated);
     value["state_origin"] = json!(examined.origin);
