@@ -392,7 +392,7 @@ fn cli_equilibrium_reports_both_methods_for_the_spring_bar() {
 }
 
 /// Catalog models with one redundant row each.
-const OVER_CONSTRAINED: [&str; 2] = ["triple-crank", "bricard"];
+const OVER_CONSTRAINED: [&str; 3] = ["triple-crank", "bricard", "four-bar-chain-extra"];
 
 #[test]
 fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
@@ -428,6 +428,8 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         // parameters, 35 rows of rank 34.
         ("triple-crank", 1),
         ("bricard", 1),
+        // The 4-window chain in bodies with a redundant crank: 30 rows of rank 29.
+        ("four-bar-chain-extra", 1),
         // Spatial bodies in Euler parameters: the top's 3 rotations; the double pendulum's
         // 4 swings and 2 rod spins; the slider-crank's crank; the governor's shaft, slider
         // and two rods.

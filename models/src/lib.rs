@@ -29,6 +29,7 @@ pub mod deformable_slider_crank;
 pub mod flyball_governor;
 pub mod four_bar_chain;
 pub mod four_bar_chain_bodies;
+pub mod four_bar_chain_extra;
 pub mod four_bar_change_point;
 pub mod haug_pendulum;
 pub mod heavy_top;
@@ -58,6 +59,7 @@ pub use deformable_slider_crank::DeformableSliderCrank;
 pub use flyball_governor::FlyballGovernor;
 pub use four_bar_chain::FourBarChain;
 pub use four_bar_chain_bodies::FourBarChainBodies;
+pub use four_bar_chain_extra::FourBarChainExtra;
 pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
 pub use heavy_top::HeavyTop;
@@ -87,7 +89,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 26] = [
+static CATALOG: [ModelEntry; 27] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -110,6 +112,7 @@ static CATALOG: [ModelEntry; 26] = [
     truss14::ENTRY,
     triple_crank::ENTRY,
     bricard::ENTRY,
+    four_bar_chain_extra::ENTRY,
     heavy_top::ENTRY,
     spatial_double_pendulum::ENTRY,
     spatial_slider_crank::ENTRY,

@@ -38,6 +38,7 @@ included! {
     flyball_governor: FlyballGovernor;
     four_bar_chain: FourBarChain;
     four_bar_chain_bodies: FourBarChainBodies;
+    four_bar_chain_extra: FourBarChainExtra;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
     heavy_top: HeavyTop;

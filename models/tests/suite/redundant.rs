@@ -1,6 +1,7 @@
 //! Over-constrained mechanisms (issue 22) on every method: the coupler on three parallel
-//! cranks (`triple-crank`, 12 joint rows of rank 11) and Haug's pendulum with its pin given
-//! twice (`redundant-pendulum`, 3 rows of rank 2). Each run starts from `initialize` (which
+//! cranks (`triple-crank`, 12 joint rows of rank 11), Haug's pendulum with its pin given
+//! twice (`redundant-pendulum`, 3 rows of rank 2) and the 4-window four-bar chain in body
+//! coordinates with an extra crank (`four-bar-chain-extra`, 30 rows of rank 29). Each run starts from `initialize` (which
 //! meets the singular KKT matrix first) and must
 //! - leave out the rows `mbsim check` names (`t2_y`; `rod`) and report them in
 //!   `Stats::redundancy` at t0, with λ = 0 on them;
@@ -14,7 +15,7 @@
 //! 2 s have errors ~ (ωh)² ψ_max ~ 1e-5 (ω ≈ 3.5), bound 1e-3; every stabilized method holds
 //! |Φ| ≤ 1e-8 at every step point.
 
-use mbsim_models::{RedundantPendulum, TripleCrank};
+use mbsim_models::{FourBarChainExtra, RedundantPendulum, TripleCrank};
 use mbsim_runtime::analysis::check;
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
@@ -90,6 +91,23 @@ fn redundant_pendulum() -> Case {
         sys: Box::new(sys),
         q0,
         v0: vec![0.0; 3],
+    }
+}
+
+fn four_bar_chain_extra() -> Case {
+    // θ̈ = −κ cos θ with ψ = θ + π/2 from the downward vertical: ψ̈ = −κ sin ψ. Crank 0's φ is
+    // coordinate 2B (B = 10 bodies).
+    let sys = FourBarChainExtra::unit();
+    let (q0, v0) = sys.branch_state(-std::f64::consts::FRAC_PI_2 + 0.8, 0.0);
+    Case {
+        name: "four-bar-chain-extra",
+        kappa: sys.kappa(),
+        psi0: 0.8,
+        psi: |q| q[20] + std::f64::consts::FRAC_PI_2,
+        redundant: Vec::new(),
+        sys: Box::new(sys),
+        q0,
+        v0,
     }
 }
 
@@ -276,5 +294,6 @@ fn over_constrained_models_run_with_every_method() {
     let mut failures = Vec::new();
     check_case(triple_crank(), &mut failures);
     check_case(redundant_pendulum(), &mut failures);
+    check_case(four_bar_chain_extra(), &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
