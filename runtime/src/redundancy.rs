@@ -365,6 +365,39 @@ mod tests {
         );
     }
 
+    /// The rank-regained path: a row left out while parallel to another is taken back once its
+    /// relative distance passes ε^¼, and kept out while below it (hysteresis).
+    #[test]
+    fn a_row_that_regains_independence_comes_back() {
+        let g_at = |delta: f64| DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, delta]);
+        let mut sel = RowSelection::default();
+        assert!(sel.reselect(&g_at(0.0), 0.0));
+        assert_eq!(sel.left_out(), &[1]);
+        let factored = |sel: &RowSelection, g: &DMatrix<f64>| {
+            let mut lu = crate::lu::DenseLu::new(4);
+            let a = lu.matrix_mut();
+            a.fill(0.0);
+            a.view_mut((0, 0), (2, 2)).fill_with_identity();
+            a.view_mut((2, 0), (2, 2)).copy_from(g);
+            a.view_mut((0, 2), (2, 2)).tr_copy_from(g);
+            sel.mask_dense(a, 2, g);
+            lu.factor().expect("regular with the row left out");
+            lu
+        };
+        // Relative distance 1e-6 < ε^¼ ≈ 1.2e-4: stays out.
+        let g = g_at(1e-6);
+        let lu = factored(&sel, &g);
+        assert!(!sel.regained(&g, 1.0, 0.5, |x| lu.solve_in_place(x)));
+        assert_eq!(sel.left_out(), &[1]);
+        // Relative distance 1e-2: back, with an event.
+        let g = g_at(1e-2);
+        let lu = factored(&sel, &g);
+        assert!(sel.regained(&g, 1.0, 1.0, |x| lu.solve_in_place(x)));
+        assert!(sel.is_empty());
+        let last = sel.events().last().expect("event");
+        assert_eq!((last.t, last.cause), (1.0, ReselectionCause::RankRegained));
+    }
+
     #[test]
     fn masking_decouples_the_left_out_row() {
         let g = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 2.0, 0.0]);
