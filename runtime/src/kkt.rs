@@ -156,6 +156,12 @@ impl KktWorkspace {
                 regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
             }
         }
+        if regular.is_ok() && !self.rows.is_empty() {
+            let spread = factors.pivot_spread();
+            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.jac, spread, t) {
+                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+            }
+        }
         if regular.is_err()
             && self.jac.iter().all(|x| x.is_finite())
             && self.rows.reselect(&self.jac, t)

@@ -59,20 +59,29 @@ pub enum ReselectionCause {
     RankLoss,
     /// A left-out row became independent of the kept ones again and was taken back.
     RankRegained,
+    /// The kept rows' conditioning degraded (pivot spread grown by [`DEGRADATION`]) and a
+    /// selection at the current state chose other rows.
+    Conditioning,
 }
+
+/// Growth of the pivot spread, against the first factorization after a selection, at which
+/// the set is chosen again ([`RowSelection::degraded`]): 10³, three decades of κ, i.e. three
+/// digits of the solves, before the rows are re-chosen (a cold O(r²n) selection).
+pub const DEGRADATION: f64 = 1e3;
 
 impl std::fmt::Display for ReselectionCause {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             ReselectionCause::RankLoss => "rank loss",
             ReselectionCause::RankRegained => "rank regained",
+            ReselectionCause::Conditioning => "kept rows ill-conditioned",
         })
     }
 }
 
 /// The rows of G left out of the solves of one factorization workspace (see the module docs).
 /// Empty, it costs one branch per factorization.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RowSelection {
     /// `left_out[i]`: row i is left out (allocated at the first selection).
     left_out: Vec<bool>,
@@ -82,6 +91,20 @@ pub struct RowSelection {
     events: Vec<Reselection>,
     /// Scratch for the regained test (length of the factored order).
     probe: Vec<f64>,
+    /// The pivot spread of the first factorization with the current set (NaN before it).
+    spread_at_selection: f64,
+}
+
+impl Default for RowSelection {
+    fn default() -> Self {
+        Self {
+            left_out: Vec::new(),
+            rows: Vec::new(),
+            events: Vec::new(),
+            probe: Vec::new(),
+            spread_at_selection: f64::NAN,
+        }
+    }
 }
 
 impl RowSelection {
@@ -129,6 +152,7 @@ impl RowSelection {
     }
 
     fn set(&mut self, r: usize, rows: Vec<usize>, t: f64, cause: ReselectionCause) {
+        self.spread_at_selection = f64::NAN;
         self.left_out.clear();
         self.left_out.resize(r, false);
         for &i in &rows {
@@ -140,6 +164,34 @@ impl RowSelection {
             cause,
         });
         self.rows = rows;
+    }
+
+    /// After a successful factorization with rows left out, whose pivot spread is `spread`:
+    /// whether the kept rows have lost conditioning since the set was chosen (spread grown by
+    /// more than [`DEGRADATION`]), so that another choice may serve better. A kept set can
+    /// itself approach a rank loss while the mechanism moves (the triple crank's kept `t2_y`
+    /// at the crank's bottom position, where the dependency no longer involves the left-out
+    /// `t2_x`); the first spread after a selection is the reference.
+    pub fn degraded(&mut self, spread: f64) -> bool {
+        if self.spread_at_selection.is_nan() {
+            self.spread_at_selection = spread;
+            return false;
+        }
+        spread > DEGRADATION * self.spread_at_selection
+    }
+
+    /// Select afresh at a degraded state (see [`Self::degraded`]): returns whether the set
+    /// changed; if not, the current spread becomes the reference, so the selection is not
+    /// repeated at every factorization of a configuration that is ill-conditioned anyway.
+    pub fn reselect_degraded(&mut self, g: &DMatrix<f64>, spread: f64, t: f64) -> bool {
+        let mut rows = select_redundant(g).redundant;
+        rows.sort_unstable();
+        if rows.is_empty() || rows == self.rows || rows.len() >= g.nrows() {
+            self.spread_at_selection = spread;
+            return false;
+        }
+        self.set(g.nrows(), rows, t, ReselectionCause::Conditioning);
+        true
     }
 
     /// After a successful factorization with rows left out: take back every left-out row whose

@@ -430,6 +430,13 @@ impl Newton {
                 ok = self.lu.factor().is_ok();
             }
         }
+        if ok && !self.rows.is_empty() {
+            let spread = self.lu.pivot_spread();
+            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.jac, spread, t) {
+                self.assemble(cq, cv);
+                ok = self.lu.factor().is_ok();
+            }
+        }
         if !ok && self.jac.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.jac, t) {
             self.assemble(cq, cv);
             ok = self.lu.factor().is_ok();

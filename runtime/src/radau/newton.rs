@@ -220,6 +220,13 @@ impl StageSolver {
                 ok = self.estimate_lu.factor().is_ok();
             }
         }
+        if ok && !self.rows.is_empty() {
+            let spread = self.estimate_lu.pivot_spread();
+            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.g0, spread, t) {
+                self.assemble_estimate(h);
+                ok = self.estimate_lu.factor().is_ok();
+            }
+        }
         if !ok {
             return false;
         }
