@@ -149,16 +149,11 @@ impl KktWorkspace {
                 Metric::Mass => (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs())),
                 Metric::Identity => 1.0,
             };
+            let spread = factors.pivot_spread();
             if self
                 .rows
-                .regained(&self.jac, omega, t, |x| factors.solve_in_place(x))
+                .revise(&self.jac, omega, spread, t, |x| factors.solve_in_place(x))
             {
-                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
-            }
-        }
-        if regular.is_ok() && !self.rows.is_empty() {
-            let spread = factors.pivot_spread();
-            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.jac, spread, t) {
                 regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
             }
         }

@@ -15,7 +15,9 @@
 //!   the rows `check` names.
 //! - **When**: a selection is made when a factorization with the current set fails (at t0 for a
 //!   model redundant everywhere; at a position where the rank drops for one redundant only
-//!   there) and undone row by row when a left-out row becomes independent again
+//!   there), made again when the kept rows lose conditioning as the mechanism moves
+//!   ([`RowSelection::degraded`], pivot spread grown by [`DEGRADATION`]), and undone row by
+//!   row when a left-out row becomes independent again
 //!   ([`RowSelection::regained`]: after each factorization with rows left out, the pivot s_i
 //!   that row i would bring into the factored matrix is computed by one solve; the row comes
 //!   back when s_i·ω/‖g_i‖² ≥ √ε, i.e. when its relative distance to the span of the others
@@ -164,6 +166,27 @@ impl RowSelection {
             cause,
         });
         self.rows = rows;
+    }
+
+    /// After a successful factorization (pivot spread `spread`; `solve` solves with its factors,
+    /// order n + r; `omega` the largest diagonal entry of its (1,1) block): whether the set of
+    /// left-out rows changed, so that the caller must factor again — a left-out row regained
+    /// independence ([`Self::regained`]), or the kept rows lost conditioning and another choice
+    /// serves better ([`Self::degraded`]). Nothing to do, and `false`, when no row is left out.
+    /// Every factorization where G enters calls this one method.
+    pub fn revise(
+        &mut self,
+        g: &DMatrix<f64>,
+        omega: f64,
+        spread: f64,
+        t: f64,
+        solve: impl FnMut(&mut [f64]),
+    ) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        self.regained(g, omega, t, solve)
+            || (self.degraded(spread) && self.reselect_degraded(g, spread, t))
     }
 
     /// After a successful factorization with rows left out, whose pivot spread is `spread`:

@@ -16,7 +16,8 @@ use crate::kernels;
 use crate::system::ConstrainedSystem;
 
 /// Relative rank tolerance √ε ≈ 1.5e-8: a row is dependent when its distance to the span of
-/// the earlier rows is at most this times the largest row norm of G. At a state consistent to
+/// the rows taken before it ([`crate::redundancy::select_redundant`]) is at most this times
+/// the largest row norm of G. At a state consistent to
 /// ‖Φ‖ ≈ 1e-12 a dependency that holds on the constraint manifold leaves a distance of about
 /// 1e-12 (far below), while a well-posed mechanism at a distance δ from a singular
 /// configuration has its smallest row distance proportional to δ (far above unless δ ≲ 1e-8).

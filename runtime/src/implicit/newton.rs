@@ -418,21 +418,17 @@ impl Newton {
         self.assemble(cq, cv);
         let mut ok = self.lu.factor().is_ok();
         if ok && !self.rows.is_empty() {
-            let n = self.dims.n;
-            let m = self.lu.matrix_mut().view((0, 0), (n, n)).diagonal();
-            let omega = m.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
-            let lu = &self.lu;
+            // ω: the largest diagonal entry of J's (1,1) block M + cq K + cv C (the LU storage
+            // holds the factors by now).
+            let omega = (0..self.dims.n).fold(0.0_f64, |s, i| {
+                let w = self.mass[(i, i)] + cq * self.k[(i, i)] + cv * self.c[(i, i)];
+                s.max(w.abs())
+            });
+            let (lu, spread) = (&self.lu, self.lu.pivot_spread());
             if self
                 .rows
-                .regained(&self.jac, omega, t, |x| lu.solve_in_place(x))
+                .revise(&self.jac, omega, spread, t, |x| lu.solve_in_place(x))
             {
-                self.assemble(cq, cv);
-                ok = self.lu.factor().is_ok();
-            }
-        }
-        if ok && !self.rows.is_empty() {
-            let spread = self.lu.pivot_spread();
-            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.jac, spread, t) {
                 self.assemble(cq, cv);
                 ok = self.lu.factor().is_ok();
             }

@@ -204,25 +204,18 @@ impl StageSolver {
         self.assemble_estimate(h);
         let mut ok = self.estimate_lu.factor().is_ok();
         if ok && !self.rows.is_empty() {
-            let n = self.n;
-            let w = self
-                .estimate_lu
-                .matrix_mut()
-                .view((0, 0), (n, n))
-                .diagonal();
-            let omega = w.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
-            let lu = &self.estimate_lu;
+            // ω: the largest diagonal entry of M + γh C + (γh)² K (the LU storage holds the
+            // factors by now).
+            let gh = self.tab.gamma0 * h;
+            let omega = (0..self.n).fold(0.0_f64, |s, i| {
+                let w = self.m0[(i, i)] + gh * self.c0[(i, i)] + gh * gh * self.k0[(i, i)];
+                s.max(w.abs())
+            });
+            let (lu, spread) = (&self.estimate_lu, self.estimate_lu.pivot_spread());
             if self
                 .rows
-                .regained(&self.g0, omega, t, |x| lu.solve_in_place(x))
+                .revise(&self.g0, omega, spread, t, |x| lu.solve_in_place(x))
             {
-                self.assemble_estimate(h);
-                ok = self.estimate_lu.factor().is_ok();
-            }
-        }
-        if ok && !self.rows.is_empty() {
-            let spread = self.estimate_lu.pivot_spread();
-            if self.rows.degraded(spread) && self.rows.reselect_degraded(&self.g0, spread, t) {
                 self.assemble_estimate(h);
                 ok = self.estimate_lu.factor().is_ok();
             }
