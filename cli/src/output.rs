@@ -14,6 +14,8 @@ use std::path::Path;
 
 use serde_json::json;
 
+use mbsim::runtime::events::{EventKind, EventRecord};
+
 use super::simulate::RunResult;
 use crate::error::AppError;
 use crate::simulate::args::{OutputMode, SimConfig};
@@ -126,6 +128,9 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
             "cause": r.cause.to_string(),
             "left_out": row_names(run, &r.left_out),
         })).collect::<Vec<_>>(),
+        "events": run.events.as_ref().map(|events| events.iter().map(|r| event_json(run, r)).collect::<Vec<_>>()),
+        "event_count": run.events.as_ref().map(Vec::len),
+        "event_evaluations": s.event_evaluations,
         "max_drift_redundant_position": s.redundant_drift.position,
         "max_drift_redundant_velocity": s.redundant_drift.velocity,
         "extra": s.extra.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -138,6 +143,92 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
     value["repeat"] = repeat_json(run);
     value["output"] = json!(format!("{:?}", cfg.output).to_lowercase());
     value
+}
+
+/// One event of `summary.json`: time, name, kind, the speeds of an impact, the state after.
+fn event_json(run: &RunResult, r: &EventRecord) -> serde_json::Value {
+    let mut value = json!({ "t": r.t, "name": r.name, "kind": r.kind.word() });
+    match r.kind {
+        EventKind::Impact {
+            restitution,
+            approach_speed,
+            separation_speed,
+        } => {
+            value["restitution"] = json!(restitution);
+            value["approach_speed"] = json!(approach_speed);
+            value["separation_speed"] = json!(separation_speed);
+        }
+        EventKind::ContactClosed { approach_speed } => {
+            value["approach_speed"] = json!(approach_speed);
+        }
+        EventKind::Slip { sign } => value["slip_sign"] = json!(sign),
+        EventKind::Handler { stopped } => value["stopped"] = json!(stopped),
+        EventKind::Stop | EventKind::LiftOff | EventKind::Stick => {}
+    }
+    let named = |x: &[f64]| -> serde_json::Map<String, serde_json::Value> {
+        run.coordinates
+            .iter()
+            .zip(x)
+            .map(|(n, v)| (n.to_string(), json!(v)))
+            .collect()
+    };
+    value["q_after"] = json!(named(&r.q_after));
+    value["v_after"] = json!(named(&r.v_after));
+    value
+}
+
+/// `events.csv`: one row per event — time, name, kind, then q and v before and after.
+pub fn write_events(path: &Path, run: &RunResult, events: &[EventRecord]) -> Result<(), AppError> {
+    let mut w = csv::Writer::from_path(path).map_err(csv_err(path))?;
+    let mut header = vec!["t".to_string(), "name".into(), "kind".into()];
+    for side in ["before", "after"] {
+        header.extend(run.coordinates.iter().map(|c| format!("{c}_{side}")));
+        header.extend(run.coordinates.iter().map(|c| format!("{c}_dot_{side}")));
+    }
+    w.write_record(&header).map_err(csv_err(path))?;
+    for r in events {
+        let mut row = vec![
+            format!("{:e}", r.t),
+            r.name.to_string(),
+            r.kind.word().to_string(),
+        ];
+        for x in r
+            .q_before
+            .iter()
+            .chain(&r.v_before)
+            .chain(&r.q_after)
+            .chain(&r.v_after)
+        {
+            row.push(format!("{x:e}"));
+        }
+        w.write_record(&row).map_err(csv_err(path))?;
+    }
+    w.flush().map_err(io_err(path))
+}
+
+/// The events line of the report: how many of each kind (models with `events`).
+fn events_line(run: &RunResult) -> String {
+    let Some(events) = &run.events else {
+        return String::new();
+    };
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in events {
+        match counts.iter_mut().find(|(k, _)| *k == r.kind.word()) {
+            Some(c) => c.1 += 1,
+            None => counts.push((r.kind.word(), 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    format!(
+        "
+events: {}{} (events.csv)",
+        events.len(),
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", parts.join(", "))
+        }
+    )
 }
 
 /// `--repeat`: the runs' minimum and median CPU and wall seconds (`null` for one run).
@@ -197,6 +288,9 @@ fn redundancy_line(run: &RunResult) -> String {
 pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     std::fs::create_dir_all(&cfg.out).map_err(io_err(&cfg.out))?;
     write_csv(&cfg.out.join("trajectory.csv"), run)?;
+    if let Some(events) = &run.events {
+        write_events(&cfg.out.join("events.csv"), run, events)?;
+    }
     let path = cfg.out.join("summary.json");
     let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default();
     std::fs::write(&path, text + "\n").map_err(io_err(&path))?;
@@ -242,7 +336,7 @@ fn conditioning_line(cfg: &SimConfig, run: &RunResult) -> String {
 /// The report printed after a run.
 pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
     let s = &run.stats;
-    let conditioning = conditioning_line(cfg, run) + &redundancy_line(run);
+    let conditioning = conditioning_line(cfg, run) + &redundancy_line(run) + &events_line(run);
     format!(
         "{} on [0, {}] with {} + {}, {}, datol {:e}\n\
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (thread), wall {:.3} s \

@@ -286,3 +286,53 @@ fn adams_methods_run_from_the_command_line() {
         }
     }
 }
+
+#[test]
+fn simulate_writes_the_events_of_an_event_model() {
+    let dir = scratch("simulate_bouncing_ball");
+    let dir_s = dir.to_str().expect("utf-8 path");
+    let out = mbsim(&[
+        "simulate",
+        "bouncing-ball",
+        "--t-end",
+        "5",
+        "--dt-out",
+        "0.01",
+        "--no-plots",
+        "--out",
+        dir_s,
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let events = std::fs::read_to_string(dir.join("events.csv")).expect("events.csv");
+    let mut lines = events.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,name,kind,y_before,y_dot_before,y_after,y_dot_after")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Dropped from 1 m above contact: the first impact at √(2/g), rebounds at e = 0.8 until the
+    // impacts accumulate and the ball rests (the last event closes the contact).
+    let t1: f64 = rows[0][0].parse().expect("t");
+    assert!(
+        (t1 - (2.0_f64 / 9.81).sqrt()).abs() < 1e-9,
+        "first impact at {t1}"
+    );
+    assert_eq!(rows[0][1], "floor");
+    assert_eq!(rows[0][2], "impact");
+    let (before, after): (f64, f64) = (rows[0][4].parse().unwrap(), rows[0][6].parse().unwrap());
+    assert!(
+        (after + 0.8 * before).abs() < 1e-12 * before.abs(),
+        "{before} -> {after}"
+    );
+    assert_eq!(rows.last().expect("events")[2], "contact");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary"))
+            .expect("json");
+    assert_eq!(summary["event_count"].as_u64(), Some(rows.len() as u64));
+    assert_eq!(summary["events"][0]["kind"], "impact");
+    assert!(
+        text(&out.stdout).contains("events: "),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -84,6 +84,31 @@ pub fn emit_file_drawn(
     drawing: Option<TokenStream>,
     options: &EmitOptions,
 ) -> syn::File {
+    let extras = Extras {
+        drawing,
+        events: None,
+    };
+    emit_file_extras(model, kernels, extras, options)
+}
+
+/// The optional parts of a model beside its kernels, as the bodies of their impls (from the
+/// front end's `draw` and `events` entries).
+#[derive(Default)]
+pub struct Extras {
+    /// The body of `impl Drawing` (`frontend::draw::emit`).
+    pub drawing: Option<TokenStream>,
+    /// The body of `impl Events` (`frontend::events::emit`).
+    pub events: Option<TokenStream>,
+}
+
+/// [`emit_file`] with the model's optional parts, each with its `as_…` view override.
+pub fn emit_file_extras(
+    model: &Model,
+    kernels: &Kernels,
+    extras: Extras,
+    options: &EmitOptions,
+) -> syn::File {
+    let Extras { drawing, events } = extras;
     let name = ident(&model.name);
     let rt = &options.runtime_path;
     let fields: Vec<TokenStream> = model
@@ -104,7 +129,8 @@ pub fn emit_file_drawn(
     let helpers = core.into_iter().chain(tangent).chain(energy);
     inherent.items.extend(helpers.map(syn::ImplItem::Fn));
     items.push(syn::Item::Impl(inherent));
-    let system = constrained_system(model, kernels, (&name, &fields), drawing.is_some(), rt);
+    let views = (drawing.is_some(), events.is_some());
+    let system = constrained_system(model, kernels, (&name, &fields), views, rt);
     items.push(with_methods(system, kernel_fns));
     if kernels.tangents.is_some() {
         let tangents = quote!(impl #rt::TangentSystem for #name {});
@@ -118,6 +144,11 @@ pub fn emit_file_drawn(
     }
     if let Some(body) = drawing {
         items.extend(parse_items(quote!(impl #rt::Drawing for #name { #body })));
+    }
+    if let Some(body) = events {
+        items.extend(parse_items(
+            quote!(impl #rt::events::Events for #name { #body }),
+        ));
     }
     syn::File {
         shebang: None,
@@ -190,7 +221,7 @@ fn constrained_system(
     model: &Model,
     kernels: &Kernels,
     (name, fields): (&Ident, &[TokenStream]),
-    drawing: bool,
+    (drawing, events): (bool, bool),
     rt: &syn::Path,
 ) -> TokenStream {
     let (n, m, k) = (
@@ -198,7 +229,7 @@ fn constrained_system(
         ulit(kernels.phi.len()),
         ulit(kernels.nh_offset.len()),
     );
-    let views = views(kernels, drawing, rt);
+    let views = views(kernels, (drawing, events), rt);
     let names = constraint_names(model);
     let diagnostics = generated_diagnostics(model, kernels, rt);
     let accessors = accessors(model, fields, rt);
@@ -244,7 +275,7 @@ fn generated_diagnostics(model: &Model, kernels: &Kernels, rt: &syn::Path) -> To
 
 /// The overrides of `as_tangents`, `as_energy` and `as_drawing` for the optional groups the
 /// model implements, so a `&dyn ConstrainedSystem` reaches them.
-fn views(kernels: &Kernels, drawing: bool, rt: &syn::Path) -> TokenStream {
+fn views(kernels: &Kernels, (drawing, events): (bool, bool), rt: &syn::Path) -> TokenStream {
     let tangents = kernels
         .tangents
         .is_some()
@@ -255,7 +286,9 @@ fn views(kernels: &Kernels, drawing: bool, rt: &syn::Path) -> TokenStream {
         .then(|| quote!(fn as_energy(&self) -> Option<&dyn #rt::Energy> { Some(self) }));
     let drawing =
         drawing.then(|| quote!(fn as_drawing(&self) -> Option<&dyn #rt::Drawing> { Some(self) }));
-    quote!(#tangents #energy #drawing)
+    let events = events
+        .then(|| quote!(fn as_events(&self) -> Option<&dyn #rt::events::Events> { Some(self) }));
+    quote!(#tangents #energy #drawing #events)
 }
 
 /// The formatted source of the model's impl (prettyplease), deterministic.

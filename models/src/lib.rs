@@ -23,6 +23,8 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 pub mod andrews;
+pub mod belt_friction;
+pub mod bouncing_ball;
 pub mod bricard;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;
@@ -33,6 +35,7 @@ pub mod four_bar_chain_extra;
 pub mod four_bar_change_point;
 pub mod haug_pendulum;
 pub mod heavy_top;
+pub mod lift_off;
 pub mod me451_pendulum;
 pub mod pendulum;
 pub mod redundant_pendulum;
@@ -51,8 +54,11 @@ pub mod two_arm_robot;
 pub mod two_link;
 pub mod two_link_case2;
 pub mod two_link_case2_driven;
+pub mod wall_pendulum;
 
 pub use andrews::Andrews;
+pub use belt_friction::BeltFriction;
+pub use bouncing_ball::BouncingBall;
 pub use bricard::Bricard;
 pub use crank_slider_wu::CrankSliderWu;
 pub use deformable_slider_crank::DeformableSliderCrank;
@@ -63,6 +69,7 @@ pub use four_bar_chain_extra::FourBarChainExtra;
 pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
 pub use heavy_top::HeavyTop;
+pub use lift_off::LiftOff;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
 pub use redundant_pendulum::RedundantPendulum;
@@ -81,6 +88,7 @@ pub use two_arm_robot::TwoArmRobot;
 pub use two_link::TwoLink;
 pub use two_link_case2::TwoLinkCase2;
 pub use two_link_case2_driven::TwoLinkCase2Driven;
+pub use wall_pendulum::WallPendulum;
 
 use mbsim::runtime::catalog::ModelEntry;
 
@@ -89,7 +97,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 27] = [
+static CATALOG: [ModelEntry; 31] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -117,6 +125,10 @@ static CATALOG: [ModelEntry; 27] = [
     spatial_double_pendulum::ENTRY,
     spatial_slider_crank::ENTRY,
     flyball_governor::ENTRY,
+    bouncing_ball::ENTRY,
+    wall_pendulum::ENTRY,
+    lift_off::ENTRY,
+    belt_friction::ENTRY,
 ];
 
 /// Models that are defective on purpose, for the diagnostics (`mbsim check`), and the

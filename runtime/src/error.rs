@@ -15,6 +15,8 @@ macro_rules! kernel_enum {
             $($( #[doc = concat!("`", stringify!($method), "`: ", $doc)] $variant, )*)*
             /// The solution of the KKT system (finite inputs, non-finite accelerations or multipliers).
             KktSolution,
+            /// The event functions g(t, q, v) of a model with `events` ([`crate::events::Events`]).
+            EventFunctions,
         }
 
         impl From<mbsim_kernel_table::KernelId> for Kernel {
@@ -30,6 +32,7 @@ macro_rules! kernel_enum {
                 let name = match self {
                     $($( Kernel::$variant => $name, )*)*
                     Kernel::KktSolution => "kkt solution",
+                    Kernel::EventFunctions => "event functions",
                 };
                 f.write_str(name)
             }
@@ -146,6 +149,17 @@ pub enum SimError {
         t: f64,
         /// The configured limit.
         max_steps: usize,
+    },
+    /// More events than [`crate::events::EventOptions::max_events`] in one run (impacts that
+    /// accumulate without closing the contact, or a chattering switch).
+    #[error(
+        "more than {events} events; stopped at t = {t:e} (raise `EventOptions::max_events`, or check for chattering: a contact that keeps reopening, a friction contact switching every step)"
+    )]
+    TooManyEvents {
+        /// Time reached.
+        t: f64,
+        /// Events handled.
+        events: usize,
     },
     /// A kernel returned NaN or ±∞.
     #[error(

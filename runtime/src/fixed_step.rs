@@ -67,12 +67,13 @@ impl Integrator for FixedStep {
         let mut stepper = ExplicitRk::new(sys, self, &problem.q0, &problem.v0);
         run.drive(&mut stepper, schedule, &mut stats)?;
         let (q, v) = stepper.z.split_at(stepper.z.len() / 2);
-        Ok(Solution {
+        Ok(run.finish(Solution {
             t: problem.t_end,
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
-        })
+            event: None,
+        }))
     }
 }
 

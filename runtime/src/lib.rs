@@ -104,6 +104,7 @@ mod dense;
 pub mod drawing;
 mod drift;
 pub mod error;
+pub mod events;
 pub mod fixed_step;
 pub mod hpim;
 pub mod implicit;

@@ -151,6 +151,11 @@ pub struct Stats {
     /// [`crate::CommonOptions::track_drift`] is set): how well the redundant rows stay
     /// satisfied through the kept ones. Zero when no row was left out.
     pub redundant_drift: Drift,
+    /// Evaluations of the model's event functions (location included); 0 without events.
+    pub event_evaluations: usize,
+    /// Events that happened ([`crate::events::simulate`] counts them over its segments; a
+    /// single run stops at its first).
+    pub events: usize,
 }
 
 impl Stats {

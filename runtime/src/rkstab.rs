@@ -128,12 +128,13 @@ impl Integrator for Rkstab {
         let schedule = Schedule::Adaptive { control, h0 };
         run.drive(&mut stepper, schedule, &mut stats)?;
         let (q, v) = stepper.z.split_at(len / 2);
-        Ok(Solution {
+        Ok(run.finish(Solution {
             t: problem.t_end,
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
-        })
+            event: None,
+        }))
     }
 }
 

@@ -232,6 +232,13 @@ pub trait ConstrainedSystem {
         None
     }
 
+    /// The model's event functions and actions, when it declares them (`events: [...]`):
+    /// generated code overrides this with `Some(self)`; every method then stops at the first
+    /// located event, and [`crate::events::simulate`] runs through them.
+    fn as_events(&self) -> Option<&dyn crate::events::Events> {
+        None
+    }
+
     /// The linear structure (constant M, C, K, loads) of a structural model,
     /// [`crate::Structural`] overrides this with `Some` so that a front end holding a
     /// `&dyn ConstrainedSystem` can run HPIM and NPC on it.

@@ -48,6 +48,8 @@ pub struct RunResult {
     pub energy: Option<Vec<(f64, f64)>>,
     /// The accepted step points (t), in time order: the step sizes are their differences.
     pub step_times: Vec<f64>,
+    /// Every event, in time order; `None` for a model without `events`.
+    pub events: Option<Vec<mbsim::runtime::events::EventRecord>>,
 }
 
 /// The output grid 0, dt, 2 dt, … (< t_end) and exactly t_end.
@@ -85,6 +87,8 @@ pub struct Integrated {
     pub step_drift: Vec<(f64, Drift)>,
     /// Wall and thread CPU time of the integration.
     pub timing: Timing,
+    /// Every event, in time order (models with `events`).
+    pub events: Vec<mbsim::runtime::events::EventRecord>,
 }
 
 fn max_drift(a: Drift, b: Drift) -> Drift {
@@ -142,12 +146,16 @@ pub fn integrate(
     };
     let problem = Problem::new(0.0, t_end, &init.q, &init.v).with_times(grid);
     let watch = Stopwatch::start();
-    let result = method.integrate_into(sys, &problem, &mut collector);
+    // Through the event loop: a model without events is one plain run.
+    let options = mbsim::runtime::events::EventOptions::default();
+    let result =
+        mbsim::runtime::events::simulate(sys, &method, &problem, &options, None, &mut collector);
     let timing = watch.stop();
     if let Some(p) = &collector.progress {
         p.finish();
     }
-    let stats = result?.stats;
+    let result = result?;
+    let (stats, events) = (result.solution.stats, result.events);
     let max_drift_steps = if steps {
         collector.steps
     } else {
@@ -160,6 +168,7 @@ pub fn integrate(
         max_drift_output: collector.output,
         step_drift: collector.step_drift,
         timing,
+        events,
     })
 }
 
@@ -243,7 +252,9 @@ pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
         .map(|&n| (n, sys.parameter(n).unwrap_or(f64::NAN)))
         .collect();
     let energy = energies(sys.as_ref(), &run.rec);
+    let events = sys.as_events().map(|_| run.events);
     Ok(RunResult {
+        events,
         energy,
         step_times: run.step_drift.iter().map(|(t, _)| *t).collect(),
         constraint_names: sys.constraint_names(),

@@ -330,7 +330,7 @@ impl Parts {
         rows: &mut Vec<Row>,
     ) -> syn::Result<()> {
         match key {
-            "coordinates" | "draw" => {}
+            "coordinates" | "draw" | "events" => {}
             "holonomic" | "nonholonomic" | "force" => {
                 let exprs = syntax::array(value, &format!("`{key}`"))?;
                 let items = family::expand(lw, b.pool(), &exprs, key != "force")?;

@@ -213,7 +213,7 @@ fn segment_indices(parsed: &DrawSyntax, names: &[String]) -> syn::Result<Vec<(us
 
 /// The `let` and `const` entries again, in order, so a point may use them (already validated by
 /// the model's own lowering, so they lower without error).
-fn replay_bindings(
+pub(super) fn replay_bindings(
     spec: &ModelSpec,
     model: &mut Model,
     lowerer: &mut super::lower::Lowerer,

@@ -33,6 +33,7 @@ pub mod assemble;
 pub mod body_energy;
 pub mod draw;
 pub mod errors;
+pub mod events;
 pub mod family;
 pub mod file;
 pub mod lower;
@@ -76,7 +77,10 @@ pub fn expand_file(attr: TokenStream, item: TokenStream) -> syn::Result<syn::Fil
         Some(facade) => EmitOptions::default().with_facade(facade),
         None => EmitOptions::default(),
     };
-    let mut file = emit::emit_file_drawn(&model, &kernels, drawing, &options);
+    let events =
+        events::lower(&spec, &mut model)?.map(|e| events::emit(&model, &e, &options.runtime_path));
+    let extras = emit::Extras { drawing, events };
+    let mut file = emit::emit_file_extras(&model, &kernels, extras, &options);
     file.items.insert(0, syn::Item::Struct(parsed));
     Ok(file)
 }

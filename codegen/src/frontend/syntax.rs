@@ -30,7 +30,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
 /// The keys an entry may have.
-pub const KEYS: [&str; 12] = [
+pub const KEYS: [&str; 13] = [
     "coordinates",
     "bodies",
     "joints",
@@ -43,6 +43,7 @@ pub const KEYS: [&str; 12] = [
     "potential",
     "tangents",
     "draw",
+    "events",
 ];
 
 /// One entry of the attribute body, in source order.
@@ -179,6 +180,8 @@ impl Parse for ModelSpec {
                     key.clone(),
                     if key == "draw" {
                         super::draw::raw(input)?
+                    } else if key == "events" {
+                        super::events::raw(input)?
                     } else {
                         input.parse()?
                     },

@@ -32,6 +32,8 @@ macro_rules! included {
 
 included! {
     andrews: Andrews;
+    belt_friction: BeltFriction;
+    bouncing_ball: BouncingBall;
     bricard: Bricard;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
@@ -41,6 +43,7 @@ included! {
     four_bar_chain_extra: FourBarChainExtra;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
+    lift_off: LiftOff;
     heavy_top: HeavyTop;
     me451_pendulum: Me451Pendulum;
     pendulum: Pendulum;
@@ -58,6 +61,7 @@ included! {
     triple_crank_reduced: TripleCrankReduced;
     truss14_prescribed: Truss14Prescribed;
     truss14_slot: Truss14Slot;
+    wall_pendulum: WallPendulum;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;

@@ -12,6 +12,7 @@ mod adams;
 mod andrews;
 mod conformance;
 mod deformable_slider_crank;
+mod events;
 mod four_bar_chain;
 mod fresh;
 mod implicit_me451;

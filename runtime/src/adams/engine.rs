@@ -306,7 +306,10 @@ impl Engine {
         }
         let corrected = field.project(t + h, h, &mut self.zc)?;
         field.eval(t + h, &self.zc, h, &mut self.fc)?;
-        self.nodes_now = 1;
+        // The continuous extension of a start step: the slopes at both ends (a quadratic in
+        // θ, exact for constant accelerations); one node made it a chord, on which an event
+        // inside a segment's first step was located (a ball's short rebound went unseen).
+        self.nodes_now = 2;
         Ok(corrected)
     }
 

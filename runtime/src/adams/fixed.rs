@@ -69,7 +69,7 @@ impl Integrator for Adams {
         stats
             .extra
             .set("start_nfcn", stepper.engine.start_nfcn as u64);
-        Ok(stepper.solution(problem.t_end, stats))
+        Ok(run.finish(stepper.solution(problem.t_end, stats)))
     }
 }
 
@@ -156,6 +156,7 @@ impl AdamsStepper {
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
+            event: None,
         }
     }
 }

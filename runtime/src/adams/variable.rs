@@ -144,7 +144,7 @@ impl Integrator for Abm {
         stats
             .extra
             .set("order_changes", stepper.order_changes as u64);
-        Ok(stepper.inner.solution(problem.t_end, stats))
+        Ok(run.finish(stepper.inner.solution(problem.t_end, stats)))
     }
 }
 

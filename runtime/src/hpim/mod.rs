@@ -193,6 +193,6 @@ impl Integrator for Hpim {
         if let Some(p) = stepper.projections() {
             stats.extra.set("projections", p as u64);
         }
-        Ok(stepper.solution(problem.t_end, stats))
+        Ok(run.finish(stepper.solution(problem.t_end, stats)))
     }
 }

@@ -95,12 +95,13 @@ impl Integrator for Npc {
         stepper.accel.copy_from(&stepper.force.accel);
         run.drive(&mut stepper, Schedule::Uniform(uniform), &mut stats)?;
         let n = problem.q0.len();
-        Ok(Solution {
+        Ok(run.finish(Solution {
             t: problem.t_end,
             q: stepper.z[..n].to_vec(),
             v: stepper.z[n..].to_vec(),
             stats,
-        })
+            event: None,
+        }))
     }
 }
 

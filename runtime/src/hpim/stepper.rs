@@ -210,6 +210,7 @@ impl HpimStepper {
             q: self.z[..n].to_vec(),
             v: self.z[n..].to_vec(),
             stats,
+            event: None,
         }
     }
 

@@ -227,12 +227,13 @@ impl Implicit {
         Self::extra(&stepper, &mut stats);
         result?;
         let (q, v) = stepper.z().split_at(dims.n);
-        Ok(Solution {
+        Ok(run.finish(Solution {
             t: problem.t_end,
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
-        })
+            event: None,
+        }))
     }
 
     /// Hairer's controller with p = 2 and the first step: `h_init`, or 0.01 ‖z‖/‖ż‖ (1e-6 when

@@ -63,6 +63,11 @@ pub struct CommonOptions {
     pub track_drift: bool,
     /// The consistency check of the initial state.
     pub consistency: ConsistencyCheck,
+    /// Interior points of every accepted step at which a model's event functions are
+    /// evaluated besides its end ([`crate::events`]); an event whose g changes sign twice
+    /// between two such points is missed. Default 4; `usize::MAX` ignores the model's events
+    /// (the run passes through them).
+    pub event_subsamples: usize,
     /// The factorization of the KKT matrix in the right-hand side and the projections:
     /// [`KktSolver::Auto`] (default) takes the banded path for large chain-like models.
     pub kkt: KktSolver,
@@ -79,6 +84,7 @@ impl Default for CommonOptions {
             output_steps: false,
             track_drift: true,
             consistency: ConsistencyCheck::Auto,
+            event_subsamples: 4,
             kkt: KktSolver::Auto,
         }
     }

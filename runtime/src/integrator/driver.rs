@@ -89,6 +89,8 @@ pub(crate) struct Run<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> {
     pub(crate) sampler: Sampler,
     pub(crate) meter: DriftMeter,
     pub(crate) observer: &'a mut O,
+    /// The event monitor, when the system has events ([`crate::events`]).
+    pub(crate) monitor: Option<crate::events::monitor::Monitor>,
 }
 
 impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
@@ -184,7 +186,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             match verdict {
                 Verdict::Accept(h_new) => {
                     let t_new = if last { self.t_end } else { t + self.dir * h };
-                    self.commit(stepper, t, h, t_new, 0.0, stats)?;
+                    if self.commit(stepper, t, h, t_new, 0.0, stats)? {
+                        return Ok(());
+                    }
                     t = t_new;
                     if last {
                         return Ok(());
@@ -216,7 +220,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             self.report(t, u.h.abs(), attempt, true);
             // The step ends at t + h (t_end up to round-off on the last step); a grid time
             // within 1e-9 h of a step point is sampled at the step point, under its own time.
-            self.commit(stepper, t, u.h.abs(), t + u.h, 1e-9 * u.h.abs(), stats)?;
+            if self.commit(stepper, t, u.h.abs(), t + u.h, 1e-9 * u.h.abs(), stats)? {
+                return Ok(());
+            }
         }
         if u.last != 0.0 {
             // The span is not a whole number of steps: one shorter step onto t_end.
@@ -251,7 +257,8 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         });
     }
 
-    /// Accept the step [t, t_new] of magnitude `h`: samples, step-point output, drift.
+    /// Accept the step [t, t_new] of magnitude `h`: events, samples, step-point output, drift.
+    /// Returns true when the run stops at an event inside the step.
     fn commit<St: Stepper<S>>(
         &mut self,
         stepper: &mut St,
@@ -260,10 +267,16 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         t_new: f64,
         snap: f64,
         stats: &mut Stats,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         stats.naccpt += 1;
         stats.note_accepted(h);
         stepper.accept(t, self.dir * h);
+        if let (Some(monitor), Some(events)) = (&mut self.monitor, self.sys.as_events())
+            && monitor.scan(self.sys, events, stepper, t, t_new)?
+        {
+            self.stop_at_event(stepper, stats)?;
+            return Ok(true);
+        }
         let mut at_step_point = false;
         while let Some(t_out) = self.sampler.due(t_new, snap) {
             if (t_out - t_new).abs() <= snap {
@@ -293,6 +306,51 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
                 stats.redundant_drift = stats.redundant_drift.worst(redundant);
             }
         }
+        Ok(false)
+    }
+
+    /// The run ends at the located event: the samples due before it, one at it (pre-action
+    /// state) when samples are asked for, and its drift.
+    fn stop_at_event<St: Stepper<S>>(
+        &mut self,
+        stepper: &mut St,
+        stats: &mut Stats,
+    ) -> Result<(), SimError> {
+        let Some((hit, z)) = self.monitor.as_ref().and_then(|m| m.hit.clone()) else {
+            return Ok(());
+        };
+        while let Some(t_out) = self.sampler.due(hit.t, 0.0) {
+            if t_out == hit.t {
+                break;
+            }
+            stepper.interpolate(self.sys, t_out, &mut self.sampler.z)?;
+            self.sampler
+                .emit_interpolated(self.sys, t_out, self.observer)?;
+        }
+        if self.sampler.has_times() || self.common.output_steps {
+            self.sampler.emit(self.sys, hit.t, &z, self.observer)?;
+        }
+        if self.common.track_drift {
+            let (q, v) = z.split_at(z.len() / 2);
+            let drift = self.meter.measure(self.sys, hit.t, q, v)?;
+            stats.max_drift = stats.max_drift.worst(drift);
+        }
         Ok(())
+    }
+
+    /// The run's result: `solution` (state at t_end), or the state and time of the event the
+    /// run stopped at.
+    pub(crate) fn finish(&self, mut solution: super::Solution) -> super::Solution {
+        if let Some(monitor) = &self.monitor {
+            solution.stats.event_evaluations = monitor.evaluations;
+            if let Some((hit, z)) = &monitor.hit {
+                let n = z.len() / 2;
+                solution.t = hit.t;
+                solution.q.copy_from_slice(&z[..n]);
+                solution.v.copy_from_slice(&z[n..]);
+                solution.event = Some(hit.clone());
+            }
+        }
+        solution
     }
 }

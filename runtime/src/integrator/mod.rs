@@ -27,6 +27,7 @@ use crate::error::SimError;
 use crate::output::{Observer, Recorder, Stats};
 use crate::system::ConstrainedSystem;
 
+use crate::events::monitor::Monitor;
 use driver::Run;
 use sampler::Sampler;
 
@@ -41,6 +42,9 @@ pub struct Solution {
     pub v: Vec<f64>,
     /// Counters.
     pub stats: Stats,
+    /// The event the run stopped at, if the system has events ([`crate::events`]): `t`, `q`
+    /// and `v` are then the time and state there (before any action), not t_end's.
+    pub event: Option<crate::events::EventHit>,
 }
 
 /// A method that integrates a [`ConstrainedSystem`] over a [`Problem`].
@@ -107,6 +111,14 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
     let dir = problem.direction();
     let times = problem.output_times();
     let sampler = Sampler::new(dims, common.stabilization, common.samples, times, dir);
+    let monitor = match sys.as_events() {
+        Some(events) if common.event_subsamples != usize::MAX => {
+            let z0: Vec<f64> = problem.q0.iter().chain(&problem.v0).copied().collect();
+            let m = Monitor::start(events, common.event_subsamples, problem.t0, &z0)?;
+            Some(m)
+        }
+        _ => None,
+    };
     let run = Run {
         sys,
         common,
@@ -116,6 +128,7 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
         sampler,
         meter,
         observer,
+        monitor,
     };
     let stats = Stats {
         initial_drift,

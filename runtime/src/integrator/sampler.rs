@@ -57,6 +57,11 @@ impl Sampler {
         }
     }
 
+    /// Whether the grid has any output time at all.
+    pub(crate) fn has_times(&self) -> bool {
+        !self.times.is_empty()
+    }
+
     /// The next output time at or before `t` (in the direction of integration, with a slack of
     /// `snap`), consumed.
     pub(crate) fn due(&mut self, t: f64, snap: f64) -> Option<f64> {

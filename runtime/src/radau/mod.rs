@@ -273,12 +273,13 @@ impl Radau {
         extra(&stepper, &mut stats);
         result?;
         let (q, v) = stepper.z().split_at(dims.n);
-        Ok(Solution {
+        Ok(run.finish(Solution {
             t: problem.t_end,
             q: q.to_vec(),
             v: v.to_vec(),
             stats,
-        })
+            event: None,
+        }))
     }
 }
 
