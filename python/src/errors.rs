@@ -56,6 +56,13 @@ fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
             vec![],
             vec![("max_steps", *max_steps as f64)],
         ),
+        SimError::TooManyEvents { t, events } => d(
+            "TooManyEvents",
+            Some(*t),
+            None,
+            vec![],
+            vec![("events", *events as f64)],
+        ),
         SimError::NonFiniteKernel { t, entry, .. } => d(
             "NonFiniteKernel",
             Some(*t),

@@ -6,8 +6,8 @@
 //! at t_end only (no step points, no grid).
 
 use mbsim::runtime::{
-    CommonOptions, ConstrainedSystem, Drift, InitOptions, InitReport, Integrator, Observer,
-    Problem, Recorder, Sample, Stats, StepInfo,
+    CommonOptions, ConstrainedSystem, Drift, InitOptions, InitReport, Observer, Problem, Recorder,
+    Sample, Stats, StepInfo,
 };
 
 pub mod args;

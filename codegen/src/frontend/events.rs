@@ -55,12 +55,8 @@ pub fn raw(input: ParseStream<'_>) -> syn::Result<Expr> {
 enum ActionSyntax {
     Stop(Direction),
     Handler(Direction),
-    Impact(Expr),
-    Friction {
-        mu_s: Expr,
-        mu_k: Expr,
-        normal: Expr,
-    },
+    Impact(Box<Expr>),
+    Friction(Box<[Expr; 3]>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,15 +136,15 @@ fn action(word: &Ident, args: Vec<Expr>) -> syn::Result<ActionSyntax> {
         }
         "impact" => {
             arity("the restitution coefficient `impact(e)`", 1)?;
-            Ok(ActionSyntax::Impact(args[0].clone()))
+            Ok(ActionSyntax::Impact(Box::new(args[0].clone())))
         }
         "friction" => {
             arity("`friction(mu_static, mu_kinetic, normal_force)`", 3)?;
-            Ok(ActionSyntax::Friction {
-                mu_s: args[0].clone(),
-                mu_k: args[1].clone(),
-                normal: args[2].clone(),
-            })
+            Ok(ActionSyntax::Friction(Box::new([
+                args[0].clone(),
+                args[1].clone(),
+                args[2].clone(),
+            ])))
         }
         other => {
             let hint = super::suggest::did_you_mean(other, ACTIONS);
@@ -266,14 +262,14 @@ fn lower_checked(
             let msg = "`body_energy(…)` may appear only in `kinetic`";
             return Err(syn::Error::new(span, msg));
         }
-        let refused = match (allowed, kind) {
-            (Allowed::Position, Some(SymbolKind::Velocity(_))) => true,
-            (
-                Allowed::Parameters,
-                Some(SymbolKind::Velocity(_) | SymbolKind::Coordinate(_) | SymbolKind::Time),
-            ) => true,
-            _ => false,
-        };
+        let refused = matches!(
+            (allowed, kind),
+            (Allowed::Position, Some(SymbolKind::Velocity(_)))
+                | (
+                    Allowed::Parameters,
+                    Some(SymbolKind::Velocity(_) | SymbolKind::Coordinate(_) | SymbolKind::Time)
+                )
+        );
         if refused {
             let msg = format!("{what} may not depend on `{name}`");
             return Err(syn::Error::new(span, msg));
@@ -305,7 +301,8 @@ fn lower_event(
             let r = lower_checked(model, lowerer, e, Allowed::Parameters, &coefficient)?;
             (Kind::Impact { restitution: r }, Allowed::Position, None)
         }
-        ActionSyntax::Friction { mu_s, mu_k, normal } => {
+        ActionSyntax::Friction(args) => {
+            let [mu_s, mu_k, normal] = &**args;
             let mu_s = lower_checked(model, lowerer, mu_s, Allowed::Parameters, &coefficient)?;
             let mu_k = lower_checked(model, lowerer, mu_k, Allowed::Parameters, &coefficient)?;
             let what = format!("the normal force of event `{name}`");

@@ -220,7 +220,9 @@ impl<'a, S: ConstrainedSystem + ?Sized> ModeSystem<'a, S> {
 
 /// Patterns built once per (base pattern, appended rows) and kept for the process: a
 /// [`Sparsity`] holds a `'static` slice, and a run has few modes.
-static PATTERNS: Mutex<Vec<(PatternKey, &'static [(usize, usize)])>> = Mutex::new(Vec::new());
+static PATTERNS: Mutex<Vec<(PatternKey, Pattern)>> = Mutex::new(Vec::new());
+
+type Pattern = &'static [(usize, usize)];
 
 type PatternKey = (usize, usize, usize, usize, usize, usize);
 
