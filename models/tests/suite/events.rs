@@ -315,3 +315,76 @@ fn belt_stick_slip_on_every_method() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A pendulum (angle form) with a `stop` when it passes a level, a `handler` event and an event
+/// function that is zero at t0.
+#[mbsim::model(
+    coordinates: [theta],
+    mass: diag(m * len.powi(2)),
+    force: [-m * g * len * theta.sin()],
+    events: [
+        bottom = theta => handler(both),
+        start = theta - 0.5 => stop(rising),
+        low = theta + 0.3 => stop(falling),
+    ],
+)]
+#[derive(Clone, Debug)]
+struct Swing {
+    m: f64,
+    len: f64,
+    g: f64,
+}
+
+#[test]
+fn stop_handler_and_zero_at_t0() {
+    let sys = Swing { m: 1.0, len: 1.0, g: 9.81 };
+    // Released at θ = 0.5 (so `start` is zero at t0 and must not fire there), it swings down:
+    // `bottom` calls the handler at θ = 0 after a quarter period K(sin 0.25)/ω0, and `low` stops
+    // the run where θ first falls through −0.3.
+    let problem = Problem::new(0.0, 10.0, &[0.5], &[0.0]);
+    let mut calls: Vec<(&'static str, f64)> = Vec::new();
+    let mut handler = |name: &'static str, t: f64, _q: &mut [f64], _v: &mut [f64]| {
+        calls.push((name, t));
+        mbsim_runtime::events::EventResponse::Continue
+    };
+    let mut rec = Recorder::default();
+    let out = simulate(
+        &sys,
+        &Rkstab::new(1e-12),
+        &problem,
+        &EventOptions::default(),
+        Some(&mut handler),
+        &mut rec,
+    )
+    .expect("runs");
+    let kinds: Vec<(&str, &str)> = out.events.iter().map(|r| (r.name, r.kind.word())).collect();
+    assert_eq!(kinds, [("bottom", "handler"), ("low", "stop")], "{kinds:?}");
+    assert!(out.stopped);
+    let omega0 = 9.81_f64.sqrt();
+    let quarter = elliptic_k(0.25_f64.sin()) / omega0;
+    assert!((calls[0].1 - quarter).abs() < 1e-10 * quarter, "{calls:?} vs {quarter}");
+    // The run ends at the stop, with θ there = −0.3 to round-off.
+    assert!((out.solution.q[0] + 0.3).abs() < 1e-12, "{:?}", out.solution.q);
+    assert_eq!(out.solution.t, out.events[1].t);
+    // A handler that stops the run ends it at its first call.
+    let mut stopper = |_: &'static str, _: f64, _: &mut [f64], _: &mut [f64]| {
+        mbsim_runtime::events::EventResponse::Stop
+    };
+    let out = simulate(
+        &sys,
+        &Rkstab::new(1e-12),
+        &problem,
+        &EventOptions::default(),
+        Some(&mut stopper),
+        &mut Recorder::default(),
+    )
+    .expect("runs");
+    assert!(out.stopped && out.events.len() == 1, "{:?}", out.events);
+    // A plain run of a model with events stops at its first event (the handler's `bottom`),
+    // with the state there.
+    let plain = Rkstab::new(1e-12);
+    let end = plain.integrate_into(&sys, &problem, &mut Recorder::default()).expect("runs");
+    let hit = end.event.expect("stopped at an event");
+    assert_eq!(hit.slots, [0]);
+    assert!((end.t - quarter).abs() < 1e-10 * quarter && end.q[0].abs() < 1e-12, "{end:?}");
+}

@@ -43,8 +43,8 @@ included! {
     four_bar_chain_extra: FourBarChainExtra;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
-    lift_off: LiftOff;
     heavy_top: HeavyTop;
+    lift_off: LiftOff;
     me451_pendulum: Me451Pendulum;
     pendulum: Pendulum;
     redundant_pendulum: RedundantPendulum;
@@ -61,11 +61,11 @@ included! {
     triple_crank_reduced: TripleCrankReduced;
     truss14_prescribed: Truss14Prescribed;
     truss14_slot: Truss14Slot;
-    wall_pendulum: WallPendulum;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;
     two_link_case2_driven: TwoLinkCase2Driven;
+    wall_pendulum: WallPendulum;
 }
 
 /// The list above covers every committed generated file (a new model must be added to it).
