@@ -11,6 +11,9 @@
 //! `mbsim` under another path passes it with `#[model(crate = path::to::mbsim, …)]`.
 #![warn(missing_docs)]
 
+/// Semi-explicit DAEs that are not mechanical (x' = f + B y, 0 = g with B ≠ Gᵀ), Chin's
+/// continuous stabilizations of ch. 2 and backward/forward Euler on them.
+pub use mbsim_dae as dae;
 pub use mbsim_macros::model;
 pub use mbsim_runtime as runtime;
 pub use nalgebra;

@@ -16,10 +16,11 @@ use std::path::Path;
 use std::process::Command;
 
 /// The packages a user can depend on: `cargo package --list` must work for each.
-const PUBLISHABLE: [&str; 5] = [
+const PUBLISHABLE: [&str; 6] = [
     "mbsim",
     "mbsim-runtime",
     "mbsim-kernel-table",
+    "mbsim-dae",
     "mbsim-codegen",
     "mbsim-macros",
 ];

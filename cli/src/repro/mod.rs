@@ -1,6 +1,9 @@
-//! `mbsim repro <table>`: the thesis' experiments (\[CHIN\] Tables 3.1, 4.1, 4.2, 4.6, 4.7,
-//! 4.8, and the trend experiments `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
-//! the issue, a CSV per table and the drift plots. The experiments themselves are in
+//! `mbsim repro <table>`: the thesis' experiments (\[CHIN\] Tables 2.1, 2.2, 3.1, 4.1, 4.2,
+//! 4.6, 4.7, 4.8, the ch. 2 drift studies `p5`, `p5-baumgarte` and the trend experiments
+//! `p10`, `p11` of §4.5–4.6), our figures printed beside the published ones with ratios, the acceptance checks of
+//! the issue, a CSV per table and the drift plots. Ch. 2 is in [`chin2`] (Tables 2.1/2.2 on
+//! `mbsim::dae`, the semi-explicit DAEs with B ≠ Gᵀ) and [`chin2_drift`] (Figs. 2.1–2.6, with
+//! the heat maps of `heat_map.rs`). The other experiments are in
 //! [`andrews`] (4.1, 4.2, Figs. 4.3/4.4), [`manipulator`] (3.1, 4.6, 4.7), [`slider`] (4.8) and [`trends`] (P10, P11);
 //! [`chin5`] the deformable slider-crank of Ch. 5 (Figs. 5.5–5.11, with the implicit HHT-α;
 //! `chin5_start` its unstated start angle swept).
@@ -17,10 +20,13 @@
 //! nothing is re-implemented here.
 
 pub mod andrews;
+pub mod chin2;
+pub mod chin2_drift;
 pub mod chin5;
 mod chin5_start;
 pub mod haug;
 pub mod haug_adams;
+mod heat_map;
 pub mod hpim;
 pub mod manipulator;
 pub mod multistep;
@@ -256,7 +262,11 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 26] = [
+pub const TABLES: [&str; 30] = [
+    "2.1",
+    "2.2",
+    "p5",
+    "p5-baumgarte",
     "3.1",
     "4.1",
     "4.2",
@@ -299,6 +309,10 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
     let mut failed = Vec::new();
     for id in which {
         let t = match id {
+            "2.1" => chin2::table_2_1()?,
+            "2.2" => chin2::table_2_2()?,
+            "p5" => chin2_drift::p5(out)?,
+            "p5-baumgarte" => chin2_drift::p5_baumgarte(out)?,
             "3.1" => manipulator::table_3_1(out)?,
             "4.1" => andrews::table_4_1(out)?,
             "4.2" => andrews::table_4_2(out)?,
