@@ -107,12 +107,12 @@ impl ExplicitRk {
             tab.c[0] == 0.0 && tab.a[0].is_empty(),
             "FixedStep: the first stage of an explicit tableau is f(t_n, z_n)"
         );
-        let baumgarte = m.common.stabilization.baumgarte().copied();
+        let field = m.common.stabilization;
         let z: Vec<f64> = q0.iter().chain(v0).copied().collect();
         Self {
             tableau: tab,
             datol: m.common.datol,
-            rhs: Rhs::new(dims, baumgarte, m.common.kkt),
+            rhs: Rhs::new(dims, field, m.common.kkt),
             stab: Stabilizer::new(m.common.stabilization, dims).with_kkt_solver(m.common.kkt),
             k: vec![vec![0.0; len]; tab.stages()],
             stage: z.clone(),
@@ -124,7 +124,7 @@ impl ExplicitRk {
             f_end_ready: false,
             t_prev: 0.0,
             h_prev: 0.0,
-            rhs_out: Rhs::new(dims, baumgarte, m.common.kkt),
+            rhs_out: Rhs::new(dims, field, m.common.kkt),
         }
     }
 }

@@ -38,6 +38,8 @@
 //!   `kkt_layout.rs` picks dense or banded per workspace ([`KktSolver`], [`KktLayout`]) from
 //!   the model's patterns; `banded.rs` the RCM ordering and the banded LU.
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
+//! - `continuous.rs`: Chin's continuous stabilizations (2.58) and (2.63)–(2.64)
+//!   ([`Continuous`]): a correction of the field along Gᵀ in every evaluation.
 //! - `stabilize/`: [`Stabilization`], [`Stabilizer`] (DATOL, NSTAB, timing); `projection.rs`
 //!   (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)); `sfull.rs` (Algorithm 3.2);
 //!   `partition.rs` (\[HAUG\] GCP §7.3.2 and the hybrid algorithm §7.3.5).
@@ -100,6 +102,7 @@ pub mod analysis;
 pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
+pub mod continuous;
 mod dense;
 pub mod drawing;
 mod drift;
@@ -129,6 +132,7 @@ pub mod tangent;
 
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use baumgarte::Baumgarte;
+pub use continuous::{Continuous, ContinuousChoice};
 pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{

@@ -1,10 +1,13 @@
 //! The first-order right-hand side f(t, z) = (v, v̇) on z = (q, v), shared by the one-step
 //! methods: [`Rhs::eval`] is one KKT solve ([`crate::accelerations_into`]) with the method's γ
-//! (γ̂ under Baumgarte) and counts NFCN.
+//! (γ̂ under Baumgarte), followed under a continuous stabilization by its correction of
+//! (q', v') ([`crate::continuous`]), and counts NFCN.
 
 use crate::baumgarte::Baumgarte;
+use crate::continuous::Correction;
 use crate::error::SimError;
 use crate::kkt::{Conditioning, KktSolver, KktWorkspace, accelerations_into};
+use crate::stabilize::Stabilization;
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Preallocated right-hand-side evaluator.
@@ -12,6 +15,7 @@ use crate::system::{ConstrainedSystem, Dims};
 pub(crate) struct Rhs {
     pub(crate) dims: Dims,
     baumgarte: Option<Baumgarte>,
+    continuous: Option<Correction>,
     kkt: KktWorkspace,
     lambda: Vec<f64>,
     /// Right-hand-side evaluations so far (NFCN).
@@ -21,10 +25,15 @@ pub(crate) struct Rhs {
 }
 
 impl Rhs {
-    pub(crate) fn new(dims: Dims, baumgarte: Option<Baumgarte>, solver: KktSolver) -> Self {
+    /// The field of `stabilization` (γ̂ of Baumgarte or of the two-step route's first step,
+    /// and the continuous correction; the post-step drift controls leave the field alone).
+    pub(crate) fn new(dims: Dims, stabilization: Stabilization, solver: KktSolver) -> Self {
+        let continuous = stabilization.continuous().copied();
         Self {
             dims,
-            baumgarte,
+            baumgarte: (stabilization.baumgarte().copied())
+                .or_else(|| continuous.and_then(|c| c.first_step())),
+            continuous: continuous.map(|c| Correction::new(c, dims)),
             kkt: KktWorkspace::with_solver(dims, solver),
             lambda: vec![0.0; dims.constraint_rows()],
             nfcn: 0,
@@ -63,6 +72,11 @@ impl Rhs {
             &mut self.lambda,
         )?;
         Conditioning::note(&mut self.conditioning, self.kkt.last_pivot_spread(), t);
+        if let Some(correction) = &mut self.continuous {
+            // `accelerations_into` left G(t, q) in kkt.jac.
+            let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
+            correction.apply(sys, t, h, q, v, jac, rows, fq, fv)?;
+        }
         Ok(())
     }
 }

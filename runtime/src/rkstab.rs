@@ -164,7 +164,7 @@ impl Dopri5 {
             atol: m.atol.clone(),
             error_estimate: m.error_estimate,
             datol: m.common.datol,
-            rhs: Rhs::new(dims, stabilization.baumgarte().copied(), m.common.kkt),
+            rhs: Rhs::new(dims, stabilization, m.common.kkt),
             stab: Stabilizer::new(stabilization, dims).with_kkt_solver(m.common.kkt),
             k: std::array::from_fn(|_| vec![0.0; len]),
             z: q0.iter().chain(v0).copied().collect(),

@@ -117,7 +117,7 @@ impl AdamsStepper {
         let z0: Vec<f64> = problem.q0.iter().chain(&problem.v0).copied().collect();
         Self {
             engine: Engine::new(&z0, MAX_ORDER + 3),
-            rhs: Rhs::new(dims, common.stabilization.baumgarte().copied(), common.kkt),
+            rhs: Rhs::new(dims, common.stabilization, common.kkt),
             stab: Stabilizer::new(common.stabilization, dims).with_kkt_solver(common.kkt),
             datol: common.datol,
             scheme,

@@ -139,9 +139,11 @@ impl Implicit {
     fn validate(&self, len: usize, problem: &Problem) -> Result<(), SimError> {
         self.scheme.validate()?;
         self.newton.validate()?;
-        if let Stabilization::Baumgarte(_) = self.common.stabilization {
-            let reason = "Baumgarte modifies γ, which an index-3 method never uses";
-            return Err(invalid("stabilization", "Baumgarte", reason));
+        if self.common.stabilization.modifies_field() {
+            let reason = "Baumgarte and the continuous stabilizations modify γ or the \
+                          accelerations, which an index-3 method never uses";
+            let name = self.common.stabilization.name();
+            return Err(invalid("stabilization", name, reason));
         }
         match &self.step {
             StepSize::Fixed(h) => Uniform::over(*h, problem).map(|_| ()),

@@ -106,6 +106,9 @@ impl CommonOptions {
         if let Stabilization::Hybrid(h) = &self.stabilization {
             h.validate()?;
         }
+        if let Some(c) = self.stabilization.continuous() {
+            nonnegative("stabilization: continuous gamma", c.gamma)?;
+        }
         if let Some(b) = self.stabilization.baumgarte() {
             nonnegative("stabilization: Baumgarte alpha", b.alpha)?;
             nonnegative("stabilization: Baumgarte beta", b.beta)?;

@@ -5,6 +5,7 @@
 //! method's interpolant, post-stabilized first when [`SampleKind::Projected`] is asked for.
 
 use crate::baumgarte::Baumgarte;
+use crate::continuous::Correction;
 use crate::drift::DriftMeter;
 use crate::error::SimError;
 use crate::kkt::{KktWorkspace, accelerations_into};
@@ -18,6 +19,9 @@ use super::common::SampleKind;
 pub(crate) struct Sampler {
     dims: Dims,
     baumgarte: Option<Baumgarte>,
+    /// A continuous stabilization's correction of v̇ (samples report the field's v̇).
+    continuous: Option<Correction>,
+    q_dot: Vec<f64>,
     kkt: KktWorkspace,
     vdot: Vec<f64>,
     lambda: Vec<f64>,
@@ -43,7 +47,12 @@ impl Sampler {
         let project = kind == SampleKind::Projected && dims.constraint_rows() > 0;
         Self {
             dims,
-            baumgarte: stabilization.baumgarte().copied(),
+            baumgarte: (stabilization.baumgarte().copied())
+                .or_else(|| stabilization.continuous().and_then(|c| c.first_step())),
+            continuous: stabilization
+                .continuous()
+                .map(|c| Correction::new(*c, dims)),
+            q_dot: vec![0.0; dims.n],
             kkt: KktWorkspace::new(dims),
             vdot: vec![0.0; dims.n],
             lambda: vec![0.0; dims.constraint_rows()],
@@ -94,6 +103,12 @@ impl Sampler {
             &mut self.lambda,
         )?;
         // `accelerations_into` left G(t, q) in kkt.jac.
+        if let Some(correction) = &mut self.continuous {
+            let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
+            self.q_dot.copy_from_slice(v);
+            let (q_dot, vdot) = (&mut self.q_dot, &mut self.vdot);
+            correction.apply(sys, t, 0.0, q, v, jac, rows, q_dot, vdot)?;
+        }
         let drift = self
             .meter
             .measure_with_jacobian(sys, t, q, v, &self.kkt.jac)?;

@@ -142,9 +142,11 @@ impl Radau {
             let reason = "Radau IIA here handles holonomic constraints only (k = 0)";
             return Err(invalid("method", "radau", reason));
         }
-        if let Stabilization::Baumgarte(_) = self.common.stabilization {
-            let reason = "Baumgarte modifies γ, which an index-3 method never uses";
-            return Err(invalid("stabilization", "Baumgarte", reason));
+        if self.common.stabilization.modifies_field() {
+            let reason = "Baumgarte and the continuous stabilizations modify γ or the \
+                          accelerations, which an index-3 method never uses";
+            let name = self.common.stabilization.name();
+            return Err(invalid("stabilization", name, reason));
         }
         let o = &self.options;
         if let Some(it) = o.max_iterations

@@ -6,7 +6,8 @@
 //! (Algorithm 3.2) in `sfull.rs`, generalized coordinate partitioning and Haug's hybrid
 //! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`).
 //! Baumgarte is not a post-step correction: it changes γ in the KKT solve
-//! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it.
+//! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it; nor are Chin's
+//! continuous stabilizations ([`crate::Continuous`]), which correct the field itself.
 //!
 //! Conventions (\[CHIN\] Ch. 3, digest §2.3):
 //! - the invariant is h(t, q, v) = (Φ(t, q); G v + [Φ_t; b]) (ambiguity 21: the rheonomic
@@ -52,6 +53,7 @@ use std::time::{Duration, Instant};
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
+use crate::continuous::Continuous;
 pub use crate::drift::Drift;
 use crate::drift::DriftMeter;
 pub(crate) use crate::drift::inf_norm;
@@ -95,6 +97,10 @@ pub enum Stabilization {
     /// correction only when the drift exceeds a constraint tolerance (and every step near
     /// singular configurations). See `partition.rs` for the reading of the text.
     Hybrid(HybridOptions),
+    /// Chin's continuous stabilizations (\[CHIN\] (2.58), (2.63)–(2.64)): the field corrected
+    /// along Gᵀ in every evaluation, λ from the unstabilized solve; gain γ. No post-step
+    /// correction. See [`Continuous`].
+    Continuous(Continuous),
 }
 
 impl Stabilization {
@@ -107,9 +113,29 @@ impl Stabilization {
         }
     }
 
+    /// The continuous stabilization, if this is one.
+    pub fn continuous(&self) -> Option<&Continuous> {
+        match self {
+            Stabilization::Continuous(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// True for the methods that correct the state after a step.
     pub fn is_post_step(&self) -> bool {
-        !matches!(self, Stabilization::None | Stabilization::Baumgarte(_))
+        !matches!(
+            self,
+            Stabilization::None | Stabilization::Baumgarte(_) | Stabilization::Continuous(_)
+        )
+    }
+
+    /// True for the drift controls that change the vector field (γ̂ or a correction of the
+    /// accelerations), which an index-3 method (Newmark family, Radau) never evaluates.
+    pub fn modifies_field(&self) -> bool {
+        matches!(
+            self,
+            Stabilization::Baumgarte(_) | Stabilization::Continuous(_)
+        )
     }
 
     /// A short name for reports and snapshots.
@@ -124,6 +150,7 @@ impl Stabilization {
             Stabilization::GGt => "ggt",
             Stabilization::Partitioned(_) => "gcp",
             Stabilization::Hybrid(_) => "hybrid",
+            Stabilization::Continuous(c) => c.name(),
         }
     }
 }
@@ -268,7 +295,7 @@ impl Stabilizer {
                     gcp.correct(sys, t, h, q, v)?
                 }
             }
-            Stabilization::None | Stabilization::Baumgarte(_) => {}
+            Stabilization::None | Stabilization::Baumgarte(_) | Stabilization::Continuous(_) => {}
         }
         Ok(true)
     }

@@ -218,6 +218,7 @@ impl Gcp {
             Stabilization::Hybrid(h) => (h.partition, Some((h.tolerance, h.fallback_ratio))),
             Stabilization::None
             | Stabilization::Baumgarte(_)
+            | Stabilization::Continuous(_)
             | Stabilization::PStab
             | Stabilization::SBoth
             | Stabilization::SFull

@@ -14,6 +14,7 @@ mod banded_kkt;
 mod conditioning;
 mod conditioning_structural;
 mod conformance;
+mod continuous;
 mod diagnosis;
 mod failures;
 mod four_bar_chain;
