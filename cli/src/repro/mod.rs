@@ -24,6 +24,7 @@ pub mod chin2;
 pub mod chin2_drift;
 pub mod chin5;
 mod chin5_start;
+pub mod continuous;
 pub mod haug;
 pub mod haug_adams;
 mod heat_map;
@@ -262,11 +263,12 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 30] = [
+pub const TABLES: [&str; 31] = [
     "2.1",
     "2.2",
     "p5",
     "p5-baumgarte",
+    "continuous",
     "3.1",
     "4.1",
     "4.2",
@@ -313,6 +315,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "2.2" => chin2::table_2_2()?,
             "p5" => chin2_drift::p5(out)?,
             "p5-baumgarte" => chin2_drift::p5_baumgarte(out)?,
+            "continuous" => continuous::table()?,
             "3.1" => manipulator::table_3_1(out)?,
             "4.1" => andrews::table_4_1(out)?,
             "4.2" => andrews::table_4_2(out)?,
