@@ -28,8 +28,14 @@ fn controls(gamma: f64) -> [(&'static str, Stabilization); 4] {
     ]
 }
 
-/// (max |Φ|, max |Φ̇|, error of q(t_end), NFCN); NaN for a failed run.
-fn measure(model: &str, method: Rkstab, t_end: f64, reference: &[f64]) -> [f64; 4] {
+/// (max |Φ|, max |Φ̇|, error of q(t_end), NFCN) of one run; NaN for a failed run.
+type Measures = [f64; 4];
+
+/// One model's rows, the measures per γ and control (`[γ][control]`) and PStab's.
+type ModelResults = (Vec<Row>, Vec<[Measures; 4]>, Measures);
+
+/// The measures of one run.
+fn measure(model: &str, method: Rkstab, t_end: f64, reference: &[f64]) -> Measures {
     match rkstab(model, method, t_end, t_end) {
         Ok(o) => {
             let q = o.rec.q.last().map_or(&[][..], Vec::as_slice);
@@ -50,11 +56,7 @@ fn measure(model: &str, method: Rkstab, t_end: f64, reference: &[f64]) -> [f64; 
 }
 
 /// One model: rows per control and measure, columns γ; PStab repeated in every column.
-fn model_rows(
-    model: &str,
-    t_end: f64,
-    rtol: f64,
-) -> Result<(Vec<Row>, Vec<[[f64; 4]; 4]>, [f64; 4]), AppError> {
+fn model_rows(model: &str, t_end: f64, rtol: f64) -> Result<ModelResults, AppError> {
     let reference = rkstab(model, Rkstab::new(1e-12).with_atol(1e-13), t_end, t_end)?;
     let q_ref = reference.rec.q.last().cloned().unwrap_or_default();
     let method = |s| {
@@ -64,7 +66,7 @@ fn model_rows(
     };
     let pstab = measure(model, method(Stabilization::PStab), t_end, &q_ref);
     // results[j][c] = the measures of control c at GAMMAS[j].
-    let results: Vec<[[f64; 4]; 4]> = GAMMAS
+    let results: Vec<[Measures; 4]> = GAMMAS
         .iter()
         .map(|&g| controls(g).map(|(_, s)| measure(model, method(s), t_end, &q_ref)))
         .collect();
