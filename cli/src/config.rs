@@ -89,6 +89,8 @@ pub struct MethodSection {
     pub alpha: Option<f64>,
     /// `--beta`.
     pub beta: Option<f64>,
+    /// `--gamma`.
+    pub gamma: Option<f64>,
     /// `--samples`.
     pub samples: Option<String>,
     /// `--max-steps`.

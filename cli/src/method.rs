@@ -9,9 +9,9 @@
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
-    Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc, Observer, PartitionOptions,
-    Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization, StepControl, StepSize,
-    Structure, Tolerance,
+    Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc,
+    Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization,
+    StepControl, StepSize, Structure, Tolerance,
 };
 
 use crate::error::AppError;
@@ -159,6 +159,14 @@ pub enum Stabilize {
     /// Haug's hybrid algorithm (§7.3.5): Baumgarte (--alpha/--beta, default 1) and the GCP
     /// correction when the drift exceeds --hybrid-tol (default 1e-10).
     Hybrid,
+    /// Chin's (2.58) with P1 = P2 = GG^T: the field corrected along G^T, the drift obeying
+    /// Baumgarte's critically damped law at --gamma (default 10).
+    ContinuousGgt,
+    /// Chin's (2.58) with P1 = I, P2^-1 = GG^T (2.61), gain --gamma (default 10).
+    ContinuousIdentity,
+    /// Chin's two-step route (2.63)-(2.64): Baumgarte to index 2, then the normal projection
+    /// of that, gain --gamma (default 10).
+    ContinuousTwoStep,
 }
 
 /// Options of the partitioning drift controls on the command line.
@@ -204,12 +212,12 @@ pub struct MethodRequest {
     pub modified_newton: bool,
 }
 
-/// The drift control `kind` with Baumgarte gains `alpha`, `beta` and the partitioning flags
-/// where they apply.
+/// The drift control `kind` with Baumgarte gains `alpha`, `beta`, the continuous
+/// stabilizations' `gamma` and the partitioning flags where they apply.
 pub fn stabilization(
     kind: Stabilize,
-    alpha: Option<f64>,
-    beta: Option<f64>,
+    (alpha, beta): (Option<f64>, Option<f64>),
+    gamma: Option<f64>,
     flags: PartitionFlags,
 ) -> Result<Stabilization, AppError> {
     let bad = |what, why| AppError::BadValue {
@@ -222,6 +230,16 @@ pub fn stabilization(
         return Err(bad(
             "--alpha/--beta",
             "Baumgarte gains need --stabilization baumgarte or hybrid",
+        ));
+    }
+    let continuous = matches!(
+        kind,
+        Stabilize::ContinuousGgt | Stabilize::ContinuousIdentity | Stabilize::ContinuousTwoStep
+    );
+    if !continuous && gamma.is_some() {
+        return Err(bad(
+            "--gamma",
+            "the gain of the continuous stabilizations (continuous-ggt, -identity, -two-step)",
         ));
     }
     let partitioned = matches!(kind, Stabilize::Gcp | Stabilize::Hybrid);
@@ -245,6 +263,10 @@ pub fn stabilization(
                 why: "must be finite and not negative",
             })
         }
+    };
+    let chin = |choice| {
+        let gamma = gain("--gamma", gamma, 10.0)?;
+        Ok::<_, AppError>(Stabilization::Continuous(Continuous::new(choice, gamma)))
     };
     let mut partition = PartitionOptions::default();
     if let Some(tol) = flags.newton_tol {
@@ -279,6 +301,9 @@ pub fn stabilization(
             }
             Stabilization::Hybrid(hybrid)
         }
+        Stabilize::ContinuousGgt => chin(ContinuousChoice::GGt)?,
+        Stabilize::ContinuousIdentity => chin(ContinuousChoice::Identity)?,
+        Stabilize::ContinuousTwoStep => chin(ContinuousChoice::TwoStep)?,
     })
 }
 

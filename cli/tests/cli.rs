@@ -116,7 +116,7 @@ fn simulate_writes_csv_summary_and_plots() {
 
 #[test]
 fn bad_arguments_fail_cleanly() {
-    let cases: [(&[&str], &str); 15] = [
+    let cases: [(&[&str], &str); 18] = [
         (
             &["simulate", "nosuch", "--out", "x"],
             "unknown model `nosuch`",
@@ -174,6 +174,38 @@ fn bad_arguments_fail_cleanly() {
             "Baumgarte gains need --stabilization baumgarte",
         ),
         (
+            &["simulate", "pendulum", "--gamma", "3", "--out", "x"],
+            "the gain of the continuous stabilizations",
+        ),
+        (
+            &[
+                "simulate",
+                "pendulum",
+                "--stabilization",
+                "continuous-ggt",
+                "--gamma",
+                "-1",
+                "--out",
+                "x",
+            ],
+            "must be finite and not negative",
+        ),
+        (
+            &[
+                "simulate",
+                "pendulum",
+                "--method",
+                "newmark",
+                "--h",
+                "0.01",
+                "--stabilization",
+                "continuous-two-step",
+                "--out",
+                "x",
+            ],
+            "an index-3 method never uses",
+        ),
+        (
             &[
                 "simulate",
                 "pendulum",
@@ -217,7 +249,8 @@ fn bad_arguments_fail_cleanly() {
 /// The methods from the command line: the variable-order ABM with PStab and with GCP (its first
 /// partition reported by name), MAMPC_3 with Baumgarte (Wu's setting), generalized-α at
 /// constant step and HHT with error control and modified Newton (both without stabilization by
-/// default) run the pendulum and report their method in the summary.
+/// default), and RKSTAB with Chin's two-step continuous stabilization, run the pendulum and
+/// report their method in the summary.
 #[test]
 fn adams_methods_run_from_the_command_line() {
     for (name, args, stabilization) in [
@@ -251,6 +284,11 @@ fn adams_methods_run_from_the_command_line() {
                 "5",
             ][..],
             "baumgarte",
+        ),
+        (
+            "rkstab",
+            &["--stabilization", "continuous-two-step", "--gamma", "20"][..],
+            "continuous-two-step",
         ),
     ] {
         let dir = scratch(&format!("adams-{name}-{stabilization}"));

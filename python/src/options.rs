@@ -14,7 +14,7 @@ use pyo3::types::PyDict;
 use crate::errors::input;
 
 /// Every key `simulate` accepts, in the order the stub lists them.
-pub const KEYS: [&str; 27] = [
+pub const KEYS: [&str; 28] = [
     "method",
     "stabilization",
     "rtol",
@@ -31,6 +31,7 @@ pub const KEYS: [&str; 27] = [
     "hybrid_tol",
     "alpha",
     "beta",
+    "gamma",
     "t_end",
     "dt_out",
     "samples",
@@ -112,6 +113,7 @@ pub fn simulate_args(
             "hybrid_tol" => a.hybrid_tol = float()?,
             "alpha" => a.alpha = float()?,
             "beta" => a.beta = float()?,
+            "gamma" => a.gamma = float()?,
             "t_end" => a.t_end = float()?,
             "dt_out" => a.dt_out = float()?,
             "order" => a.order = count()?,

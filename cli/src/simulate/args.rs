@@ -86,6 +86,9 @@ pub struct SimulateArgs {
     /// Baumgarte position gain beta (position residual weighted by beta^2).
     #[arg(long, allow_hyphen_values = true)]
     pub beta: Option<f64>,
+    /// continuous-ggt/-identity/-two-step: the gain gamma (1/s, default 10).
+    #[arg(long, allow_hyphen_values = true)]
+    pub gamma: Option<f64>,
     /// Relative tolerance (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub rtol: Option<f64>,
@@ -271,7 +274,8 @@ impl SimulateArgs {
         } else {
             Stabilize::Pstab
         });
-        let stabilization = stabilization(kind, self.alpha, self.beta, flags)?;
+        let gains = (self.alpha, self.beta);
+        let stabilization = stabilization(kind, gains, self.gamma, flags)?;
         if let Some(h) = self.h {
             checked("--h", h, h > 0.0, "must be positive")?;
         }
@@ -402,6 +406,7 @@ impl SimulateArgs {
         or(&mut self.order, m.order);
         or(&mut self.alpha, m.alpha);
         or(&mut self.beta, m.beta);
+        or(&mut self.gamma, m.gamma);
         or(&mut self.max_steps, m.max_steps);
         let o = file.output;
         or(&mut self.t_end, o.t_end);
