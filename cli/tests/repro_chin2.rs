@@ -1,6 +1,7 @@
 //! \[CHIN\] ch. 2's reproductions (digest P2, P3, P5): Tables 2.1 and 2.2 (Example 2.3 and
 //! its index-3 variant with backward Euler) and the drift studies of Andrews' mechanism
-//! (Figs. 2.1–2.6), and the measurement of the continuous stabilizations (`repro continuous`).
+//! (Figs. 2.1–2.6), the measurement of the continuous stabilizations (`repro continuous`) and
+//! the five-link suspension on our geometry (`repro p8`).
 //! Every check the tables carry must pass; Table 2.1/2.2 entries are also
 //! compared here with the print where it is reproduced, so a failure names the entry.
 
@@ -46,6 +47,12 @@ fn unstabilized_andrews_drift_builds_up() {
 fn no_baumgarte_parameters_stop_the_drift() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     assert_checks(&chin2_drift::p5_baumgarte(&dir).expect("runs"));
+}
+
+/// The five-link suspension on our geometry (P8's qualitative results).
+#[test]
+fn five_link_suspension_qualitative_results() {
+    assert_checks(&mbsim_cli::repro::five_link::table().expect("runs"));
 }
 
 /// Chin's continuous stabilizations against Baumgarte and PStab (not a table of the thesis).

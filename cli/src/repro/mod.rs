@@ -25,6 +25,7 @@ pub mod chin2_drift;
 pub mod chin5;
 mod chin5_start;
 pub mod continuous;
+pub mod five_link;
 pub mod haug;
 pub mod haug_adams;
 mod heat_map;
@@ -263,7 +264,7 @@ pub fn rkstab_with(
 }
 
 /// The table names `repro` accepts.
-pub const TABLES: [&str; 31] = [
+pub const TABLES: [&str; 32] = [
     "2.1",
     "2.2",
     "p5",
@@ -275,6 +276,7 @@ pub const TABLES: [&str; 31] = [
     "4.6",
     "4.7",
     "4.8",
+    "p8",
     "p10",
     "p11",
     "chin5",
@@ -328,6 +330,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
                 manipulator::table_4_7(out, 1.0)?
             }
             "4.8" => slider::table_4_8(out)?,
+            "p8" => five_link::table()?,
             "p10" => trends::p10(out)?,
             "pstab-adams" => multistep::pstab_adams(out)?,
             "wu2" => wu::table_2(out)?,

@@ -37,6 +37,7 @@ included! {
     bricard: Bricard;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
+    five_link: FiveLink;
     flyball_governor: FlyballGovernor;
     four_bar_chain: FourBarChain;
     four_bar_chain_bodies: FourBarChainBodies;
