@@ -107,6 +107,17 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             }
         }
     }
+    if coordinates.len() > super::limits::MAX_COORDINATES {
+        let msg = format!(
+            "the model has {} coordinates; the front end generates at most {} (its mass matrix alone has n² entries)",
+            coordinates.len(),
+            super::limits::MAX_COORDINATES
+        );
+        return Err(syn::Error::new(
+            spec.key("bodies").map_or(coords.span(), |(k, _)| k.span()),
+            msg,
+        ));
+    }
     if coordinates.is_empty() {
         return Err(syn::Error::new(
             spec.key("bodies").map_or(coords.span(), |(k, _)| k.span()),
@@ -115,6 +126,7 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     }
     let (mut q, mut v) = (Vec::new(), Vec::new());
     for (name, span) in &coordinates {
+        symbol_name(name, *span)?;
         claim(&mut taken, name, *span)?;
         claim(&mut taken, &velocity_name(name), *span)?;
         let (qi, vi) = builder.coordinate(name);
@@ -123,6 +135,7 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     }
     for (field, length) in fields(item)? {
         let name = field.unraw().to_string();
+        symbol_name(&name, field.span())?;
         match length {
             None => claim(&mut taken, &name, field.span())?,
             Some(_) => claim_family(&mut taken, &name, field.span())?,
@@ -132,7 +145,11 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
                 builder.parameter(&name);
             }
             Some(length) => {
-                for k in 0..consts.integer(length, "the length of an array parameter")? {
+                let members = consts.integer(length, "the length of an array parameter")?;
+                consts
+                    .lowerer
+                    .unroll(members.max(0) as u128, length.span())?;
+                for k in 0..members {
                     builder.parameter(&format!("{name}[{k}]"));
                 }
             }
@@ -787,6 +804,18 @@ impl ConstScope {
     fn integer(&mut self, expr: &Expr, what: &str) -> syn::Result<i64> {
         self.lowerer.integer(&mut self.pool, expr, what)
     }
+}
+
+/// A coordinate or parameter name is a symbol of the generated code: checked here, on its
+/// tokens (the builder's own check has no span to point at).
+fn symbol_name(name: &str, span: Span) -> syn::Result<()> {
+    if crate::model::is_symbol_name(name) {
+        return Ok(());
+    }
+    let msg = format!(
+        "`{name}` cannot name a coordinate or parameter: such names are ASCII letters, digits and `_`, not starting with a digit (they are spelt in the generated code and its s-expression fixtures)"
+    );
+    Err(syn::Error::new(span, msg))
 }
 
 /// Claim the name of a family (coordinates `theta[…]`, an array parameter `m: [f64; K]`); the

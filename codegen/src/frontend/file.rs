@@ -30,7 +30,18 @@ impl AnnotatedModel {
 
 /// Every annotated struct of a source file's text.
 pub fn models_in_source(text: &str) -> syn::Result<Vec<AnnotatedModel>> {
-    find_models(&syn::parse_file(text)?)
+    // proc-macro2's lexer keeps groups on an explicit stack; syn's parser recurses.
+    let tokens = text.trim_start_matches('\u{feff}').parse::<TokenStream>();
+    if let Ok(tokens) = &tokens {
+        super::limits::check_nesting(tokens)?;
+    }
+    // syn puts "unexpected end of input" at the call site (line 1, column 1 of the file when
+    // printed): it goes on the text's last token instead.
+    let last: TokenStream = tokens
+        .map(|t| t.into_iter().last().into_iter().collect())
+        .unwrap_or_default();
+    let file = syn::parse_file(text).map_err(|e| super::anchored(e, &last))?;
+    find_models(&file)
 }
 
 /// Whether an attribute is the model attribute (`#[model(…)]`, `#[mbsim::model(…)]`).

@@ -41,6 +41,8 @@ pub struct Lowerer {
     mentions: Vec<(String, Span)>,
     /// The `body_energy(…)` terms lowered so far (`body_energy.rs`).
     energies: Vec<EnergyTerm>,
+    /// Range members unrolled so far (bounded by [`super::limits::MAX_UNROLLED`]).
+    unrolled: u64,
 }
 
 type Result<T> = syn::Result<T>;
@@ -156,6 +158,12 @@ impl Lowerer {
         }
     }
 
+    /// Count `members` more unrolled members (a range, an array parameter) against
+    /// [`super::limits::MAX_UNROLLED`]; the error is on `span`.
+    pub fn unroll(&mut self, members: u128, span: Span) -> Result<()> {
+        super::limits::unroll(&mut self.unrolled, members, span)
+    }
+
     /// The values of a range `a..b` or `a..=b` with generation-time bounds.
     pub fn range(&mut self, pool: &mut Pool, expr: &Expr) -> Result<Vec<i64>> {
         let range = match expr {
@@ -169,6 +177,9 @@ impl Lowerer {
         };
         let start = self.integer(pool, start, "a range bound")?;
         let end = self.integer(pool, end, "a range bound")?;
+        let closed = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let members = (i128::from(end) - i128::from(start) + i128::from(closed)).max(0);
+        self.unroll(members as u128, range.span())?;
         Ok(match range.limits {
             syn::RangeLimits::HalfOpen(_) => (start..end).collect(),
             syn::RangeLimits::Closed(_) => (start..=end).collect(),

@@ -26,7 +26,8 @@
 //! `::mbsim::__private` (the façade's hidden re-export; `crate = path` moves it). [`file`](mod@file) finds
 //! annotated structs in a source file and renders the committed form of an expansion;
 //! [`stub`] is what the proc-macro emits (on a mistake: the located error plus a placeholder
-//! impl, so the error is the only one); [`suggest`] finds the "did you mean" of a misspelt name.
+//! impl, so the error is the only one); [`suggest`] finds the "did you mean" of a misspelt name;
+//! [`limits`] bounds nesting and unrolling (an error, not a stack overflow or an OOM).
 //! Everything is text and tokens; no file IO.
 
 pub mod assemble;
@@ -36,6 +37,7 @@ pub mod errors;
 pub mod events;
 pub mod family;
 pub mod file;
+pub mod limits;
 pub mod lower;
 pub mod placed;
 pub mod planar;
@@ -54,9 +56,47 @@ use syn::ItemStruct;
 
 /// Parse the attribute and the struct, and build the validated model.
 pub fn model(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
-    let item: ItemStruct = syn::parse2(item)?;
-    let spec: syntax::ModelSpec = syn::parse2(attr)?;
-    assemble::assemble(&spec, &item)
+    let anchor = anchor(&attr, &item);
+    let built = (|| {
+        limits::check_nesting(&attr)?;
+        limits::check_nesting(&item)?;
+        let item: ItemStruct = syn::parse2(item)?;
+        let spec: syntax::ModelSpec = syn::parse2(attr)?;
+        assemble::assemble(&spec, &item)
+    })();
+    built.map_err(|e| anchored(e, &anchor))
+}
+
+/// Where an error without a place of its own goes: the attribute's tokens (or the struct's
+/// when the attribute is empty).
+fn anchor(attr: &TokenStream, item: &TokenStream) -> TokenStream {
+    if attr.is_empty() {
+        item.clone()
+    } else {
+        attr.clone()
+    }
+}
+
+/// `error` with every part that has no place in the text (a call-site span: "the model needs
+/// `mass`", syn's "unexpected end of input" of a token stream) moved onto `anchor`. In the
+/// proc-macro a call-site span is the attribute and has source text, so nothing moves; from
+/// text (`mbsim generate`, `cargo xtask generate`) it would print as line 1, column 1 of the
+/// file. Found by the fuzzing campaign (`tests/fuzz`).
+pub fn anchored(error: syn::Error, anchor: &TokenStream) -> syn::Error {
+    error
+        .into_iter()
+        .map(|part| {
+            if part.span().source_text().is_some() || anchor.is_empty() {
+                part
+            } else {
+                syn::Error::new_spanned(anchor, part.to_string())
+            }
+        })
+        .reduce(|mut all, part| {
+            all.combine(part);
+            all
+        })
+        .expect("a syn::Error has at least one part")
 }
 
 /// The macro expansion: the struct unchanged, then the emitted impls (runtime path
@@ -68,6 +108,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
 /// [`expand`] as a syntax tree: what `cargo xtask generate` formats with prettyplease.
 pub fn expand_file(attr: TokenStream, item: TokenStream) -> syn::Result<syn::File> {
+    let anchor = anchor(&attr, &item);
+    expand_unanchored(attr, item).map_err(|e| anchored(e, &anchor))
+}
+
+fn expand_unanchored(attr: TokenStream, item: TokenStream) -> syn::Result<syn::File> {
+    limits::check_nesting(&attr)?;
+    limits::check_nesting(&item)?;
     let parsed: ItemStruct = syn::parse2(item)?;
     let spec: syntax::ModelSpec = syn::parse2(attr)?;
     let mut model = assemble::assemble(&spec, &parsed)?;

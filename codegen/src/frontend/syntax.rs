@@ -187,6 +187,16 @@ impl Parse for ModelSpec {
                     },
                 )
             };
+            let mut entry = entry;
+            match &mut entry {
+                Entry::Let(_, e) | Entry::Const(_, e) | Entry::Key(_, e) => {
+                    super::limits::check_depth(e)?;
+                }
+                Entry::LetFamily(f) => {
+                    super::limits::check_depth(&mut f.range)?;
+                    super::limits::check_depth(&mut f.value)?;
+                }
+            }
             entries.push(entry);
             if input.is_empty() {
                 break;
