@@ -45,9 +45,42 @@ pub fn header(coordinates: &[&str], constraint_rows: usize) -> Vec<String> {
     h
 }
 
-/// Write `trajectory.csv`.
+/// Write the file `path` whole or not at all: into `<name>.partial` beside it, flushed to the
+/// disk and renamed onto `path` only once every byte is written. A full disk or a vanished
+/// directory then leaves no file under the real name (the partial one is removed), and a file
+/// of an earlier run is replaced only by a complete one, so no truncated `trajectory.csv` or
+/// `sweep.csv` sits next to a `summary.json` as if it were complete. The error names `path`.
+pub fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<(), AppError>,
+) -> Result<(), AppError> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let result = (|| {
+        let file = std::fs::File::create(&partial).map_err(io_err(path))?;
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| AppError::Io {
+            path: path.to_path_buf(),
+            source: e.into_error(),
+        })?;
+        file.sync_all().map_err(io_err(path))?;
+        std::fs::rename(&partial, path).map_err(io_err(path))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
+/// Write `trajectory.csv` (whole or not at all, [`write_whole`]).
 pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
-    let mut w = csv::Writer::from_path(path).map_err(csv_err(path))?;
+    write_whole(path, |out| write_rows(out, path, run))
+}
+
+fn write_rows(out: &mut dyn std::io::Write, path: &Path, run: &RunResult) -> Result<(), AppError> {
+    let mut w = csv::Writer::from_writer(out);
     w.write_record(header(run.coordinates, run.constraint_rows))
         .map_err(csv_err(path))?;
     let rec = &run.rec;
@@ -292,8 +325,10 @@ pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
         write_events(&cfg.out.join("events.csv"), run, events)?;
     }
     let path = cfg.out.join("summary.json");
-    let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default();
-    std::fs::write(&path, text + "\n").map_err(io_err(&path))?;
+    let text = serde_json::to_string_pretty(&summary(cfg, run)).unwrap_or_default() + "\n";
+    write_whole(&path, |out| {
+        out.write_all(text.as_bytes()).map_err(io_err(&path))
+    })?;
     if cfg.plots && cfg.output == OutputMode::Grid {
         super::plot_grid::write_run(&cfg.out, cfg.model.name, run, &cfg.wrap, cfg.svg)?;
     }

@@ -6,7 +6,8 @@
 //! coordinate (its initial value, before the consistent initialization) or `<coordinate>_dot`
 //! (its initial velocity). Every other option is `simulate`'s (`--config` too).
 //!
-//! Files in `--out`, written once every run is done (nothing half-way):
+//! Files in `--out`, written once every run is done, each whole or not at all
+//! (`output::write_whole`):
 //! - `sweep.csv`: one row per run, in run order: `run`, `status` (`ok`/`failed`), the swept
 //!   values, `t_end`, the final q and v by name, `max_drift_position`, `max_drift_velocity`
 //!   (over the accepted steps), with energy kernels `energy_0` and `energy_error` (E(t_end) −
@@ -147,11 +148,14 @@ pub fn run(args: &SweepArgs) -> Result<(), AppError> {
     manifest["columns"] = json!(columns.iter().map(|c| c.header.clone()).collect::<Vec<_>>());
     manifest["energy_columns"] = json!(energy);
     let path = cfg.out.join("sweep.json");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n",
-    )
-    .map_err(|source| AppError::Io { path, source })?;
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
+    crate::output::write_whole(&path, |out| {
+        out.write_all(text.as_bytes())
+            .map_err(|source| AppError::Io {
+                path: path.clone(),
+                source,
+            })
+    })?;
     let failed = outcomes.iter().filter(|(_, o)| o.result.is_err()).count();
     crate::say!(
         "{} runs ({} failed) of `{}` in {wall:.3} s wall, {:.3} s process CPU, with {} thread(s): \
@@ -318,11 +322,20 @@ fn write_csv(
     layout: &Layout<'_>,
     outcomes: &[(usize, Outcome)],
 ) -> Result<(), AppError> {
+    crate::output::write_whole(path, |out| write_rows(out, path, layout, outcomes))
+}
+
+fn write_rows(
+    out: &mut dyn std::io::Write,
+    path: &Path,
+    layout: &Layout<'_>,
+    outcomes: &[(usize, Outcome)],
+) -> Result<(), AppError> {
     let io = |e: csv::Error| AppError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     };
-    let mut w = csv::Writer::from_path(path).map_err(io)?;
+    let mut w = csv::Writer::from_writer(out);
     w.write_record(layout.header()).map_err(io)?;
     for (i, o) in outcomes {
         let mut row = vec![i.to_string()];
