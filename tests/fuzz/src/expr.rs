@@ -60,7 +60,8 @@ impl Scope {
 /// A literal: small integers and decimals mostly, sometimes exponents.
 pub fn number(rng: &mut Rng) -> String {
     match below(rng, 6) {
-        0 => format!("{}.0", below(rng, 5)),
+        // never a literal zero: `x / 0.0` would make a "valid" model invalid (mutations add zeros)
+        0 => format!("{}.0", 1 + below(rng, 4)),
         1 => format!("{:.3}", rng.uniform(0.1, 3.0)),
         2 => format!("{}", 1 + below(rng, 4)),
         3 => format!("{:.2}e-{}", rng.uniform(1.0, 9.0), 1 + below(rng, 3)),
