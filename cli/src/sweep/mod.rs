@@ -11,7 +11,7 @@
 //! - `sweep.csv`: one row per run, in run order: `run`, `status` (`ok`/`failed`), the swept
 //!   values, `t_end`, the final q and v by name, `max_drift_position`, `max_drift_velocity`
 //!   (over the accepted steps), with energy kernels `energy_0` and `energy_error` (E(t_end) −
-//!   E(0)), the user's `--column`s ([`columns`]), `nfcn`, `nstep`, `nrejct`, `cpu_seconds`
+//!   E(0)), the user's `--column`s ([`columns`]), `nfcn`, `nstep`, `nrejct`, `events` (how many the event loop handled), `cpu_seconds`
 //!   (the run's thread CPU time), `wall_seconds`, `error_kind` and `error_message` (a failed
 //!   run is recorded, the sweep goes on);
 //! - `sweep.json`: the manifest (model, options, axes, seed, shard, columns, the total number
@@ -226,16 +226,19 @@ fn attempt(
     let method = Chosen::build(&cfg.request, common)?;
     let problem = Problem::new(0.0, cfg.t_end, &init.q, &init.v);
     let start = (0.0, init.q.as_slice(), init.v.as_slice());
+    // Through the event loop, as `simulate` (a model without events is one plain run).
+    let options = mbsim::runtime::events::EventOptions::default();
+    let run = |problem: &Problem, observer: &mut dyn mbsim::runtime::Observer| {
+        mbsim::runtime::events::simulate(sys.as_ref(), &method, problem, &options, None, observer)
+            .map(|r| r.solution)
+    };
     let (end, columns) = if columns.is_empty() {
-        (
-            method.integrate_into(sys.as_ref(), &problem, &mut ())?,
-            Vec::new(),
-        )
+        (run(&problem, &mut ())?, Vec::new())
     } else {
         // Samples at t0 and t_end besides every accepted step point.
         let problem = problem.with_times(&[0.0, cfg.t_end]);
         let mut reducer = Reducer::new(sys.as_ref(), columns, start);
-        let end = method.integrate_into(sys.as_ref(), &problem, &mut reducer)?;
+        let end = run(&problem, &mut reducer)?;
         (end, reducer.values)
     };
     let energy = columns::energy_error(sys.as_ref(), start, (end.t, &end.q, &end.v));
@@ -285,6 +288,7 @@ impl Layout<'_> {
             "nfcn",
             "nstep",
             "nrejct",
+            "events",
             "cpu_seconds",
             "wall_seconds",
             "error_kind",
@@ -300,7 +304,7 @@ impl Layout<'_> {
         let e = |x: &f64| format!("{x:e}");
         let Some(f) = f else {
             let width = 3 + 2 * self.names.len() + 2 * usize::from(self.energy);
-            return vec![String::new(); width + self.columns.len() + 3];
+            return vec![String::new(); width + self.columns.len() + 4];
         };
         let s = &f.end.stats;
         let mut row = vec![e(&f.end.t)];
@@ -312,7 +316,7 @@ impl Layout<'_> {
             row.extend([e(&e0), e(&de)]);
         }
         row.extend(f.columns.iter().map(e));
-        row.extend([s.nfcn, s.nstep, s.nrejct].map(|c| c.to_string()));
+        row.extend([s.nfcn, s.nstep, s.nrejct, s.events].map(|c| c.to_string()));
         row
     }
 }

@@ -337,7 +337,11 @@ struct Swing {
 
 #[test]
 fn stop_handler_and_zero_at_t0() {
-    let sys = Swing { m: 1.0, len: 1.0, g: 9.81 };
+    let sys = Swing {
+        m: 1.0,
+        len: 1.0,
+        g: 9.81,
+    };
     // Released at θ = 0.5 (so `start` is zero at t0 and must not fire there), it swings down:
     // `bottom` calls the handler at θ = 0 after a quarter period K(sin 0.25)/ω0, and `low` stops
     // the run where θ first falls through −0.3.
@@ -362,9 +366,16 @@ fn stop_handler_and_zero_at_t0() {
     assert!(out.stopped);
     let omega0 = 9.81_f64.sqrt();
     let quarter = elliptic_k(0.25_f64.sin()) / omega0;
-    assert!((calls[0].1 - quarter).abs() < 1e-10 * quarter, "{calls:?} vs {quarter}");
+    assert!(
+        (calls[0].1 - quarter).abs() < 1e-10 * quarter,
+        "{calls:?} vs {quarter}"
+    );
     // The run ends at the stop, with θ there = −0.3 to round-off.
-    assert!((out.solution.q[0] + 0.3).abs() < 1e-12, "{:?}", out.solution.q);
+    assert!(
+        (out.solution.q[0] + 0.3).abs() < 1e-12,
+        "{:?}",
+        out.solution.q
+    );
     assert_eq!(out.solution.t, out.events[1].t);
     // A handler that stops the run ends it at its first call.
     let mut stopper = |_: &'static str, _: f64, _: &mut [f64], _: &mut [f64]| {
@@ -383,8 +394,13 @@ fn stop_handler_and_zero_at_t0() {
     // A plain run of a model with events stops at its first event (the handler's `bottom`),
     // with the state there.
     let plain = Rkstab::new(1e-12);
-    let end = plain.integrate_into(&sys, &problem, &mut Recorder::default()).expect("runs");
+    let end = plain
+        .integrate_into(&sys, &problem, &mut Recorder::default())
+        .expect("runs");
     let hit = end.event.expect("stopped at an event");
     assert_eq!(hit.slots, [0]);
-    assert!((end.t - quarter).abs() < 1e-10 * quarter && end.q[0].abs() < 1e-12, "{end:?}");
+    assert!(
+        (end.t - quarter).abs() < 1e-10 * quarter && end.q[0].abs() < 1e-12,
+        "{end:?}"
+    );
 }
