@@ -133,6 +133,7 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
         q.push(qi);
         v.push(vi);
     }
+    let mut parameters: u64 = 0;
     for (field, length) in fields(item)? {
         let name = field.unraw().to_string();
         symbol_name(&name, field.span())?;
@@ -140,12 +141,24 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             None => claim(&mut taken, &name, field.span())?,
             Some(_) => claim_family(&mut taken, &name, field.span())?,
         }
+        let members = match length {
+            None => 1,
+            Some(length) => consts.integer(length, "the length of an array parameter")?,
+        };
+        parameters += members.max(0) as u64;
+        if parameters > super::limits::MAX_PARAMETERS {
+            let msg = format!(
+                "the model would have {parameters} runtime parameters; the front end generates at most {}",
+                super::limits::MAX_PARAMETERS
+            );
+            let span = length.map_or(field.span(), |l| l.span());
+            return Err(syn::Error::new(span, msg));
+        }
         match length {
             None => {
                 builder.parameter(&name);
             }
             Some(length) => {
-                let members = consts.integer(length, "the length of an array parameter")?;
                 consts
                     .lowerer
                     .unroll(members.max(0) as u128, length.span())?;
@@ -809,11 +822,16 @@ impl ConstScope {
 /// A coordinate or parameter name is a symbol of the generated code: checked here, on its
 /// tokens (the builder's own check has no span to point at).
 fn symbol_name(name: &str, span: Span) -> syn::Result<()> {
-    if crate::model::is_symbol_name(name) {
+    // `_` passes the character test but is no identifier (nor are the path keywords, which
+    // cannot be raw either: `r#_` panics in the emitter).
+    let base = name.split('[').next().unwrap_or(name);
+    if crate::model::is_symbol_name(name)
+        && !matches!(base, "_" | "self" | "super" | "crate" | "Self")
+    {
         return Ok(());
     }
     let msg = format!(
-        "`{name}` cannot name a coordinate or parameter: such names are ASCII letters, digits and `_`, not starting with a digit (they are spelt in the generated code and its s-expression fixtures)"
+        "`{name}` cannot name a coordinate or parameter: such names are ASCII letters, digits and `_`, not starting with a digit, and not `_` or a path keyword (they are spelt in the generated code and its s-expression fixtures)"
     );
     Err(syn::Error::new(span, msg))
 }

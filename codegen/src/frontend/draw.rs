@@ -58,7 +58,10 @@ impl Parse for DrawSyntax {
         while !input.is_empty() {
             let field: Ident = input.parse()?;
             input.parse::<Token![:]>()?;
-            let value: syn::ExprArray = input.parse()?;
+            let mut value: syn::ExprArray = input.parse()?;
+            for e in value.elems.iter_mut() {
+                super::limits::check_depth(e)?;
+            }
             let slot = match field.to_string().as_str() {
                 "points" => &mut points,
                 "segments" => &mut segments,

@@ -40,6 +40,17 @@ pub fn models_in_source(text: &str) -> syn::Result<Vec<AnnotatedModel>> {
     let last: TokenStream = tokens
         .map(|t| t.into_iter().last().into_iter().collect())
         .unwrap_or_default();
+    // syn drops a first line starting with `#!` (not `#![`) and parses the rest as a new text,
+    // so every span would be one line off: blank that line instead (same bytes, same lines).
+    let blanked;
+    let text =
+        if text.starts_with("#!") && !text.trim_start_matches("#!").trim_start().starts_with('[') {
+            let end = text.find('\n').unwrap_or(text.len());
+            blanked = " ".repeat(end) + &text[end..];
+            blanked.as_str()
+        } else {
+            text
+        };
     let file = syn::parse_file(text).map_err(|e| super::anchored(e, &last))?;
     find_models(&file)
 }

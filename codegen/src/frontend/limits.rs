@@ -6,12 +6,15 @@
 //! - [`MAX_NESTING`]: delimiter groups `( [ {` nested in the attribute (checked on the tokens,
 //!   before syn's recursive expression parser sees them: syn overflows an 8 MiB stack at about
 //!   4 000 levels) and expression depth after parsing (method chains `x.sin().sin()…`, unary
-//!   chains), which the recursive passes (lowering, emission) walk.
+//!   chains, in `draw` too), which the recursive passes (lowering, emission) walk.
 //! - [`MAX_UNROLLED`]: members of `for` ranges, `let` families, coordinate families and array
 //!   parameters, summed over one model (nested loops multiply): the IFToMM chain in body
 //!   coordinates, the largest model here, unrolls a few hundred.
 //! - [`MAX_COORDINATES`]: the mass matrix alone has n² entries (the largest catalog model has
-//!   243 coordinates).
+//!   243 coordinates); [`MAX_PARAMETERS`]: an array parameter `[f64; 65536]` took minutes (the
+//!   largest catalog array has 81 members).
+//! - Names that cannot be spelt as identifiers in the generated code (`_`, `self`, …) are
+//!   refused where they are declared (`assemble.rs`).
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::spanned::Spanned;
@@ -23,6 +26,8 @@ pub const MAX_NESTING: usize = 256;
 pub const MAX_UNROLLED: u64 = 200_000;
 /// Most coordinates a model may have.
 pub const MAX_COORDINATES: usize = 2_000;
+/// Most runtime parameters (fields, array members counted one by one) a model may have.
+pub const MAX_PARAMETERS: u64 = 2_000;
 
 /// Delimiter groups nested at most [`MAX_NESTING`] deep (walked with an explicit stack, so
 /// this check cannot overflow either); the error is on the group that goes one level too deep.

@@ -43,7 +43,7 @@ cases! {
     // was an allocation of 8 GB (abort): a huge `sum(for …)` range (seed 1, input 51)
     huge_sum_range: model("coordinates: [x], kinetic: x_dot.powi(2), potential: sum(for i in 0..1000000000 { x })", "") => "the front end unrolls at most 200000";
     // was an allocation of 34 GB (abort): a huge array parameter
-    huge_array_parameter: model("coordinates: [x], mass: diag(m[0]), force: [0.0]", "pub m: [f64; 4294967296]") => "unrolls at most";
+    huge_array_parameter: model("coordinates: [x], mass: diag(m[0]), force: [0.0]", "pub m: [f64; 4294967296]") => "runtime parameters";
     // was minutes and gigabytes (3 000 coordinates; seed 1, input 515)
     too_many_coordinates: model("coordinates: [th[0..3000]], kinetic: sum(for i in 0..3000 { th_dot[i].powi(2) }), potential: 0.0", "") => "at most 2000";
     // was nested loops multiplying past any budget
@@ -66,6 +66,14 @@ cases! {
     missing_coordinates: model("mass: diag(1.0), force: [0.0]", "") => "the model needs `coordinates";
     // was at the call site: syn's "unexpected end of input" of a truncated file
     truncated_file: "#[model(coordinates: [x], mass: diag(1.0), force: [0.0])]\npub struct" => "unexpected end of input";
+    // was a stack overflow in the emitter from a chain inside `draw` (seed 1, input 66896; 21 inputs of the 1 M campaign)
+    deep_chain_in_draw: model(&format!("coordinates: [x], mass: diag(1.0), force: [0.0], draw: {{ points: [O = (0.0, 0.0), P = (x{}, 0.0)], segments: [(O, P)] }}", ".sin()".repeat(4096)), "") => "expressions nested more than 256";
+    // was a hang (more than 10 s; seed 1, input 22248; 71 inputs of the 1 M campaign): 65 536 parameters
+    huge_array_under_the_unroll_budget: model("coordinates: [x], mass: diag(m[0]), force: [0.0]", "pub m: [f64; 65536]") => "at most 2000";
+    // was a panic, `r#_` cannot be a raw identifier (emit.rs; seed 1, input 408014)
+    underscore_field: model("coordinates: [x], mass: diag(1.0), force: [0.0]", "pub _: f64") => "`_` cannot name";
+    // was an error one line off (syn drops a `#!` first line and parses the rest anew; seed 1, input 106973)
+    shebang_first_line: "#!x\nconst N = 2\npub struct F {}" => "2:9: expected `:`";
     // was at the call site: the attribute ends inside an entry
     truncated_entry: model("coordinates: [x], mass: diag(1.0), force:", "") => "unexpected end of input";
 }
