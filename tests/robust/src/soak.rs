@@ -5,8 +5,8 @@
 //! MAMPC, Newmark, HHT-α, generalized-α, Radau IIA; HPIM and NPC need a structural model).
 //!
 //! Each (model, method) pair is one sweep of `draws` runs on one thread, `--max-steps`
-//! bounding every run; random axes scale two parameters by 0.5–2, move two coordinates' initial
-//! guesses by ±0.05 and give one velocity ±0.5 (each run is made consistent first, so a draw
+//! bounding every run; random axes scale two parameters by 0.2–5 (log-uniform), move two
+//! coordinates' initial guesses by ±0.2 and give one velocity ±1 (each run is made consistent first, so a draw
 //! the initialization cannot repair is a classified failure too). Every row of every
 //! `sweep.csv` is read back: a run is `ok` or failed with an `error_kind` (the `SimError` or
 //! `AppError` variant); a panic in a sweep, a missing row or an unclassified failure is a
@@ -31,32 +31,32 @@ pub struct Subject {
 pub const SUBJECTS: [Subject; 6] = [
     Subject {
         model: "andrews",
-        t_end: 0.003,
+        t_end: 0.005,
         h: 1e-5,
     },
     Subject {
         model: "slider-crank-tsda",
-        t_end: 0.1,
+        t_end: 0.3,
         h: 1e-3,
     },
     Subject {
         model: "four-bar-chain",
-        t_end: 0.05,
+        t_end: 0.1,
         h: 1e-3,
     },
     Subject {
         model: "triple-crank",
-        t_end: 0.1,
+        t_end: 0.3,
         h: 1e-3,
     },
     Subject {
         model: "bricard",
-        t_end: 0.05,
+        t_end: 0.1,
         h: 1e-3,
     },
     Subject {
         model: "heavy-top",
-        t_end: 0.1,
+        t_end: 0.3,
         h: 1e-3,
     },
 ];
@@ -91,8 +91,8 @@ pub fn memory_kb() -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// The random axes of a model: two parameters × [0.5, 2], two coordinates' guesses ± 0.05,
-/// one velocity ± 0.5, around the catalog entry's values.
+/// The random axes of a model: two parameters × [0.2, 5] (log-uniform), two coordinates'
+/// guesses ± 0.2, one velocity ± 1, around the catalog entry's values.
 fn axes(model: &str) -> Vec<String> {
     let Some(entry) = mbsim_models::catalog().iter().find(|e| e.name == model) else {
         return Vec::new();
@@ -107,16 +107,17 @@ fn axes(model: &str) -> Vec<String> {
         .take(2)
     {
         if let Some(p) = sys.parameter(name).filter(|p| *p != 0.0) {
-            let (a, b) = (0.5 * p, 2.0 * p);
-            axes.push(format!("{name}={}:{}", a.min(b), a.max(b)));
+            let (a, b) = (0.2 * p, 5.0 * p);
+            let log = if p > 0.0 { ":log" } else { "" };
+            axes.push(format!("{name}={}:{}{log}", a.min(b), a.max(b)));
         }
     }
     let names = sys.coordinate_names();
     let n = names.len();
     for j in [0, n / 2].into_iter().take(n.min(2)) {
-        axes.push(format!("{}={}:{}", names[j], q0[j] - 0.05, q0[j] + 0.05));
+        axes.push(format!("{}={}:{}", names[j], q0[j] - 0.2, q0[j] + 0.2));
     }
-    axes.push(format!("{}_dot={}:{}", names[0], v0[0] - 0.5, v0[0] + 0.5));
+    axes.push(format!("{}_dot={}:{}", names[0], v0[0] - 1.0, v0[0] + 1.0));
     axes
 }
 
