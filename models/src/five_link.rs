@@ -34,6 +34,10 @@
 //! 0.1 m drop at t = 0.2.
 //! Gravity −9.81 along z.
 
+// The macro constant-folds `2.0 * PI` into its f64 literal, which clippy mistakes for a
+// hand-typed approximation of τ; the value is exactly `f64::consts::TAU`.
+#![allow(clippy::approx_constant)]
+
 use mbsim::model;
 use mbsim::runtime::ConstrainedSystem;
 use mbsim::runtime::catalog::ModelEntry;
