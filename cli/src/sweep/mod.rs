@@ -28,7 +28,7 @@ use std::path::Path;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mbsim::runtime::{CommonOptions, Integrator, Problem};
+use mbsim::runtime::{CommonOptions, Problem};
 use rayon::prelude::*;
 use serde_json::json;
 

@@ -397,7 +397,7 @@ fn stop_handler_and_zero_at_t0() {
     let end = plain
         .integrate_into(&sys, &problem, &mut Recorder::default())
         .expect("runs");
-    let hit = end.event.expect("stopped at an event");
+    let hit = end.event.clone().expect("stopped at an event");
     assert_eq!(hit.slots, [0]);
     assert!(
         (end.t - quarter).abs() < 1e-10 * quarter && end.q[0].abs() < 1e-12,
