@@ -60,7 +60,7 @@ def main():
     scipy_cpu = (time.process_time() - start) / repeats
     with tempfile.TemporaryDirectory() as out:
         subprocess.run(
-            [mbsim, "simulate", "bouncing-ball", "--t-end", repr(t_end), "--rtol", "1e-12",
+            [mbsim, "simulate", "bouncing-ball", "--t-end", repr(float(t_end)), "--rtol", "1e-12",
              "--atol", "1e-12", "--output", "final", "--no-plots", "--repeat", str(repeats),
              "--out", out],
             check=True, capture_output=True,

@@ -111,12 +111,13 @@ fn normal_dependencies(krate: &str) -> Vec<String> {
 
 /// A user of the mechanisms compiles none of the CLI's dependencies (clap, plotters, csv,
 /// indicatif): `mbsim-models` depends on the façade alone, and the façade on the annotation, the
-/// runtime and nalgebra.
+/// runtime, the semi-explicit DAE crate (`mbsim::dae`, itself on nalgebra and thiserror) and
+/// nalgebra.
 #[test]
 fn models_depend_on_the_facade_alone() {
     assert_eq!(normal_dependencies("models"), ["mbsim"]);
     assert_eq!(
         normal_dependencies("mbsim"),
-        ["mbsim-macros", "mbsim-runtime", "nalgebra"]
+        ["mbsim-dae", "mbsim-macros", "mbsim-runtime", "nalgebra"]
     );
 }
