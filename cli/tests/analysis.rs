@@ -443,6 +443,7 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("wall-pendulum", 1),
         ("lift-off", 1),
         ("belt-friction", 1),
+        ("slider-crank-stop", 1),
     ];
     let catalog = mbsim_models::catalog();
     assert_eq!(

@@ -45,6 +45,7 @@ pub mod rolling_disc;
 pub mod singular_slider_crank;
 pub mod slewing_beam;
 pub mod slider_crank_reformulated;
+pub mod slider_crank_stop;
 pub mod slider_crank_tsda;
 pub mod spatial_double_pendulum;
 pub mod spatial_slider_crank;
@@ -80,6 +81,7 @@ pub use rolling_disc::RollingDisc;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slewing_beam::SlewingBeamTie;
 pub use slider_crank_reformulated::SliderCrankReformulated;
+pub use slider_crank_stop::SliderCrankStop;
 pub use slider_crank_tsda::SliderCrankTsda;
 pub use spatial_double_pendulum::SpatialDoublePendulum;
 pub use spatial_slider_crank::SpatialSliderCrank;
@@ -99,7 +101,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 31] = [
+static CATALOG: [ModelEntry; 32] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -131,6 +133,7 @@ static CATALOG: [ModelEntry; 31] = [
     wall_pendulum::ENTRY,
     lift_off::ENTRY,
     belt_friction::ENTRY,
+    slider_crank_stop::ENTRY,
 ];
 
 /// Models that are defective on purpose, for the diagnostics (`mbsim check`), and the

@@ -54,6 +54,7 @@ included! {
     singular_slider_crank: SingularSliderCrank;
     slewing_beam_tie: SlewingBeamTie;
     slider_crank_reformulated: SliderCrankReformulated;
+    slider_crank_stop: SliderCrankStop;
     slider_crank_tsda: SliderCrankTsda;
     spatial_double_pendulum: SpatialDoublePendulum;
     spatial_slider_crank: SpatialSliderCrank;
