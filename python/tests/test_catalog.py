@@ -97,3 +97,15 @@ def test_result_shapes_and_names():
     assert run.table()["t"] is run.t
     assert run.stats["NFCN"] > 0
     assert run.events == []
+
+
+def test_events_of_the_bouncing_ball():
+    # Dropped from 1 m above contact: the first impact at sqrt(2/g), the rebound at -e times the
+    # impact speed, the impacts accumulating until the contact closes.
+    run = mbsim.load("bouncing-ball").simulate(t_end=5.0, dt_out=0.01, rtol=1e-12)
+    events = run.events
+    assert events[0]["kind"] == "impact" and events[0]["name"] == "floor"
+    assert abs(events[0]["t"] - (2 / 9.81) ** 0.5) < 1e-9
+    assert abs(events[0]["separation_speed"] + 0.8 * events[0]["approach_speed"]) < 1e-12
+    assert events[-1]["kind"] == "contact"
+    assert run.summary["event_count"] == len(events)

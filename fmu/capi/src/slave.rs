@@ -9,8 +9,7 @@
 
 use mbsim::runtime::catalog::ModelEntry;
 use mbsim::runtime::{
-    CommonOptions, ConsistencyCheck, ConstrainedSystem, Drift, Integrator, Observer, Problem,
-    Sample,
+    CommonOptions, ConsistencyCheck, ConstrainedSystem, Drift, Observer, Problem, Sample,
 };
 use mbsim_cli::method::{Chosen, Method, Stabilize};
 use mbsim_cli::simulate::args::{SimConfig, SimulateArgs};
@@ -275,9 +274,20 @@ impl Slave {
         let end = s.t + h;
         let problem = Problem::new(s.t, end, &s.q, &s.v).with_times(&[end]);
         let mut last = Last::default();
-        let solution = method
-            .integrate_into(sys.as_ref(), &problem, &mut last)
-            .map_err(|e| e.to_string())?;
+        // Through the event loop: impacts, contacts and friction switches inside the step are
+        // located and acted on; a contact closed at the step's end is found closed again at
+        // the next step's start (touching, at rest, pressed by the free motion).
+        let options = mbsim::runtime::events::EventOptions::default();
+        let solution = mbsim::runtime::events::simulate(
+            sys.as_ref(),
+            &*method,
+            &problem,
+            &options,
+            None,
+            &mut last,
+        )
+        .map_err(|e| e.to_string())?
+        .solution;
         s.t = end;
         s.q = solution.q;
         s.v = solution.v;

@@ -113,7 +113,14 @@ class Simulation:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """Events of the run: the repartitions of GCP/hybrid (time, level, reason, coordinates)."""
+        """The located events of a model with ``events`` (time, name, kind — impact, contact,
+        lift-off, stick, slip, stop, handler — the speeds of an impact, the state after), as in
+        the CLI's summary.json and events.csv; empty for a model without events."""
+        return list(self.summary.get("events") or [])
+
+    @property
+    def repartitions(self) -> list[dict[str, Any]]:
+        """The repartitions of GCP/hybrid (time, level, reason, coordinates)."""
         return list(self.summary.get("partitions", []))
 
     def coordinate(self, name: str) -> np.ndarray:
