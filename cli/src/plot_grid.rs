@@ -99,6 +99,8 @@ pub struct Figure {
     pub x_label: String,
     /// The panels, row by row.
     pub panels: Vec<Panel>,
+    /// x positions marked by a thin vertical line in every panel (the run's events).
+    pub marks: Vec<f64>,
 }
 
 impl Curve {
@@ -206,7 +208,7 @@ where
     let (cols, rows) = layout(fig.panels.len());
     let areas = root.split_evenly((rows, cols));
     for (area, panel) in areas.iter().zip(&fig.panels) {
-        draw_panel(area, panel, &fig.x_label).map_err(|e| e.to_string())?;
+        draw_panel(area, panel, &fig.x_label, &fig.marks).map_err(|e| e.to_string())?;
     }
     root.present().map_err(err)
 }
@@ -215,6 +217,7 @@ fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &Panel,
     x_label: &str,
+    marks: &[f64],
 ) -> Result<(), Box<dyn std::error::Error + 'static>>
 where
     DB::ErrorType: 'static,
@@ -237,6 +240,7 @@ where
             .label_style(("sans-serif", 13))
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
+        chart.draw_series(event_marks(marks, (x0, x1), (y0, y1)))?;
         for (i, c) in panel.curves.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             for (k, piece) in c.pieces.iter().enumerate() {
@@ -267,6 +271,7 @@ where
             .label_style(("sans-serif", 13))
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
+        chart.draw_series(event_marks(marks, (x0, x1), (y0, y1)))?;
         for (i, c) in panel.curves.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             for (k, piece) in c.pieces.iter().enumerate() {
@@ -289,6 +294,19 @@ where
         }
     }
     Ok(())
+}
+
+/// A thin orange vertical line at each mark inside [x0, x1], under the curves.
+fn event_marks(
+    marks: &[f64],
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> impl Iterator<Item = PathElement<(f64, f64)>> + '_ {
+    let style = RGBColor(230, 120, 30).mix(0.7).stroke_width(1);
+    marks
+        .iter()
+        .filter(move |&&x| (x0..=x1).contains(&x))
+        .map(move |&x| PathElement::new(vec![(x, y0), (x, y1)], style))
 }
 
 /// Two-pixel lines for sparse curves; one pixel for dense ones (plotters draws wide lines as
@@ -368,10 +386,13 @@ pub fn write_run(
     let q: Vec<Curve> = (0..names.len())
         .map(|j| curve(&rec.q, j, names[j].to_string(), wrap.contains(&j)))
         .collect();
+    // Every figure marks the events (a vertical line each; events.csv names them).
+    let marks: Vec<f64> = (run.events.iter().flatten()).map(|e| e.t).collect();
     let fig = |title: &str, panels| Figure {
         title: format!("{model}: {title}"),
         x_label: "t".into(),
         panels,
+        marks: marks.clone(),
     };
     write(
         dir,
