@@ -2,8 +2,9 @@
 //! `v_belt`, with Coulomb friction (static `mu_s`, kinetic `mu_k`, normal force m g): the
 //! classic stick–slip oscillator. Sticking, the block rides the belt until the spring force
 //! k x reaches μ_s m g; slipping, it oscillates about x_k = μ_k m g / k at ω = √(k/m) until its
-//! velocity meets the belt's again. The limit cycle in closed form: stick from
-//! x_a = x_k − √((x_s − x_k)² + (v_belt/ω)²)·cos(…) … (see `models/tests/suite/events.rs`).
+//! velocity meets the belt's again. The cycle in closed form: a slip arc
+//! x − x_k = (x_s − x_k) cos ωτ + (v_belt/ω) sin ωτ lasting ωτ = 2(π − atan(ω (x_s − x_k)/v_belt)),
+//! then a stick at the belt's speed back to x_s (`models/tests/suite/events.rs`).
 
 use mbsim::model;
 use mbsim::runtime::catalog::ModelEntry;

@@ -78,6 +78,8 @@ struct Solve {
     kkt: KktWorkspace,
     vdot: Vec<f64>,
     lambda: Vec<f64>,
+    /// N of every slot at the same state.
+    normal: Vec<f64>,
 }
 
 /// `inner` in `mode` (see the module docs).
@@ -202,16 +204,24 @@ impl<'a, S: ConstrainedSystem + ?Sized> ModeSystem<'a, S> {
         }
     }
 
-    /// v̇ and λ of this view at (t, q, v), into the solve storage; `None` on a failed solve.
+    /// v̇, λ and N of this view at (t, q, v), into the solve storage; `None` on a failed
+    /// solve.
     fn multipliers(&self, t: f64, q: &[f64], v: &[f64]) -> Option<std::cell::RefMut<'_, Solve>> {
         let mut cell = self.solve.borrow_mut();
         let solve = cell.get_or_insert_with(|| Solve {
             kkt: KktWorkspace::new(self.dims),
             vdot: vec![0.0; self.dims.n],
             lambda: vec![0.0; self.dims.constraint_rows()],
+            normal: vec![0.0; self.events.event_names().len()],
         });
-        let Solve { kkt, vdot, lambda } = solve;
+        let Solve {
+            kkt,
+            vdot,
+            lambda,
+            normal,
+        } = solve;
         accelerations_into(self, t, q, v, None, kkt, 0.0, vdot, lambda).ok()?;
+        self.events.event_normal_into(t, q, v, normal);
         Some(std::cell::RefMut::map(cell, |c| {
             c.as_mut().expect("set above")
         }))
@@ -435,19 +445,13 @@ impl<S: ConstrainedSystem + ?Sized> Events for ModeSystem<'_, S> {
         if self.mode.contacts.is_empty() && self.mode.sticking.is_empty() {
             return;
         }
-        let normal = {
-            let mut s = self.scratch.borrow_mut();
-            let s = &mut *s;
-            self.events.event_normal_into(t, q, v, &mut s.normal);
-            s.normal.clone()
-        };
         let solved = self.multipliers(t, q, v);
         for &slot in self.mode.contacts.iter().chain(&self.mode.sticking) {
             let row = self.row_of(slot).expect("an active slot has a row");
             out[slot] = match (&solved, self.events.event_spec(slot).action) {
                 (None, _) => f64::NAN,
                 (Some(s), Action::Friction { mu_static, .. }) => {
-                    s.lambda[row].abs() - mu_static * normal[slot]
+                    s.lambda[row].abs() - mu_static * s.normal[slot]
                 }
                 (Some(s), _) => s.lambda[row],
             };

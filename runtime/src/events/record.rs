@@ -21,8 +21,9 @@ pub enum EventKind {
         separation_speed: f64,
     },
     /// Impacts accumulated (the next flight would be shorter than
-    /// [`super::EventOptions::zeno_time`]) or the contact was pressed at the start: a plastic
-    /// impact, then g = 0 is kept as a constraint.
+    /// [`super::EventOptions::zeno_time`], or its height below round-off of g): a plastic
+    /// impact, then g = 0 is kept as a constraint. (A contact pressed at the start is closed
+    /// before the first segment and not recorded.)
     ContactClosed {
         /// ġ⁻ before the plastic impact (0 at the start).
         approach_speed: f64,

@@ -271,7 +271,9 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         stats.naccpt += 1;
         stats.note_accepted(h);
         stepper.accept(t, self.dir * h);
-        if let (Some(monitor), Some(events)) = (&mut self.monitor, self.sys.as_events())
+        // The monitor exists only for a system with events: no view lookup per step otherwise.
+        if let Some(monitor) = &mut self.monitor
+            && let Some(events) = self.sys.as_events()
             && monitor.scan(self.sys, events, stepper, t, t_new)?
         {
             self.stop_at_event(stepper, stats)?;
