@@ -139,6 +139,21 @@ pub(crate) fn phi<S: ConstrainedSystem + ?Sized>(
     checked(sys, KernelId::Phi, &args(t, q, &[]), KernelOut::Vector(phi))
 }
 
+/// The nonholonomic offset b(t, q) of A(t, q) v + b = 0 into `offset` (length k).
+pub(crate) fn nh_offset<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    offset: &mut [f64],
+) -> Result<(), SimError> {
+    checked(
+        sys,
+        KernelId::NhOffset,
+        &args(t, q, &[]),
+        KernelOut::Vector(offset),
+    )
+}
+
 /// L(t, q, v) = ∂(Φ_q v)/∂q into `l` (`m × n`).
 pub(crate) fn l<S: ConstrainedSystem + ?Sized>(
     sys: &S,

@@ -294,8 +294,6 @@ fn belt_stick_slip_on_every_method() {
     let mut failures = Vec::new();
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
-            // Sticking adds a nonholonomic row, which this Radau IIA refuses (typed, up front).
-            Err(e) if name == "radau" && e.contains("holonomic constraints only") => continue,
             Ok(out) => out,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));

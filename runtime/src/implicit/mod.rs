@@ -44,6 +44,7 @@ use crate::stabilize::Stabilization;
 use crate::system::ConstrainedSystem;
 use crate::tangent::TangentSystem;
 
+pub(crate) use newton::NhWork;
 use newton::{Newton, StepStart};
 use stepper::{ErrorTest, ImplicitStepper, Setup};
 use tangents::{Exact, FiniteDifference, Tangents};

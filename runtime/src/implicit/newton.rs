@@ -550,7 +550,7 @@ impl Newton {
 
 /// Central differences of A(t, q) v + b(t, q) in q (v held): N = ∂(A v + b)/∂q, k × n, for the
 /// nonholonomic rows of the iteration matrix. Does nothing when k = 0.
-struct NhWork {
+pub(crate) struct NhWork {
     q: Vec<f64>,
     jac: DMatrix<f64>,
     offset: Vec<f64>,
@@ -558,7 +558,7 @@ struct NhWork {
 }
 
 impl NhWork {
-    fn new(dims: Dims) -> Self {
+    pub(crate) fn new(dims: Dims) -> Self {
         let k = dims.k;
         let (n, r) = if k > 0 {
             (dims.n, dims.constraint_rows())
@@ -609,7 +609,7 @@ impl NhWork {
     }
 
     /// N at (t, q, v) into `out` (k × n).
-    fn eval<S: ConstrainedSystem + ?Sized>(
+    pub(crate) fn eval<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         dims: Dims,

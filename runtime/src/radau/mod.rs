@@ -17,8 +17,9 @@
 //! ([`Integrator::integrate_into`], any model), shared with [`crate::Implicit`]
 //! (`implicit/tangents.rs`). Steps are constant ([`StepSize::Fixed`]) or error-controlled
 //! ([`StepSize::Adaptive`], `stepper.rs`: RADAU5's embedded estimate and controller,
-//! Gustafsson's predictive control, Jacobian reuse). Nonholonomic rows (k > 0) are refused
-//! with [`SimError::InvalidOption`]. The velocity constraint is not enforced (index 3) unless
+//! Gustafsson's predictive control, Jacobian reuse). Nonholonomic rows A v + b = 0 (k > 0) are
+//! stage equations of index 2 (`newton.rs`), held at every step point (stage 3) to the Newton
+//! tolerance. The holonomic velocity constraint is not enforced (index 3) unless
 //! a post-step [`Stabilization`] is chosen (default `None`; Baumgarte is refused). The
 //! M-orthogonal projections (PStab, S-both, velocity-only, GGᵀ) keep the order; the oblique ones
 //! (S-full, GCP, hybrid) move the tangential motion by the velocity residual, O(h³) per step for
@@ -138,10 +139,6 @@ impl Radau {
         problem: &Problem,
     ) -> Result<(), SimError> {
         let dims = sys.dims();
-        if dims.k > 0 {
-            let reason = "Radau IIA here handles holonomic constraints only (k = 0)";
-            return Err(invalid("method", "radau", reason));
-        }
         if self.common.stabilization.modifies_field() {
             let reason = "Baumgarte and the continuous stabilizations modify γ or the \
                           accelerations, which an index-3 method never uses";

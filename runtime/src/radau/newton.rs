@@ -8,12 +8,15 @@
 //! ```
 //! and the residual is, per stage,
 //! ```text
-//! F_i = M(Q_i) A_i + G(Q_i)ᵀ Λ_i − Q(t_i, Q_i, V_i),   Φ(t_i, Q_i) / h²
+//! F_i = M(Q_i) A_i + G(Q_i)ᵀ Λ_i − Q(t_i, Q_i, V_i),   Φ(t_i, Q_i) / h²,
+//!       (A(t_i, Q_i) V_i + b(t_i, Q_i)) / h
 //! ```
-//! (the constraint rows scaled by 1/h², as the 1/(βh²) of the Newmark iteration). Its Jacobian
-//! with every tangent frozen at the step start (q0, v0, a0, λ0) is the iteration matrix
+//! (the holonomic rows scaled by 1/h², as the 1/(βh²) of the Newmark iteration; the
+//! nonholonomic rows, index 2, by 1/h, so both are O(1) in the stage accelerations). Its
+//! Jacobian with every tangent frozen at the step start (q0, v0, a0, λ0) is the iteration matrix
 //! ```text
-//! J = [ I⊗M + h² 𝒜²⊗K + h 𝒜⊗C    I⊗Gᵀ ;  𝒜²⊗G    0 ],   K = ∂(M a + Gᵀλ − Q)/∂q,  C = −∂Q/∂v
+//! J = [ I⊗M + h² 𝒜²⊗K + h 𝒜⊗C    I⊗Gᵀ ;  𝒜²⊗Φ_q    0 ;  𝒜⊗A + h 𝒜²⊗N    0 ]
+//! K = ∂(M a + Gᵀλ − Q)/∂q,  C = −∂Q/∂v,  N = ∂(A v + b)/∂q (central differences, k > 0 only)
 //! ```
 //! the Newmark matrix of `implicit/newton.rs` Kronecker'd with the Radau matrix, factored once
 //! by a dense LU of order 3(n + m) and reused across iterations (and across steps while h is
@@ -38,6 +41,7 @@ use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
 
 use super::tableau::RadauTableau;
+use crate::implicit::NhWork;
 use crate::implicit::tangents::{Point, Tangents};
 
 /// The start of a step: t0, (q0, v0) as one slice, a0 and λ0 (consistent).
@@ -87,6 +91,7 @@ pub(crate) struct Test<'a> {
 pub(crate) struct StageSolver {
     n: usize,
     r: usize,
+    dims: Dims,
     pub(crate) tab: RadauTableau,
     lu: DenseLu,
     estimate_lu: DenseLu,
@@ -94,6 +99,11 @@ pub(crate) struct StageSolver {
     g0: DMatrix<f64>,
     k0: DMatrix<f64>,
     c0: DMatrix<f64>,
+    /// N = ∂(A v + b)/∂q at the step start (k × n; empty for k = 0).
+    nh0: DMatrix<f64>,
+    nh_work: NhWork,
+    /// b(t, Q_i) of the stage being evaluated (length k).
+    offset: Vec<f64>,
     mass: DMatrix<f64>,
     jac: DMatrix<f64>,
     force: Vec<f64>,
@@ -122,6 +132,7 @@ impl StageSolver {
         Self {
             n,
             r,
+            dims,
             tab: RadauTableau::new(),
             lu: DenseLu::new(3 * (n + r)),
             estimate_lu: DenseLu::new(n + r),
@@ -129,6 +140,9 @@ impl StageSolver {
             g0: DMatrix::zeros(r, n),
             k0: DMatrix::zeros(n, n),
             c0: DMatrix::zeros(n, n),
+            nh0: DMatrix::zeros(dims.k, n),
+            nh_work: NhWork::new(dims),
+            offset: vec![0.0; dims.k],
             mass: DMatrix::zeros(n, n),
             jac: DMatrix::zeros(r, n),
             force: vec![0.0; n],
@@ -166,6 +180,8 @@ impl StageSolver {
             lambda: start.lambda,
         };
         tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+        self.nh_work
+            .eval(sys, self.dims, start.t, q, v, &mut self.nh0)?;
         self.counters.tangents += 1;
         self.factored_h = None;
         Ok(())
@@ -249,11 +265,12 @@ impl StageSolver {
     /// Block row `si` of J (dynamic rows of stage si with its Gᵀ block, constraint rows of
     /// stage si) from the tangents held in `m0`, `g0`, `k0`, `c0`.
     fn assemble_stage_rows(&mut self, h: f64, si: usize) {
-        let (n, r) = (self.n, self.r);
+        let (n, r, m) = (self.n, self.r, self.dims.m);
         let dyn_rows = 3 * n;
         let j = self.lu.matrix_mut();
         for sj in 0..3 {
-            let (cq, cv) = (h * h * self.tab.a2[si][sj], h * self.tab.a[si][sj]);
+            let (a2, a) = (self.tab.a2[si][sj], self.tab.a[si][sj]);
+            let (cq, cv) = (h * h * a2, h * a);
             for col in 0..n {
                 for row in 0..n {
                     let mut x = cq * self.k0[(row, col)] + cv * self.c0[(row, col)];
@@ -262,9 +279,12 @@ impl StageSolver {
                     }
                     j[(si * n + row, sj * n + col)] = x;
                 }
-                for row in 0..r {
+                for row in 0..m {
+                    j[(dyn_rows + si * r + row, sj * n + col)] = a2 * self.g0[(row, col)];
+                }
+                for row in m..r {
                     j[(dyn_rows + si * r + row, sj * n + col)] =
-                        self.tab.a2[si][sj] * self.g0[(row, col)];
+                        a * self.g0[(row, col)] + h * a2 * self.nh0[(row - m, col)];
                 }
             }
         }
@@ -330,12 +350,7 @@ impl StageSolver {
             kernels::mass(sys, t, q, &mut self.mass)?;
             kernels::jacobian(sys, t, q, &mut self.jac)?;
             kernels::force(sys, t, q, v, &mut self.force)?;
-            let phi_rows = &mut self.res[3 * n + i * r..3 * n + (i + 1) * r];
-            kernels::phi(sys, t, q, phi_rows)?;
-            for x in phi_rows.iter_mut() {
-                self.phi_max = self.phi_max.max(x.abs());
-                *x /= h * h;
-            }
+            self.constraint_rows(sys, t, h, i)?;
             let (a, l) = (
                 &self.acc[i * n..(i + 1) * n],
                 &self.mult[i * r..(i + 1) * r],
@@ -345,6 +360,33 @@ impl StageSolver {
                 let gl: f64 = (0..r).map(|j| self.jac[(j, row)] * l[j]).sum();
                 self.res[i * n + row] = ma + gl - self.force[row];
             }
+        }
+        Ok(())
+    }
+
+    /// Stage i's constraint rows of the residual: Φ/h² and (A V_i + b)/h (module docs), with
+    /// the stage's G already in `jac`; their largest magnitude (unscaled) into `phi_max`.
+    fn constraint_rows<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        i: usize,
+    ) -> Result<(), SimError> {
+        let (n, r, m) = (self.n, self.r, self.dims.m);
+        let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
+        let rows = &mut self.res[3 * n + i * r..3 * n + (i + 1) * r];
+        kernels::phi(sys, t, q, &mut rows[..m])?;
+        if m < r {
+            kernels::nh_offset(sys, t, q, &mut self.offset)?;
+            for (row, x) in rows[m..].iter_mut().enumerate() {
+                let av: f64 = (0..n).map(|j| self.jac[(m + row, j)] * v[j]).sum();
+                *x = av + self.offset[row];
+            }
+        }
+        for (row, x) in rows.iter_mut().enumerate() {
+            self.phi_max = self.phi_max.max(x.abs());
+            *x /= if row < m { h * h } else { h };
         }
         Ok(())
     }
@@ -436,7 +478,7 @@ impl StageSolver {
         ))
     }
 
-    /// ‖Φ‖∞ over the stages at the last residual evaluation.
+    /// max(‖Φ‖∞, ‖A v + b‖∞) over the stages at the last residual evaluation.
     pub(crate) fn constraint_residual(&self) -> f64 {
         self.phi_max
     }
@@ -506,6 +548,7 @@ impl StageSolver {
                 lambda: &self.mult[si * r..(si + 1) * r],
             };
             tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+            self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh0)?;
             self.assemble_stage_rows(h, si);
         }
         self.factored_h = None;
