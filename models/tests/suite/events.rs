@@ -4,7 +4,9 @@
 //! solved with the rod constraint), the block lifted off a table (lift-off at t* = m g / rate)
 //! and the block on a belt (the stick–slip cycle: breakaway at x_s = μ_s m g / k, the slip
 //! phase a harmonic arc about x_k = μ_k m g / k that ends when the block's speed meets the
-//! belt's).
+//! belt's). Every method runs every model, RKSTAB with each drift control; the counters of
+//! every run are one statistics snapshot per model, and the elastic wall pendulum against the
+//! free swing measures what an event costs in right-hand sides.
 //!
 //! Bounds: each method's row gives the bound on the relative error of event times; the adaptive
 //! methods run at rtol 1e-12 (goal of the issue: 1e-10), the constant-step ones at the step
@@ -14,8 +16,9 @@ use mbsim_models::{BeltFriction, BouncingBall, LiftOff, WallPendulum};
 use mbsim_runtime::events::{EventKind, EventOptions, EventRun, simulate};
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, Implicit,
-    Integrator, Problem, Radau, Recorder, Rkstab, Scheme, Stabilization, StepSize,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, ConstrainedSystem, Continuous,
+    ContinuousChoice, FixedStep, HybridOptions, Implicit, Integrator, PartitionOptions, Problem,
+    Radau, Recorder, Rkstab, Scheme, Stabilization, StepSize,
 };
 
 /// The complete elliptic integral of the first kind K(k) by the arithmetic–geometric mean.
@@ -47,7 +50,7 @@ fn methods() -> Vec<(&'static str, Box<dyn Run>, f64)> {
     let implicit = |scheme| {
         Implicit::new(scheme, StepSize::Fixed(1e-4)).with_stabilization(Stabilization::VelocityOnly)
     };
-    vec![
+    let mut list: Vec<(&'static str, Box<dyn Run>, f64)> = vec![
         ("rkstab", Box::new(Rkstab::new(1e-12)), 1e-10),
         ("abm", Box::new(Abm::new(1e-12)), 1e-8),
         ("rk4", Box::new(FixedStep::new(RK4, 1e-3)), 1e-10),
@@ -75,7 +78,52 @@ fn methods() -> Vec<(&'static str, Box<dyn Run>, f64)> {
             ),
             1e-9,
         ),
-    ]
+        ("ampc4", Box::new(adams(AdamsKind::Ampc)), 1e-8),
+    ];
+    // RKSTAB with every other drift control (PStab is `rkstab` above): the events are located
+    // on the same dense output, the drift control only moves the state between steps.
+    let drift_controls = [
+        ("rkstab-ggt", Stabilization::GGt),
+        ("rkstab-sboth", Stabilization::SBoth),
+        ("rkstab-sfull", Stabilization::SFull),
+        ("rkstab-velocity", Stabilization::VelocityOnly),
+        (
+            "rkstab-baumgarte",
+            Stabilization::Baumgarte(Baumgarte::from_chin(20.0, 100.0)),
+        ),
+        (
+            "rkstab-gcp",
+            Stabilization::Partitioned(PartitionOptions::default()),
+        ),
+        (
+            "rkstab-hybrid",
+            Stabilization::Hybrid(HybridOptions::default()),
+        ),
+        (
+            "rkstab-continuous",
+            Stabilization::Continuous(Continuous::new(ContinuousChoice::GGt, 10.0)),
+        ),
+        ("rkstab-none", Stabilization::None),
+    ];
+    for (name, stabilization) in drift_controls {
+        let method = Rkstab::new(1e-12).with_stabilization(stabilization);
+        list.push((name, Box::new(method), 1e-10));
+    }
+    list
+}
+
+/// One line of the statistics snapshot: the events by kind, the segments, and the counters
+/// summed over them (NFCN, steps, rejections, event-function evaluations).
+fn statistics(model: &str, method: &str, out: &EventRun) -> String {
+    let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
+    for r in &out.events {
+        *kinds.entry(r.kind.word()).or_default() += 1;
+    }
+    let s = &out.solution.stats;
+    format!(
+        "{model}/{method}: events {kinds:?} segments {} nfcn {} nstep {} nrejct {} g-evaluations {}\n",
+        out.segments, s.nfcn, s.nstep, s.nrejct, s.event_evaluations
+    )
 }
 
 /// The worst relative error of `times` against `exact` (compared pairwise).
@@ -117,7 +165,7 @@ fn bouncing_ball_on_every_method() {
         exact.push(exact[j - 1] + 2.0 * e.powi(j as i32) * t1);
     }
     let problem = Problem::new(0.0, 5.0, &[h0 + 0.1], &[0.0]);
-    let mut failures = Vec::new();
+    let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&ball, &problem) {
             Ok(out) => out,
@@ -126,6 +174,7 @@ fn bouncing_ball_on_every_method() {
                 continue;
             }
         };
+        lines.push_str(&statistics("ball", name, &out));
         let hits = impacts(&out);
         let times: Vec<f64> = hits.iter().map(|h| h.0).take(20).collect();
         let time_error = worst(&times, &exact);
@@ -164,6 +213,7 @@ fn bouncing_ball_on_every_method() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    insta::assert_snapshot!("ball_statistics", lines);
 }
 
 #[test]
@@ -182,7 +232,7 @@ fn wall_pendulum_on_every_method() {
         exact.push(exact.last().unwrap() + 2.0 * elliptic_k(k) / omega0);
     }
     let problem = Problem::new(0.0, exact[7] + 0.05, &[len, 0.0], &[0.0, 0.0]);
-    let mut failures = Vec::new();
+    let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
             Ok(out) => out,
@@ -191,6 +241,7 @@ fn wall_pendulum_on_every_method() {
                 continue;
             }
         };
+        lines.push_str(&statistics("wall", name, &out));
         let hits = impacts(&out);
         let times: Vec<f64> = hits.iter().map(|h| h.0).collect();
         let time_error = worst(&times, &exact);
@@ -215,6 +266,43 @@ fn wall_pendulum_on_every_method() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    // What an event costs: with e = 1 the pendulum rebounds elastically, so |θ(t)| is the free
+    // swing's (the wall at θ = 0 mirrors it) and the smooth work per unit time is the same;
+    // the free swing (events ignored) against the elastic wall's run over the same span gives
+    // the right-hand sides an event adds (the restart: a new initial step and its growth, and
+    // the steps cut at the event).
+    let elastic = WallPendulum { e: 1.0, ..sys };
+    let mut smooth_rkstab = Rkstab::new(1e-12);
+    smooth_rkstab.common.event_subsamples = usize::MAX;
+    let mut smooth_abm = Abm::new(1e-12);
+    smooth_abm.common.event_subsamples = usize::MAX;
+    let mut smooth_radau =
+        Radau::new(Implicit::adaptive(1e-12)).with_stabilization(Stabilization::VelocityOnly);
+    smooth_radau.common.event_subsamples = usize::MAX;
+    let smooth: [(&str, Box<dyn Run>); 3] = [
+        ("rkstab", Box::new(smooth_rkstab)),
+        ("abm", Box::new(smooth_abm)),
+        ("radau", Box::new(smooth_radau)),
+    ];
+    for (name, method) in smooth {
+        let free = method.run(&elastic, &problem).expect("free swing");
+        assert!(free.events.is_empty(), "{name}: events ignored");
+        let with = methods()
+            .into_iter()
+            .find(|m| m.0 == name)
+            .map(|m| m.1.run(&elastic, &problem).expect("elastic wall run"))
+            .expect("method");
+        let count = with.events.len();
+        let (nfcn, free_nfcn) = (with.solution.stats.nfcn, free.solution.stats.nfcn);
+        let extra = (nfcn as f64 - free_nfcn as f64) / count as f64;
+        eprintln!(
+            "wall e = 1 {name}: nfcn {nfcn} with {count} impacts, {free_nfcn} swinging free: {extra:.0} per event"
+        );
+        lines.push_str(&format!(
+            "wall e = 1/{name}: {count} impacts nfcn {nfcn}; swinging free (events ignored) nfcn {free_nfcn}\n"
+        ));
+    }
+    insta::assert_snapshot!("wall_statistics", lines);
 }
 
 #[test]
@@ -226,7 +314,7 @@ fn lift_off_on_every_method() {
     };
     let t_star = 9.81 / 4.0;
     let problem = Problem::new(0.0, 3.0, &[0.0], &[0.0]);
-    let mut failures = Vec::new();
+    let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
             Ok(out) => out,
@@ -235,6 +323,7 @@ fn lift_off_on_every_method() {
                 continue;
             }
         };
+        lines.push_str(&statistics("lift-off", name, &out));
         let kinds: Vec<&str> = out.events.iter().map(|r| r.kind.word()).collect();
         let lift = out
             .events
@@ -257,6 +346,7 @@ fn lift_off_on_every_method() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    insta::assert_snapshot!("lift_off_statistics", lines);
 }
 
 /// The slip phase from breakaway at x_s with the belt's speed: the smallest τ > 0 at which the
@@ -291,7 +381,7 @@ fn belt_stick_slip_on_every_method() {
         exact.push(last + if j % 2 == 1 { slip } else { stick });
     }
     let problem = Problem::new(0.0, exact[6] + 0.1, &[0.0], &[sys.v_belt]);
-    let mut failures = Vec::new();
+    let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
             Ok(out) => out,
@@ -300,6 +390,7 @@ fn belt_stick_slip_on_every_method() {
                 continue;
             }
         };
+        lines.push_str(&statistics("belt", name, &out));
         let kinds: Vec<&str> = out.events.iter().map(|r| r.kind.word()).collect();
         let times: Vec<f64> = out.events.iter().map(|r| r.t).collect();
         let time_error = worst(&times, &exact);
@@ -312,6 +403,7 @@ fn belt_stick_slip_on_every_method() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    insta::assert_snapshot!("belt_statistics", lines);
 }
 
 /// A pendulum (angle form) with a `stop` when it passes a level, a `handler` event and an event
@@ -419,7 +511,7 @@ fn slider_crank_stop_on_every_method() {
     let x0 = sys.r * theta0.cos() + (sys.l.powi(2) - (sys.r * theta0.sin()).powi(2)).sqrt();
     let problem = Problem::new(0.0, 3.0, &[theta0, x0], &[0.0, 0.0]);
     let energy = |v: &[f64]| 0.5 * sys.j * v[0].powi(2) + 0.5 * sys.m * v[1].powi(2);
-    let mut failures = Vec::new();
+    let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, _) in methods() {
         let out = match method.run(&sys, &problem) {
             Ok(out) => out,
@@ -428,6 +520,7 @@ fn slider_crank_stop_on_every_method() {
                 continue;
             }
         };
+        lines.push_str(&statistics("slider-crank-stop", name, &out));
         let impacts: Vec<&mbsim_runtime::events::EventRecord> = out
             .events
             .iter()
@@ -465,4 +558,5 @@ fn slider_crank_stop_on_every_method() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    insta::assert_snapshot!("slider_crank_stop_statistics", lines);
 }
