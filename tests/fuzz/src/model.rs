@@ -2,7 +2,7 @@
 //! it (`#[model(…)] pub struct Fuzz { pub a: f64, … }`), in one of eight shapes: explicit M and
 //! Q (with holonomic and nonholonomic rows), a Lagrangian, indexed families, planar bodies with
 //! joints, drivers and loads, bodies placed by expressions of q, `body_energy` terms, spatial
-//! bodies in Euler parameters, and any of them with `draw`. Names are sometimes non-ASCII
+//! bodies in Euler parameters, and any of them with `draw` and `events`. Names are sometimes non-ASCII
 //! (`θ`, `ñu`), which Rust accepts as identifiers.
 
 use crate::expr::{Scope, below, chance, expr, number, pick, positive, positive_expr};
@@ -159,6 +159,9 @@ pub fn generate_shape(rng: &mut Rng, shape: Shape) -> Generated {
     }
     if chance(rng, 0.25) {
         b.entry("tangents: true".into());
+    }
+    if chance(rng, 0.3) {
+        events(rng, &mut b, &draw_scope);
     }
     Generated {
         text: b.finish(rng),
@@ -647,6 +650,47 @@ fn spatial(rng: &mut Rng, b: &mut Builder, smooth: bool) -> Scope {
         .flat_map(|n| ["x", "y", "z"].map(|c| format!("{n}_{c}")))
         .collect();
     Scope { q, ..scope }
+}
+
+/// `events: [NAME = g => ACTION, …]`: one to three slots of the four actions, each as the
+/// front end accepts it — stop and handler on g(t, q, v), an impact on a position g with a
+/// restitution of parameters and literals, a friction slot on a v_rel linear in the velocities
+/// with literal coefficients and a normal force of the state.
+fn events(rng: &mut Rng, b: &mut Builder, scope: &Scope) {
+    let position = Scope {
+        v: Vec::new(),
+        p: b.params.clone(),
+        ..scope.clone()
+    };
+    let mut slots = Vec::new();
+    for k in 0..1 + below(rng, 3) {
+        let name = format!("{}{k}", pick(rng, &["hit", "é", "stop_", "ev"]));
+        let direction = *pick(rng, &["rising", "falling", "both"]);
+        let slot = match below(rng, 4) {
+            0 => format!("{name} = {} => stop({direction})", expr(rng, scope, 2)),
+            1 => format!("{name} = {} => handler({direction})", expr(rng, scope, 2)),
+            2 => {
+                let e = match position.p.first() {
+                    Some(p) if chance(rng, 0.5) => format!("0.5 * {p}"),
+                    _ => format!("{:.2}", rng.uniform(0.0, 1.0)),
+                };
+                format!("{name} = {} => impact({e})", expr(rng, &position, 2))
+            }
+            _ if !scope.v.is_empty() => {
+                let v = pick(rng, &scope.v).clone();
+                let coefficient = expr(rng, &position, 1);
+                let offset = expr(rng, &position, 1);
+                let (mu_s, mu_k) = (rng.uniform(0.3, 0.8), rng.uniform(0.1, 0.3));
+                let normal = positive_expr(rng, scope, 1);
+                format!(
+                    "{name} = {v} * ({coefficient}) + {offset} => friction({mu_s:.2}, {mu_k:.2}, {normal})"
+                )
+            }
+            _ => format!("{name} = {} => stop(both)", expr(rng, &position, 2)),
+        };
+        slots.push(slot);
+    }
+    b.entry(format!("events: [{}]", slots.join(", ")));
 }
 
 fn draw(rng: &mut Rng, b: &mut Builder, scope: &Scope) {
