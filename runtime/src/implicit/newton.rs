@@ -530,6 +530,25 @@ impl Newton {
         norm
     }
 
+    /// Factor the iteration matrix of step h at the solution held, unless one for h is held: a
+    /// solve that converged before any correction (a start that already satisfies the step's
+    /// equations — the pendulum released at rest from the horizontal, whose predictor meets
+    /// the dynamics exactly) factors nothing, and the error filter needs one.
+    pub(crate) fn ensure_factored<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        sys: &S,
+        tangents: &mut T,
+        coef: &Coefficients,
+        t_new: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        if self.factored_h == Some(h) {
+            return Ok(());
+        }
+        let (cq, cv) = (coef.beta * h * h * coef.c(), coef.gamma * h * coef.c());
+        self.refresh(sys, tangents, t_new, h, cq, cv, 0)
+    }
+
     /// Δ ← the first n entries of J⁻¹ (M Δ, 0), with J the last factored iteration matrix and
     /// M from the last residual evaluation (the stepper's error filter). Uses `res` as scratch.
     pub(crate) fn filter(&mut self, delta: &mut [f64]) {

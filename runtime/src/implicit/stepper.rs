@@ -268,6 +268,11 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
             }
         }
         result?;
+        if self.error_test.is_some() {
+            let coef = self.coef;
+            self.newton
+                .ensure_factored(sys, &mut self.tangents, &coef, t + h, h)?;
+        }
         let error = self.error_norm(h);
         let n = self.end.qdd.len();
         let (q, v) = self.end.z.split_at_mut(n);
