@@ -208,7 +208,20 @@ pub fn lower(spec: &ModelSpec, model: &mut Model) -> syn::Result<Option<Lowered>
         Expr::Verbatim(tokens) => tokens.clone(),
         other => quote!(#other),
     };
-    let parsed: EventsSyntax = syn::parse2(tokens)?;
+    let mut parsed: EventsSyntax = syn::parse2(tokens)?;
+    // The recursive passes walk these expressions too: the same depth limit as everywhere.
+    for event in &mut parsed.0 {
+        super::limits::check_depth(&mut event.g)?;
+        match &mut event.action {
+            ActionSyntax::Stop(_) | ActionSyntax::Handler(_) => {}
+            ActionSyntax::Impact(e) => super::limits::check_depth(e)?,
+            ActionSyntax::Friction(args) => {
+                for e in args.iter_mut() {
+                    super::limits::check_depth(e)?;
+                }
+            }
+        }
+    }
     let mut lowerer = super::lower::Lowerer::default();
     super::draw::replay_bindings(spec, model, &mut lowerer)?;
     let mut out = Lowered {

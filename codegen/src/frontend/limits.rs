@@ -6,7 +6,7 @@
 //! - [`MAX_NESTING`]: delimiter groups `( [ {` nested in the attribute (checked on the tokens,
 //!   before syn's recursive expression parser sees them: syn overflows an 8 MiB stack at about
 //!   4 000 levels) and expression depth after parsing (method chains `x.sin().sin()…`, unary
-//!   chains, in `draw` too), which the recursive passes (lowering, emission) walk.
+//!   chains, in `draw` and `events` too), which the recursive passes (lowering, emission) walk.
 //! - [`MAX_UNROLLED`]: members of `for` ranges, `let` families, coordinate families and array
 //!   parameters, summed over one model (nested loops multiply): the IFToMM chain in body
 //!   coordinates, the largest model here, unrolls a few hundred.

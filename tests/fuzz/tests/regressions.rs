@@ -68,6 +68,9 @@ cases! {
     truncated_file: "#[model(coordinates: [x], mass: diag(1.0), force: [0.0])]\npub struct" => "unexpected end of input";
     // was a stack overflow in the emitter from a chain inside `draw` (seed 1, input 66896; 21 inputs of the 1 M campaign)
     deep_chain_in_draw: model(&format!("coordinates: [x], mass: diag(1.0), force: [0.0], draw: {{ points: [O = (0.0, 0.0), P = (x{}, 0.0)], segments: [(O, P)] }}", ".sin()".repeat(4096)), "") => "expressions nested more than 256";
+    // was a stack overflow from a chain inside `events` (seed 1, inputs 152158 and 173343 of the 200 k campaign after events joined the generator), and a hang (input 49153)
+    deep_chain_in_events: model(&format!("coordinates: [x], mass: diag(1.0), force: [0.0], events: [e = x{} => stop(both)]", ".sin()".repeat(4096)), "") => "expressions nested more than 256";
+    deep_chain_in_restitution: model(&format!("coordinates: [x], mass: diag(1.0), force: [0.0], events: [e = x => impact(0.5{})]", ".sin()".repeat(4096)), "") => "expressions nested more than 256";
     // was a hang (more than 10 s; seed 1, input 22248; 71 inputs of the 1 M campaign): 65 536 parameters
     huge_array_under_the_unroll_budget: model("coordinates: [x], mass: diag(m[0]), force: [0.0]", "pub m: [f64; 65536]") => "at most 2000";
     // was a panic, `r#_` cannot be a raw identifier (emit.rs; seed 1, input 408014)
