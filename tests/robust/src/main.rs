@@ -1,7 +1,7 @@
 //! The soak: `cargo run --profile test -p mbsim-robust --bin mbsim-soak -- --out out/soak`
-//! runs `--passes` (2) passes of `--draws` (95) random runs for each of the 6 mechanisms × 9
-//! methods of `mbsim_robust::soak` (2 × 95 × 54 = 10 260 runs; each pass and sweep has its own
-//! seed), prints one line per sweep and the totals — runs, finished, failures by class, defects
+//! runs `--passes` (2) passes of `--draws` (95) random runs for each of the 9 mechanisms × 9
+//! methods of `mbsim_robust::soak` (2 × 95 × 81 = 15 390 runs; each pass and sweep has its own
+//! seed; `--models a,b` runs only those), prints one line per sweep and the totals — runs, finished, failures by class, defects
 //! (panics, missing rows, unclassified failures), the longest sweep, resident memory before,
 //! after the first sweep, after each pass and at the end, and the peak — and writes them to
 //! `OUT/soak.json`. Memory is flat when the second pass (the same sweeps, other draws) ends
@@ -29,6 +29,8 @@ fn main() {
     let seed: u64 = value(&args, "--seed", "1").parse().unwrap_or(1);
     let bound: u64 = value(&args, "--bound-secs", "600").parse().unwrap_or(600);
     let out = std::path::PathBuf::from(value(&args, "--out", "out/soak"));
+    let only = value(&args, "--models", "");
+    let chosen = |model: &str| only.is_empty() || only.split(',').any(|m| m == model);
     let start = Instant::now();
     let rss_start = soak::memory_kb().0;
     // The watchdog: the sweep number and when it started.
@@ -57,7 +59,7 @@ fn main() {
     let mut k = 0;
     let mut rss_passes = Vec::new();
     for pass in 0..passes {
-        for subject in &SUBJECTS {
+        for subject in SUBJECTS.iter().filter(|s| chosen(s.model)) {
             for method in METHODS {
                 k += 1;
                 current.store(k, Ordering::SeqCst);

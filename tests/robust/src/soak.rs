@@ -1,7 +1,8 @@
 //! The soak: `mbsim sweep` (the command set's own sweep, `mbsim_cli::sweep::run`) over random
 //! parameters and initial states of the catalog's mechanisms — Andrews, the slider-crank with
 //! its spring, the IFToMM four-bar chain, the over-constrained triple crank and Bricard
-//! linkage, the spatial heavy top — with every general-purpose method (RKSTAB, ABM, AB, AMPC,
+//! linkage, the spatial heavy top, and three models with events (the pendulum striking a wall,
+//! the slider-crank against a stop, the block on a belt with stick–slip friction) — with every general-purpose method (RKSTAB, ABM, AB, AMPC,
 //! MAMPC, Newmark, HHT-α, generalized-α, Radau IIA; HPIM and NPC need a structural model).
 //!
 //! Each (model, method) pair is one sweep of `draws` runs on one thread, `--max-steps`
@@ -28,7 +29,7 @@ pub struct Subject {
 }
 
 /// The mechanisms.
-pub const SUBJECTS: [Subject; 6] = [
+pub const SUBJECTS: [Subject; 9] = [
     Subject {
         model: "andrews",
         t_end: 0.005,
@@ -57,6 +58,22 @@ pub const SUBJECTS: [Subject; 6] = [
     Subject {
         model: "heavy-top",
         t_end: 0.3,
+        h: 1e-3,
+    },
+    // Events (issue 25): impacts with the rod constraint, a stop that closes, stick–slip.
+    Subject {
+        model: "wall-pendulum",
+        t_end: 2.0,
+        h: 1e-3,
+    },
+    Subject {
+        model: "slider-crank-stop",
+        t_end: 1.0,
+        h: 1e-3,
+    },
+    Subject {
+        model: "belt-friction",
+        t_end: 3.0,
         h: 1e-3,
     },
 ];
