@@ -437,6 +437,8 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("spatial-double-pendulum", 6),
         ("spatial-slider-crank", 1),
         ("flyball-governor", 4),
+        // Spatial bodies placed by joint angles: the arm's six joints, no constraints.
+        ("serial-arm", 6),
         // Event models (issue 25): their contacts and friction are not rows of the model
         // (they join in the event loop's modes), so every coordinate is free.
         ("bouncing-ball", 1),

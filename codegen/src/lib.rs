@@ -31,6 +31,7 @@ pub mod number;
 pub mod parse;
 pub mod pool;
 pub mod rust_syntax;
+pub mod spatial_tree;
 pub mod subst;
 mod validate;
 

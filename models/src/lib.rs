@@ -42,6 +42,7 @@ pub mod pendulum;
 pub mod redundant_pendulum;
 pub mod rigid_slider_crank_ch5;
 pub mod rolling_disc;
+pub mod serial_arm;
 pub mod singular_slider_crank;
 pub mod slewing_beam;
 pub mod slider_crank_reformulated;
@@ -78,6 +79,7 @@ pub use pendulum::Pendulum;
 pub use redundant_pendulum::RedundantPendulum;
 pub use rigid_slider_crank_ch5::RigidSliderCrankCh5;
 pub use rolling_disc::RollingDisc;
+pub use serial_arm::SerialArm;
 pub use singular_slider_crank::SingularSliderCrank;
 pub use slewing_beam::SlewingBeamTie;
 pub use slider_crank_reformulated::SliderCrankReformulated;
@@ -101,7 +103,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 32] = [
+static CATALOG: [ModelEntry; 33] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -129,6 +131,7 @@ static CATALOG: [ModelEntry; 32] = [
     spatial_double_pendulum::ENTRY,
     spatial_slider_crank::ENTRY,
     flyball_governor::ENTRY,
+    serial_arm::ENTRY,
     bouncing_ball::ENTRY,
     wall_pendulum::ENTRY,
     lift_off::ENTRY,

@@ -14,6 +14,7 @@ use super::errors::{Row, at, at_mention, map_model_error};
 use super::family::{self, Item};
 use super::lower::Lowerer;
 use super::placed;
+use super::placed_spatial;
 use super::planar;
 use super::spatial;
 use super::syntax::{self, CoordinateSyntax, Entry, MassSyntax, ModelSpec};
@@ -44,10 +45,12 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
     let declared_bodies = match spec.key("bodies") {
         Some((key, value)) => {
             let declared = planar::declare(&mut consts.lowerer, &mut consts.pool, value)?;
-            if let Some(kind) = spatial_kind(&declared, spec)? {
-                for (name, _) in &declared {
-                    for s in spatial::SUFFIXES {
-                        coordinates.push((planar::suffixed(name, s), key.span()));
+            if let Some(kind) = spatial_kind(&declared, spec, key.span())? {
+                if kind == BodyKind::Spatial {
+                    for (name, _) in &declared {
+                        for s in spatial::SUFFIXES {
+                            coordinates.push((planar::suffixed(name, s), key.span()));
+                        }
                     }
                 }
                 Some((declared, kind))
@@ -236,10 +239,12 @@ pub fn assemble(spec: &ModelSpec, item: &ItemStruct) -> syn::Result<Model> {
             &mut rows,
             (&q, &v),
         )?;
-    } else if let Some((declared, BodyKind::Placed)) = &declared_bodies {
+    } else if let Some((declared, kind @ (BodyKind::Placed | BodyKind::PlacedSpatial))) =
+        &declared_bodies
+    {
         parts.placed(
             spec,
-            declared,
+            (declared, *kind),
             &mut builder,
             &mut lowerer,
             &mut rows,
@@ -273,6 +278,8 @@ enum BodyKind {
     Placed,
     /// Spatial bodies with their own coordinates (r, p).
     Spatial,
+    /// Spatial bodies placed by expressions of the declared coordinates.
+    PlacedSpatial,
 }
 
 /// `Some(Spatial)` when the bodies are spatial (`body(m, [jx, jy, jz])`); an error when a model
@@ -280,6 +287,7 @@ enum BodyKind {
 fn spatial_kind(
     declared: &[(String, Item<'_>)],
     spec: &ModelSpec,
+    key: Span,
 ) -> syn::Result<Option<BodyKind>> {
     let spatial = declared
         .iter()
@@ -294,8 +302,24 @@ fn spatial_kind(
         );
         return Err(syn::Error::new(item.expr.span(), msg));
     }
+    if declared.iter().any(|(_, item)| placed_spatial::is_placed_spatial(item)) {
+        if let Some((name, item)) = declared
+            .iter()
+            .find(|(_, item)| !placed_spatial::is_placed_spatial(item))
+        {
+            let msg = format!(
+                "body `{name}` has no placement, but other bodies are placed by expressions of the coordinates: give it one, `body(m, [jx, jy, jz], [x, y, z], rotation)`"
+            );
+            return Err(syn::Error::new(item.expr.span(), msg));
+        }
+        if spec.key("coordinates").is_none() {
+            let msg = "bodies placed by `[x, y, z]` and a rotation are placed by expressions of the coordinates: declare them, `coordinates: [q1, q2, …]`";
+            return Err(syn::Error::new(key, msg));
+        }
+        return Ok(Some(BodyKind::PlacedSpatial));
+    }
     if let Some((k, _)) = spec.key("coordinates") {
-        let msg = "with spatial `bodies`, the coordinates are the bodies' (x, y, z, p0, p1, p2, p3): remove `coordinates`";
+        let msg = "with spatial `bodies`, the coordinates are the bodies' (x, y, z, p0, p1, p2, p3): remove `coordinates` (or place every body by expressions of them, `body(m, [jx, jy, jz], [x, y, z], rotation)`)";
         return Err(syn::Error::new(k.span(), msg));
     }
     Ok(Some(BodyKind::Spatial))
@@ -575,7 +599,7 @@ impl Parts {
     fn placed(
         &mut self,
         spec: &ModelSpec,
-        declared: &[(String, Item<'_>)],
+        (declared, kind): (&[(String, Item<'_>)], BodyKind),
         b: &mut ModelBuilder,
         lw: &mut Lowerer,
         rows: &mut Vec<Row>,
@@ -604,7 +628,12 @@ impl Parts {
         };
         let state = placed::State { q, v };
         let targets = (&mut self.holonomic, &mut self.holonomic_labels);
-        let dynamics = placed::dynamics(spec, declared, b, lw, rows, state, extra, targets)?;
+        let dynamics = match kind {
+            BodyKind::PlacedSpatial => {
+                placed_spatial::dynamics(spec, declared, b, lw, rows, state, extra)?
+            }
+            _ => placed::dynamics(spec, declared, b, lw, rows, state, extra, targets)?,
+        };
         self.mass = Some(dynamics.mass);
         self.force = Some(dynamics.force);
         self.structured = Some(dynamics.energy);

@@ -17,8 +17,9 @@
 //! or, in Lagrangian mode, `kinetic: T` and `potential: V` instead of `mass` (with `force` as
 //! the non-conservative forces): M and Q are derived by [`crate::lagrange`], and by
 //! [`body_energy`] in the structured form for the `body_energy(m, j, [x, y, phi])` terms of T.
-//! `bodies`/`joints`/`loads` are planar ([`planar`], [`placed`]) or spatial in Euler
-//! parameters ([`spatial`], [`spatial_joints`]).
+//! `bodies`/`joints`/`loads` are planar ([`planar`], [`placed`]), spatial in Euler
+//! parameters ([`spatial`], [`spatial_joints`]) or spatial placed by expressions of the
+//! coordinates ([`placed_spatial`]).
 //!
 //! Pipeline: [`syntax`] (syn grammar of the attribute) → [`assemble`] (lowering with [`lower`]
 //! into one pool, shapes, Lagrangian derivation, validation; errors mapped to spans by
@@ -40,6 +41,7 @@ pub mod file;
 pub mod limits;
 pub mod lower;
 pub mod placed;
+pub mod placed_spatial;
 pub mod planar;
 pub mod spatial;
 pub mod spatial_joints;

@@ -112,13 +112,23 @@ pub fn body_parts(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<
         return err(
             span,
             format!(
-                "a spatial `body` takes 2 arguments: `{form}` (bodies placed by expressions are planar only)"
+                "a spatial `body` takes 2 arguments: `{form}`, or 4 when placed by expressions of the coordinates: `body(mass, [jx, jy, jz], [x, y, z], rotation)`"
             ),
         );
     }
-    let b = &item.bindings;
-    let mass = lw.lower_in(pool, b, args[0])?;
-    let rows = super::syntax::array(args[1], "an inertia tensor")?;
+    let mass = lw.lower_in(pool, &item.bindings, args[0])?;
+    Ok((mass, inertia_tensor(lw, pool, &item.bindings, args[1])?))
+}
+
+/// The body-frame inertia tensor J' of `[jx, jy, jz]` (principal moments) or a symmetric 3 × 3
+/// matrix.
+pub(super) fn inertia_tensor(
+    lw: &mut Lowerer,
+    pool: &mut Pool,
+    b: &[(String, i64)],
+    tensor: &Expr,
+) -> Result<M3> {
+    let rows = super::syntax::array(tensor, "an inertia tensor")?;
     let zero = pool.zero();
     let mut j = [[zero; 3]; 3];
     let nested = rows.iter().all(|r| matches!(strip(r), Expr::Array(_)));
@@ -141,7 +151,7 @@ pub fn body_parts(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<
             for (r, c) in [(0, 1), (0, 2), (1, 2)] {
                 if j[r][c] != j[c][r] {
                     return err(
-                        args[1].span(),
+                        tensor.span(),
                         format!(
                             "the inertia tensor is not symmetric: entries ({r}, {c}) and ({c}, {r}) differ"
                         ),
@@ -151,12 +161,12 @@ pub fn body_parts(lw: &mut Lowerer, pool: &mut Pool, item: &Item<'_>) -> Result<
         }
         _ => {
             return err(
-                args[1].span(),
+                tensor.span(),
                 "a spatial inertia is `[jx, jy, jz]` (principal moments) or a 3 × 3 matrix `[[…], […], […]]`",
             );
         }
     }
-    Ok((mass, j))
+    Ok(j)
 }
 
 /// A body reference resolved: position, Euler parameters (the ground's are 0 and (1, 0, 0, 0))

@@ -51,6 +51,7 @@ included! {
     redundant_pendulum: RedundantPendulum;
     rigid_slider_crank_ch5: RigidSliderCrankCh5;
     rolling_disc: RollingDisc;
+    serial_arm: SerialArm;
     singular_slider_crank: SingularSliderCrank;
     slewing_beam_tie: SlewingBeamTie;
     slider_crank_reformulated: SliderCrankReformulated;
