@@ -23,4 +23,5 @@ mod models;
 mod names_and_parameters;
 mod partition;
 mod redundant;
+mod serial_arm;
 mod spatial;

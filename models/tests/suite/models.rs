@@ -14,7 +14,7 @@ use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
 
 /// (registry name, annotated source, struct name) of every model this file covers.
-const MODELS: [(&str, &str, &str); 17] = [
+const MODELS: [(&str, &str, &str); 18] = [
     ("andrews", include_str!("../../src/andrews.rs"), "Andrews"),
     (
         "four-bar-chain",
@@ -95,6 +95,11 @@ const MODELS: [(&str, &str, &str); 17] = [
         "flyball-governor",
         include_str!("../../src/flyball_governor.rs"),
         "FlyballGovernor",
+    ),
+    (
+        "serial-arm",
+        include_str!("../../src/serial_arm.rs"),
+        "SerialArm",
     ),
 ];
 
