@@ -341,10 +341,7 @@ pub fn position(pool: &mut Pool, segments: &[Segment]) -> V3 {
 }
 
 /// Derive M, Q and T from the bodies (adds nodes to `pool`).
-pub fn derive(
-    pool: &mut Pool,
-    system: &SpatialBodies<'_>,
-) -> Result<StructuredSpatial, BodyError> {
+pub fn derive(pool: &mut Pool, system: &SpatialBodies<'_>) -> Result<StructuredSpatial, BodyError> {
     let n = system.q.len();
     if system.extra.len() != n {
         return Err(BodyError::ForceLength {

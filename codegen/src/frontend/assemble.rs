@@ -302,7 +302,10 @@ fn spatial_kind(
         );
         return Err(syn::Error::new(item.expr.span(), msg));
     }
-    if declared.iter().any(|(_, item)| placed_spatial::is_placed_spatial(item)) {
+    if declared
+        .iter()
+        .any(|(_, item)| placed_spatial::is_placed_spatial(item))
+    {
         if let Some((name, item)) = declared
             .iter()
             .find(|(_, item)| !placed_spatial::is_placed_spatial(item))

@@ -203,7 +203,8 @@ impl Scene<'_> {
             let rotation = Orientation::identity(pool);
             return Ok(Value::Vector(vec![Segment { rotation, local }]));
         }
-        let shape = "a rotation matrix is 3 × 3: `[[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]`";
+        let shape =
+            "a rotation matrix is 3 × 3: `[[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]]`";
         if elems.len() != 3 {
             return err(e.span(), shape);
         }
@@ -478,7 +479,13 @@ pub fn dynamics(
             placed: &placed,
             total,
         };
-        let position = scene.vector(lw, pool, bind, args[2], "the position of the centre of mass")?;
+        let position = scene.vector(
+            lw,
+            pool,
+            bind,
+            args[2],
+            "the position of the centre of mass",
+        )?;
         let orientation = match scene.eval(lw, pool, bind, args[3])? {
             Value::Rotation(r) => r,
             other => {

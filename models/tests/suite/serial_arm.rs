@@ -13,7 +13,9 @@
 use mbsim::model;
 use mbsim::spatial::{Axis, euler_angles, rotation_matrix};
 use mbsim_models::{HeavyTop, SerialArm};
-use mbsim_runtime::{ConstrainedSystem, InitOptions, Problem, Recorder, Rkstab, initialize, integrate};
+use mbsim_runtime::{
+    ConstrainedSystem, InitOptions, Problem, Recorder, Rkstab, initialize, integrate,
+};
 use mbsim_testkit::{Rng, assert_entry};
 
 type V = [f64; 3];
@@ -139,10 +141,7 @@ fn inverse_dynamics(links: &[Link], q: &[f64], qd: &[f64], qdd: &[f64], g: f64) 
         rot = mat_mul(&rot, &elementary(link.axis, q[k]));
         let u = mat_vec(&rot, unit(link.axis));
         let omega_new = add(omega, scale(qd[k], u));
-        alpha = add(
-            alpha,
-            add(scale(qdd[k], u), scale(qd[k], cross(omega, u))),
-        );
+        alpha = add(alpha, add(scale(qdd[k], u), scale(qd[k], cross(omega, u))));
         omega = omega_new;
         let com = add(joint, mat_vec(&rot, link.com));
         let c = sub(com, joint);
@@ -186,7 +185,9 @@ fn mass_and_force(sys: &dyn ConstrainedSystem, q: &[f64], v: &[f64]) -> (Vec<Vec
     sys.mass_into(0.0, q, m.as_view_mut());
     let mut f = vec![0.0; n];
     sys.force_into(0.0, q, v, &mut f);
-    let rows = (0..n).map(|i| (0..n).map(|j| m[(i, j)]).collect()).collect();
+    let rows = (0..n)
+        .map(|i| (0..n).map(|j| m[(i, j)]).collect())
+        .collect();
     (rows, f)
 }
 
@@ -289,7 +290,10 @@ fn heavy_top_placed_agrees_with_euler_parameters() {
     let mut worst: f64 = 0.0;
     for (qf, qr) in full.q.iter().zip(&reduced.q) {
         let a = rotation_matrix([qf[3], qf[4], qf[5], qf[6]]);
-        let b = rotation_matrix(euler_angles([Axis::Z, Axis::X, Axis::Z], [qr[0], qr[1], qr[2]]));
+        let b = rotation_matrix(euler_angles(
+            [Axis::Z, Axis::X, Axis::Z],
+            [qr[0], qr[1], qr[2]],
+        ));
         for (ra, rb) in a.iter().zip(&b) {
             for (x, y) in ra.iter().zip(rb) {
                 worst = worst.max((x - y).abs());
