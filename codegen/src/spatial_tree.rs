@@ -125,6 +125,9 @@ pub struct StructuredSpatial {
     pub eom: EquationsOfMotion,
     /// T = ½ Σ_b V_b · h_b.
     pub kinetic: ExprId,
+    /// The number of distinct spatial Jacobian columns (one per joint for a tree in relative
+    /// coordinates, when the columns are shared as the module doc says).
+    pub columns: usize,
 }
 
 /// A spatial vector (ω, v) or force (n, f).
@@ -406,6 +409,7 @@ pub fn derive(pool: &mut Pool, system: &SpatialBodies<'_>) -> Result<StructuredS
     Ok(StructuredSpatial {
         eom: EquationsOfMotion { mass, force },
         kinetic,
+        columns: columns.len(),
     })
 }
 

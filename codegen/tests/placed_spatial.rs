@@ -11,9 +11,10 @@
 
 mod common;
 
-use common::same_kernels;
+use common::{Rng, State, assert_entry, magnitude, run_python_oracle, same_kernels};
 use mbsim_codegen::frontend;
 use quote::quote;
+use serde_json::{Value, json};
 
 /// Structured against hand-written: the same sums of O(1) terms in another order (a few
 /// products of six trigonometric factors), a few ulps of O(10): 1e-12 · (1 + |w|).
@@ -168,6 +169,199 @@ fn tsda_matches_its_potential() {
     let mut hand = frontend::model(hand, item()).expect("hand");
     hand.energy = None;
     same_kernels(&mut bodies, &mut hand, 23, REARRANGED);
+}
+
+#[test]
+fn a_family_of_links_matches_the_links_written_out() {
+    // `if` on the loop index picks the first link's placement; later links hang from the
+    // previous one by `point` and `orientation`.
+    let family = quote!(
+        const N = 3,
+        coordinates: [q[0..N]],
+        bodies: [for i in 0..N {
+            link = body(m, [j1, j2, j3],
+                if i == 0 { [0.0, 0.0, 0.0] } else { point(link[i - 1], [h, 0.0, 0.0]) }
+                    + (if i == 0 { rot_z(q[0]) } else { orientation(link[i - 1]) * rot_y(q[i]) }) * [h, 0.0, 0.0],
+                if i == 0 { rot_z(q[0]) } else { orientation(link[i - 1]) * rot_y(q[i]) })
+        }],
+        loads: [gravity([0.0, 0.0, -g])],
+    );
+    let written = quote!(
+        coordinates: [q[0..3]],
+        bodies: [
+            a = body(m, [j1, j2, j3], rot_z(q[0]) * [h, 0.0, 0.0], rot_z(q[0])),
+            b = body(m, [j1, j2, j3], point(a, [h, 0.0, 0.0]) + orientation(a) * rot_y(q[1]) * [h, 0.0, 0.0],
+                orientation(a) * rot_y(q[1])),
+            c = body(m, [j1, j2, j3], point(b, [h, 0.0, 0.0]) + orientation(b) * rot_y(q[2]) * [h, 0.0, 0.0],
+                orientation(b) * rot_y(q[2])),
+        ],
+        loads: [gravity([0.0, 0.0, -g])],
+    );
+    let mut family = frontend::model(family, item()).expect("a family");
+    let mut written = frontend::model(written, item()).expect("written out");
+    same_kernels(&mut family, &mut written, 50, REARRANGED);
+}
+
+/// The composite-rigid-body form rests on shared columns: in a serial chain of n bodies in
+/// relative coordinates (alternating joint axes, links along x, a sideways centre of mass)
+/// every body beyond joint j has the same column for q_j, so there are n distinct columns, not
+/// n (n + 1) / 2, and M_ij is one composite sum per (i, j).
+#[test]
+fn a_chain_shares_one_column_per_joint() {
+    use mbsim_codegen::pool::{Pool, SymbolKind};
+    use mbsim_codegen::spatial_tree::{
+        Orientation, Segment, SpatialBodies, SpatialBody, derive, identity,
+    };
+    let mut pool = Pool::new();
+    let time = pool.symbol("t", SymbolKind::Time);
+    let n = 6;
+    let q: Vec<_> = (0..n)
+        .map(|i| pool.symbol(&format!("q{i}"), SymbolKind::Coordinate(i)))
+        .collect();
+    let v: Vec<_> = (0..n)
+        .map(|i| pool.symbol(&format!("q{i}_dot"), SymbolKind::Velocity(i)))
+        .collect();
+    let (zero, half, one) = (pool.zero(), pool.rational(1, 2), pool.one());
+    let mut orientation = Orientation::identity(&mut pool);
+    let mut joint: Vec<Segment> = Vec::new();
+    let mut bodies = Vec::new();
+    for (k, &qk) in q.iter().enumerate() {
+        let factor = Orientation::elementary(&mut pool, [2, 1, 0][k % 3], qk);
+        orientation = orientation.then(&mut pool, &factor);
+        let mut position = joint.clone();
+        position.push(Segment {
+            rotation: orientation.clone(),
+            local: [half, half, zero],
+        });
+        joint.push(Segment {
+            rotation: orientation.clone(),
+            local: [one, zero, zero],
+        });
+        bodies.push(SpatialBody {
+            name: format!("link{k}"),
+            mass: one,
+            inertia: identity(&mut pool),
+            orientation: orientation.clone(),
+            position,
+            force: [zero; 3],
+            torque: [zero; 3],
+        });
+    }
+    let extra = vec![zero; n];
+    let system = SpatialBodies {
+        time,
+        q: &q,
+        v: &v,
+        bodies: &bodies,
+        extra: &extra,
+    };
+    let structured = derive(&mut pool, &system).expect("a chain");
+    assert_eq!(structured.columns, n, "one shared column per joint");
+}
+
+/// The oracle's model `chain` (see `tests/oracle/tree.py`): a driven base (rheonomic), an arm
+/// turning about a general axis, a slider on it (prismatic `s`) rolling about its x axis, with
+/// every load kind.
+fn chain() -> mbsim_codegen::Model {
+    frontend::model(
+        quote!(
+            coordinates: [a, b, c, s],
+            bodies: [
+                base = body(m1, [j1x, j1y, j1z], [0.0, 0.0, h], rot_z(a + spin * t)),
+                arm = body(m2, [[j2x, p2, 0.0], [p2, j2y, 0.0], [0.0, 0.0, j2z]],
+                    point(base, [0.0, ey, h]) + orientation(base) * rot([1.0, 2.0, 2.0], b) * [l / 2.0, 0.0, 0.0],
+                    orientation(base) * rot([1.0, 2.0, 2.0], b)),
+                slider = body(m3, [j3x, j3y, j3z],
+                    point(arm, [l / 2.0, 0.0, 0.0]) + orientation(arm) * [s, 0.0, 0.0]
+                        + orientation(arm) * rot_x(c) * [0.0, d, 0.0],
+                    orientation(arm) * rot_x(c)),
+            ],
+            loads: [
+                gravity([0.0, 0.0, -g]),
+                force(slider, [0.0, 0.0, 0.1], [f, -f, 2.0 * f]),
+                torque_local(arm, [0.3, -0.2, 0.5]),
+                spring = tsda(slider, [0.1, 0.0, 0.0], ground, [0.5, 0.5, 2.0], k, cd, l0, 0.0),
+            ],
+        ),
+        quote!(
+            struct Chain {
+                m1: f64, m2: f64, m3: f64,
+                j1x: f64, j1y: f64, j1z: f64,
+                j2x: f64, j2y: f64, j2z: f64, p2: f64,
+                j3x: f64, j3y: f64, j3z: f64,
+                h: f64, ey: f64, l: f64, d: f64, spin: f64, g: f64, f: f64, k: f64, cd: f64, l0: f64,
+            }
+        ),
+    )
+    .expect("the oracle's chain builds")
+}
+
+fn flatten(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(items) if items.iter().all(Value::is_array) => {
+            items.iter().flat_map(flatten).collect()
+        }
+        Value::Array(items) => items
+            .iter()
+            .map(|x| x.as_f64().expect("a number"))
+            .collect(),
+        other => panic!("oracle output is not an array: {other}"),
+    }
+}
+
+/// M and Q against SymPy's Lagrange equations (ω from Rᵀ Ṙ, loads by virtual work) at four
+/// seeded states. Tolerance per entry: 1e-12 · max(|ref|, S), S the largest intermediate
+/// magnitude of the kernel's own graph at the state (the size of the terms whose rounding our
+/// f64 evaluation carries); the oracle errs by half an ulp, and the general axis (1, 2, 2)/3
+/// enters our model rounded to f64 (a relative 1e-16).
+#[test]
+fn chain_agrees_with_the_sympy_oracle() {
+    let mut model = chain();
+    let kernels = mbsim_codegen::kernels::derive(&mut model);
+    let mut rng = Rng::new(0x7472_6565);
+    let params = [
+        2.0, 1.5, 0.8, 0.05, 0.06, 0.04, 0.02, 0.09, 0.1, 0.015, 0.01, 0.02, 0.03, 0.4, 0.1, 0.7,
+        0.05, 0.8, 9.81, 1.2, 30.0, 0.5, 1.1,
+    ];
+    let states: Vec<State> = (0..4)
+        .map(|_| State {
+            t: rng.unit(),
+            q: rng.vec(4, -1.5, 1.5),
+            v: rng.vec(4, -2.0, 2.0),
+            p: params.to_vec(),
+        })
+        .collect();
+    let names: Vec<String> = model.parameters.iter().map(|p| p.name.clone()).collect();
+    assert_eq!(names.len(), params.len());
+    let input = json!({
+        "model": "chain",
+        "params": names.iter().zip(params).map(|(n, x)| (n.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+        "points": states.iter().map(|s| json!({"t": s.t, "q": s.q, "v": s.v})).collect::<Vec<_>>(),
+    });
+    let output = run_python_oracle("tree.py", &input, "tree-chain");
+    let refs = output["points"].as_array().expect("points");
+    assert_eq!(refs.len(), states.len());
+    let mut worst: f64 = 0.0;
+    for (point, (s, r)) in states.iter().zip(refs).enumerate() {
+        let env = s.env(&model);
+        for (name, entries) in [("mass", &kernels.mass.entries), ("force", &kernels.force)] {
+            let got = model.pool.eval_many(entries, &env);
+            let want = flatten(&r[name]);
+            assert_eq!(got.len(), want.len(), "{name}: shape");
+            let size = magnitude(&model.pool, entries, &env);
+            for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                worst = worst.max((g - w).abs() / w.abs().max(size));
+                assert_entry(
+                    &format!("point {point} {name}"),
+                    i,
+                    g,
+                    w,
+                    1e-12 * w.abs().max(size),
+                );
+            }
+        }
+    }
+    eprintln!("placed spatial chain vs SymPy: worst |Δ| / max(|ref|, S) = {worst:.2e}");
 }
 
 /// The message and the source text its span covers (the attribute parsed from text, so the

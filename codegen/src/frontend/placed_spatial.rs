@@ -96,7 +96,11 @@ fn geometric(e: &Expr) -> bool {
         Expr::Unary(u) => geometric(&u.expr),
         Expr::Paren(p) => geometric(&p.expr),
         Expr::Group(g) => geometric(&g.expr),
-        Expr::If(i) => branch(&i.then_branch).is_some_and(geometric),
+        Expr::If(i) => {
+            branch(&i.then_branch).is_some_and(geometric)
+                || i.else_branch.as_ref().is_some_and(|(_, e)| geometric(e))
+        }
+        Expr::Block(b) => branch(&b.block).is_some_and(geometric),
         _ => false,
     }
 }
@@ -148,6 +152,10 @@ impl Scene<'_> {
                 let r = self.eval(lw, pool, b, &x.right)?;
                 binary(pool, e, &x.op, l, r)
             }
+            Expr::Block(block) => match branch(&block.block) {
+                Some(x) => self.eval(lw, pool, b, x),
+                None => err(e.span(), "a block here holds one expression"),
+            },
             Expr::If(i) => {
                 let cond = lw.lower_in(pool, b, &i.cond)?;
                 lw.take_mentions();
