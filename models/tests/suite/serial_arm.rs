@@ -398,7 +398,7 @@ fn double_pendulum_placed_agrees_with_euler_parameters() {
         "3D double pendulum placed by y-x-z angles vs Euler parameters over {t_end} s: max |Δr| {worst:.2e} m; E {e_full:.12} vs {e_placed:.12}"
     );
     assert_entry("energy", 0, e_placed, e_full, 1e-12 * e_full.abs());
-    // Both runs at rtol 1e-11 over 2 s of a chaotic swing (~10³ steps): each errs by ~1e-9 m
-    // at the start, growing with the motion's divergence; 1e-6 m bounds the sum.
-    assert_entry("centres of mass", "max", worst, 0.0, 1e-6);
+    // Both runs at rtol 1e-11 over 2 s (~10³ steps): each errs by ~1e-10 m (measured
+    // together 7e-12 m); 1e-8 m leaves room for the swing's divergence on other platforms.
+    assert_entry("centres of mass", "max", worst, 0.0, 1e-8);
 }
