@@ -336,12 +336,23 @@ impl Scene<'_> {
         b: &[(String, i64)],
         e: &Expr,
     ) -> Result<Option<&Placed>> {
+        Ok(self.body_index(lw, pool, b, e)?.map(|k| &self.placed[k]))
+    }
+
+    /// The index of an earlier body (`None` for the ground).
+    fn body_index(
+        &self,
+        lw: &mut Lowerer,
+        pool: &mut Pool,
+        b: &[(String, i64)],
+        e: &Expr,
+    ) -> Result<Option<usize>> {
         let name = planar::body_name(lw, pool, b, e)?;
         if name == "ground" {
             return Ok(None);
         }
-        match self.placed.iter().find(|p| p.name == name) {
-            Some(p) => Ok(Some(p)),
+        match self.placed.iter().position(|p| p.name == name) {
+            Some(k) => Ok(Some(k)),
             None => {
                 let known: Vec<&str> = self.placed.iter().map(|p| p.name.as_str()).collect();
                 let hint = super::suggest::did_you_mean(&name, known.iter().copied());
@@ -598,19 +609,6 @@ fn loads(
     Ok(gravity)
 }
 
-/// A body reference of a load: its index (`None` for the ground).
-fn target(
-    scene: &Scene<'_>,
-    lw: &mut Lowerer,
-    pool: &mut Pool,
-    b: &[(String, i64)],
-    e: &Expr,
-) -> Result<Option<usize>> {
-    scene.body(lw, pool, b, e)?;
-    let name = planar::body_name(lw, pool, b, e)?;
-    Ok(scene.placed.iter().position(|p| p.name == name))
-}
-
 /// Add the force `f` at the body point with world arm `arm` (from the centre of mass).
 fn apply(pool: &mut Pool, body: &mut SpatialBody, arm: V3, f: V3) {
     let moment = cross(pool, arm, f);
@@ -640,7 +638,7 @@ fn load(
         }
         "force" | "force_local" => {
             arity(3, &format!("{kind}(b, [sx, sy, sz], [fx, fy, fz])"))?;
-            let k = target(scene, lw, pool, b, a[0])?;
+            let k = scene.body_index(lw, pool, b, a[0])?;
             let s = scene.world(lw, pool, b, a[1], "the point")?;
             let f = scene.world(lw, pool, b, a[2], "the force")?;
             if let Some(k) = k {
@@ -655,7 +653,7 @@ fn load(
         }
         "torque" | "torque_local" => {
             arity(2, &format!("{kind}(b, [nx, ny, nz])"))?;
-            let k = target(scene, lw, pool, b, a[0])?;
+            let k = scene.body_index(lw, pool, b, a[0])?;
             let n = scene.world(lw, pool, b, a[1], "the torque")?;
             if let Some(k) = k {
                 let n = match kind.as_str() {
@@ -703,7 +701,7 @@ fn tsda(
     let b = &item.bindings;
     let mut ends = Vec::new();
     for (body, point) in [(a[0], a[1]), (a[2], a[3])] {
-        let k = target(scene, lw, pool, b, body)?;
+        let k = scene.body_index(lw, pool, b, body)?;
         let s = scene.world(lw, pool, b, point, "the point")?;
         let (arm, p) = match k {
             Some(k) => {

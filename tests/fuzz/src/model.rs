@@ -2,7 +2,8 @@
 //! it (`#[model(…)] pub struct Fuzz { pub a: f64, … }`), in one of eight shapes: explicit M and
 //! Q (with holonomic and nonholonomic rows), a Lagrangian, indexed families, planar bodies with
 //! joints, drivers and loads, bodies placed by expressions of q, `body_energy` terms, spatial
-//! bodies in Euler parameters, and any of them with `draw` and `events`. Names are sometimes non-ASCII
+//! bodies in Euler parameters, spatial bodies placed by vector and rotation expressions of q,
+//! and any of them with `draw` and `events`. Names are sometimes non-ASCII
 //! (`θ`, `ñu`), which Rust accepts as identifiers.
 
 use crate::expr::{Scope, below, chance, expr, number, pick, positive, positive_expr};
@@ -25,10 +26,12 @@ pub enum Shape {
     BodyEnergy,
     /// Spatial bodies (inertia tensors), spatial joints and loads.
     Spatial,
+    /// `body(m, J′, position, rotation)` placed by expressions of q (vectors and rotations).
+    PlacedSpatial,
 }
 
 /// Every shape, for uniform choice.
-pub const SHAPES: [Shape; 7] = [
+pub const SHAPES: [Shape; 8] = [
     Shape::Explicit,
     Shape::Lagrangian,
     Shape::Family,
@@ -36,6 +39,7 @@ pub const SHAPES: [Shape; 7] = [
     Shape::Placed,
     Shape::BodyEnergy,
     Shape::Spatial,
+    Shape::PlacedSpatial,
 ];
 
 /// A generated model text and what the numerical check may assume about it.
@@ -153,6 +157,7 @@ pub fn generate_shape(rng: &mut Rng, shape: Shape) -> Generated {
             body_energy(rng, &mut b, smooth)
         }
         Shape::Spatial => spatial(rng, &mut b, smooth),
+        Shape::PlacedSpatial => placed_spatial(rng, &mut b, smooth),
     };
     if chance(rng, 0.3) {
         draw(rng, &mut b, &draw_scope);
@@ -691,6 +696,85 @@ fn events(rng: &mut Rng, b: &mut Builder, scope: &Scope) {
         slots.push(slot);
     }
     b.entry(format!("events: [{}]", slots.join(", ")));
+}
+
+/// Spatial bodies placed by expressions of q: rotations from elementary and constant-axis
+/// factors, later bodies hanging from earlier ones by `point` and `orientation`, with loads.
+fn placed_spatial(rng: &mut Rng, b: &mut Builder, smooth: bool) -> Scope {
+    let n = 1 + below(rng, 3);
+    let scope = base_scope(rng, b, n, smooth);
+    let position = scope.without_v().without_t();
+    let rotation = |rng: &mut Rng| {
+        let angle = expr(rng, &position, 2);
+        match below(rng, 4) {
+            0 => format!("rot_x({angle})"),
+            1 => format!("rot_y({angle})"),
+            2 => format!("rot_z({angle})"),
+            _ => format!("rot([1.0, 1.0, 0.0], {angle})"),
+        }
+    };
+    let count = 1 + below(rng, 3);
+    let names: Vec<String> = (0..count).map(|i| format!("t{i}")).collect();
+    let mut bodies = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let inertia = format!("[{}, {}, {}]", positive(rng), positive(rng), positive(rng));
+        let own = rotation(rng);
+        let (place, turn) = match i {
+            0 => (format!("{} * {}", own, point3(rng)), own),
+            _ if chance(rng, 0.3) => (
+                format!(
+                    "[{}, {}, {}]",
+                    expr(rng, &position, 2),
+                    number(rng),
+                    number(rng)
+                ),
+                own,
+            ),
+            _ => {
+                let parent = &names[i - 1];
+                let turn = format!("orientation({parent}) * {own}");
+                (
+                    format!(
+                        "point({parent}, {}) + {turn} * {}",
+                        point3(rng),
+                        point3(rng)
+                    ),
+                    turn,
+                )
+            }
+        };
+        bodies.push(format!(
+            "{name} = body({}, {inertia}, {place}, {turn})",
+            positive(rng)
+        ));
+    }
+    b.entry(format!("bodies: [{}]", bodies.join(", ")));
+    let mut loads = vec!["gravity([0.0, 0.0, -9.81])".to_string()];
+    for _ in 0..below(rng, 3) {
+        let body = pick(rng, &names).clone();
+        loads.push(match below(rng, 4) {
+            0 => format!(
+                "force({body}, {}, [{}, 0.0, 1.0])",
+                point3(rng),
+                number(rng)
+            ),
+            1 => format!("torque_local({body}, [{}, 0.0, 0.0])", number(rng)),
+            2 => format!("torque({body}, [0.0, {}, 0.0])", number(rng)),
+            _ => format!(
+                "tsda(ground, {}, {body}, {}, {}, {}, {}, 0.0)",
+                point3(rng),
+                point3(rng),
+                positive(rng),
+                positive(rng),
+                positive(rng)
+            ),
+        });
+    }
+    b.entry(format!("loads: [{}]", loads.join(", ")));
+    if chance(rng, 0.3) {
+        b.entry(format!("potential: {}", expr(rng, &position, 2)));
+    }
+    position
 }
 
 fn draw(rng: &mut Rng, b: &mut Builder, scope: &Scope) {
