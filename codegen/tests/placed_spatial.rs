@@ -412,6 +412,9 @@ mistakes! {
     a_matrix_of_two_rows:
         "coordinates: [a], bodies: [top = body(m, [j1, j2, j3], [0.0, 0.0, h], [[1.0, 0.0], [0.0, 1.0]])]"
         => "a rotation matrix is 3 × 3" on "[[1.0, 0.0], [0.0, 1.0]]";
+    a_constant_matrix_that_is_no_rotation:
+        "coordinates: [a], bodies: [top = body(m, [j1, j2, j3], [0.0, 0.0, h], rot_z(a) * [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]])]"
+        => "this matrix is not a rotation" on "[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]";
     a_velocity_in_the_placement:
         "coordinates: [a], bodies: [top = body(m, [j1, j2, j3], [0.0, 0.0, h * a_dot], rot_z(a))]"
         => "placement of body `top` depends on the velocity `a_dot`" on "body(m, [j1, j2, j3], [0.0, 0.0, h * a_dot], rot_z(a))";

@@ -20,8 +20,8 @@
 //! - a rotation: `rot_x(a)`, `rot_y(a)`, `rot_z(a)` (about a coordinate axis by the angle a,
 //!   any expression of t and q), `rot([ux, uy, uz], a)` (about a constant axis, normalised at
 //!   generation time), `orientation(b)` (an earlier body's; the ground's is 1), a 3 × 3 matrix
-//!   `[[…], […], […]]` of expressions (it must be a rotation: nothing can check that
-//!   symbolically), and products `R1 * R2`;
+//!   `[[…], […], […]]` of expressions (it must be a rotation: checked when its entries are
+//!   numbers, the user's responsibility when they are expressions), and products `R1 * R2`;
 //! - `if` on generation-time values (`if i == 0 { … } else { … }`) around either, for families.
 //!
 //! The rotation keeps its factors, so the angular velocity's columns are the joint axes
@@ -227,6 +227,7 @@ impl Scene<'_> {
                 m[r][c] = lw.lower_in(pool, b, x)?;
             }
         }
+        check_constant_rotation(pool, &m, e)?;
         let moves = m.iter().flatten().any(|&x| {
             pool.mentions(x, |s| {
                 matches!(s.kind, SymbolKind::Coordinate(_) | SymbolKind::Time)
@@ -401,6 +402,39 @@ impl Scene<'_> {
         let v = self.vector(lw, pool, b, e, what)?;
         Ok(spatial_tree::position(pool, &v))
     }
+}
+
+/// A matrix of numbers must be a rotation (RᵀR = 1 and det R = 1 to 1e-9: entries typed with
+/// ten digits pass); one with symbols cannot be checked when the code is generated.
+fn check_constant_rotation(pool: &Pool, m: &M3, e: &Expr) -> Result<()> {
+    let mut numbers = [[0.0; 3]; 3];
+    for (r, row) in m.iter().enumerate() {
+        for (c, &x) in row.iter().enumerate() {
+            match pool.as_number(x) {
+                Some(n) => numbers[r][c] = n.to_f64(),
+                None => return Ok(()),
+            }
+        }
+    }
+    let column = |c: usize| [numbers[0][c], numbers[1][c], numbers[2][c]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mut worst: f64 = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = if i == j { 1.0 } else { 0.0 };
+            worst = worst.max((dot(column(i), column(j)) - want).abs());
+        }
+    }
+    let (a, b, c) = (column(0), column(1), column(2));
+    let det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+        + a[2] * (b[0] * c[1] - b[1] * c[0]);
+    if worst > 1e-9 || (det - 1.0).abs() > 1e-9 {
+        let msg = format!(
+            "this matrix is not a rotation: |RᵀR − 1| reaches {worst:.1e}, det R = {det:.6} (a rotation has orthonormal columns and det 1)"
+        );
+        return err(e.span(), msg);
+    }
+    Ok(())
 }
 
 enum Axis {
