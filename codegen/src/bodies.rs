@@ -98,14 +98,15 @@ pub enum BodyError {
 type Spatial = [ExprId; 3];
 
 /// Index of a distinct spatial column.
-type ColumnId = usize;
+pub(crate) type ColumnId = usize;
 
 /// One body's kinematics: its nonzero columns (coordinate, column id), spatial inertia entries
-/// (a, b, c, m) of [[a, b, c], [b, m, 0], [c, 0, m]], and its net spatial force F − ḣ|_{v̇=0}.
-struct BodyTerms {
-    columns: Vec<(usize, ColumnId)>,
-    inertia: [ExprId; 4],
-    net_force: Spatial,
+/// (here (a, b, c, m) of [[a, b, c], [b, m, 0], [c, 0, m]]; `spatial_tree.rs` has ten), and
+/// its net spatial force F − ḣ|_{v̇=0}.
+pub(crate) struct BodyTerms<const N: usize, const K: usize> {
+    pub(crate) columns: Vec<(usize, ColumnId)>,
+    pub(crate) inertia: [ExprId; K],
+    pub(crate) net_force: [ExprId; N],
 }
 
 /// Derive M, Q and T from the bodies (adds nodes to `pool`).
@@ -165,7 +166,7 @@ pub fn derive(pool: &mut Pool, system: &Bodies<'_>) -> Result<Structured, BodyEr
     let half = pool.rational(1, 2);
     let kinetic = pool.add(&kinetic);
     let kinetic = pool.mul2(half, kinetic);
-    let mass = assemble_mass(pool, n, &columns, &terms);
+    let mass = assemble_mass(pool, n, &columns, &terms, times_inertia);
     let force = assemble_force(pool, system.extra, &columns, &terms);
     Ok(Structured {
         eom: EquationsOfMotion { mass, force },
@@ -253,17 +254,21 @@ fn applied_force(pool: &mut Pool, [fx, fy, tau]: [ExprId; 3], x: ExprId, y: Expr
     [pool.add(&[tau, x_fy, minus_y_fx]), fx, fy]
 }
 
-fn dot(pool: &mut Pool, a: Spatial, b: Spatial) -> ExprId {
-    let products = [0, 1, 2].map(|k| pool.mul2(a[k], b[k]));
+/// a · b for spatial vectors (or forces) of any length.
+pub(crate) fn dot<const N: usize>(pool: &mut Pool, a: [ExprId; N], b: [ExprId; N]) -> ExprId {
+    let products: [ExprId; N] = std::array::from_fn(|k| pool.mul2(a[k], b[k]));
     pool.add(&products)
 }
 
-/// M_ij = Σ over the groups of bodies sharing the columns (s_i, s_j): s_iᵀ (Σ_S I_b) s_j.
-fn assemble_mass(
+/// M_ij = Σ over the groups of bodies sharing the columns (s_i, s_j): s_iᵀ (Σ_S I_b) s_j, for
+/// spatial vectors of length N and inertias of K entries (`times` is I s); shared by the planar
+/// bodies here and the spatial ones of `spatial_tree.rs`.
+pub(crate) fn assemble_mass<const N: usize, const K: usize>(
     pool: &mut Pool,
     n: usize,
-    columns: &[Spatial],
-    terms: &[BodyTerms],
+    columns: &[[ExprId; N]],
+    terms: &[BodyTerms<N, K>],
+    times: impl Fn(&mut Pool, &[ExprId; K], [ExprId; N]) -> [ExprId; N],
 ) -> Vec<Vec<ExprId>> {
     let mut groups: BTreeMap<(usize, usize, ColumnId, ColumnId), Vec<usize>> = BTreeMap::new();
     for (b, body) in terms.iter().enumerate() {
@@ -273,16 +278,16 @@ fn assemble_mass(
             }
         }
     }
-    let mut composite: FxHashMap<Vec<usize>, [ExprId; 4]> = FxHashMap::default();
-    let mut weighted: FxHashMap<(Vec<usize>, ColumnId), Spatial> = FxHashMap::default();
+    let mut composite: FxHashMap<Vec<usize>, [ExprId; K]> = FxHashMap::default();
+    let mut weighted: FxHashMap<(Vec<usize>, ColumnId), [ExprId; N]> = FxHashMap::default();
     let mut parts: BTreeMap<(usize, usize), Vec<ExprId>> = BTreeMap::new();
     for ((i, j, ci, cj), set) in groups {
         let key = (set, cj);
         let w = match weighted.get(&key) {
             Some(&w) => w,
             None => {
-                let sum = composite_inertia(pool, &mut composite, &key.0, terms);
-                let w = times_inertia(pool, &sum, columns[cj]);
+                let sum = composite_sum(pool, &mut composite, &key.0, |b| terms[b].inertia);
+                let w = times(pool, &sum, columns[cj]);
                 weighted.insert(key, w);
                 w
             }
@@ -300,18 +305,18 @@ fn assemble_mass(
     mass
 }
 
-/// Σ_{b ∈ set} I_b, entry by entry, memoised per set.
-fn composite_inertia(
+/// Σ_{b ∈ set} of a per-body array, entry by entry, memoised per set.
+fn composite_sum<const K: usize>(
     pool: &mut Pool,
-    cache: &mut FxHashMap<Vec<usize>, [ExprId; 4]>,
+    cache: &mut FxHashMap<Vec<usize>, [ExprId; K]>,
     set: &[usize],
-    terms: &[BodyTerms],
-) -> [ExprId; 4] {
+    of: impl Fn(usize) -> [ExprId; K],
+) -> [ExprId; K] {
     if let Some(&sum) = cache.get(set) {
         return sum;
     }
-    let sum = [0, 1, 2, 3].map(|k| {
-        let parts: Vec<ExprId> = set.iter().map(|&b| terms[b].inertia[k]).collect();
+    let sum = std::array::from_fn(|k| {
+        let parts: Vec<ExprId> = set.iter().map(|&b| of(b)[k]).collect();
         pool.add(&parts)
     });
     cache.insert(set.to_vec(), sum);
@@ -319,11 +324,11 @@ fn composite_inertia(
 }
 
 /// Q_j = extra_j + Σ over the groups of bodies sharing column s of coordinate j: s · Σ_S F_b.
-fn assemble_force(
+pub(crate) fn assemble_force<const N: usize, const K: usize>(
     pool: &mut Pool,
     extra: &[ExprId],
-    columns: &[Spatial],
-    terms: &[BodyTerms],
+    columns: &[[ExprId; N]],
+    terms: &[BodyTerms<N, K>],
 ) -> Vec<ExprId> {
     let mut groups: BTreeMap<(usize, ColumnId), Vec<usize>> = BTreeMap::new();
     for (b, body) in terms.iter().enumerate() {
@@ -331,20 +336,10 @@ fn assemble_force(
             groups.entry((j, c)).or_default().push(b);
         }
     }
-    let mut composite: FxHashMap<Vec<usize>, Spatial> = FxHashMap::default();
+    let mut composite: FxHashMap<Vec<usize>, [ExprId; N]> = FxHashMap::default();
     let mut parts: Vec<Vec<ExprId>> = extra.iter().map(|&e| vec![e]).collect();
     for ((j, c), set) in groups {
-        let sum = match composite.get(&set) {
-            Some(&sum) => sum,
-            None => {
-                let sum = [0, 1, 2].map(|k| {
-                    let fs: Vec<ExprId> = set.iter().map(|&b| terms[b].net_force[k]).collect();
-                    pool.add(&fs)
-                });
-                composite.insert(set, sum);
-                sum
-            }
-        };
+        let sum = composite_sum(pool, &mut composite, &set, |b| terms[b].net_force);
         let e = dot(pool, columns[c], sum);
         parts[j].push(e);
     }

@@ -34,12 +34,11 @@
 //! of mass with the couple τ is the spatial force (τ + r × f, f) at the origin.
 //! T = ½ Σ_b V_b · h_b.
 
-use crate::bodies::BodyError;
+use crate::bodies::{self, BodyError, ColumnId, assemble_force, assemble_mass};
 use crate::diff::Direction;
 use crate::lagrange::{EquationsOfMotion, first_velocity};
 use crate::pool::{ExprId, Pool};
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 
 /// A 3-vector of expressions.
 pub type V3 = [ExprId; 3];
@@ -136,16 +135,8 @@ type Six = [ExprId; 6];
 /// The ten entries of a spatial inertia at the origin: Ī (xx, yy, zz, xy, xz, yz), h, m.
 type Inertia = [ExprId; 10];
 
-/// Index of a distinct spatial column.
-type ColumnId = usize;
-
-/// One body's nonzero columns (coordinate, column id), spatial inertia and net force
-/// F − ḣ|_{v̇=0}.
-struct BodyTerms {
-    columns: Vec<(usize, ColumnId)>,
-    inertia: Inertia,
-    net_force: Six,
-}
+/// One body's columns, inertia and net force (the assembly is `bodies.rs`'s).
+type BodyTerms = bodies::BodyTerms<6, 10>;
 
 // --- small algebra on expressions ---
 
@@ -394,7 +385,7 @@ pub fn derive(pool: &mut Pool, system: &SpatialBodies<'_>) -> Result<StructuredS
             _ => body.force[k - 3],
         });
         let net_force = std::array::from_fn(|k| pool.sub(applied[k], rate[k]));
-        kinetic.push(dot6(pool, velocity, momentum));
+        kinetic.push(bodies::dot(pool, velocity, momentum));
         terms.push(BodyTerms {
             columns: nonzero,
             inertia,
@@ -404,7 +395,7 @@ pub fn derive(pool: &mut Pool, system: &SpatialBodies<'_>) -> Result<StructuredS
     let half = pool.rational(1, 2);
     let kinetic = pool.add(&kinetic);
     let kinetic = pool.mul2(half, kinetic);
-    let mass = assemble_mass(pool, n, &columns, &terms);
+    let mass = assemble_mass(pool, n, &columns, &terms, times_inertia);
     let force = assemble_force(pool, system.extra, &columns, &terms);
     Ok(StructuredSpatial {
         eom: EquationsOfMotion { mass, force },
@@ -531,92 +522,4 @@ fn momentum_rate(
         let cross_k = if k < 3 { moment[k] } else { force[k - 3] };
         pool.add2(inertial[k], cross_k)
     })
-}
-
-fn dot6(pool: &mut Pool, a: Six, b: Six) -> ExprId {
-    let products: Vec<ExprId> = (0..6).map(|k| pool.mul2(a[k], b[k])).collect();
-    pool.add(&products)
-}
-
-/// M_ij = Σ over the groups of bodies sharing the columns (s_i, s_j): s_iᵀ (Σ_S I_b) s_j.
-fn assemble_mass(
-    pool: &mut Pool,
-    n: usize,
-    columns: &[Six],
-    terms: &[BodyTerms],
-) -> Vec<Vec<ExprId>> {
-    let mut groups: BTreeMap<(usize, usize, ColumnId, ColumnId), Vec<usize>> = BTreeMap::new();
-    for (b, body) in terms.iter().enumerate() {
-        for (k, &(i, ci)) in body.columns.iter().enumerate() {
-            for &(j, cj) in &body.columns[k..] {
-                groups.entry((i, j, ci, cj)).or_default().push(b);
-            }
-        }
-    }
-    let mut composite: FxHashMap<Vec<usize>, Inertia> = FxHashMap::default();
-    let mut weighted: FxHashMap<(Vec<usize>, ColumnId), Six> = FxHashMap::default();
-    let mut parts: BTreeMap<(usize, usize), Vec<ExprId>> = BTreeMap::new();
-    for ((i, j, ci, cj), set) in groups {
-        let key = (set, cj);
-        let w = match weighted.get(&key) {
-            Some(&w) => w,
-            None => {
-                let sum = composite_sum(pool, &mut composite, &key.0, |b| terms[b].inertia);
-                let w = times_inertia(pool, &sum, columns[cj]);
-                weighted.insert(key, w);
-                w
-            }
-        };
-        let entry = dot6(pool, columns[ci], w);
-        parts.entry((i, j)).or_default().push(entry);
-    }
-    let zero = pool.zero();
-    let mut mass = vec![vec![zero; n]; n];
-    for ((i, j), entries) in parts {
-        let e = pool.add(&entries);
-        mass[i][j] = e;
-        mass[j][i] = e;
-    }
-    mass
-}
-
-/// Σ_{b ∈ set} of a per-body array, entry by entry, memoised per set.
-fn composite_sum<const K: usize>(
-    pool: &mut Pool,
-    cache: &mut FxHashMap<Vec<usize>, [ExprId; K]>,
-    set: &[usize],
-    of: impl Fn(usize) -> [ExprId; K],
-) -> [ExprId; K] {
-    if let Some(&sum) = cache.get(set) {
-        return sum;
-    }
-    let sum = std::array::from_fn(|k| {
-        let parts: Vec<ExprId> = set.iter().map(|&b| of(b)[k]).collect();
-        pool.add(&parts)
-    });
-    cache.insert(set.to_vec(), sum);
-    sum
-}
-
-/// Q_j = extra_j + Σ over the groups of bodies sharing column s of coordinate j: s · Σ_S F_b.
-fn assemble_force(
-    pool: &mut Pool,
-    extra: &[ExprId],
-    columns: &[Six],
-    terms: &[BodyTerms],
-) -> Vec<ExprId> {
-    let mut groups: BTreeMap<(usize, ColumnId), Vec<usize>> = BTreeMap::new();
-    for (b, body) in terms.iter().enumerate() {
-        for &(j, c) in &body.columns {
-            groups.entry((j, c)).or_default().push(b);
-        }
-    }
-    let mut composite: FxHashMap<Vec<usize>, Six> = FxHashMap::default();
-    let mut parts: Vec<Vec<ExprId>> = extra.iter().map(|&e| vec![e]).collect();
-    for ((j, c), set) in groups {
-        let sum = composite_sum(pool, &mut composite, &set, |b| terms[b].net_force);
-        let e = dot6(pool, columns[c], sum);
-        parts[j].push(e);
-    }
-    parts.iter().map(|p| pool.add(p)).collect()
 }
