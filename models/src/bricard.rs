@@ -33,6 +33,19 @@ use mbsim::spatial::{BodyState, axis_angle, set_body};
         hinge5 = revolute(bar[4], [len / 2.0, 0.0, 0.0], [0.0, -1.0, 0.0], ground, [0.0, 0.0, len], [1.0, 0.0, 0.0]),
     ],
     loads: [gravity([0.0, -g, 0.0])],
+    draw: {
+        up: y,
+        points: [
+            P0 = at(bar[0], [-len / 2.0, 0.0, 0.0]),
+            P1 = at(bar[1], [-len / 2.0, 0.0, 0.0]),
+            P2 = at(bar[2], [-len / 2.0, 0.0, 0.0]),
+            P3 = at(bar[3], [-len / 2.0, 0.0, 0.0]),
+            P4 = at(bar[4], [-len / 2.0, 0.0, 0.0]),
+            P5 = at(bar[4], [len / 2.0, 0.0, 0.0]),
+            G = (0.0, 0.0, len),
+        ],
+        segments: [(P0, P1), (P1, P2), (P2, P3), (P3, P4), (P4, P5), (P5, G), (G, P0)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bricard {

@@ -48,6 +48,23 @@ use mbsim::spatial::{BodyState, axis_angle, set_body};
         spring1 = tsda(slider, [cube / 2.0, 0.0, 0.0], rod1, [0.0, 0.0, -e], k, c, l0, 0.0),
         spring2 = tsda(slider, [-cube / 2.0, 0.0, 0.0], rod2, [0.0, 0.0, -e], k, c, l0, 0.0),
     ],
+    draw: {
+        points: [
+            S0 = at(shaft, [0.0, 0.0, -len / 2.0]),
+            S1 = at(shaft, [0.0, 0.0, len / 2.0]),
+            H1 = at(shaft, [xab / 2.0, 0.0, len / 2.0]),
+            H2 = at(shaft, [-xab / 2.0, 0.0, len / 2.0]),
+            B1 = at(rod1, [0.0, 0.0, len / 2.0 - e]),
+            B2 = at(rod2, [0.0, 0.0, len / 2.0 - e]),
+            M1 = at(rod1, [0.0, 0.0, -e]),
+            M2 = at(rod2, [0.0, 0.0, -e]),
+            K1 = at(slider, [cube / 2.0, 0.0, 0.0]),
+            K2 = at(slider, [-cube / 2.0, 0.0, 0.0]),
+            KT = at(slider, [0.0, 0.0, cube / 2.0]),
+            KB = at(slider, [0.0, 0.0, -cube / 2.0]),
+        ],
+        segments: [(S0, S1), (H1, H2), (H1, B1), (H2, B2), (M1, K1), (M2, K2), (K1, KT), (KT, K2), (K2, KB), (KB, K1)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlyballGovernor {

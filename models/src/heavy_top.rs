@@ -22,6 +22,18 @@ use mbsim::spatial::{Axis, BodyState, euler_angles, rotation_matrix, set_body};
     bodies: [top = body(m, [ja, ja, jc])],
     joints: [tip = spherical(top, [0.0, 0.0, -h], ground, [0.0, 0.0, 0.0])],
     loads: [gravity([0.0, 0.0, -g])],
+    draw: {
+        points: [
+            O = (0.0, 0.0, 0.0),
+            C = at(top, [0.0, 0.0, 0.0]),
+            A = at(top, [0.0, 0.0, h / 2.0]),
+            R1 = at(top, [h / 2.0, 0.0, 0.0]),
+            R2 = at(top, [0.0, h / 2.0, 0.0]),
+            R3 = at(top, [-h / 2.0, 0.0, 0.0]),
+            R4 = at(top, [0.0, -h / 2.0, 0.0]),
+        ],
+        segments: [(O, C), (C, A), (R1, R2), (R2, R3), (R3, R4), (R4, R1), (O, R1), (O, R3), (C, R2), (C, R4)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeavyTop {

@@ -28,6 +28,15 @@ use mbsim::spatial::{BodyState, axis_angle, rotation_matrix, set_body};
         elbow = spherical(rod1, [0.0, 0.0, -l1 / 2.0], rod2, [0.0, 0.0, l2 / 2.0]),
     ],
     loads: [gravity([0.0, 0.0, -g])],
+    draw: {
+        points: [
+            O = (0.0, 0.0, 0.0),
+            E = at(rod1, [0.0, 0.0, -l1 / 2.0]),
+            T = at(rod2, [0.0, 0.0, -l2 / 2.0]),
+            F = (0.0, 0.0, -l1 - l2),
+        ],
+        segments: [(O, E), (E, T), (O, F)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpatialDoublePendulum {

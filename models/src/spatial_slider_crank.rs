@@ -34,6 +34,16 @@ use mbsim::spatial::{BodyState, axis_angle, from_matrix, set_body};
         guide = translational(ground, [0.0, ey, ez], [1.0, 0.0, 0.0], slider, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
     ],
     loads: [gravity([0.0, 0.0, -g])],
+    draw: {
+        points: [
+            O = (0.0, 0.0, 0.0),
+            A = at(crank, [0.0, rc, 0.0]),
+            B = at(rod, [-len / 2.0, 0.0, 0.0]),
+            G0 = (0.0, ey, ez),
+            G1 = (2.0 * len, ey, ez),
+        ],
+        segments: [(O, A), (A, B), (G0, G1)],
+    },
 )]
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpatialSliderCrank {

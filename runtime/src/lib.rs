@@ -29,7 +29,7 @@
 //! - `system.rs`: the kernel contract [`ConstrainedSystem`] (unchanged by the integrators);
 //!   `tangent.rs`: the optional [`TangentSystem`] and [`Energy`]; `table.rs`: any kernel by its
 //!   row of the one kernel table ([`table::call`]). All three are expanded from that table.
-//!   `drawing.rs`: the optional [`Drawing`] of planar models (points and segments for
+//!   `drawing.rs`: the optional [`Drawing`] of planar and spatial models (points and segments for
 //!   animations); the `as_tangents`/`as_energy`/`as_drawing` views of `ConstrainedSystem` reach
 //!   the optional parts through a `&dyn ConstrainedSystem`.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].

@@ -770,6 +770,9 @@ impl ::mbsim::__private::ConstrainedSystem for Bricard {
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
         assert_eq!(out.len(), 35, "out has the wrong shape");
@@ -3232,5 +3235,61 @@ impl ::mbsim::__private::Energy for Bricard {
         out[0] = q[1] * self.m * self.g + q[8] * self.m * self.g
             + q[15] * self.m * self.g + q[22] * self.m * self.g
             + q[29] * self.m * self.g;
+    }
+}
+impl ::mbsim::__private::Drawing for Bricard {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn up(&self) -> usize {
+        1
+    }
+    fn point_names(&self) -> &'static [&'static str] {
+        &["P0", "P1", "P2", "P3", "P4", "P5", "G"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 0)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
+        assert_eq!(out.len(), 21, "out must have 3 entries per point ({})", 21);
+        let x0 = q[32].powi(2) + q[31].powi(2) - q[34].powi(2) - q[33].powi(2);
+        let x1 = 2.0 * q[32] * q[33] + 2.0 * q[31] * q[34];
+        let x2 = 2.0 * q[32] * q[34] - 2.0 * q[31] * q[33];
+        out[0] = q[0]
+            - 1.0 / 2.0 * self.len
+                * (q[4].powi(2) + q[3].powi(2) - q[6].powi(2) - q[5].powi(2));
+        out[1] = q[1] - 1.0 / 2.0 * self.len * (2.0 * q[4] * q[5] + 2.0 * q[3] * q[6]);
+        out[2] = q[2] - 1.0 / 2.0 * self.len * (2.0 * q[4] * q[6] - 2.0 * q[3] * q[5]);
+        out[3] = q[7]
+            - 1.0 / 2.0 * self.len
+                * (q[11].powi(2) + q[10].powi(2) - q[13].powi(2) - q[12].powi(2));
+        out[4] = q[8]
+            - 1.0 / 2.0 * self.len * (2.0 * q[11] * q[12] + 2.0 * q[10] * q[13]);
+        out[5] = q[9]
+            - 1.0 / 2.0 * self.len * (2.0 * q[11] * q[13] - 2.0 * q[10] * q[12]);
+        out[6] = q[14]
+            - 1.0 / 2.0 * self.len
+                * (q[18].powi(2) + q[17].powi(2) - q[20].powi(2) - q[19].powi(2));
+        out[7] = q[15]
+            - 1.0 / 2.0 * self.len * (2.0 * q[18] * q[19] + 2.0 * q[17] * q[20]);
+        out[8] = q[16]
+            - 1.0 / 2.0 * self.len * (2.0 * q[18] * q[20] - 2.0 * q[17] * q[19]);
+        out[9] = q[21]
+            - 1.0 / 2.0 * self.len
+                * (q[25].powi(2) + q[24].powi(2) - q[27].powi(2) - q[26].powi(2));
+        out[10] = q[22]
+            - 1.0 / 2.0 * self.len * (2.0 * q[25] * q[26] + 2.0 * q[24] * q[27]);
+        out[11] = q[23]
+            - 1.0 / 2.0 * self.len * (2.0 * q[25] * q[27] - 2.0 * q[24] * q[26]);
+        out[12] = q[28] - 1.0 / 2.0 * self.len * x0;
+        out[13] = q[29] - 1.0 / 2.0 * self.len * x1;
+        out[14] = q[30] - 1.0 / 2.0 * self.len * x2;
+        out[15] = q[28] + 1.0 / 2.0 * self.len * x0;
+        out[16] = q[29] + 1.0 / 2.0 * self.len * x1;
+        out[17] = q[30] + 1.0 / 2.0 * self.len * x2;
+        out[18] = 0.0;
+        out[19] = 0.0;
+        out[20] = self.len;
     }
 }

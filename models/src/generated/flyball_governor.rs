@@ -697,6 +697,9 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
             structurally_redundant: &[],
         })
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
         assert_eq!(out.len(), 24, "out has the wrong shape");
@@ -2770,5 +2773,101 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
             - x202 * x345 - 2.0 * x306 * x346 - 2.0 * x310 * x347 - 2.0 * x314 * x348;
         gamma[23] = -x252 * x290 - x241 * x343 - x253 * x292 - x242 * x344 - x254 * x337
             - x243 * x345 - 2.0 * x338 * x346 - 2.0 * x339 * x347 - 2.0 * x340 * x348;
+    }
+}
+impl ::mbsim::__private::Drawing for FlyballGovernor {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn point_names(&self) -> &'static [&'static str] {
+        &["S0", "S1", "H1", "H2", "B1", "B2", "M1", "M2", "K1", "K2", "KT", "KB"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[
+            (0, 1),
+            (2, 3),
+            (2, 4),
+            (3, 5),
+            (6, 8),
+            (7, 9),
+            (8, 10),
+            (10, 9),
+            (9, 11),
+            (11, 8),
+        ]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
+        assert_eq!(out.len(), 36, "out must have 3 entries per point ({})", 36);
+        let x0 = 2.0 * q[4] * q[6];
+        let x1 = x0 + 2.0 * q[3] * q[5];
+        let x2 = 2.0 * q[5] * q[6] - 2.0 * q[3] * q[4];
+        let x3 = q[6].powi(2);
+        let x4 = q[3].powi(2);
+        let x5 = -q[5].powi(2);
+        let x6 = q[4].powi(2);
+        let x7 = x3 + x4 + x5 - x6;
+        let x8 = 1.0 / 2.0 * self.len;
+        let x9 = q[0] + x8 * x1;
+        let x10 = q[1] + x8 * x2;
+        let x11 = q[2] + x8 * x7;
+        let x12 = x6 + x4 - x3 + x5;
+        let x13 = 2.0 * q[4] * q[5] + 2.0 * q[3] * q[6];
+        let x14 = x0 - 2.0 * q[3] * q[5];
+        let x15 = -1.0 / 2.0 * self.mball * self.len / (self.mrod + self.mball);
+        let x16 = x8 + x15;
+        let x17 = 2.0 * q[18] * q[20] + 2.0 * q[17] * q[19];
+        let x18 = 2.0 * q[19] * q[20] - 2.0 * q[17] * q[18];
+        let x19 = q[20].powi(2) + q[17].powi(2) - q[19].powi(2) - q[18].powi(2);
+        let x20 = 2.0 * q[25] * q[27] + 2.0 * q[24] * q[26];
+        let x21 = 2.0 * q[26] * q[27] - 2.0 * q[24] * q[25];
+        let x22 = q[27].powi(2) + q[24].powi(2) - q[26].powi(2) - q[25].powi(2);
+        let x23 = q[11].powi(2);
+        let x24 = q[10].powi(2);
+        let x25 = q[13].powi(2);
+        let x26 = -q[12].powi(2);
+        let x27 = x23 + x24 - x25 + x26;
+        let x28 = 2.0 * q[11] * q[12] + 2.0 * q[10] * q[13];
+        let x29 = 2.0 * q[11] * q[13];
+        let x30 = x29 - 2.0 * q[10] * q[12];
+        let x31 = x29 + 2.0 * q[10] * q[12];
+        let x32 = 2.0 * q[12] * q[13] - 2.0 * q[10] * q[11];
+        let x33 = x25 + x24 + x26 - x23;
+        out[0] = q[0] - 1.0 / 2.0 * self.len * x1;
+        out[1] = q[1] - 1.0 / 2.0 * self.len * x2;
+        out[2] = q[2] - 1.0 / 2.0 * self.len * x7;
+        out[3] = x9;
+        out[4] = x10;
+        out[5] = x11;
+        out[6] = x9 + 1.0 / 2.0 * self.xab * x12;
+        out[7] = x10 + 1.0 / 2.0 * self.xab * x13;
+        out[8] = x11 + 1.0 / 2.0 * self.xab * x14;
+        out[9] = x9 - 1.0 / 2.0 * self.xab * x12;
+        out[10] = x10 - 1.0 / 2.0 * self.xab * x13;
+        out[11] = x11 - 1.0 / 2.0 * self.xab * x14;
+        out[12] = q[14] + x16 * x17;
+        out[13] = q[15] + x16 * x18;
+        out[14] = q[16] + x16 * x19;
+        out[15] = q[21] + x16 * x20;
+        out[16] = q[22] + x16 * x21;
+        out[17] = q[23] + x16 * x22;
+        out[18] = q[14] + x15 * x17;
+        out[19] = q[15] + x15 * x18;
+        out[20] = q[16] + x15 * x19;
+        out[21] = q[21] + x15 * x20;
+        out[22] = q[22] + x15 * x21;
+        out[23] = q[23] + x15 * x22;
+        out[24] = q[7] + 1.0 / 2.0 * self.cube * x27;
+        out[25] = q[8] + 1.0 / 2.0 * self.cube * x28;
+        out[26] = q[9] + 1.0 / 2.0 * self.cube * x30;
+        out[27] = q[7] - 1.0 / 2.0 * self.cube * x27;
+        out[28] = q[8] - 1.0 / 2.0 * self.cube * x28;
+        out[29] = q[9] - 1.0 / 2.0 * self.cube * x30;
+        out[30] = q[7] + 1.0 / 2.0 * self.cube * x31;
+        out[31] = q[8] + 1.0 / 2.0 * self.cube * x32;
+        out[32] = q[9] + 1.0 / 2.0 * self.cube * x33;
+        out[33] = q[7] - 1.0 / 2.0 * self.cube * x31;
+        out[34] = q[8] - 1.0 / 2.0 * self.cube * x32;
+        out[35] = q[9] - 1.0 / 2.0 * self.cube * x33;
     }
 }

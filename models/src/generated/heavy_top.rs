@@ -195,6 +195,9 @@ impl ::mbsim::__private::ConstrainedSystem for HeavyTop {
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.len(), 4, "out has the wrong shape");
@@ -478,5 +481,57 @@ impl ::mbsim::__private::Energy for HeavyTop {
         assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = q[2] * self.m * self.g;
+    }
+}
+impl ::mbsim::__private::Drawing for HeavyTop {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "C", "A", "R1", "R2", "R3", "R4"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (3, 4), (4, 5), (5, 6), (6, 3), (0, 3), (0, 5), (1, 4), (1, 6)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 7, "q must have n = {} entries", 7);
+        assert_eq!(out.len(), 21, "out must have 3 entries per point ({})", 21);
+        let x0 = 2.0 * q[4] * q[6];
+        let x1 = 2.0 * q[5] * q[6];
+        let x2 = q[6].powi(2);
+        let x3 = q[3].powi(2);
+        let x4 = q[5].powi(2);
+        let x5 = -x4;
+        let x6 = q[4].powi(2);
+        let x7 = -x6;
+        let x8 = -x2;
+        let x9 = x6 + x3 + x8 + x5;
+        let x10 = 2.0 * q[4] * q[5];
+        let x11 = x10 + 2.0 * q[3] * q[6];
+        let x12 = x0 - 2.0 * q[3] * q[5];
+        let x13 = x10 - 2.0 * q[3] * q[6];
+        let x14 = x4 + x3 + x8 + x7;
+        let x15 = x1 + 2.0 * q[3] * q[4];
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = 0.0;
+        out[3] = q[0];
+        out[4] = q[1];
+        out[5] = q[2];
+        out[6] = q[0] + 1.0 / 2.0 * self.h * (x0 + 2.0 * q[3] * q[5]);
+        out[7] = q[1] + 1.0 / 2.0 * self.h * (x1 - 2.0 * q[3] * q[4]);
+        out[8] = q[2] + 1.0 / 2.0 * self.h * (x2 + x3 + x5 + x7);
+        out[9] = q[0] + 1.0 / 2.0 * self.h * x9;
+        out[10] = q[1] + 1.0 / 2.0 * self.h * x11;
+        out[11] = q[2] + 1.0 / 2.0 * self.h * x12;
+        out[12] = q[0] + 1.0 / 2.0 * self.h * x13;
+        out[13] = q[1] + 1.0 / 2.0 * self.h * x14;
+        out[14] = q[2] + 1.0 / 2.0 * self.h * x15;
+        out[15] = q[0] - 1.0 / 2.0 * self.h * x9;
+        out[16] = q[1] - 1.0 / 2.0 * self.h * x11;
+        out[17] = q[2] - 1.0 / 2.0 * self.h * x12;
+        out[18] = q[0] - 1.0 / 2.0 * self.h * x13;
+        out[19] = q[1] - 1.0 / 2.0 * self.h * x14;
+        out[20] = q[2] - 1.0 / 2.0 * self.h * x15;
     }
 }

@@ -314,6 +314,9 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialDoublePendulum {
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 14, "q must have n = {} entries", 14);
         assert_eq!(out.len(), 8, "out has the wrong shape");
@@ -886,5 +889,38 @@ impl ::mbsim::__private::Energy for SpatialDoublePendulum {
         assert_eq!(q.len(), 14, "q must have n = {} entries", 14);
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = q[2] * self.m1 * self.g + q[9] * self.m2 * self.g;
+    }
+}
+impl ::mbsim::__private::Drawing for SpatialDoublePendulum {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "E", "T", "F"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (0, 3)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 14, "q must have n = {} entries", 14);
+        assert_eq!(out.len(), 12, "out must have 3 entries per point ({})", 12);
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = 0.0;
+        out[3] = q[0] - 1.0 / 2.0 * self.l1 * (2.0 * q[4] * q[6] + 2.0 * q[3] * q[5]);
+        out[4] = q[1] - 1.0 / 2.0 * self.l1 * (2.0 * q[5] * q[6] - 2.0 * q[3] * q[4]);
+        out[5] = q[2]
+            - 1.0 / 2.0 * self.l1
+                * (q[6].powi(2) + q[3].powi(2) - q[5].powi(2) - q[4].powi(2));
+        out[6] = q[7]
+            - 1.0 / 2.0 * self.l2 * (2.0 * q[11] * q[13] + 2.0 * q[10] * q[12]);
+        out[7] = q[8]
+            - 1.0 / 2.0 * self.l2 * (2.0 * q[12] * q[13] - 2.0 * q[10] * q[11]);
+        out[8] = q[9]
+            - 1.0 / 2.0 * self.l2
+                * (q[13].powi(2) + q[10].powi(2) - q[12].powi(2) - q[11].powi(2));
+        out[9] = 0.0;
+        out[10] = 0.0;
+        out[11] = -self.l1 - self.l2;
     }
 }

@@ -446,6 +446,9 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
     fn as_energy(&self) -> Option<&dyn ::mbsim::__private::Energy> {
         Some(self)
     }
+    fn as_drawing(&self) -> Option<&dyn ::mbsim::__private::Drawing> {
+        Some(self)
+    }
     fn phi_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
         assert_eq!(out.len(), 20, "out has the wrong shape");
@@ -1379,5 +1382,40 @@ impl ::mbsim::__private::Energy for SpatialSliderCrank {
         assert_eq!(out.len(), 1, "out has the wrong shape");
         out[0] = q[2] * self.mcrank * self.g + q[9] * self.mrod * self.g
             + q[16] * self.mslider * self.g;
+    }
+}
+impl ::mbsim::__private::Drawing for SpatialSliderCrank {
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn point_names(&self) -> &'static [&'static str] {
+        &["O", "A", "B", "G0", "G1"]
+    }
+    fn segments(&self) -> &'static [(usize, usize)] {
+        &[(0, 1), (1, 2), (3, 4)]
+    }
+    fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+        assert_eq!(out.len(), 15, "out must have 3 entries per point ({})", 15);
+        out[0] = 0.0;
+        out[1] = 0.0;
+        out[2] = 0.0;
+        out[3] = q[0] + self.rc * (2.0 * q[4] * q[5] - 2.0 * q[3] * q[6]);
+        out[4] = q[1]
+            + self.rc * (q[5].powi(2) + q[3].powi(2) - q[6].powi(2) - q[4].powi(2));
+        out[5] = q[2] + self.rc * (2.0 * q[5] * q[6] + 2.0 * q[3] * q[4]);
+        out[6] = q[7]
+            - 1.0 / 2.0 * self.len
+                * (q[11].powi(2) + q[10].powi(2) - q[13].powi(2) - q[12].powi(2));
+        out[7] = q[8]
+            - 1.0 / 2.0 * self.len * (2.0 * q[11] * q[12] + 2.0 * q[10] * q[13]);
+        out[8] = q[9]
+            - 1.0 / 2.0 * self.len * (2.0 * q[11] * q[13] - 2.0 * q[10] * q[12]);
+        out[9] = 0.0;
+        out[10] = self.ey;
+        out[11] = self.ez;
+        out[12] = 2.0 * self.len;
+        out[13] = self.ey;
+        out[14] = self.ez;
     }
 }
