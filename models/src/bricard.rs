@@ -41,10 +41,9 @@ use mbsim::spatial::{BodyState, axis_angle, set_body};
             P2 = at(bar[2], [-len / 2.0, 0.0, 0.0]),
             P3 = at(bar[3], [-len / 2.0, 0.0, 0.0]),
             P4 = at(bar[4], [-len / 2.0, 0.0, 0.0]),
-            P5 = at(bar[4], [len / 2.0, 0.0, 0.0]),
-            G = (0.0, 0.0, len),
+            P5 = (0.0, 0.0, len),
         ],
-        segments: [(P0, P1), (P1, P2), (P2, P3), (P3, P4), (P4, P5), (P5, G), (G, P0)],
+        segments: [(P0, P1), (P1, P2), (P2, P3), (P3, P4), (P4, P5), (P5, P0)],
     },
 )]
 #[derive(Clone, Debug, PartialEq)]
