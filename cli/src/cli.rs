@@ -83,7 +83,8 @@ pub enum Command {
     #[cfg(feature = "builtin")]
     /// Reproduce a published table: Chin's 3.1, 4.1, 4.2, 4.6, 4.7, 4.8, p10, p11, chin5; Wu's wu2, wu3,
     /// wu-alpha; Haug's 7.4.1, 7.4.2, 7.4.3, 7.4.4, 7.4.6, 7.4.7, 7.4.8, ex7.4.5, 7.4.11;
-    /// pstab-adams (PStab on Adams methods, ours); or all.
+    /// pstab-adams (PStab on Adams methods, ours); iftomm (the IFToMM basic set A01-A05 beside
+    /// EXUDYN; not in all); or all.
     Repro {
         /// Table name.
         table: String,

@@ -122,3 +122,52 @@ fn table_4_7_shows_the_rejected_reading_and_passes() {
     );
     assert!(stdout.contains("all acceptance checks passed"), "{stdout}");
 }
+
+/// `repro iftomm` on short spans (1/200 of each; the benchmark itself is `mbsim repro iftomm`):
+/// every problem runs and reaches the high-accuracy class against its reference, the EXUDYN
+/// peer runs A01–A03 through the same plumbing (the oracle interpreter: `$ORACLE_PYTHON` or
+/// `.venv`, whose requirements pin exudyn; a missing peer fails here), our references agree with
+/// SciPy's, and the table has its five rows with finite accuracies and CPU times.
+#[test]
+fn iftomm_plumbing_on_short_spans() {
+    use mbsim_cli::repro::iftomm;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("iftomm");
+    let settings = iftomm::Settings {
+        span_scale: 0.005,
+        peer: true,
+    };
+    let table = iftomm::table(&dir, settings).expect("runs");
+    println!("{}", table.render());
+    assert_eq!(table.rows.len(), 5);
+    for row in &table.rows {
+        assert!(row.ours[0].is_finite() && row.ours[1] > 0.0, "{}", row.label);
+    }
+    for row in &table.rows[..3] {
+        assert!(row.ours[2].is_finite() && row.ours[3] > 0.0, "EXUDYN on {}", row.label);
+    }
+    assert!(table.checks.iter().all(|c| c.1), "{:?}", table.checks);
+}
+
+/// The references of A01 and A02 against what they must satisfy: sn against its special values
+/// (K(1/2) from A&S Table 17.1, sn(K) = 1) and the pendulum at the other horizontal after the
+/// half period 2K/ω (sn is flat there, so round-off of u barely moves it: 1e-12); the chain's
+/// B0 stays on the unit circle and first moves along +x, as the specification starts it.
+#[test]
+fn iftomm_references_hold_their_invariants() {
+    use mbsim_cli::repro::iftomm::{chain_reference, jacobi_sn, pendulum_reference};
+    let (sn0, k) = jacobi_sn(0.0, 0.5);
+    assert!(sn0.abs() < 1e-15);
+    // K(1/2) = 1.854074677301372 (A&S Table 17.1).
+    assert!((k - 1.854_074_677_301_372).abs() < 1e-14, "K(0.5) = {k}");
+    assert!((jacobi_sn(k, 0.5).0 - 1.0).abs() < 1e-14);
+    let half_period = 2.0 * k / 9.81_f64.sqrt();
+    let p = pendulum_reference(half_period);
+    assert!((p[0] + 1.0).abs() < 1e-12 && p[1].abs() < 1e-12, "{p:?}");
+    assert!((pendulum_reference(0.0)[0] - 1.0).abs() < 1e-15);
+    let kappa = mbsim_models::four_bar_chain::kappa(40, 1.0, 9.81);
+    let times: Vec<f64> = (0..=400).map(|i| 0.05 * f64::from(i)).collect();
+    let b0 = chain_reference(&times);
+    assert!(b0.iter().all(|p| ((p[0] * p[0] + p[1] * p[1]).sqrt() - 1.0).abs() < 1e-14));
+    assert!(b0[1][0] > 0.0, "B0 moves along +x first");
+    assert!(kappa > 11.0 && kappa < 11.1);
+}

@@ -9,7 +9,9 @@
 //! `chin5_start` its unstated start angle swept).
 //! The Adams family's tables: [`wu`] (\[WU\] Table 2, Table 3, the α-sweep), [`haug`] (\[HAUG\]
 //! Tables 7.4.1–7.4.4/7.4.10) and [`haug_adams`] (7.4.6–7.4.9, Example 7.4.5, 7.4.11/12).
-//! \[HPIM\]'s Tables 1, 2 and Figs. 3–4, 6–7: [`hpim`].
+//! \[HPIM\]'s Tables 1, 2 and Figs. 3–4, 6–7: [`hpim`]. The IFToMM basic set A01–A05 as a
+//! benchmark beside EXUDYN: [`iftomm`] (`repro iftomm`, not part of `all`: its peer runs for
+//! minutes).
 //!
 //! Verdicts: a table's checks are checks of this code against its source, and a failed one
 //! makes `repro` exit non-zero; a table that is a reading the source's own numbers rule out is
@@ -30,6 +32,7 @@ pub mod haug;
 pub mod haug_adams;
 mod heat_map;
 pub mod hpim;
+pub mod iftomm;
 pub mod manipulator;
 pub mod multistep;
 pub mod slider;
@@ -303,6 +306,7 @@ pub const TABLES: [&str; 32] = [
 pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
     let which: Vec<&str> = match table {
         "all" => TABLES.to_vec(),
+        "iftomm" => vec!["iftomm"],
         t if TABLES.contains(&t) => vec![t],
         t => return Err(AppError::UnknownTable(t.to_string())),
     };
@@ -350,6 +354,7 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "hpim2" => hpim::table_2()?,
             "hpim-slot" => hpim::slot_figures()?,
             "hpim-beam" => hpim::beam_figures()?,
+            "iftomm" => iftomm::table(out, iftomm::Settings { span_scale: 1.0, peer: true })?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());
