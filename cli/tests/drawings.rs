@@ -107,3 +107,68 @@ fn four_bar_coupler_has_its_length() {
         1e-10,
     );
 }
+
+/// The spatial models' drawings (3D, `at(body, s')` points) against their joints: at the
+/// consistent initial state a point drawn on one body coincides with the joint it shares with
+/// the next, so the drawn links have their lengths — Bricard's five bars (|P_k P_k+1| = 1,
+/// the last one ending on the fixed P5), the governor's rods from the shaft's hinges to the
+/// balls (|H B| = len), the top's tip-to-centre distance h, the double pendulum's rods, the
+/// slider-crank's crank and rod with the rod's end on the guide. Same tolerance as above.
+#[test]
+fn spatial_drawings_close_their_joints() {
+    let cases: [(&str, &[(&str, &str, &str)]); 5] = [
+        (
+            "bricard",
+            &[
+                ("P0", "P1", "len"),
+                ("P1", "P2", "len"),
+                ("P2", "P3", "len"),
+                ("P3", "P4", "len"),
+                ("P4", "P5", "len"),
+            ],
+        ),
+        (
+            "flyball-governor",
+            &[
+                ("H1", "B1", "len"),
+                ("H2", "B2", "len"),
+                ("S0", "S1", "len"),
+            ],
+        ),
+        ("heavy-top", &[("O", "C", "h")]),
+        (
+            "spatial-double-pendulum",
+            &[("O", "E", "l1"), ("E", "T", "l2")],
+        ),
+        (
+            "spatial-slider-crank",
+            &[("O", "A", "rc"), ("A", "B", "len")],
+        ),
+    ];
+    for (model, links) in cases {
+        let entry =
+            mbsim::runtime::catalog::find(mbsim_models::catalog(), model).expect("in the catalog");
+        let sys = (entry.build)();
+        let (q0, v0) = (entry.initial)(sys.as_ref());
+        let init =
+            initialize(sys.as_ref(), 0.0, &q0, &v0, &InitOptions::default()).expect("consistent");
+        let drawing = sys.as_drawing().expect("the model draws itself");
+        assert_eq!(drawing.dimension(), 3, "{model}");
+        let points = drawing.points3(0.0, &init.q);
+        let at = |n: &str| {
+            let i = drawing.point_names().iter().position(|p| *p == n);
+            points[i.unwrap_or_else(|| panic!("{model}: no point {n}"))]
+        };
+        for &(a, b, parameter) in links {
+            let (pa, pb) = (at(a), at(b));
+            let d = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2) + (pa[2] - pb[2]).powi(2))
+                .sqrt();
+            let length = sys.parameter(parameter).expect("a parameter");
+            assert_entry(model, format!("|{a}{b}|"), d, length, 1e-10);
+        }
+    }
+    // Bricard's drawing says y is up (its gravity is along -y); the others keep z.
+    let bricard =
+        mbsim::runtime::catalog::find(mbsim_models::catalog(), "bricard").expect("bricard");
+    assert_eq!((bricard.build)().as_drawing().map(|d| d.up()), Some(1));
+}

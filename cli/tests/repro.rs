@@ -140,10 +140,18 @@ fn iftomm_plumbing_on_short_spans() {
     println!("{}", table.render());
     assert_eq!(table.rows.len(), 5);
     for row in &table.rows {
-        assert!(row.ours[0].is_finite() && row.ours[1] > 0.0, "{}", row.label);
+        assert!(
+            row.ours[0].is_finite() && row.ours[1] > 0.0,
+            "{}",
+            row.label
+        );
     }
     for row in &table.rows[..3] {
-        assert!(row.ours[2].is_finite() && row.ours[3] > 0.0, "EXUDYN on {}", row.label);
+        assert!(
+            row.ours[2].is_finite() && row.ours[3] > 0.0,
+            "EXUDYN on {}",
+            row.label
+        );
     }
     assert!(table.checks.iter().all(|c| c.1), "{:?}", table.checks);
 }
@@ -167,7 +175,10 @@ fn iftomm_references_hold_their_invariants() {
     let kappa = mbsim_models::four_bar_chain::kappa(40, 1.0, 9.81);
     let times: Vec<f64> = (0..=400).map(|i| 0.05 * f64::from(i)).collect();
     let b0 = chain_reference(&times);
-    assert!(b0.iter().all(|p| ((p[0] * p[0] + p[1] * p[1]).sqrt() - 1.0).abs() < 1e-14));
+    assert!(
+        b0.iter()
+            .all(|p| ((p[0] * p[0] + p[1] * p[1]).sqrt() - 1.0).abs() < 1e-14)
+    );
     assert!(b0[1][0] > 0.0, "B0 moves along +x first");
     assert!(kappa > 11.0 && kappa < 11.1);
 }

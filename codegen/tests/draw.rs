@@ -2,7 +2,10 @@
 //! positions as code of q and the parameters, a `let` usable) and every mistake as one located
 //! error with its message — unknown point in a segment (with "did you mean"), a velocity in a
 //! point, a point declared twice, a segment from a point to itself, an unknown field, a
-//! position that is not a pair.
+//! position of the wrong arity, 2D and 3D points mixed, `up` on a planar drawing or naming no
+//! axis, `at` on something that is not a body or with a point of the wrong dimension. Spatial
+//! drawings: the items `at(body, s')` and `up` emit (their positions are checked against the
+//! joints they must meet in `cli/tests/drawings.rs`).
 
 use mbsim_codegen::frontend::{self, file};
 use proc_macro2::TokenStream;
@@ -78,8 +81,28 @@ fn drawing_mistakes_are_located_errors() {
             "unknown field `point` of `draw`; did you mean `points`?",
         ),
         (
-            quote!({ points: [O = (0.0, 0.0, 1.0)] }),
-            "a point's position is a pair `(x, y)`",
+            quote!({ points: [O = (0.0, 0.0, 1.0, 2.0)] }),
+            "a point's position is `(x, y)`, `(x, y, z)` or `at(body, [sx, sy, sz])`",
+        ),
+        (
+            quote!({ points: [O = (0.0, 0.0), A = (a, 0.0, 1.0)] }),
+            "the drawing's points are 2D (from `O` on), but `A` is 3D",
+        ),
+        (
+            quote!({ up: y, points: [O = (0.0, 0.0)] }),
+            "`up` is for spatial drawings",
+        ),
+        (
+            quote!({ up: w, points: [O = (0.0, 0.0, 0.0)] }),
+            "`up` is the vertical axis of a spatial drawing: x, y or z",
+        ),
+        (
+            quote!({ points: [O = at(wheel, [0.0, 0.0, 0.0])] }),
+            "`wheel` is not a body of this model's `bodies` entry",
+        ),
+        (
+            quote!({ points: [O = at(wheel)] }),
+            "`at` takes a body and a body-frame point",
         ),
         (quote!({ points: [O = (b, 0.0)] }), "unknown identifier `b`"),
     ];
@@ -90,4 +113,43 @@ fn drawing_mistakes_are_located_errors() {
             "draw: {draw}\nexpected: {expected}\ngot: {got}"
         );
     }
+}
+
+/// A drawing with `at(body, s')` on an Euler-parameter body is spatial (`dimension() = 3`,
+/// `up() = 1` for `up: y`, three entries per point); one on a planar body stays planar (no
+/// `dimension` override, so planar models' expansions are unchanged); a 3D point on a planar
+/// body is refused.
+#[test]
+fn body_points_are_emitted_for_spatial_and_planar_bodies() {
+    let spatial = expanded(quote!(
+        bodies: [rod = body(2.0, [1.0, 1.0, 0.5])],
+        joints: [pin = spherical(rod, [0.0, 0.0, l], ground, [0.0, 0.0, 0.0])],
+        draw: { up: y, points: [O = (0.0, 0.0, 0.0), E = at(rod, [0.0, 0.0, -l])], segments: [(O, E)] },
+    ));
+    assert!(
+        spatial.contains("fn dimension(&self) -> usize {\n        3"),
+        "{spatial}"
+    );
+    assert!(
+        spatial.contains("fn up(&self) -> usize {\n        1"),
+        "{spatial}"
+    );
+    assert!(
+        spatial.contains("out must have 3 entries per point"),
+        "{spatial}"
+    );
+    let planar = expanded(quote!(
+        bodies: [crank = body(1.0, 0.1)],
+        joints: [pin = revolute(crank, [-l, 0.0], ground, [0.0, 0.0])],
+        draw: { points: [O = (0.0, 0.0), T = at(crank, [l, 0.0])], segments: [(O, T)] },
+    ));
+    assert!(!planar.contains("fn dimension"), "{planar}");
+    let error = error(quote!(
+        bodies: [crank = body(1.0, 0.1)],
+        draw: { points: [T = at(crank, [l, 0.0, 0.0])] },
+    ));
+    assert!(
+        error.contains("`crank` is a planar body: its points have 2 coordinates, not 3"),
+        "{error}"
+    );
 }

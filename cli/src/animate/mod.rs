@@ -181,9 +181,8 @@ impl Frames {
         self.events
             .iter()
             .filter_map(|e| {
-                let nearest = (0..self.t.len()).min_by(|&a, &b| {
-                    (self.t[a] - e.t).abs().total_cmp(&(self.t[b] - e.t).abs())
-                })?;
+                let nearest = (0..self.t.len())
+                    .min_by(|&a, &b| (self.t[a] - e.t).abs().total_cmp(&(self.t[b] - e.t).abs()))?;
                 Some((nearest, e))
             })
             .collect()
@@ -357,8 +356,15 @@ fn draw_axes<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let origin = (view.size.0 as i32 - 60, view.size.1 as i32 - BOTTOM as i32 - 40);
-    let colors = [RGBColor(200, 40, 40), RGBColor(40, 150, 40), RGBColor(40, 40, 200)];
+    let origin = (
+        view.size.0 as i32 - 60,
+        view.size.1 as i32 - BOTTOM as i32 - 40,
+    );
+    let colors = [
+        RGBColor(200, 40, 40),
+        RGBColor(40, 150, 40),
+        RGBColor(40, 40, 200),
+    ];
     for (axis, name) in ["x", "y", "z"].iter().enumerate() {
         let mut unit = [0.0; 3];
         unit[axis] = 1.0;
@@ -391,7 +397,10 @@ fn draw_timeline<DB: DrawingBackend>(
     area.draw(&PathElement::new(vec![(left, y), (right, y)], gray))?;
     for e in &frames.events {
         let x = at(e.t);
-        area.draw(&PathElement::new(vec![(x, y - 7), (x, y + 7)], EVENT.stroke_width(2)))?;
+        area.draw(&PathElement::new(
+            vec![(x, y - 7), (x, y + 7)],
+            EVENT.stroke_width(2),
+        ))?;
     }
     let x = at(frames.t[k]);
     area.draw(&Circle::new((x, y), 5, BLACK.filled()))?;

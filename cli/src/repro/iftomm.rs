@@ -35,7 +35,8 @@
 use std::path::{Path, PathBuf};
 
 use mbsim::runtime::{
-    ConstrainedSystem, InitOptions, Radau, Rkstab, StepControl, StepSize, Tolerance, initialize,
+    Abm, ConstrainedSystem, InitOptions, Radau, Rkstab, StepControl, StepSize, Tolerance,
+    initialize,
 };
 
 use super::{Row, Table};
@@ -83,6 +84,12 @@ fn rkstab(rtol: f64) -> Chosen {
     Chosen::Rkstab(Rkstab::new(rtol).with_atol(rtol))
 }
 
+fn abm(rtol: f64) -> Chosen {
+    let mut m = Abm::new(rtol);
+    m.atol = Tolerance::Scalar(rtol);
+    Chosen::Abm(m)
+}
+
 fn radau(rtol: f64) -> Chosen {
     Chosen::Radau(Radau::new(StepSize::Adaptive {
         rtol: Tolerance::Scalar(rtol),
@@ -99,7 +106,7 @@ fn problems() -> [Problem; 5] {
             model: "pendulum",
             t_end: 2000.0,
             outputs: 4000,
-            method: || rkstab(1e-11),
+            method: || abm(1e-13),
             reference: Reference::PendulumClosedForm,
             v0: None,
             monitored: |_, _, q| vec![q[0], q[1]],
@@ -370,9 +377,11 @@ pub fn machine() -> String {
     let os = std::fs::read_to_string("/etc/os-release")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("PRETTY_NAME="))
-                .map(|l| l.trim_start_matches("PRETTY_NAME=").trim_matches('"').to_string())
+            s.lines().find(|l| l.starts_with("PRETTY_NAME=")).map(|l| {
+                l.trim_start_matches("PRETTY_NAME=")
+                    .trim_matches('"')
+                    .to_string()
+            })
         })
         .unwrap_or_else(|| std::env::consts::OS.to_string());
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -400,18 +409,29 @@ pub fn table(out: &Path, settings: Settings) -> Result<Table, AppError> {
             format!("{} ({}): ours reaches the high-accuracy class (e = {e_ours:.2e} <= {HIGH_CLASS:.0e})", p.id, p.what),
             e_ours <= HIGH_CLASS,
         ));
-        let peer_result = peer.as_ref().ok().and_then(|v| v.iter().find(|(id, _)| id == p.id));
+        let peer_result = peer
+            .as_ref()
+            .ok()
+            .and_then(|v| v.iter().find(|(id, _)| id == p.id));
         let (e_peer, cpu_peer) = match peer_result {
             Some((_, r)) => {
                 let reference = reference_at(&p, t_end, &r.times)?;
                 if let Some(scipy) = &r.scipy {
                     let agree = accuracy(scipy, &reference);
                     checks.push((
-                        format!("{}: our reference and SciPy's agree (e = {agree:.1e} <= 1e-8)", p.id),
+                        format!(
+                            "{}: our reference and SciPy's agree (e = {agree:.1e} <= 1e-8)",
+                            p.id
+                        ),
                         agree <= 1e-8,
                     ));
                 }
-                notes.push(format!("{}: EXUDYN generalized-alpha, {} steps (h = {:.3e} s)", p.id, r.steps, t_end / r.steps as f64));
+                notes.push(format!(
+                    "{}: EXUDYN generalized-alpha, {} steps (h = {:.3e} s)",
+                    p.id,
+                    r.steps,
+                    t_end / r.steps as f64
+                ));
                 match &r.failed {
                     Some((t, why)) => {
                         notes.push(format!(
@@ -430,7 +450,12 @@ pub fn table(out: &Path, settings: Settings) -> Result<Table, AppError> {
         };
         let ratio = cpu_peer / ours.cpu;
         if ratio.is_finite() {
-            ratios.push((p.id, ratio, e_peer <= HIGH_CLASS, e_ours <= e_peer.max(HIGH_CLASS)));
+            ratios.push((
+                p.id,
+                ratio,
+                e_peer <= HIGH_CLASS,
+                e_ours <= e_peer.max(HIGH_CLASS),
+            ));
         }
         let reference_kind = match p.reference {
             Reference::PendulumClosedForm => "closed form",
@@ -450,12 +475,20 @@ pub fn table(out: &Path, settings: Settings) -> Result<Table, AppError> {
     match &peer {
         Ok(v) => {
             let version = v.last().map_or("EXUDYN", |(name, _)| name.as_str());
-            notes.push(format!("peer: {version} (tests/peers/exudyn/iftomm.py), same run, same machine"));
-            checks.push(("EXUDYN measured on A01, A02, A03 in the same run".to_string(), true));
+            notes.push(format!(
+                "peer: {version} (tests/peers/exudyn/iftomm.py), same run, same machine"
+            ));
+            checks.push((
+                "EXUDYN measured on A01, A02, A03 in the same run".to_string(),
+                true,
+            ));
         }
         Err(why) => {
             notes.push(format!("peer: EXUDYN {why}"));
-            checks.push((format!("EXUDYN measured on A01, A02, A03 in the same run ({why})"), !settings.peer));
+            checks.push((
+                format!("EXUDYN measured on A01, A02, A03 in the same run ({why})"),
+                !settings.peer,
+            ));
         }
     }
     for (id, ratio, peer_in_class, equal_or_better) in ratios {
@@ -469,11 +502,21 @@ pub fn table(out: &Path, settings: Settings) -> Result<Table, AppError> {
         id: "iftomm",
         title: format!(
             "IFToMM basic set A01-A05, high-accuracy class {HIGH_CLASS:.0e}{}",
-            if settings.span_scale == 1.0 { String::new() } else { format!(" (spans x {})", settings.span_scale) }
+            if settings.span_scale == 1.0 {
+                String::new()
+            } else {
+                format!(" (spans x {})", settings.span_scale)
+            }
         ),
-        columns: ["accuracy", "CPU [s]", "EXUDYN acc", "EXUDYN CPU", "CPU ratio"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "accuracy",
+            "CPU [s]",
+            "EXUDYN acc",
+            "EXUDYN CPU",
+            "CPU ratio",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows,
         checks,
         findings: Vec::new(),
@@ -486,6 +529,7 @@ fn method_name(m: &Chosen) -> &'static str {
     match m {
         Chosen::Rkstab(_) => "RKSTAB",
         Chosen::Radau(_) => "Radau",
+        Chosen::Abm(_) => "ABM",
         _ => "other",
     }
 }

@@ -354,7 +354,13 @@ pub fn run(table: &str, out: &Path) -> Result<(), AppError> {
             "hpim2" => hpim::table_2()?,
             "hpim-slot" => hpim::slot_figures()?,
             "hpim-beam" => hpim::beam_figures()?,
-            "iftomm" => iftomm::table(out, iftomm::Settings { span_scale: 1.0, peer: true })?,
+            "iftomm" => iftomm::table(
+                out,
+                iftomm::Settings {
+                    span_scale: 1.0,
+                    peer: true,
+                },
+            )?,
             _ => trends::p11(out)?,
         };
         crate::say!("{}", t.render());

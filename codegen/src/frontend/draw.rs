@@ -444,7 +444,13 @@ pub fn emit(model: &Model, drawing: &Lowered) -> TokenStream {
         quote!((#a, #b))
     });
     let roots: Vec<ExprId> = drawing.positions.iter().flatten().copied().collect();
-    let dimension = (drawing.dimension == 3).then(|| quote!(fn dimension(&self) -> usize { 3 }));
+    let dimension = (drawing.dimension == 3).then(|| {
+        quote!(
+            fn dimension(&self) -> usize {
+                3
+            }
+        )
+    });
     let up = drawing.up.filter(|&axis| axis != 2).map(|axis| {
         let axis = ulit(axis);
         quote!(fn up(&self) -> usize { #axis })
