@@ -114,9 +114,12 @@ fn four_bar_coupler_has_its_length() {
 /// the last one ending on the fixed P5), the governor's rods from the shaft's hinges to the
 /// balls (|H B| = len), the top's tip-to-centre distance h, the double pendulum's rods, the
 /// slider-crank's crank and rod with the rod's end on the guide. Same tolerance as above.
+/// Two drawn points and the parameter that is the length between them.
+type Link = (&'static str, &'static str, &'static str);
+
 #[test]
 fn spatial_drawings_close_their_joints() {
-    let cases: [(&str, &[(&str, &str, &str)]); 5] = [
+    let cases: [(&str, &[Link]); 5] = [
         (
             "bricard",
             &[

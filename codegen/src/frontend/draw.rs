@@ -63,7 +63,7 @@ enum PointSyntax {
     /// `(x, y)` or `(x, y, z)`.
     Tuple(Expr, Vec<Expr>),
     /// `at(body, [sx, sy(, sz)])`: the call, the body reference, the body-frame point.
-    At(Expr, Expr, Vec<Expr>),
+    At(Expr, Box<Expr>, Vec<Expr>),
 }
 
 impl PointSyntax {
@@ -160,7 +160,10 @@ fn point(e: &Expr) -> syn::Result<(Ident, PointSyntax)> {
                 return Err(syn::Error::new(position.span(), usage));
             };
             let local = local.elems.iter().cloned().collect();
-            Ok((name, PointSyntax::At(position.clone(), body.clone(), local)))
+            Ok((
+                name,
+                PointSyntax::At(position.clone(), Box::new(body.clone()), local),
+            ))
         }
         other => Err(syn::Error::new(
             other.span(),
