@@ -9,7 +9,8 @@
 //! right r = (−sin a, cos a, 0) and up u = d × r. Presets: `front` (a = −90°, e = 0: X right,
 //! Z up), `side` (a = 0°, e = 0), `top` (a = −90°, e = 90°: X right, Y up) and `iso`
 //! (a = −45°, e = 30°), or `AZ,EL` in degrees. Depth is the coordinate along d (larger is
-//! nearer), by which segments are drawn far to near.
+//! nearer), by which segments are drawn far to near. Tested in `cli/tests/animate.rs` (the
+//! CLI's library has no unit tests).
 
 /// How a frame's points are projected.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,47 +90,5 @@ impl Camera {
         let up = -se * ca * x - se * sa * y + ce * z;
         let depth = ce * ca * x + ce * sa * y + se * z;
         (right, up, depth)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn close(a: (f64, f64, f64), b: (f64, f64, f64)) -> bool {
-        (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12 && (a.2 - b.2).abs() < 1e-12
-    }
-
-    #[test]
-    fn presets_show_the_axes_they_name() {
-        let front = Camera::spatial(2, parse_view("front").unwrap());
-        assert!(close(front.project([1.0, 0.0, 0.0]), (1.0, 0.0, 0.0)));
-        assert!(close(front.project([0.0, 0.0, 1.0]), (0.0, 1.0, 0.0)));
-        assert!(close(front.project([0.0, -1.0, 0.0]), (0.0, 0.0, 1.0)));
-        let top = Camera::spatial(2, parse_view("top").unwrap());
-        assert!(close(top.project([1.0, 0.0, 0.0]), (1.0, 0.0, 0.0)));
-        assert!(close(top.project([0.0, 1.0, 0.0]), (0.0, 1.0, 0.0)));
-        // y up: front shows x right and y up, +z towards the viewer.
-        let y_up = Camera::spatial(1, parse_view("front").unwrap());
-        assert!(close(y_up.project([0.0, 1.0, 0.0]), (0.0, 1.0, 0.0)));
-        assert!(close(y_up.project([0.0, 0.0, 1.0]), (0.0, 0.0, 1.0)));
-    }
-
-    #[test]
-    fn projection_keeps_lengths_in_the_screen_plane() {
-        let cam = Camera::spatial(2, (37.0, 21.0));
-        let p = [0.3, -1.2, 0.7];
-        let (r, u, d) = cam.project(p);
-        let norm = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
-        assert!(((r * r + u * u + d * d).sqrt() - norm).abs() < 1e-12);
-    }
-
-    #[test]
-    fn views_parse_or_are_refused() {
-        assert_eq!(parse_view("30, -20"), Ok((30.0, -20.0)));
-        assert_eq!(parse_view("iso"), Ok((-45.0, 30.0)));
-        assert!(parse_view("diagonal").is_err());
-        assert!(parse_view("0,91").is_err());
-        assert!(parse_view("nan,0").is_err());
     }
 }
