@@ -3245,17 +3245,14 @@ impl ::mbsim::__private::Drawing for Bricard {
         1
     }
     fn point_names(&self) -> &'static [&'static str] {
-        &["P0", "P1", "P2", "P3", "P4", "P5", "G"]
+        &["P0", "P1", "P2", "P3", "P4", "P5"]
     }
     fn segments(&self) -> &'static [(usize, usize)] {
-        &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 0)]
+        &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0)]
     }
     fn points_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
-        assert_eq!(out.len(), 21, "out must have 3 entries per point ({})", 21);
-        let x0 = q[32].powi(2) + q[31].powi(2) - q[34].powi(2) - q[33].powi(2);
-        let x1 = 2.0 * q[32] * q[33] + 2.0 * q[31] * q[34];
-        let x2 = 2.0 * q[32] * q[34] - 2.0 * q[31] * q[33];
+        assert_eq!(out.len(), 18, "out must have 3 entries per point ({})", 18);
         out[0] = q[0]
             - 1.0 / 2.0 * self.len
                 * (q[4].powi(2) + q[3].powi(2) - q[6].powi(2) - q[5].powi(2));
@@ -3282,14 +3279,15 @@ impl ::mbsim::__private::Drawing for Bricard {
             - 1.0 / 2.0 * self.len * (2.0 * q[25] * q[26] + 2.0 * q[24] * q[27]);
         out[11] = q[23]
             - 1.0 / 2.0 * self.len * (2.0 * q[25] * q[27] - 2.0 * q[24] * q[26]);
-        out[12] = q[28] - 1.0 / 2.0 * self.len * x0;
-        out[13] = q[29] - 1.0 / 2.0 * self.len * x1;
-        out[14] = q[30] - 1.0 / 2.0 * self.len * x2;
-        out[15] = q[28] + 1.0 / 2.0 * self.len * x0;
-        out[16] = q[29] + 1.0 / 2.0 * self.len * x1;
-        out[17] = q[30] + 1.0 / 2.0 * self.len * x2;
-        out[18] = 0.0;
-        out[19] = 0.0;
-        out[20] = self.len;
+        out[12] = q[28]
+            - 1.0 / 2.0 * self.len
+                * (q[32].powi(2) + q[31].powi(2) - q[34].powi(2) - q[33].powi(2));
+        out[13] = q[29]
+            - 1.0 / 2.0 * self.len * (2.0 * q[32] * q[33] + 2.0 * q[31] * q[34]);
+        out[14] = q[30]
+            - 1.0 / 2.0 * self.len * (2.0 * q[32] * q[34] - 2.0 * q[31] * q[33]);
+        out[15] = 0.0;
+        out[16] = 0.0;
+        out[17] = self.len;
     }
 }
