@@ -37,6 +37,9 @@ pub enum Command {
     /// Run a model over a grid or random samples of parameters and initial values, in
     /// parallel; one row per run in sweep.csv (failures recorded with their error).
     Sweep(crate::sweep::SweepArgs),
+    /// Merge the output directories of `sweep --shard I/N` into one sweep.csv and sweep.json;
+    /// checks that the manifests agree and every run is there once, names a shard to rerun.
+    SweepMerge(crate::sweep::merge::MergeArgs),
     /// List the models and their sources.
     List,
     /// Print a model's generated kernels (the committed macro expansion).
@@ -165,6 +168,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Simulate(args) => crate::simulate::command(&args),
         Command::Animate(args) => crate::animate::run(&args),
         Command::Sweep(args) => crate::sweep::run(&args),
+        Command::SweepMerge(args) => crate::sweep::merge::run(&args),
         Command::List => {
             for m in registry::models() {
                 crate::say!(

@@ -112,6 +112,10 @@ pub enum AppError {
         /// What is wrong.
         message: String,
     },
+    /// `sweep-merge`: the shards do not make one whole sweep (manifests that disagree, runs
+    /// twice or missing, with the shard to rerun).
+    #[error("sweep-merge: {0}")]
+    Merge(String),
     /// `repro`: acceptance checks of this code against its sources failed (listed above the
     /// error); rejected readings and contradictions of a source are never counted.
     #[error("{0} acceptance check(s) failed")]

@@ -239,7 +239,7 @@ pub fn to_py(py: Python<'_>, e: AppError, names: &[String]) -> PyErr {
             | AppError::Config { .. }
             | AppError::Unsupported { .. } => "InputError",
             AppError::ModelFile(_) => "ModelFileError",
-            AppError::RunFile { .. } => "InputError",
+            AppError::RunFile { .. } | AppError::Merge(_) => "InputError",
             AppError::Io { .. } | AppError::Plot { .. } | AppError::ChecksFailed(_) => "MbsimError",
         })
     })();

@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod errors;
 pub mod options;
 pub mod run;
+pub mod sweep;
 
 pub use pyo3;
 
@@ -103,7 +104,7 @@ fn _rust_seconds(
 
 /// `mbsim sweep` into `out`; the table (sweep.csv) as `{column: array or list}`.
 #[pyfunction]
-#[pyo3(signature = (model, out, options=None, grid=Vec::new(), random=Vec::new(), draws=0, seed=1, threads=None))]
+#[pyo3(signature = (model, out, options=None, grid=Vec::new(), random=Vec::new(), draws=0, seed=1, threads=None, columns=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn sweep<'py>(
     py: Python<'py>,
@@ -115,8 +116,76 @@ fn sweep<'py>(
     draws: usize,
     seed: u64,
     threads: Option<usize>,
+    columns: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    run::sweep(py, model, options, grid, random, draws, seed, threads, out)
+    let spec = sweep::Spec {
+        grid,
+        random,
+        draws,
+        seed,
+        columns,
+    };
+    sweep::sweep(py, model, options, spec, threads, out)
+}
+
+/// A sweep's plan: `runs_total`, `header`, `manifest` (nothing runs).
+#[pyfunction]
+#[pyo3(signature = (model, options=None, grid=Vec::new(), random=Vec::new(), draws=0, seed=1, columns=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn _sweep_plan<'py>(
+    py: Python<'py>,
+    model: &str,
+    options: Option<&Bound<'py, PyDict>>,
+    grid: Vec<String>,
+    random: Vec<String>,
+    draws: usize,
+    seed: u64,
+    columns: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spec = sweep::Spec {
+        grid,
+        random,
+        draws,
+        seed,
+        columns,
+    };
+    sweep::sweep_plan(py, model, options, spec)
+}
+
+/// The rows of the runs `indices` of a sweep (one task of a distributed sweep), GIL released.
+#[pyfunction]
+#[pyo3(signature = (model, indices, options=None, grid=Vec::new(), random=Vec::new(), draws=0, seed=1, columns=Vec::new(), threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn _sweep_rows(
+    py: Python<'_>,
+    model: &str,
+    indices: Vec<usize>,
+    options: Option<&Bound<'_, PyDict>>,
+    grid: Vec<String>,
+    random: Vec<String>,
+    draws: usize,
+    seed: u64,
+    columns: Vec<String>,
+    threads: Option<usize>,
+) -> PyResult<Vec<Vec<String>>> {
+    let spec = sweep::Spec {
+        grid,
+        random,
+        draws,
+        seed,
+        columns,
+    };
+    sweep::sweep_rows(py, model, options, spec, indices, threads)
+}
+
+/// Rows under a header as the sweep's table `{column: array or list}`.
+#[pyfunction]
+fn _sweep_table<'py>(
+    py: Python<'py>,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    sweep::table(py, &header, rows)
 }
 
 /// `mbsim check`.
@@ -178,6 +247,9 @@ pub fn register(m: &Bound<'_, PyModule>, entries: Option<&'static [ModelEntry]>)
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_rust_seconds, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(_sweep_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(_sweep_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(_sweep_table, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(kinematics, m)?)?;
     m.add_function(wrap_pyfunction!(equilibrium, m)?)?;

@@ -1,4 +1,4 @@
-//! `simulate` and `sweep`: the CLI's own run (`mbsim_cli::simulate::run`, `sweep::run`) with
+//! `simulate`: the CLI's own run (`mbsim_cli::simulate::run`) with
 //! the GIL released while Rust integrates, results handed back as NumPy arrays (one row per
 //! output time) and the CLI's `summary.json` as a dict.
 
@@ -120,79 +120,4 @@ pub fn rust_seconds(
             .collect()
     });
     times.map_err(|e| to_py(py, e, &[]))
-}
-
-/// `sweep`: the CLI's sweep into `out` (sweep.csv, sweep.json), then its table as columns.
-#[allow(clippy::too_many_arguments)]
-pub fn sweep<'py>(
-    py: Python<'py>,
-    model: &str,
-    options: Option<&Bound<'py, PyDict>>,
-    grid: Vec<String>,
-    random: Vec<String>,
-    draws: usize,
-    seed: u64,
-    threads: Option<usize>,
-    out: std::path::PathBuf,
-) -> PyResult<Bound<'py, PyDict>> {
-    let mut sim = simulate_args(py, model, options)?;
-    sim.out = Some(out.clone());
-    let args = mbsim_cli::sweep::SweepArgs {
-        sim,
-        grid,
-        random,
-        draws,
-        seed,
-        threads,
-        shard: None,
-        columns: Vec::new(),
-    };
-    let done: Result<(), AppError> = py.detach(|| mbsim_cli::sweep::run(&args));
-    done.map_err(|e| to_py(py, e, &[]))?;
-    read_table(py, &out.join("sweep.csv"))
-}
-
-/// A CSV file as `{column: list}`, numbers as floats where every cell parses.
-fn read_table<'py>(py: Python<'py>, path: &std::path::Path) -> PyResult<Bound<'py, PyDict>> {
-    let fail = |e: csv::Error| {
-        to_py(
-            py,
-            AppError::ModelFile(format!("{}: {e}", path.display())),
-            &[],
-        )
-    };
-    let mut reader = csv::Reader::from_path(path).map_err(fail)?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(fail)?
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let mut columns: Vec<Vec<String>> = vec![Vec::new(); header.len()];
-    for record in reader.records() {
-        let record = record.map_err(fail)?;
-        for (column, cell) in columns.iter_mut().zip(record.iter()) {
-            column.push(cell.to_string());
-        }
-    }
-    let table = PyDict::new(py);
-    for (name, cells) in header.iter().zip(columns) {
-        let numbers: Option<Vec<f64>> = cells
-            .iter()
-            .map(|c| {
-                if c.is_empty() {
-                    Some(f64::NAN)
-                } else {
-                    c.parse().ok()
-                }
-            })
-            .collect();
-        match numbers {
-            Some(values) if !cells.iter().all(String::is_empty) => {
-                table.set_item(name, PyArray1::from_vec(py, values))?
-            }
-            _ => table.set_item(name, cells)?,
-        }
-    }
-    Ok(table)
 }

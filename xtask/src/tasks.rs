@@ -129,8 +129,8 @@ pub fn python(root: &Path) -> Result<()> {
 pub fn oracle_env(root: &Path) -> Result<()> {
     let python = root.join(".venv/bin/python");
     let requirements = root.join("tests/oracle/requirements.txt");
-    let probe =
-        "import sympy, symengine, mpmath, numpy, scipy, exudyn, pytest, fmpy; import maturin";
+    let probe = "import sympy, symengine, mpmath, numpy, scipy, exudyn, pytest, fmpy; \
+                 import maturin; import ray, distributed, pandas, psutil";
     if python.exists()
         && Command::new(&python)
             .args(["-c", probe])

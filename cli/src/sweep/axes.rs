@@ -160,20 +160,17 @@ fn target(sys: &dyn ConstrainedSystem, what: &str, name: &str) -> Result<Target,
     })
 }
 
-/// The values of every run, in run order.
-pub(super) fn plan(args: &SweepArgs, axes: &[Axis]) -> Result<Vec<Vec<f64>>, AppError> {
+/// The number of runs of `axes` (`draws` for random axes), checked.
+pub(super) fn total(draws: usize, axes: &[Axis]) -> Result<usize, AppError> {
     if axes[0].count == 0 {
-        if args.draws == 0 || args.draws > 10_000_000 {
+        if draws == 0 || draws > 10_000_000 {
             return Err(AppError::BadValue {
                 what: "--draws",
-                value: args.draws.to_string(),
+                value: draws.to_string(),
                 why: "random axes need --draws N, 1 to 10 000 000",
             });
         }
-        let mut rng = SplitMix64(args.seed);
-        return Ok((0..args.draws)
-            .map(|_| axes.iter().map(|a| a.at(rng.unit())).collect())
-            .collect());
+        return Ok(draws);
     }
     let total: usize = axes.iter().map(|a| a.count).product();
     if total > 10_000_000 {
@@ -183,22 +180,31 @@ pub(super) fn plan(args: &SweepArgs, axes: &[Axis]) -> Result<Vec<Vec<f64>>, App
             why: "more than 10 000 000 runs",
         });
     }
-    Ok((0..total)
-        .map(|mut i| {
-            // Last axis fastest, like nested loops written in order.
-            let mut values = vec![0.0; axes.len()];
-            for (k, a) in axes.iter().enumerate().rev() {
-                let j = i % a.count;
-                i /= a.count;
-                values[k] = if a.count == 1 {
-                    a.from
-                } else {
-                    a.at(j as f64 / (a.count - 1) as f64)
-                };
-            }
-            values
-        })
-        .collect())
+    Ok(total)
+}
+
+/// The values of run `i`: its grid point, or the `i`-th draw of the generator seeded with
+/// `seed` (run i takes the draws i·A … i·A + A − 1 of the sequence, A axes; SplitMix64's
+/// state after n draws is seed + n·γ, so a worker computes its runs without the others').
+pub(super) fn values(seed: u64, axes: &[Axis], i: usize) -> Vec<f64> {
+    if axes[0].count == 0 {
+        let skipped = (i as u64).wrapping_mul(axes.len() as u64);
+        let mut rng = SplitMix64(seed.wrapping_add(skipped.wrapping_mul(SplitMix64::GAMMA)));
+        return axes.iter().map(|a| a.at(rng.unit())).collect();
+    }
+    // Last axis fastest, like nested loops written in order.
+    let mut rest = i;
+    let mut values = vec![0.0; axes.len()];
+    for (k, a) in axes.iter().enumerate().rev() {
+        let j = rest % a.count;
+        rest /= a.count;
+        values[k] = if a.count == 1 {
+            a.from
+        } else {
+            a.at(j as f64 / (a.count - 1) as f64)
+        };
+    }
+    values
 }
 
 /// `--shard I/N` as (I, N); (0, 1) without it.
@@ -225,8 +231,11 @@ pub(super) fn shard(text: Option<&str>) -> Result<(usize, usize), AppError> {
 struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// The increment of the state per draw.
+    const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -236,5 +245,50 @@ impl SplitMix64 {
     /// Uniform in [0, 1) with 53 random bits.
     fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random_axis(from: f64, to: f64) -> Axis {
+        Axis {
+            name: "x".into(),
+            target: Target::Parameter,
+            from,
+            to,
+            count: 0,
+            log: false,
+        }
+    }
+
+    /// Run i's draws computed directly (a worker's) equal the sequence drawn in order (the
+    /// first sweeps' plan): A draws per run, run after run.
+    #[test]
+    fn a_run_s_draws_jump_to_the_same_values_as_the_sequence() {
+        let axes = [
+            random_axis(0.0, 1.0),
+            random_axis(-3.0, 5.0),
+            random_axis(2.0, 2.5),
+        ];
+        let mut rng = SplitMix64(77);
+        for i in 0..500 {
+            let in_order: Vec<f64> = axes.iter().map(|a| a.at(rng.unit())).collect();
+            assert_eq!(values(77, &axes, i), in_order, "run {i}");
+        }
+    }
+
+    #[test]
+    fn grid_runs_go_last_axis_fastest() {
+        let grid = |count| Axis {
+            count,
+            ..random_axis(0.0, 1.0)
+        };
+        let axes = [grid(2), grid(3)];
+        let all: Vec<Vec<f64>> = (0..6).map(|i| values(0, &axes, i)).collect();
+        assert_eq!(all[1], [0.0, 0.5]);
+        assert_eq!(all[3], [1.0, 0.0]);
+        assert_eq!(total(0, &axes).ok(), Some(6));
     }
 }

@@ -23,21 +23,19 @@
 
 mod axes;
 mod columns;
-
-use std::path::Path;
+pub mod merge;
+mod plan;
+mod rows;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mbsim::runtime::{CommonOptions, Problem};
-use rayon::prelude::*;
 use serde_json::json;
 
 use crate::error::AppError;
-use crate::method::Chosen;
-use crate::simulate::args::{SimConfig, SimulateArgs};
-use crate::timing::{ProcessStopwatch, Stopwatch, Timing};
-use axes::{Axis, Target};
-use columns::{Column, Reducer};
+use crate::simulate::args::SimulateArgs;
+use crate::timing::ProcessStopwatch;
+use axes::Target;
+pub use plan::Plan;
 
 /// Arguments of `mbsim sweep`.
 #[derive(Debug, Args)]
@@ -79,53 +77,16 @@ pub struct SweepArgs {
     pub columns: Vec<String>,
 }
 
-/// The outcome of one run.
-struct Outcome {
-    values: Vec<f64>,
-    result: Result<Finished, AppError>,
-    timing: Timing,
-}
-
-struct Finished {
-    end: mbsim::runtime::Solution,
-    /// `energy_0` and `energy_error`, for a model with energy kernels.
-    energy: Option<(f64, f64)>,
-    /// The `--column` values.
-    columns: Vec<f64>,
-}
-
 /// Run `mbsim sweep`.
 pub fn run(args: &SweepArgs) -> Result<(), AppError> {
-    args.sim.only_for_simulate(
-        "an option of `simulate` only (a sweep records every run's final state and CPU time)",
-    )?;
-    let cfg = args.sim.config()?;
-    let probe = crate::simulate::build(&cfg)?;
-    let axes = axes::axes(args, probe.as_ref())?;
-    let columns = columns::parse_all(probe.as_ref(), &args.columns)?;
-    let runs = axes::plan(args, &axes)?;
+    let plan = Plan::new(args)?;
+    let cfg = plan.config();
     let (shard, shards) = axes::shard(args.shard.as_deref())?;
-    let mine: Vec<(usize, &Vec<f64>)> = runs
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| i % shards == shard)
-        .collect();
+    let mine = plan.shard_indices(shard, shards);
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| AppError::ModelFile(format!("cannot start {threads} threads: {e}")))?;
     let bar = progress(mine.len());
     let watch = ProcessStopwatch::start();
-    let outcomes: Vec<(usize, Outcome)> = pool.install(|| {
-        mine.par_iter()
-            .map(|&(i, values)| {
-                let outcome = one(&cfg, (&axes, &columns), values);
-                bar.inc(1);
-                (i, outcome)
-            })
-            .collect()
-    });
+    let rows = plan.rows(&mine, Some(threads), Some(&bar))?;
     let total = watch.stop();
     let wall = total.wall.as_secs_f64();
     bar.finish_and_clear();
@@ -133,20 +94,10 @@ pub fn run(args: &SweepArgs) -> Result<(), AppError> {
         path: cfg.out.clone(),
         source,
     })?;
-    let names = probe.coordinate_names();
-    let energy = probe.as_energy().is_some();
-    let layout = Layout {
-        axes: &axes,
-        names,
-        energy,
-        columns: &columns,
-    };
-    write_csv(&cfg.out.join("sweep.csv"), &layout, &outcomes)?;
-    let mut manifest = manifest(&cfg, args, &axes, runs.len(), (shard, shards), names);
+    rows::write_csv(&cfg.out.join("sweep.csv"), &plan.header(), &rows)?;
+    let mut manifest = manifest(&plan, args, (shard, shards));
     manifest["wall_seconds"] = json!(wall);
     manifest["process_cpu_seconds"] = json!(total.cpu.as_secs_f64());
-    manifest["columns"] = json!(columns.iter().map(|c| c.header.clone()).collect::<Vec<_>>());
-    manifest["energy_columns"] = json!(energy);
     let path = cfg.out.join("sweep.json");
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
     crate::output::write_whole(&path, |out| {
@@ -156,16 +107,16 @@ pub fn run(args: &SweepArgs) -> Result<(), AppError> {
                 source,
             })
     })?;
-    let failed = outcomes.iter().filter(|(_, o)| o.result.is_err()).count();
+    let failed = rows.iter().filter(|r| r[1] == "failed").count();
     crate::say!(
         "{} runs ({} failed) of `{}` in {wall:.3} s wall, {:.3} s process CPU, with {} thread(s): \
          {:.1} runs/s\nwrote {}",
-        outcomes.len(),
+        rows.len(),
         failed,
         cfg.model.name,
         total.cpu.as_secs_f64(),
         threads.max(1),
-        outcomes.len() as f64 / wall.max(1e-9),
+        rows.len() as f64 / wall.max(1e-9),
         cfg.out.join("sweep.csv").display()
     );
     Ok(())
@@ -181,196 +132,18 @@ fn progress(len: usize) -> ProgressBar {
     bar
 }
 
-/// One run: parameters set, initial values overridden, made consistent, integrated; timed on
-/// the thread that runs it.
-fn one(cfg: &SimConfig, (axes, columns): (&[Axis], &[Column]), values: &[f64]) -> Outcome {
-    let watch = Stopwatch::start();
-    let result = attempt(cfg, (axes, columns), values);
-    Outcome {
-        values: values.to_vec(),
-        result,
-        timing: watch.stop(),
-    }
-}
-
-fn attempt(
-    cfg: &SimConfig,
-    (axes, columns): (&[Axis], &[Column]),
-    values: &[f64],
-) -> Result<Finished, AppError> {
-    let mut sys = crate::simulate::build(cfg)?;
-    for (a, &x) in axes.iter().zip(values) {
-        if a.target == Target::Parameter {
-            sys.set_parameter(&a.name, x)?;
-        }
-    }
-    let mut guess = cfg
-        .state
-        .apply(sys.as_ref(), (cfg.model.initial)(sys.as_ref()))?;
-    for (a, &x) in axes.iter().zip(values) {
-        match a.target {
-            Target::Parameter => {}
-            Target::Position(j) => guess.q[j] = x,
-            Target::Velocity(j) => guess.v[j] = x,
-        }
-    }
-    let init = crate::simulate::consistent(sys.as_ref(), &guess, cfg.atol)?;
-    let common = CommonOptions {
-        stabilization: cfg.stabilization,
-        datol: cfg.datol,
-        samples: cfg.samples,
-        max_steps: cfg.max_steps,
-        output_steps: !columns.is_empty(),
-        ..CommonOptions::default()
-    };
-    let method = Chosen::build(&cfg.request, common)?;
-    let problem = Problem::new(0.0, cfg.t_end, &init.q, &init.v);
-    let start = (0.0, init.q.as_slice(), init.v.as_slice());
-    // Through the event loop, as `simulate` (a model without events is one plain run).
-    let options = mbsim::runtime::events::EventOptions::default();
-    let run = |problem: &Problem, observer: &mut dyn mbsim::runtime::Observer| {
-        mbsim::runtime::events::simulate(sys.as_ref(), &method, problem, &options, None, observer)
-            .map(|r| r.solution)
-    };
-    let (end, columns) = if columns.is_empty() {
-        (run(&problem, &mut ())?, Vec::new())
-    } else {
-        // Samples at t0 and t_end besides every accepted step point.
-        let problem = problem.with_times(&[0.0, cfg.t_end]);
-        let mut reducer = Reducer::new(sys.as_ref(), columns, start);
-        let end = run(&problem, &mut reducer)?;
-        (end, reducer.values)
-    };
-    let energy = columns::energy_error(sys.as_ref(), start, (end.t, &end.q, &end.v));
-    Ok(Finished {
-        end,
-        energy,
-        columns,
-    })
-}
-
-/// The error's kind: the variant name (of the simulation error, when it is one).
-fn kind(e: &AppError) -> String {
-    let debug = match e {
-        AppError::Sim(s) => format!("{s:?}"),
-        other => format!("{other:?}"),
-    };
-    debug
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .next()
-        .unwrap_or("")
-        .to_string()
-}
-
-/// The columns of `sweep.csv` besides the fixed ones.
-struct Layout<'a> {
-    axes: &'a [Axis],
-    names: &'a [&'a str],
-    energy: bool,
-    columns: &'a [Column],
-}
-
-impl Layout<'_> {
-    fn header(&self) -> Vec<String> {
-        let mut header: Vec<String> = vec!["run".into(), "status".into()];
-        header.extend(self.axes.iter().map(|a| a.name.clone()));
-        header.push("t_end".into());
-        header.extend(self.names.iter().map(|c| c.to_string()));
-        header.extend(self.names.iter().map(|c| format!("{c}_dot")));
-        header.push("max_drift_position".into());
-        header.push("max_drift_velocity".into());
-        if self.energy {
-            header.push("energy_0".into());
-            header.push("energy_error".into());
-        }
-        header.extend(self.columns.iter().map(|c| c.header.clone()));
-        for h in [
-            "nfcn",
-            "nstep",
-            "nrejct",
-            "events",
-            "cpu_seconds",
-            "wall_seconds",
-            "error_kind",
-            "error_message",
-        ] {
-            header.push(h.into());
-        }
-        header
-    }
-
-    /// The values between the swept ones and the timings: empty for a failed run.
-    fn results(&self, f: Option<&Finished>) -> Vec<String> {
-        let e = |x: &f64| format!("{x:e}");
-        let Some(f) = f else {
-            let width = 3 + 2 * self.names.len() + 2 * usize::from(self.energy);
-            return vec![String::new(); width + self.columns.len() + 4];
-        };
-        let s = &f.end.stats;
-        let mut row = vec![e(&f.end.t)];
-        row.extend(f.end.q.iter().chain(&f.end.v).map(e));
-        row.push(e(&s.max_drift.position));
-        row.push(e(&s.max_drift.velocity));
-        if self.energy {
-            let (e0, de) = f.energy.unwrap_or((f64::NAN, f64::NAN));
-            row.extend([e(&e0), e(&de)]);
-        }
-        row.extend(f.columns.iter().map(e));
-        row.extend([s.nfcn, s.nstep, s.nrejct, s.events].map(|c| c.to_string()));
-        row
-    }
-}
-
-fn write_csv(
-    path: &Path,
-    layout: &Layout<'_>,
-    outcomes: &[(usize, Outcome)],
-) -> Result<(), AppError> {
-    crate::output::write_whole(path, |out| write_rows(out, path, layout, outcomes))
-}
-
-fn write_rows(
-    out: &mut dyn std::io::Write,
-    path: &Path,
-    layout: &Layout<'_>,
-    outcomes: &[(usize, Outcome)],
-) -> Result<(), AppError> {
-    let io = |e: csv::Error| AppError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e),
-    };
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(layout.header()).map_err(io)?;
-    for (i, o) in outcomes {
-        let mut row = vec![i.to_string()];
-        row.push(if o.result.is_ok() { "ok" } else { "failed" }.into());
-        row.extend(o.values.iter().map(|x| format!("{x:e}")));
-        row.extend(layout.results(o.result.as_ref().ok()));
-        row.push(format!("{:e}", o.timing.cpu.as_secs_f64()));
-        row.push(format!("{:e}", o.timing.wall.as_secs_f64()));
-        match &o.result {
-            Ok(_) => row.extend([String::new(), String::new()]),
-            Err(e) => {
-                row.push(kind(e));
-                row.push(e.to_string());
-            }
-        }
-        w.write_record(&row).map_err(io)?;
-    }
-    w.flush().map_err(|source| AppError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-fn manifest(
-    cfg: &SimConfig,
+/// The manifest `sweep.json` of shard (I, N) of `plan` (without the timings): what a
+/// scheduler needs to split the same sweep into shards and `sweep-merge` to check that shards
+/// belong together.
+pub fn manifest(
+    plan: &Plan,
     args: &SweepArgs,
-    axes: &[Axis],
-    total: usize,
     (shard, shards): (usize, usize),
-    names: &[&str],
 ) -> serde_json::Value {
+    let cfg = plan.config();
+    let names = &plan.layout().names;
+    let total = plan.runs_total();
+    let axes = plan.axes();
     json!({
         "model": cfg.model.name,
         "method": cfg.request.method.cli_name(),
@@ -397,6 +170,8 @@ fn manifest(
         "shard": shard,
         "shards": shards,
         "unit_of_work": "one run: the row index `run` determines its values (grid order, or the seeded sequence)",
-        "merge": "concatenate the sweep.csv of every shard (one header) and sort by `run`",
+        "merge": "concatenate the sweep.csv of every shard (one header) and sort by `run`: `mbsim sweep-merge DIR...`",
+        "columns": plan.layout().columns,
+        "energy_columns": plan.layout().energy,
     })
 }

@@ -16,12 +16,17 @@ Every option of ``mbsim simulate`` is a keyword (``method="radau"``, ``stabiliza
 line. The integration runs in Rust without the GIL. Failures raise the exceptions of
 ``mbsim.errors`` (a ``SimulationError`` carries kind, t, h and the rows by name).
 
+Sweeps: ``mbsim.sweep("andrews", grid={"mom": (0.03, 0.04, 50)}, backend="ray")`` — the
+same table from the local machine (``backend="local"``, rayon), a Ray cluster or a Dask
+cluster (``client=distributed.Client(...)``); see :func:`sweep`.
+
 Your own models: ``lib = mbsim.build("my_model.rs")`` compiles a model file into an extension
 module through cargo (cached by the text's hash), then ``lib.load("my-model")``.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -29,6 +34,7 @@ import numpy as np
 
 from . import _native
 from .errors import (
+    DistributedError,
     InputError,
     MbsimError,
     ModelFileError,
@@ -44,6 +50,7 @@ __all__ = [
     "SIMULATE_OPTIONS",
     "models",
     "load",
+    "sweep",
     "build",
     "build_source",
     "MbsimError",
@@ -52,6 +59,7 @@ __all__ = [
     "SimulationError",
     "ModelFileError",
     "ToolchainError",
+    "DistributedError",
 ]
 
 #: Every keyword of :meth:`Model.simulate` (the flags of ``mbsim simulate``).
@@ -66,6 +74,110 @@ def models() -> list[dict[str, Any]]:
 def load(name: str) -> "Model":
     """The catalog model ``name`` (see :func:`models`)."""
     return Model(_native, name)
+
+
+def sweep(
+    model: "Model | str",
+    *,
+    grid: Mapping[str, tuple] | None = None,
+    random: Mapping[str, tuple] | None = None,
+    draws: int = 0,
+    seed: int = 1,
+    columns: Sequence[str] = (),
+    backend: str = "local",
+    task_size: int | None = None,
+    threads: int | None = None,
+    client: Any = None,
+    address: str | None = None,
+    retries: int = 3,
+    progress: Any = True,
+    report: bool = False,
+    **options: Any,
+) -> Any:
+    """A sweep of ``model`` (a :class:`Model` or a catalog name) on this machine or a cluster;
+    the table of ``mbsim sweep`` (one row per run, in run order; a failed run is a row with
+    ``status="failed"`` and its ``error_kind``) as a pandas ``DataFrame`` when pandas is
+    installed, else as ``{column: array or list}``.
+
+    ``grid``: ``{name: (from, to, count)}`` or ``(from, to, count, "log")``; ``random``:
+    ``{name: (from, to)}`` or ``(from, to, "log")`` with ``draws`` and ``seed``; ``columns``:
+    ``--column`` specs (``"maxabs(theta)"``); every other keyword is an option of
+    :meth:`Model.simulate` (``t_end``, ``method``, ``rtol``, ``params``, ...).
+
+    ``backend``: ``"local"`` (rayon on this machine, ``threads``), ``"ray"`` (the cluster at
+    ``address`` or ``RAY_ADDRESS``, or the one ``ray.init`` already joined, else a new local
+    one) or ``"dask"`` (``client``, a ``distributed.Client``; else one to ``address``, else a
+    ``LocalCluster``, closed afterwards). The distributed backends cut the runs into tasks of
+    ``task_size`` runs (default: four tasks per worker, 16 to 5000 runs each), each run in
+    Rust without the GIL on ``threads`` threads (default 1: the engine runs one task per
+    CPU); a task whose worker dies is retried (``retries``), every run comes back exactly once
+    or :class:`DistributedError` says which did not. The table equals the local one except
+    ``cpu_seconds`` and ``wall_seconds``. ``progress``: a line on stderr (``True``), nothing
+    (``False``) or ``callback(done_runs, total_runs, done_tasks, total_tasks)``.
+    ``report=True`` returns ``(table, report)`` with the tasks, their workers and CPU times.
+    """
+    from . import _distributed as dist
+
+    if backend not in dist.BACKENDS:
+        raise InputError(f"unknown backend `{backend}` (backends: {', '.join(dist.BACKENDS)})")
+    m = model if isinstance(model, Model) else load(model)
+    module = m._module
+    spec = dist.Spec(
+        module_name=module.__name__,
+        module_file=getattr(module, "__file__", None),
+        model=m.name,
+        options=_normalise(options),
+        grid=dist.grid_specs(grid),
+        random=dist.random_specs(random),
+        draws=int(draws),
+        seed=int(seed),
+        columns=[str(c) for c in columns],
+    )
+    plan = module._sweep_plan(
+        spec.model, spec.options, spec.grid, spec.random, spec.draws, spec.seed, spec.columns
+    )
+    total = plan["runs_total"]
+    if backend == "local":
+        tasks = [list(range(total))]
+    else:
+        if backend == "ray":
+            workers = dist.ray_workers(address) // max(1, threads or 1)
+        else:
+            client, own = dist.dask_client(client, address)
+            workers = dist.dask_workers(client)
+        size = task_size or dist.default_task_size(total, workers)
+        tasks = dist.tasks_of(total, size)
+    gather = dist.Gather(total, len(tasks), progress, f"mbsim sweep ({backend})")
+    if backend == "local":
+        gather.add(dist.run_task(spec, 0, tasks[0], threads))
+    elif backend == "ray":
+        dist.run_ray(spec, tasks, threads, gather, address, retries)
+    else:
+        try:
+            dist.run_dask(spec, tasks, threads, gather, client, retries)
+        finally:
+            if own:
+                client.close()
+    rows = gather.finish()
+    table = module._sweep_table(plan["header"], rows)
+    try:
+        import pandas
+
+        table = pandas.DataFrame(table)
+    except ImportError:
+        pass
+    if not report:
+        return table
+    return table, dist.Report(
+        backend=backend,
+        runs=total,
+        tasks=len(tasks),
+        task_size=max(len(t) for t in tasks),
+        threads_per_task=threads,
+        wall_seconds=time.perf_counter() - gather.start,
+        task_reports=gather.reports,
+        manifest=plan["manifest"],
+    )
 
 
 def build(path: str, *, release: bool = True, quiet: bool = True) -> "Library":
@@ -250,15 +362,17 @@ class Model:
         draws: int = 0,
         seed: int = 1,
         threads: int | None = None,
+        columns: Sequence[str] = (),
         **options: Any,
     ) -> dict[str, Any]:
         """``mbsim sweep`` in parallel inside Rust; writes sweep.csv and sweep.json into ``out``
         and returns the table as columns (``pandas.DataFrame(result)``). ``grid``:
-        ``{name: (from, to, count)}``; ``random``: ``{name: (from, to)}`` with ``draws``."""
+        ``{name: (from, to, count)}``; ``random``: ``{name: (from, to)}`` with ``draws``;
+        ``columns``: ``--column`` specs. On a cluster: :func:`mbsim.sweep`."""
         g = [f"{k}={a!r}:{b!r}:{int(c)}" for k, (a, b, c) in (grid or {}).items()]
         r = [f"{k}={a!r}:{b!r}" for k, (a, b) in (random or {}).items()]
         return self._module.sweep(
-            self.name, str(out), _normalise(options), g, r, draws, seed, threads
+            self.name, str(out), _normalise(options), g, r, draws, seed, threads, list(columns)
         )
 
 

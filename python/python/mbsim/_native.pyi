@@ -39,9 +39,39 @@ def sweep(
     draws: int = 0,
     seed: int = 1,
     threads: int | None = None,
+    columns: list[str] = ...,
 ) -> dict[str, npt.NDArray[np.float64] | list[str]]:
     """`mbsim sweep` (parallel in Rust) into `out`; sweep.csv as columns. Axes as the CLI's
     `NAME=FROM:TO:COUNT` (grid) and `NAME=FROM:TO` (random)."""
+
+def _sweep_plan(
+    model: str,
+    options: dict[str, Any] | None = None,
+    grid: list[str] = ...,
+    random: list[str] = ...,
+    draws: int = 0,
+    seed: int = 1,
+    columns: list[str] = ...,
+) -> dict[str, Any]:
+    """A sweep checked, not run: `runs_total`, `header` (sweep.csv's), `manifest`."""
+
+def _sweep_rows(
+    model: str,
+    indices: list[int],
+    options: dict[str, Any] | None = None,
+    grid: list[str] = ...,
+    random: list[str] = ...,
+    draws: int = 0,
+    seed: int = 1,
+    columns: list[str] = ...,
+    threads: int | None = None,
+) -> list[list[str]]:
+    """The sweep.csv rows of the runs `indices` (one task of a distributed sweep), GIL released."""
+
+def _sweep_table(
+    header: list[str], rows: list[list[str]]
+) -> dict[str, npt.NDArray[np.float64] | list[str]]:
+    """Rows as the sweep's table (the local sweep's conversion of sweep.csv)."""
 
 def check(model: str, t: float = 0.0, params: list[tuple[str, float]] | None = None) -> dict[str, Any]:
     """`mbsim check --json` as a dict (plus `text`)."""

@@ -13,6 +13,9 @@
   ``detail`` (the variant's other numbers: condition, iterations, residual, ...).
 - ``ModelFileError``: a model file or string that does not build; the message is located
   (``file:line:col: what is wrong``), as the Rust compiler or ``mbsim generate`` shows it.
+- ``DistributedError``: a distributed sweep (``backend="ray"`` or ``"dask"``) could not
+  give every run exactly once: a task failed beyond its retries, or a run came back twice or
+  not at all; the message names the task and its runs.
 - ``ToolchainError``: building a user model needs ``cargo`` (the Rust toolchain), which
   was not found.
 """
@@ -51,3 +54,7 @@ class ModelFileError(MbsimError):
 
 class ToolchainError(MbsimError):
     """No Rust toolchain (cargo) to build a user model."""
+
+
+class DistributedError(MbsimError, RuntimeError):
+    """A distributed sweep that could not give every run exactly once."""
