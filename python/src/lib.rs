@@ -22,7 +22,7 @@ pub mod analysis;
 pub mod errors;
 pub mod options;
 pub mod run;
-pub mod sweep;
+pub mod sweeps;
 
 pub use pyo3;
 
@@ -118,14 +118,14 @@ fn sweep<'py>(
     threads: Option<usize>,
     columns: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = sweep::Spec {
+    let spec = sweeps::Spec {
         grid,
         random,
         draws,
         seed,
         columns,
     };
-    sweep::sweep(py, model, options, spec, threads, out)
+    sweeps::sweep(py, model, options, spec, threads, out)
 }
 
 /// A sweep's plan: `runs_total`, `header`, `manifest` (nothing runs).
@@ -142,14 +142,14 @@ fn _sweep_plan<'py>(
     seed: u64,
     columns: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let spec = sweep::Spec {
+    let spec = sweeps::Spec {
         grid,
         random,
         draws,
         seed,
         columns,
     };
-    sweep::sweep_plan(py, model, options, spec)
+    sweeps::sweep_plan(py, model, options, spec)
 }
 
 /// The rows of the runs `indices` of a sweep (one task of a distributed sweep), GIL released.
@@ -168,14 +168,14 @@ fn _sweep_rows(
     columns: Vec<String>,
     threads: Option<usize>,
 ) -> PyResult<Vec<Vec<String>>> {
-    let spec = sweep::Spec {
+    let spec = sweeps::Spec {
         grid,
         random,
         draws,
         seed,
         columns,
     };
-    sweep::sweep_rows(py, model, options, spec, indices, threads)
+    sweeps::sweep_rows(py, model, options, spec, indices, threads)
 }
 
 /// Rows under a header as the sweep's table `{column: array or list}`.
@@ -185,7 +185,7 @@ fn _sweep_table<'py>(
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    sweep::table(py, &header, rows)
+    sweeps::table(py, &header, rows)
 }
 
 /// `mbsim check`.
@@ -237,6 +237,18 @@ fn _fmu_description(py: Python<'_>, name: &str) -> PyResult<(String, String)> {
     ))
 }
 
+/// Write sweep.csv and sweep.json into `out` (a distributed sweep's table, as the CLI does).
+#[pyfunction]
+fn _sweep_write(
+    py: Python<'_>,
+    out: std::path::PathBuf,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    manifest: &str,
+) -> PyResult<()> {
+    sweeps::write(py, out, header, rows, manifest)
+}
+
 /// Add the functions to `m`, serving `entries` (`None`: the built-in catalog).
 pub fn register(m: &Bound<'_, PyModule>, entries: Option<&'static [ModelEntry]>) -> PyResult<()> {
     if let Some(entries) = entries {
@@ -250,6 +262,7 @@ pub fn register(m: &Bound<'_, PyModule>, entries: Option<&'static [ModelEntry]>)
     m.add_function(wrap_pyfunction!(_sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(_sweep_rows, m)?)?;
     m.add_function(wrap_pyfunction!(_sweep_table, m)?)?;
+    m.add_function(wrap_pyfunction!(_sweep_write, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(kinematics, m)?)?;
     m.add_function(wrap_pyfunction!(equilibrium, m)?)?;

@@ -53,20 +53,7 @@ const PER_SHARD: [&str; 3] = ["shard", "wall_seconds", "process_cpu_seconds"];
 /// Run `mbsim sweep-merge`.
 pub fn run(args: &MergeArgs) -> Result<(), AppError> {
     let merged = merge(&args.dirs)?;
-    std::fs::create_dir_all(&args.out).map_err(|source| AppError::Io {
-        path: args.out.clone(),
-        source,
-    })?;
-    super::rows::write_csv(&args.out.join("sweep.csv"), &merged.header, &merged.rows)?;
-    let path = args.out.join("sweep.json");
-    let text = serde_json::to_string_pretty(&merged.manifest).unwrap_or_default() + "\n";
-    crate::output::write_whole(&path, |out| {
-        out.write_all(text.as_bytes())
-            .map_err(|source| AppError::Io {
-                path: path.clone(),
-                source,
-            })
-    })?;
+    super::write_sweep(&args.out, &merged.header, &merged.rows, &merged.manifest)?;
     let failed = merged.rows.iter().filter(|r| r[1] == "failed").count();
     crate::say!(
         "merged {} shard(s): {} runs ({failed} failed), every run once\nwrote {}",

@@ -90,23 +90,10 @@ pub fn run(args: &SweepArgs) -> Result<(), AppError> {
     let total = watch.stop();
     let wall = total.wall.as_secs_f64();
     bar.finish_and_clear();
-    std::fs::create_dir_all(&cfg.out).map_err(|source| AppError::Io {
-        path: cfg.out.clone(),
-        source,
-    })?;
-    rows::write_csv(&cfg.out.join("sweep.csv"), &plan.header(), &rows)?;
     let mut manifest = manifest(&plan, args, (shard, shards));
     manifest["wall_seconds"] = json!(wall);
     manifest["process_cpu_seconds"] = json!(total.cpu.as_secs_f64());
-    let path = cfg.out.join("sweep.json");
-    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    crate::output::write_whole(&path, |out| {
-        out.write_all(text.as_bytes())
-            .map_err(|source| AppError::Io {
-                path: path.clone(),
-                source,
-            })
-    })?;
+    write_sweep(&cfg.out, &plan.header(), &rows, &manifest)?;
     let failed = rows.iter().filter(|r| r[1] == "failed").count();
     crate::say!(
         "{} runs ({} failed) of `{}` in {wall:.3} s wall, {:.3} s process CPU, with {} thread(s): \
@@ -120,6 +107,30 @@ pub fn run(args: &SweepArgs) -> Result<(), AppError> {
         cfg.out.join("sweep.csv").display()
     );
     Ok(())
+}
+
+/// Write `sweep.csv` (`header`, `rows`) and `sweep.json` (`manifest`) into `dir` (created),
+/// each whole or not at all: what `mbsim sweep`, `sweep-merge` and the Python sweeps write.
+pub fn write_sweep(
+    dir: &std::path::Path,
+    header: &[String],
+    rows: &[Vec<String>],
+    manifest: &serde_json::Value,
+) -> Result<(), AppError> {
+    std::fs::create_dir_all(dir).map_err(|source| AppError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    rows::write_csv(&dir.join("sweep.csv"), header, rows)?;
+    let path = dir.join("sweep.json");
+    let text = serde_json::to_string_pretty(manifest).unwrap_or_default() + "\n";
+    crate::output::write_whole(&path, |out| {
+        out.write_all(text.as_bytes())
+            .map_err(|source| AppError::Io {
+                path: path.clone(),
+                source,
+            })
+    })
 }
 
 fn progress(len: usize) -> ProgressBar {

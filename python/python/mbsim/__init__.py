@@ -92,6 +92,7 @@ def sweep(
     retries: int = 3,
     progress: Any = True,
     report: bool = False,
+    out: str | None = None,
     **options: Any,
 ) -> Any:
     """A sweep of ``model`` (a :class:`Model` or a catalog name) on this machine or a cluster;
@@ -115,6 +116,8 @@ def sweep(
     ``cpu_seconds`` and ``wall_seconds``. ``progress``: a line on stderr (``True``), nothing
     (``False``) or ``callback(done_runs, total_runs, done_tasks, total_tasks)``.
     ``report=True`` returns ``(table, report)`` with the tasks, their workers and CPU times.
+    ``out``: also write sweep.csv and sweep.json there, as ``mbsim sweep`` does (the manifest
+    with the backend, the tasks and the times).
     """
     from . import _distributed as dist
 
@@ -159,6 +162,18 @@ def sweep(
             if own:
                 client.close()
     rows = gather.finish()
+    wall = time.perf_counter() - gather.start
+    if out is not None:
+        import json
+
+        manifest = dict(plan["manifest"])
+        manifest.update(
+            backend=backend,
+            tasks=len(tasks),
+            wall_seconds=wall,
+            worker_process_cpu_seconds=sum(t["cpu_seconds"] for t in gather.reports),
+        )
+        module._sweep_write(str(out), plan["header"], rows, json.dumps(manifest))
     table = module._sweep_table(plan["header"], rows)
     try:
         import pandas
@@ -174,7 +189,7 @@ def sweep(
         tasks=len(tasks),
         task_size=max(len(t) for t in tasks),
         threads_per_task=threads,
-        wall_seconds=time.perf_counter() - gather.start,
+        wall_seconds=wall,
         task_reports=gather.reports,
         manifest=plan["manifest"],
     )

@@ -113,6 +113,7 @@ def run_task(spec: Spec, task: int, indices: list[int], threads: int | None) -> 
         "pid": os.getpid(),
         "cpu_seconds": time.process_time() - cpu,
         "wall_seconds": time.perf_counter() - wall,
+        "finished": time.time(),
     }
 
 
@@ -185,7 +186,7 @@ class Gather:
                             | {"runs": len(result["rows"])})
         self.show()
 
-    def show(self, final: bool = False) -> None:
+    def show(self) -> None:
         total = len(self.rows)
         if callable(self.progress):
             self.progress(self.done_runs, total, self.done_tasks, self.tasks)
@@ -198,7 +199,7 @@ class Gather:
             f"\r{self.label}: {self.done_tasks}/{self.tasks} tasks, "
             f"{self.done_runs}/{total} runs, {rate:.1f} runs/s, {elapsed:.1f} s"
         )
-        sys.stderr.write(line + ("\n" if final else ""))
+        sys.stderr.write(line)
         sys.stderr.flush()
 
     def finish(self) -> list[list[str]]:
@@ -207,7 +208,8 @@ class Gather:
             raise DistributedError(
                 f"{len(missing)} of {len(self.rows)} runs never came back (first: run {missing[0]})"
             )
-        self.show(final=True)
+        if self.progress is True:
+            sys.stderr.write("\n")
         return [r for r in self.rows if r is not None]
 
 

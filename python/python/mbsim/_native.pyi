@@ -73,6 +73,9 @@ def _sweep_table(
 ) -> dict[str, npt.NDArray[np.float64] | list[str]]:
     """Rows as the sweep's table (the local sweep's conversion of sweep.csv)."""
 
+def _sweep_write(out: str, header: list[str], rows: list[list[str]], manifest: str) -> None:
+    """Write sweep.csv and sweep.json (manifest as JSON text) into `out`, as `mbsim sweep`."""
+
 def check(model: str, t: float = 0.0, params: list[tuple[str, float]] | None = None) -> dict[str, Any]:
     """`mbsim check --json` as a dict (plus `text`)."""
 

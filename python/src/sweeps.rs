@@ -167,3 +167,19 @@ pub fn table<'py>(
     }
     Ok(out)
 }
+
+/// Write `sweep.csv` and `sweep.json` into `out` as `mbsim sweep` does (the manifest given
+/// as JSON text), each whole or not at all.
+pub fn write(
+    py: Python<'_>,
+    out: std::path::PathBuf,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    manifest: &str,
+) -> PyResult<()> {
+    let manifest: serde_json::Value = serde_json::from_str(manifest)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let done: Result<(), AppError> =
+        py.detach(|| mbsim_cli::sweep::write_sweep(&out, &header, &rows, &manifest));
+    done.map_err(|e| to_py(py, e, &[]))
+}
