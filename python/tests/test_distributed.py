@@ -335,7 +335,7 @@ def test_sweep_merge_of_shards_equals_the_unsharded_sweep(mbsim_bin, tmp_path):
     # A shard given twice: its runs appear twice.
     twice = cli(mbsim_bin, "sweep-merge", *shards, shards[1], "--out", str(tmp_path / "m3"))
     assert twice.returncode != 0
-    assert "53 run(s) appear twice" in twice.stderr, twice.stderr
+    assert "shard 1/3 is given twice" in twice.stderr, twice.stderr
     # A shard of another sweep (another seed): the manifests disagree.
     other = tmp_path / "other"
     seed = CLI_SWEEP.index("--seed") + 1
@@ -346,3 +346,26 @@ def test_sweep_merge_of_shards_equals_the_unsharded_sweep(mbsim_bin, tmp_path):
     assert mixed.returncode != 0
     assert "differ in seed" in mixed.stderr, mixed.stderr
     assert not (tmp_path / "m2").exists() and not (tmp_path / "m4").exists()
+
+
+def test_python_entry_point_on_dask_writes_the_cli_s_files(mbsim_bin, tmp_path):
+    """`python -m mbsim sweep … --backend dask` (a LocalCluster of its own) writes the
+    sweep.csv of `mbsim sweep`, run by run, and a manifest naming the backend."""
+    axes = CLI_SWEEP[2:CLI_SWEEP.index("--t-end")]
+    out = tmp_path / "py"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mbsim", "sweep", MODEL, *axes, "--t-end", "20", "--rtol",
+         "1e-10", "--option", "max_steps=12000", "--backend", "dask", "--task-size", "40",
+         "--out", str(out)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "160 runs (82 failed)" in proc.stdout, proc.stdout
+    whole = cli(mbsim_bin, *CLI_SWEEP, "--out", str(tmp_path / "whole"))
+    assert whole.returncode == 0, whole.stderr
+    a = read_csv(tmp_path / "whole" / "sweep.csv").drop(columns=list(TIMING))
+    b = read_csv(out / "sweep.csv").drop(columns=list(TIMING))
+    pandas.testing.assert_frame_equal(a, b)
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["backend"] == "dask" and manifest["tasks"] == 4
+    assert manifest["runs_total"] == 160

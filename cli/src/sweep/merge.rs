@@ -4,13 +4,14 @@
 //!
 //! Checked before anything is written: every directory has both files; the manifests agree on
 //! everything but the shard and the timings (model, method, options, axes, seed, runs, shard
-//! count); the headers are equal; each row's `run` belongs to its directory's shard (index mod
-//! N); no run appears twice (a shard merged twice, or two directories claiming one shard); no
-//! run is missing. A missing run names the shard to rerun (`--shard I/N`) — a shard whose job
-//! died before writing has no directory, and is found by the same count. The merged rows are
-//! sorted by `run`; the merged manifest is shard 0 of 1 with the shards' summed CPU time.
+//! count); the headers are equal; each shard is given once (a shard twice would give its runs
+//! twice) and none is missing (a shard whose job died before writing has no files: it is
+//! named with the command to rerun it). Then the rows are streamed: run i is the next row of
+//! shard i mod N (each shard's file is in run order), so the merge holds one row per shard in
+//! memory, not the sweep, and checks while it writes that every row is the run expected there
+//! — a row out of place, missing or extra fails the merge and no sweep.csv is left behind.
+//! The merged manifest is shard 0 of 1 with the shards' summed CPU time.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -29,20 +30,20 @@ pub struct MergeArgs {
     pub out: PathBuf,
 }
 
-/// One shard's files, read.
+/// One shard's manifest and its open table.
 struct Shard {
     dir: PathBuf,
     manifest: Value,
     header: Vec<String>,
-    rows: Vec<Vec<String>>,
+    rows: csv::StringRecordsIntoIter<std::fs::File>,
 }
 
-/// The merged sweep.
+/// What a merge wrote.
 pub struct Merged {
-    /// The header of sweep.csv.
-    pub header: Vec<String>,
-    /// Every run's row, sorted by `run`.
-    pub rows: Vec<Vec<String>>,
+    /// Runs written (every run of the sweep).
+    pub runs: usize,
+    /// Of which failed.
+    pub failed: usize,
     /// The manifest of the whole sweep.
     pub manifest: Value,
 }
@@ -52,26 +53,75 @@ const PER_SHARD: [&str; 3] = ["shard", "wall_seconds", "process_cpu_seconds"];
 
 /// Run `mbsim sweep-merge`.
 pub fn run(args: &MergeArgs) -> Result<(), AppError> {
-    let merged = merge(&args.dirs)?;
-    super::write_sweep(&args.out, &merged.header, &merged.rows, &merged.manifest)?;
-    let failed = merged.rows.iter().filter(|r| r[1] == "failed").count();
+    let merged = merge(&args.dirs, &args.out)?;
     crate::say!(
-        "merged {} shard(s): {} runs ({failed} failed), every run once\nwrote {}",
+        "merged {} shard(s): {} runs ({} failed), every run once\nwrote {}",
         args.dirs.len(),
-        merged.rows.len(),
+        merged.runs,
+        merged.failed,
         args.out.join("sweep.csv").display()
     );
     Ok(())
 }
 
-/// Read and check the shards in `dirs`; the merged table and manifest.
-pub fn merge(dirs: &[PathBuf]) -> Result<Merged, AppError> {
-    let shards: Vec<Shard> = dirs.iter().map(|d| read(d)).collect::<Result<_, _>>()?;
+/// Check the shards in `dirs` and write the merged sweep.csv and sweep.json into `out`.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Merged, AppError> {
+    let shards: Vec<Shard> = dirs.iter().map(|d| open(d)).collect::<Result<_, _>>()?;
     let first = shards
         .first()
         .ok_or_else(|| merge_error("no directories given".into()))?;
+    agree(first, &shards[1..])?;
+    let total = count(&first.manifest, "runs_total", &first.dir)?;
+    let shard_count = count(&first.manifest, "shards", &first.dir)?.max(1);
+    let mut manifest = merged_manifest(&shards);
+    let header = first.header.clone();
+    let mut by_shard = by_shard(shards, shard_count, total)?;
+    std::fs::create_dir_all(out).map_err(|source| AppError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut failed = 0;
+    super::rows::write_csv_with(&out.join("sweep.csv"), &header, |write| {
+        for run in 0..total {
+            let shard = &mut by_shard[run % shard_count];
+            let row = next_row(shard, run, shard_count)?;
+            failed += usize::from(row.get(1) == Some("failed"));
+            write(&row)?;
+        }
+        for (k, shard) in by_shard.iter_mut().enumerate() {
+            if let Some(extra) = shard.rows.next() {
+                let cell = extra
+                    .map(|r| r.get(0).unwrap_or("").to_string())
+                    .unwrap_or_default();
+                return Err(merge_error(format!(
+                    "{}: a row after the last run of shard {k}/{shard_count} (run `{cell}`): \
+                     each run once, in run order",
+                    shard.dir.display()
+                )));
+            }
+        }
+        Ok(())
+    })?;
+    manifest["merged_failed_runs"] = json!(failed);
+    let path = out.join("sweep.json");
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
+    crate::output::write_whole(&path, |w| {
+        w.write_all(text.as_bytes()).map_err(|source| AppError::Io {
+            path: path.clone(),
+            source,
+        })
+    })?;
+    Ok(Merged {
+        runs: total,
+        failed,
+        manifest,
+    })
+}
+
+/// The manifests and headers of `rest` agree with `first`'s.
+fn agree(first: &Shard, rest: &[Shard]) -> Result<(), AppError> {
     let common = without_per_shard(&first.manifest);
-    for s in &shards[1..] {
+    for s in rest {
         let other = without_per_shard(&s.manifest);
         if other != common {
             return Err(merge_error(format!(
@@ -89,38 +139,88 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, AppError> {
             )));
         }
     }
-    let total = count(&first.manifest, "runs_total", &first.dir)?;
-    let shard_count = count(&first.manifest, "shards", &first.dir)?.max(1);
-    let mut by_run: BTreeMap<usize, (&Shard, &Vec<String>)> = BTreeMap::new();
-    let mut duplicated = Vec::new();
-    for s in &shards {
-        let shard = count(&s.manifest, "shard", &s.dir)?;
-        for row in &s.rows {
-            let run = run_index(row, total, &s.dir)?;
-            if run % shard_count != shard {
-                return Err(merge_error(format!(
-                    "{}: run {run} is not in shard {shard}/{shard_count} (runs ≡ {shard} mod {shard_count})",
-                    s.dir.display()
-                )));
-            }
-            if let Some((other, _)) = by_run.insert(run, (s, row)) {
-                duplicated.push((run, other.dir.clone(), s.dir.clone()));
-            }
+    Ok(())
+}
+
+/// The shards indexed by shard number: each once, none missing.
+fn by_shard(shards: Vec<Shard>, shard_count: usize, total: usize) -> Result<Vec<Shard>, AppError> {
+    let mut slots: Vec<Option<Shard>> = (0..shard_count).map(|_| None).collect();
+    for s in shards {
+        let k = count(&s.manifest, "shard", &s.dir)?;
+        let Some(slot) = slots.get_mut(k) else {
+            return Err(AppError::RunFile {
+                path: s.dir.join("sweep.json"),
+                message: format!("shard {k} of {shard_count} is out of range"),
+            });
+        };
+        if let Some(other) = slot {
+            return Err(merge_error(format!(
+                "shard {k}/{shard_count} is given twice ({} and {}): its {} run(s) would \
+                 appear twice; give each shard once",
+                other.dir.display(),
+                s.dir.display(),
+                shard_runs(k, shard_count, total)
+            )));
         }
+        *slot = Some(s);
     }
-    if let Some((run, a, b)) = duplicated.first() {
+    let missing: Vec<usize> = (0..shard_count).filter(|&k| slots[k].is_none()).collect();
+    if !missing.is_empty() {
+        let runs: usize = missing
+            .iter()
+            .map(|&k| shard_runs(k, shard_count, total))
+            .sum();
+        let model = slots
+            .iter()
+            .flatten()
+            .next()
+            .and_then(|s| s.manifest["model"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        return Err(missing_error(&missing, shard_count, runs, total, &model));
+    }
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// How many runs shard k of n has in a sweep of `total`.
+fn shard_runs(k: usize, n: usize, total: usize) -> usize {
+    (k..total).step_by(n).count()
+}
+
+/// The next row of `shard`, which must be run `run`.
+fn next_row(shard: &mut Shard, run: usize, shards: usize) -> Result<csv::StringRecord, AppError> {
+    let path = shard.dir.join("sweep.csv");
+    let record = shard
+        .rows
+        .next()
+        .transpose()
+        .map_err(|e| AppError::RunFile {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+    let Some(record) = record else {
         return Err(merge_error(format!(
-            "{} run(s) appear twice (first: run {run} in {} and in {}): each shard once",
-            duplicated.len(),
-            a.display(),
-            b.display()
+            "{}: run {run} missing (the file ends early); rerun shard `--shard {}/{shards}` \
+             and merge again",
+            path.display(),
+            run % shards
+        )));
+    };
+    let cell = record.get(0).unwrap_or("");
+    if cell.parse::<usize>().ok() != Some(run) {
+        return Err(merge_error(format!(
+            "{}: row with run `{cell}` where run {run} belongs (shard {}/{shards} runs ≡ {} \
+             mod {shards}, each once, in run order)",
+            path.display(),
+            run % shards,
+            run % shards
         )));
     }
-    let missing: Vec<usize> = (0..total).filter(|i| !by_run.contains_key(i)).collect();
-    if !missing.is_empty() {
-        return Err(missing_error(&missing, shard_count, &first.manifest));
-    }
-    let mut manifest = first.manifest.clone();
+    Ok(record)
+}
+
+/// The merged manifest: the first shard's, as shard 0 of 1, with the summed times.
+fn merged_manifest(shards: &[Shard]) -> Value {
+    let mut manifest = shards[0].manifest.clone();
     manifest["shard"] = json!(0);
     manifest["shards"] = json!(1);
     manifest["merged_from"] = json!(
@@ -135,30 +235,30 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, AppError> {
     manifest["wall_seconds"] = json!(summed("wall_seconds"));
     manifest["wall_seconds_note"] =
         json!("the sum of the shards' wall times, not the elapsed time");
-    Ok(Merged {
-        header: first.header.clone(),
-        rows: by_run.into_values().map(|(_, row)| row.clone()).collect(),
-        manifest,
-    })
+    manifest
 }
 
-/// The error naming the shards that own the `missing` runs, with the command to rerun them.
-fn missing_error(missing: &[usize], shards: usize, manifest: &Value) -> AppError {
-    let mut owners: Vec<usize> = missing.iter().map(|i| i % shards).collect();
-    owners.dedup();
-    owners.sort_unstable();
-    owners.dedup();
-    let listed: Vec<String> = owners
+/// The error naming the `missing` shards, with the command to rerun them.
+fn missing_error(
+    missing: &[usize],
+    shards: usize,
+    runs: usize,
+    total: usize,
+    model: &str,
+) -> AppError {
+    let listed: Vec<String> = missing
         .iter()
         .map(|o| format!("--shard {o}/{shards}"))
         .collect();
     merge_error(format!(
-        "{} of {} runs missing (first: run {}); rerun `{} sweep {} … {}` and merge again",
-        missing.len(),
-        count(manifest, "runs_total", Path::new("")).unwrap_or(0),
-        missing[0],
+        "{runs} of {total} runs missing (no directory for shard(s) {}); rerun `{} sweep {model} \
+         … {}` and merge again",
+        missing
+            .iter()
+            .map(|k| format!("{k}/{shards}"))
+            .collect::<Vec<_>>()
+            .join(", "),
         crate::registry::program(),
-        manifest["model"].as_str().unwrap_or("?"),
         listed.join(", ")
     ))
 }
@@ -202,18 +302,7 @@ fn count(manifest: &Value, key: &str, dir: &Path) -> Result<usize, AppError> {
         })
 }
 
-fn run_index(row: &[String], total: usize, dir: &Path) -> Result<usize, AppError> {
-    let cell = row.first().map(String::as_str).unwrap_or("");
-    match cell.parse::<usize>() {
-        Ok(i) if i < total => Ok(i),
-        _ => Err(AppError::RunFile {
-            path: dir.join("sweep.csv"),
-            message: format!("`run` cell `{cell}` is not a run index below {total}"),
-        }),
-    }
-}
-
-fn read(dir: &Path) -> Result<Shard, AppError> {
+fn open(dir: &Path) -> Result<Shard, AppError> {
     let json_path = dir.join("sweep.json");
     let text = std::fs::read_to_string(&json_path).map_err(|e| AppError::RunFile {
         path: json_path.clone(),
@@ -241,15 +330,10 @@ fn read(dir: &Path) -> Result<Shard, AppError> {
             message: "the first column is not `run`: not a sweep.csv".into(),
         });
     }
-    let rows = reader
-        .records()
-        .map(|r| r.map(|r| r.iter().map(str::to_string).collect()))
-        .collect::<Result<Vec<Vec<String>>, _>>()
-        .map_err(bad)?;
     Ok(Shard {
         dir: dir.to_path_buf(),
         manifest,
         header,
-        rows,
+        rows: reader.into_records(),
     })
 }

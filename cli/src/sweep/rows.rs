@@ -196,6 +196,23 @@ pub(crate) fn write_csv(
     header: &[String],
     rows: &[Vec<String>],
 ) -> Result<(), AppError> {
+    write_csv_with(path, header, |write| {
+        for row in rows {
+            write(&csv::StringRecord::from(row.clone()))?;
+        }
+        Ok(())
+    })
+}
+
+/// Write `header`, then the rows `fill` passes to its writer, as a CSV file, whole or not at
+/// all (an error from `fill` leaves no file).
+pub(crate) fn write_csv_with(
+    path: &std::path::Path,
+    header: &[String],
+    fill: impl FnOnce(
+        &mut dyn FnMut(&csv::StringRecord) -> Result<(), AppError>,
+    ) -> Result<(), AppError>,
+) -> Result<(), AppError> {
     crate::output::write_whole(path, |out| {
         let io = |e: csv::Error| AppError::Io {
             path: path.to_path_buf(),
@@ -203,9 +220,7 @@ pub(crate) fn write_csv(
         };
         let mut w = csv::Writer::from_writer(out);
         w.write_record(header).map_err(io)?;
-        for row in rows {
-            w.write_record(row).map_err(io)?;
-        }
+        fill(&mut |row| w.write_record(row).map_err(io))?;
         w.flush().map_err(|source| AppError::Io {
             path: path.to_path_buf(),
             source,

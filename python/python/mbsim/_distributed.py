@@ -296,7 +296,11 @@ def dask_workers(client: Any) -> int:
     return max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
 
 
-def grid_specs(grid: Mapping[str, tuple] | None) -> list[str]:
+def grid_specs(grid: Mapping[str, tuple] | Sequence[str] | None) -> list[str]:
+    """Grid axes as the CLI writes them: ``{name: (from, to, count[, "log"])}``, or already
+    ``["NAME=FROM:TO:COUNT[:log]", ...]``."""
+    if isinstance(grid, (list, tuple)):
+        return [str(g) for g in grid]
     out = []
     for k, axis in (grid or {}).items():
         if len(axis) == 4:
@@ -308,7 +312,10 @@ def grid_specs(grid: Mapping[str, tuple] | None) -> list[str]:
     return out
 
 
-def random_specs(random: Mapping[str, tuple] | None) -> list[str]:
+def random_specs(random: Mapping[str, tuple] | Sequence[str] | None) -> list[str]:
+    """Random axes: ``{name: (from, to[, "log"])}``, or ``["NAME=FROM:TO[:log]", ...]``."""
+    if isinstance(random, (list, tuple)):
+        return [str(r) for r in random]
     out = []
     for k, axis in (random or {}).items():
         if len(axis) == 3:
