@@ -89,6 +89,10 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer runs (a smoke run)")
     ap.add_argument("--json", default="target/bench-distributed.json")
     args = ap.parse_args()
+    # Ray's token authentication with a token of this run only (a local `ray.init()` would
+    # otherwise write ~/.ray/auth_token, shared by every cluster of this user).
+    os.environ.setdefault("RAY_AUTH_MODE", "token")
+    os.environ.setdefault("RAY_AUTH_TOKEN", os.urandom(32).hex())
     import ray
     from distributed import Client, LocalCluster
 

@@ -30,6 +30,13 @@ import mbsim
 
 TIMING = ("cpu_seconds", "wall_seconds")
 
+# Ray's token authentication, with a token of this session only, set before anything imports
+# Ray (it reads the mode when it loads): the test's nodes and this driver share it through
+# the environment, never through ~/.ray/auth_token (shared by every cluster of the user).
+RAY_TOKEN = os.urandom(32).hex()
+os.environ["RAY_AUTH_MODE"] = "token"
+os.environ["RAY_AUTH_TOKEN"] = RAY_TOKEN
+
 # A random sweep in which some runs fail: the pendulum's period shrinks as g grows, so with
 # a step limit the runs of large g stop with TooManySteps — rows with their error kind.
 MODEL = "pendulum"
@@ -87,7 +94,9 @@ def ray_cli() -> str:
 
 def start_node(args: list[str], log: Path) -> subprocess.Popen:
     """`ray start ... --block`: the node's processes live as long as this one (SIGTERM stops
-    them), so the test ends exactly the processes it started."""
+    them), so the test ends exactly the processes it started. The cluster's token (Ray's
+    token authentication) is in the environment of the nodes and of this driver, never in
+    ~/.ray/auth_token (a file other clusters on the machine would share)."""
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     return subprocess.Popen(
         [ray_cli(), "start", "--block", "--disable-usage-stats", *args],
@@ -115,6 +124,7 @@ def node_ports() -> list[str]:
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A head node and a worker node, one CPU each, as separate processes."""
+    assert os.environ.get("RAY_AUTH_TOKEN") == RAY_TOKEN, "Ray's token set at import"
     import ray
 
     temp = Path(tempfile.mkdtemp(prefix="mbray-", dir="/tmp"))
@@ -127,10 +137,9 @@ def ray_cluster():
     )
     nodes = [head]
     try:
-        wait_for(lambda: cluster_up(address, 1), 120, "the Ray head node", temp / "head.log")
+        connect(address, head, temp / "head.log")
         nodes.append(start_node([f"--address={address}", *node_ports()], temp / "worker.log"))
-        wait_for(lambda: cluster_up(address, 2), 120, "the Ray worker node", temp / "worker.log")
-        ray.init(address=address, log_to_driver=False)
+        wait_for(lambda: alive_nodes() >= 2, 180, "the Ray worker node", temp / "worker.log")
         yield address
     finally:
         ray.shutdown()
@@ -144,11 +153,29 @@ def ray_cluster():
                 p.wait()
 
 
-def cluster_up(address: str, nodes: int) -> bool:
-    proc = subprocess.run(
-        [ray_cli(), "status", f"--address={address}"], capture_output=True, text=True
-    )
-    return proc.returncode == 0 and proc.stdout.count(" node_") >= nodes
+def connect(address: str, head: subprocess.Popen, log: Path) -> None:
+    """Join the head node as this test's driver once it answers (up to 180 s: the machine may
+    be busy compiling)."""
+    import ray
+
+    deadline = time.monotonic() + 180
+    while True:
+        if head.poll() is not None:
+            pytest.fail(f"the Ray head node exited:\n{log.read_text()[-3000:]}")
+        try:
+            ray.init(address=address, log_to_driver=False)
+            return
+        except (ConnectionError, RuntimeError) as e:
+            ray.shutdown()
+            if time.monotonic() > deadline:
+                pytest.fail(f"cannot join the Ray head node: {e}\n{log.read_text()[-3000:]}")
+            time.sleep(1.0)
+
+
+def alive_nodes() -> int:
+    import ray
+
+    return sum(1 for n in ray.nodes() if n["Alive"])
 
 
 def wait_for(ready, seconds: float, what: str, log: Path) -> None:
@@ -156,7 +183,7 @@ def wait_for(ready, seconds: float, what: str, log: Path) -> None:
     while time.monotonic() < deadline:
         if ready():
             return
-        time.sleep(1.0)
+        time.sleep(0.5)
     pytest.fail(f"{what} did not come up in {seconds} s:\n{log.read_text()[-3000:]}")
 
 
