@@ -5,8 +5,9 @@
 //!   (`generate --check`), that the publishable crates package (`cargo package --list`), then
 //!   runs every test of the workspace.
 //! - `oracle-env`: creates `.venv` with the pinned SymPy/SymEngine used by the oracle tests and
-//!   the peer benchmarks, SciPy and EXUDYN for `repro iftomm` (`tests/oracle/requirements.txt`) and the Python package's tools
-//!   (maturin, pytest, FMPy: `python/requirements.txt`), if it is missing or incomplete.
+//!   the peer benchmarks, SciPy and EXUDYN for `repro iftomm` (`tests/oracle/requirements.txt`)
+//!   and the Python package's tools (maturin, pytest, FMPy, and Ray, Dask, pandas, psutil for
+//!   the distributed sweeps: `python/requirements.txt`), if it is missing or incomplete.
 //! - `python`: the Python package and the FMU export — builds the extension into `.venv`
 //!   (`maturin develop --release`), the `mbsim` binary and the FMI library (release: the
 //!   same compiled dependencies as the extension), then runs pytest on `python/tests`.
