@@ -197,7 +197,7 @@ def test_ray_two_node_cluster_matches_the_local_sweep(ray_cluster, tmp_path):
         MODEL, backend="ray", task_size=10, progress=False, report=True, **SWEEP
     )
     assert_same_runs(table, local)
-    assert report.tasks == 16
+    assert report.tasks == 16 and report.threads_per_task == 1
     nodes = {t["node"] for t in report.task_reports}
     assert len(nodes) == 2, f"both nodes ran tasks: {nodes}"
 

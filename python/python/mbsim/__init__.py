@@ -151,13 +151,16 @@ def sweep(
         size = task_size or dist.default_task_size(total, workers)
         tasks = dist.tasks_of(total, size)
     gather = dist.Gather(total, len(tasks), progress, f"mbsim sweep ({backend})")
+    # A task of a distributed backend runs on one thread unless told otherwise: the engine
+    # places one task per CPU (rayon's default, every core, would oversubscribe the node).
+    task_threads = threads or 1
     if backend == "local":
         gather.add(dist.run_task(spec, 0, tasks[0], threads))
     elif backend == "ray":
-        dist.run_ray(spec, tasks, threads, gather, address, retries)
+        dist.run_ray(spec, tasks, task_threads, gather, address, retries)
     else:
         try:
-            dist.run_dask(spec, tasks, threads, gather, client, retries)
+            dist.run_dask(spec, tasks, task_threads, gather, client, retries)
         finally:
             if own:
                 client.close()
@@ -188,7 +191,7 @@ def sweep(
         runs=total,
         tasks=len(tasks),
         task_size=max(len(t) for t in tasks),
-        threads_per_task=threads,
+        threads_per_task=threads if backend == "local" else task_threads,
         wall_seconds=wall,
         task_reports=gather.reports,
         manifest=plan["manifest"],

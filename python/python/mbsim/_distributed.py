@@ -229,7 +229,7 @@ def default_task_size(total: int, workers: int) -> int:
 def run_ray(
     spec: Spec,
     tasks: list[list[int]],
-    threads: int | None,
+    threads: int,
     gather: Gather,
     address: str | None,
     retries: int,
@@ -238,7 +238,7 @@ def run_ray(
 
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False, include_dashboard=False)
-    remote = ray.remote(num_cpus=threads or 1, max_retries=retries)(run_task)
+    remote = ray.remote(num_cpus=threads, max_retries=retries)(run_task)
     pending = [remote.remote(spec, k, idx, threads) for k, idx in enumerate(tasks)]
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
@@ -260,7 +260,7 @@ def ray_workers(address: str | None) -> int:
 def run_dask(
     spec: Spec,
     tasks: list[list[int]],
-    threads: int | None,
+    threads: int,
     gather: Gather,
     client: Any,
     retries: int,
