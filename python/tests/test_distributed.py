@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -149,8 +150,15 @@ def ray_cluster():
             try:
                 p.wait(timeout=60)
             except subprocess.TimeoutExpired:
+                pass
+            # Whatever `ray start` left behind: its process group (the node's raylet, GCS,
+            # agents and workers), which this test created with the node.
+            try:
                 os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+            except ProcessLookupError:
+                pass
+            p.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def connect(address: str, head: subprocess.Popen, log: Path) -> None:
