@@ -50,10 +50,13 @@ fn right_kernels_pass() {
     assert!(passes_everywhere(&model, &kernels).iter().all(|&ok| ok));
 }
 
+/// A change made to derived kernels on purpose.
+type Corruption = Box<dyn Fn(&mut Kernels)>;
+
 #[test]
 fn corrupted_kernels_are_caught_at_every_state() {
     let (model, kernels) = derived();
-    let corruptions: Vec<(&str, Box<dyn Fn(&mut Kernels)>)> = vec![
+    let corruptions: Vec<(&str, Corruption)> = vec![
         (
             "phi_q entries swapped",
             Box::new(|k| k.phi_q.entries.swap(0, 1)),
