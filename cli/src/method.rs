@@ -338,6 +338,7 @@ fn structure_of<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     method: Method,
 ) -> Result<std::sync::Arc<Structure>, SimError> {
+    mbsim::runtime::hpim::refuse_events(sys, method.cli_name().as_str())?;
     sys.as_structure()
         .map(|st| std::sync::Arc::new(st.clone()))
         .ok_or_else(|| SimError::InvalidProblem {

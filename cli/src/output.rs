@@ -139,14 +139,7 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "h_max": s.h_range.1,
         "pivot_spread_max": s.conditioning.map(|c| c.spread),
         "pivot_spread_t": s.conditioning.map(|c| c.t),
-        "initialization": {
-            "q0": run.init.q,
-            "v0": run.init.v,
-            "locked": cfg.state.lock,
-            "iterations": run.init.iterations,
-            "moved_q": run.init.moved_q,
-            "moved_v": run.init.moved_v,
-        },
+        "initialization": crate::state::init_json(run.coordinates, &run.init, &cfg.state),
         "rows": run.rec.t.len(),
         "partitions": s.partitions.iter().map(|p| json!({
             "t": p.t,

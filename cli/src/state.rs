@@ -1,9 +1,11 @@
 //! The initial state a run starts from: the model's guess, overridden by a whole vector
-//! (`--q0 a,b,c`, `--v0`, or `q0 = […]` in the config file) and then by single coordinates by
-//! name (`--q theta=0.3`, `--v theta=1`, `[initial.q]`), with the coordinates that the
-//! consistent initialization must not move (`--lock theta`, `lock = […]`). Every name and
-//! length is checked against the model before anything runs; the report of
-//! [`mbsim::runtime::initialize`] (what moved, by how much) is printed by [`moved_text`].
+//! (`--q0 a,b,c`, `--v0`, or `q0 = […]` in the config file: a guess like the model's) and then
+//! by single values by name (`--q theta=0.3`, `--v theta=1`, `[initial.q]`: values the user
+//! gave, which the consistent initialization keeps where the constraints allow), with the
+//! coordinates that it must not move at all (`--lock theta`, `lock = […]`: an error when the
+//! constraints cannot hold with them). Every name and length is checked against the model
+//! before anything runs; the report of [`mbsim::runtime::initialize`] (what moved, by how
+//! much, which given values could not be kept and why) is printed by [`moved_text`].
 
 use mbsim::runtime::{ConstrainedSystem, InitReport};
 
@@ -33,6 +35,10 @@ pub struct Guess {
     pub v: Vec<f64>,
     /// Indices of the locked coordinates.
     pub locked: Vec<usize>,
+    /// Indices of the coordinates given by name (kept where the constraints allow).
+    pub keep_q: Vec<usize>,
+    /// Indices of the velocities given by name.
+    pub keep_v: Vec<usize>,
 }
 
 impl StateRequest {
@@ -50,11 +56,20 @@ impl StateRequest {
         if let Some(v0) = &self.v0 {
             v = whole(sys, "v0", v0)?;
         }
+        let (mut keep_q, mut keep_v) = (Vec::new(), Vec::new());
         for (name, value) in &self.q {
-            q[index(sys, "q", name)?] = finite(&format!("q {name}"), *value)?;
+            let i = index(sys, "q", name)?;
+            q[i] = finite(&format!("q {name}"), *value)?;
+            if !keep_q.contains(&i) {
+                keep_q.push(i);
+            }
         }
         for (name, value) in &self.v {
-            v[index(sys, "v", name)?] = finite(&format!("v {name}"), *value)?;
+            let i = index(sys, "v", name)?;
+            v[i] = finite(&format!("v {name}"), *value)?;
+            if !keep_v.contains(&i) {
+                keep_v.push(i);
+            }
         }
         let locked = self
             .lock
@@ -62,7 +77,13 @@ impl StateRequest {
             .map(|name| index(sys, "lock", name))
             .collect::<Result<Vec<_>, _>>()?;
         debug_assert_eq!((q.len(), v.len()), (names.len(), names.len()));
-        Ok(Guess { q, v, locked })
+        Ok(Guess {
+            q,
+            v,
+            locked,
+            keep_q,
+            keep_v,
+        })
     }
 }
 
@@ -127,12 +148,14 @@ pub fn pair(what: &'static str, text: &str) -> Result<(String, f64), AppError> {
 }
 
 /// What the consistent initialization did, one line: iterations, every coordinate and
-/// velocity that moved with its change, and the locked coordinates.
-pub fn moved_text(names: &[&str], report: &InitReport, locked: &[usize]) -> String {
+/// velocity that moved with its change, the locked coordinates and the given values kept;
+/// and a warning line naming the given values the constraints did not allow to keep, and why.
+pub fn moved_text(names: &[&str], report: &InitReport, guess: &Guess) -> String {
+    let name = |i: usize| *names.get(i).unwrap_or(&"?");
     let list = |moved: &[(usize, f64)], suffix: &str| {
         let items: Vec<String> = moved
             .iter()
-            .map(|&(i, d)| format!("{}{suffix} by {d:+.3e}", names.get(i).unwrap_or(&"?")))
+            .map(|&(i, d)| format!("{}{suffix} by {d:+.3e}", name(i)))
             .collect();
         if items.is_empty() {
             "nothing".to_string()
@@ -140,19 +163,84 @@ pub fn moved_text(names: &[&str], report: &InitReport, locked: &[usize]) -> Stri
             items.join(", ")
         }
     };
-    let locked: Vec<&str> = locked
-        .iter()
-        .map(|&i| *names.get(i).unwrap_or(&"?"))
-        .collect();
-    format!(
-        "consistent initialization: {} iteration(s); moved q: {}; moved v: {}{}",
+    let mut text = format!(
+        "consistent initialization: {} iteration(s); moved q: {}; moved v: {}",
         report.iterations,
         list(&report.moved_q, ""),
         list(&report.moved_v, "_dot"),
-        if locked.is_empty() {
-            String::new()
-        } else {
-            format!("; locked: {}", locked.join(", "))
+    );
+    let locked: Vec<&str> = guess.locked.iter().map(|&i| name(i)).collect();
+    if !locked.is_empty() {
+        text += &format!("; locked: {}", locked.join(", "));
+    }
+    let (kept, released) = given_values(names, report, (&guess.keep_q, &guess.keep_v));
+    if !kept.is_empty() {
+        text += &format!("; kept as given: {}", kept.join(", "));
+    }
+    if let Some(cause) = &report.release_cause {
+        text += &format!(
+            "\nwarning: the given {} could not be kept (moved as listed above): with every given \
+             value kept, {cause}",
+            released.join(", ")
+        );
+    }
+    text
+}
+
+/// The names of the given values (`keep`: coordinate and velocity indices) kept and of those
+/// released (velocities as `<q>_dot`).
+fn given_values(
+    names: &[&str],
+    report: &InitReport,
+    (keep_q, keep_v): (&[usize], &[usize]),
+) -> (Vec<String>, Vec<String>) {
+    let name = |i: usize, suffix: &str| format!("{}{suffix}", names.get(i).unwrap_or(&"?"));
+    let (mut kept, mut released) = (Vec::new(), Vec::new());
+    for (given, out, suffix) in [
+        (keep_q, &report.released_q, ""),
+        (keep_v, &report.released_v, "_dot"),
+    ] {
+        for &i in given {
+            if out.contains(&i) {
+                released.push(name(i, suffix));
+            } else {
+                kept.push(name(i, suffix));
+            }
         }
-    )
+    }
+    (kept, released)
+}
+
+/// The `initialization` object of `summary.json`: the consistent state, the metric, what
+/// moved by coordinate name, the given values kept and released (and why).
+pub fn init_json(names: &[&str], report: &InitReport, request: &StateRequest) -> serde_json::Value {
+    let by_name = |moved: &[(usize, f64)]| -> serde_json::Map<String, serde_json::Value> {
+        moved
+            .iter()
+            .map(|&(i, d)| (names.get(i).unwrap_or(&"?").to_string(), d.into()))
+            .collect()
+    };
+    let given = |pairs: &[(String, f64)]| -> Vec<usize> {
+        let mut found = Vec::new();
+        for i in pairs.iter().filter_map(|(n, _)| names.iter().position(|c| c == n)) {
+            if !found.contains(&i) {
+                found.push(i);
+            }
+        }
+        found
+    };
+    let (keep_q, keep_v) = (given(&request.q), given(&request.v));
+    let (kept, released) = given_values(names, report, (&keep_q, &keep_v));
+    serde_json::json!({
+        "q0": report.q,
+        "v0": report.v,
+        "velocity_metric": "mass",
+        "locked": request.lock,
+        "kept_as_given": kept,
+        "released": released,
+        "release_cause": report.release_cause.as_ref().map(ToString::to_string),
+        "iterations": report.iterations,
+        "moved_q": by_name(&report.moved_q),
+        "moved_v": by_name(&report.moved_v),
+    })
 }

@@ -113,3 +113,31 @@ fn hpim_options_are_checked() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn hpim_and_npc_refuse_a_model_with_events_naming_them() {
+    for method in ["hpim", "npc"] {
+        let dir = scratch(&format!("simulate_wall_{method}"));
+        let out = mbsim(&[
+            "simulate",
+            "wall-pendulum",
+            "--method",
+            method,
+            "--h",
+            "1e-3",
+            "--out",
+            dir.to_str().expect("utf-8 path"),
+        ]);
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!("{method} does not take events"))
+                && err.contains("declares wall;"),
+            "{err}"
+        );
+        assert!(!dir.join("summary.json").exists(), "{method}: files written");
+        if method == "hpim" {
+            insta::assert_snapshot!("hpim_refuses_events", err);
+        }
+    }
+}

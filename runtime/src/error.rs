@@ -17,6 +17,16 @@ macro_rules! kernel_enum {
             KktSolution,
             /// The event functions g(t, q, v) of a model with `events` ([`crate::events::Events`]).
             EventFunctions,
+            /// The events' ∂g/∂q (impact and contact rows, friction directions).
+            EventJacobian,
+            /// The events' offset g_t (ġ = g_q v + g_t).
+            EventOffset,
+            /// The events' acceleration right sides γ_g.
+            EventGamma,
+            /// The friction events' normal forces N.
+            EventNormal,
+            /// The solution of an impact's impulse equations (finite inputs, non-finite Δv).
+            ImpulseSolution,
         }
 
         impl From<mbsim_kernel_table::KernelId> for Kernel {
@@ -33,6 +43,11 @@ macro_rules! kernel_enum {
                     $($( Kernel::$variant => $name, )*)*
                     Kernel::KktSolution => "kkt solution",
                     Kernel::EventFunctions => "event functions",
+                    Kernel::EventJacobian => "event jacobian",
+                    Kernel::EventOffset => "event offset",
+                    Kernel::EventGamma => "event gamma",
+                    Kernel::EventNormal => "event normal forces",
+                    Kernel::ImpulseSolution => "impulse solution",
                 };
                 f.write_str(name)
             }

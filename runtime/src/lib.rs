@@ -51,7 +51,7 @@
 //!   redundant rows by name) and the naming of singular configurations in the run loop.
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
-//!   `init.rs`: consistent initialization.
+//!   `init.rs`: consistent initialization (velocities in the mass metric, given values kept).
 //! - `adams/`: the Adams step on arbitrary past points (`engine.rs`, weights by quadrature in
 //!   `quadrature.rs`), the constant-step ([`Adams`], `fixed.rs`) and variable-order ([`Abm`],
 //!   `variable.rs`) methods, plain ODEs (`ode.rs`), exact coefficients and stability
@@ -142,7 +142,7 @@ pub use error::{
 pub use fixed_step::FixedStep;
 pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};
 pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
-pub use init::{InitOptions, InitReport, initialize};
+pub use init::{InitOptions, InitReport, VelocityMetric, initialize};
 pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
     integrate,

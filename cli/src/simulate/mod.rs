@@ -191,7 +191,7 @@ pub fn prepare(
         .state
         .apply(sys.as_ref(), (cfg.model.initial)(sys.as_ref()))?;
     let init = consistent(sys.as_ref(), &guess, cfg.atol)?;
-    let text = super::state::moved_text(sys.coordinate_names(), &init, &guess.locked);
+    let text = super::state::moved_text(sys.coordinate_names(), &init, &guess);
     Ok((sys, init, text))
 }
 
@@ -205,6 +205,8 @@ pub fn consistent(
     let opts = InitOptions {
         tol: (0.1 * atol).min(InitOptions::default().tol),
         locked: guess.locked.clone(),
+        keep_q: guess.keep_q.clone(),
+        keep_v: guess.keep_v.clone(),
         ..InitOptions::default()
     };
     Ok(mbsim::runtime::initialize(

@@ -60,8 +60,14 @@ fn attempt(
     for (a, &x) in axes.iter().zip(values) {
         match a.target {
             Target::Parameter => {}
-            Target::Position(j) => guess.q[j] = x,
-            Target::Velocity(j) => guess.v[j] = x,
+            Target::Position(j) => {
+                guess.q[j] = x;
+                guess.keep_q.push(j);
+            }
+            Target::Velocity(j) => {
+                guess.v[j] = x;
+                guess.keep_v.push(j);
+            }
         }
     }
     let init = crate::simulate::consistent(sys.as_ref(), &guess, cfg.atol)?;

@@ -114,7 +114,7 @@ fn methods() -> Vec<(&'static str, Box<dyn Run>, f64)> {
 
 /// One line of the statistics snapshot: the events by kind, the segments, and the counters
 /// summed over them (NFCN, steps, rejections, event-function evaluations).
-fn statistics(model: &str, method: &str, out: &EventRun) -> String {
+pub(crate) fn statistics(model: &str, method: &str, out: &EventRun) -> String {
     let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
     for r in &out.events {
         *kinds.entry(r.kind.word()).or_default() += 1;
@@ -127,7 +127,7 @@ fn statistics(model: &str, method: &str, out: &EventRun) -> String {
 }
 
 /// The worst relative error of `times` against `exact` (compared pairwise).
-fn worst(times: &[f64], exact: &[f64]) -> f64 {
+pub(crate) fn worst(times: &[f64], exact: &[f64]) -> f64 {
     times
         .iter()
         .zip(exact)
@@ -149,8 +149,9 @@ fn impacts(out: &EventRun) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-#[test]
-fn bouncing_ball_on_every_method() {
+/// The ball of the tests dropped from 1 m (e = 0.8) over [0, 5] s, and its first 30 impact
+/// times t1 + Σ_{j ≤ k} 2 e^j t1 with t1 = √(2 h0 / g) (shared with the conformance suite).
+pub(crate) fn ball() -> (BouncingBall, Problem, Vec<f64>) {
     let (g, e, h0) = (9.81, 0.8, 1.0);
     let ball = BouncingBall {
         m: 1.0,
@@ -159,12 +160,18 @@ fn bouncing_ball_on_every_method() {
         e,
     };
     let t1 = (2.0 * h0 / g).sqrt();
-    let t_inf = t1 + 2.0 * e * t1 / (1.0 - e);
     let mut exact = vec![t1];
     for j in 1..30 {
         exact.push(exact[j - 1] + 2.0 * e.powi(j as i32) * t1);
     }
-    let problem = Problem::new(0.0, 5.0, &[h0 + 0.1], &[0.0]);
+    (ball, Problem::new(0.0, 5.0, &[h0 + 0.1], &[0.0]), exact)
+}
+
+#[test]
+fn bouncing_ball_on_every_method() {
+    let (ball, problem, exact) = ball();
+    let e = ball.e;
+    let t_inf = exact[0] * (1.0 + 2.0 * e / (1.0 - e));
     let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&ball, &problem) {
@@ -216,8 +223,10 @@ fn bouncing_ball_on_every_method() {
     insta::assert_snapshot!("ball_statistics", lines);
 }
 
-#[test]
-fn wall_pendulum_on_every_method() {
+/// The pendulum released at θ0 = π/2 against the wall (e = 0.8), over its first 8 impacts
+/// and 0.05 s beyond, with their times from the complete elliptic integral (shared with the
+/// conformance suite).
+pub(crate) fn wall() -> (WallPendulum, Problem, Vec<f64>) {
     let (g, len, e) = (9.81, 1.0, 0.8);
     let sys = WallPendulum { m: 1.0, len, g, e };
     let omega0 = (g / len).sqrt();
@@ -232,6 +241,13 @@ fn wall_pendulum_on_every_method() {
         exact.push(exact.last().unwrap() + 2.0 * elliptic_k(k) / omega0);
     }
     let problem = Problem::new(0.0, exact[7] + 0.05, &[len, 0.0], &[0.0, 0.0]);
+    (sys, problem, exact)
+}
+
+#[test]
+fn wall_pendulum_on_every_method() {
+    let (sys, problem, exact) = wall();
+    let e = sys.e;
     let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
@@ -356,8 +372,10 @@ fn slip_duration(omega: f64, amplitude: f64, v_belt: f64) -> f64 {
     2.0 * (std::f64::consts::PI - (omega * amplitude / v_belt).atan()) / omega
 }
 
-#[test]
-fn belt_stick_slip_on_every_method() {
+/// The block on the belt from rest on it (sticking) over 3 stick–slip cycles and 0.1 s
+/// beyond: the closed-form times of its 7 switches, slip first (shared with the conformance
+/// suite).
+pub(crate) fn belt() -> (BeltFriction, Problem, Vec<f64>) {
     let sys = BeltFriction {
         m: 1.0,
         k: 10.0,
@@ -381,6 +399,12 @@ fn belt_stick_slip_on_every_method() {
         exact.push(last + if j % 2 == 1 { slip } else { stick });
     }
     let problem = Problem::new(0.0, exact[6] + 0.1, &[0.0], &[sys.v_belt]);
+    (sys, problem, exact)
+}
+
+#[test]
+fn belt_stick_slip_on_every_method() {
+    let (sys, problem, exact) = belt();
     let (mut failures, mut lines) = (Vec::new(), String::new());
     for (name, method, bound) in methods() {
         let out = match method.run(&sys, &problem) {
@@ -559,4 +583,36 @@ fn slider_crank_stop_on_every_method() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
     insta::assert_snapshot!("slider_crank_stop_statistics", lines);
+}
+
+#[test]
+fn hpim_and_npc_refuse_a_model_with_events() {
+    use mbsim_runtime::{Hpim, Npc, SimError, Structure, integrate};
+    use std::sync::Arc;
+    // The ball's own M (1 kg) as the structure, so the refusal, not a mismatch, is what stops
+    // the run, before any step.
+    let ball = BouncingBall {
+        m: 1.0,
+        g: 9.81,
+        r: 0.1,
+        e: 0.8,
+    };
+    let structure = Arc::new(Structure::undamped(
+        nalgebra::DMatrix::identity(1, 1),
+        nalgebra::DMatrix::zeros(1, 1),
+    ));
+    let problem = Problem::new(0.0, 1.0, &[1.1], &[0.0]);
+    let hpim = integrate(&ball, &Hpim::new(structure.clone(), 1e-3), &problem);
+    let npc = integrate(&ball, &Npc::new(structure, 1e-3), &problem);
+    for (method, result) in [("HPIM", hpim.map(|r| r.1)), ("NPC", npc.map(|r| r.1))] {
+        match result {
+            Err(SimError::InvalidProblem { what }) => assert!(
+                what.starts_with(&format!("{method} does not take events: `"))
+                    && what.contains("declares floor;")
+                    && what.contains("no dense output"),
+                "{what}"
+            ),
+            other => panic!("{method}: {other:?}"),
+        }
+    }
 }

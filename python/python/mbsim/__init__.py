@@ -320,8 +320,9 @@ class Model:
         ``method``: rkstab (default), abm, ab, ampc, mampc, newmark, hht, generalized-alpha,
         radau, hpim, npc; ``stabilization``: pstab (default), sfull, sboth, velocity, ggt,
         baumgarte, none, gcp, hybrid; ``rtol``, ``atol``, ``h``, ``order``, ``start``, ...;
-        ``t_end``, ``dt_out``; ``params``/``q``/``v`` as ``{name: value}``; ``q0``/``v0``
-        whole vectors; ``lock`` a list of coordinate names.
+        ``t_end``, ``dt_out``; ``params``/``q``/``v`` as ``{name: value}`` (given values, kept
+        by the consistent initialization where the constraints allow); ``q0``/``v0`` whole
+        vectors (a guess); ``lock`` a list of coordinate names (must not move).
         """
         r = self._module.simulate(self.name, _normalise(options))
         return Simulation(

@@ -255,9 +255,9 @@ fn project<S: ConstrainedSystem + ?Sized>(
     q: &[f64],
 ) -> Result<Vec<f64>, SimError> {
     let init = InitOptions {
-        locked: Vec::new(),
         tol: opts.projection_tol,
         max_iterations: 50,
+        ..InitOptions::default()
     };
     Ok(initialize(sys, opts.t, q, &vec![0.0; q.len()], &init)?.q)
 }

@@ -15,7 +15,7 @@
 //! the kept rows in the model's order).
 
 use crate::error::{SimError, SingularBlock};
-use crate::init::{InitOptions, initialize};
+use crate::init::{InitOptions, VelocityMetric, initialize};
 use crate::system::ConstrainedSystem;
 
 /// Settings of [`kinematics`].
@@ -129,10 +129,12 @@ pub fn kinematics<S: ConstrainedSystem + ?Sized>(
             advice: diagnosis.kinematic_advice(),
         });
     }
+    // 0 DOF: G is square and v = −G⁻¹[Φ_t; b] whatever the metric; the identity needs no M.
     let init = InitOptions {
-        locked: Vec::new(),
         tol: opts.tol,
         max_iterations: opts.max_iterations,
+        velocity_metric: VelocityMetric::Euclidean,
+        ..InitOptions::default()
     };
     let mut points: Vec<KinematicPoint> = Vec::with_capacity(times.len());
     for &t in times {

@@ -164,6 +164,7 @@ impl Integrator for Hpim {
         problem: &Problem,
         observer: &mut O,
     ) -> Result<Solution, SimError> {
+        refuse_events(sys, "HPIM")?;
         let uniform = Uniform::over(self.tau, problem)?;
         self.penalty.validate()?;
         let setup = Setup::new(sys, &self.structure, problem)?;
@@ -194,5 +195,28 @@ impl Integrator for Hpim {
             stats.extra.set("projections", p as u64);
         }
         Ok(run.finish(stepper.solution(problem.t_end, stats)))
+    }
+}
+
+/// HPIM and NPC do not take events: [`SimError::InvalidProblem`] naming the model's events and
+/// the reason, before anything runs. Their step is the exponential of a linear structure's
+/// operator over a uniform grid, with no dense output of the method's own order to locate a
+/// crossing on, and an event's impulse or mode switch (a contact row, a sticking row) would
+/// change the structure the step operator was built for.
+pub fn refuse_events<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    method: &str,
+) -> Result<(), SimError> {
+    match sys.as_events() {
+        None => Ok(()),
+        Some(events) => Err(SimError::InvalidProblem {
+            what: format!(
+                "{method} does not take events: `{}` declares {}; {method} steps a linear \
+                 structure's exponential on a uniform grid, with no dense output to locate a \
+                 crossing on and no mode switch (use rkstab, abm, radau or the α family)",
+                sys.name(),
+                events.event_names().join(", ")
+            ),
+        }),
     }
 }

@@ -79,6 +79,7 @@ impl Integrator for Npc {
         problem: &Problem,
         observer: &mut O,
     ) -> Result<Solution, SimError> {
+        super::refuse_events(sys, "NPC")?;
         let uniform = Uniform::over(self.tau, problem)?;
         self.penalty.validate()?;
         let setup = Setup::new(sys, &self.structure, problem)?;

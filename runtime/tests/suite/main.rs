@@ -23,6 +23,7 @@ mod hpim_oracle;
 mod implicit;
 mod implicit_failures;
 mod implicit_nonholonomic;
+mod initialization;
 mod kernels_fd;
 mod mechanisms;
 mod npc;

@@ -2,10 +2,14 @@
 //! first entry at a chosen call (and, if lasting, at every later one), everything else
 //! forwarded to the wrapped model. The fused
 //! `dynamics_into` counts as a call of each kernel whose output it holds (M, Q, G = [Φ_q; A],
-//! γ), so a fault reaches every integrator whichever path it takes.
+//! γ), so a fault reaches every integrator whichever path it takes. A model with events keeps
+//! them (`as_events`), with faults of their own: `EventFunctions` (g), `EventJacobian` (∂g/∂q),
+//! and `ImpulseSolution`, which replaces an impact's restitution (read at each event) by the
+//! value, so a bad number enters the impulse equations.
 
 use std::cell::Cell;
 
+use mbsim::runtime::events::{Action, EventSpec, Events};
 use mbsim::runtime::{
     ConstrainedSystem, Dims, DynamicsOut, GeneratedDiagnostics, Kernel, MatOut, ParameterError,
     Sparsity,
@@ -14,7 +18,8 @@ use mbsim::runtime::{
 /// Which kernel misbehaves, at which call (0-based), with which value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fault {
-    /// The kernel (one of `Phi`, `PhiQ`, `PhiT`, `Gamma`, `L`, `Mass`, `Force`).
+    /// The kernel (one of `Phi`, `PhiQ`, `PhiT`, `Gamma`, `L`, `Mass`, `Force`, and for a
+    /// model with events `EventFunctions`, `EventJacobian`, `ImpulseSolution`).
     pub kernel: Kernel,
     /// The call that returns the bad value (counting the kernel's calls from 0).
     pub call: u64,
@@ -170,5 +175,57 @@ impl ConstrainedSystem for Faulty {
     }
     fn generated_diagnostics(&self) -> Option<GeneratedDiagnostics> {
         self.inner.generated_diagnostics()
+    }
+    fn as_events(&self) -> Option<&dyn Events> {
+        self.inner.as_events().map(|_| self as &dyn Events)
+    }
+}
+
+impl Faulty {
+    fn events(&self) -> &dyn Events {
+        self.inner
+            .as_events()
+            .expect("called through as_events, so the model has events")
+    }
+}
+
+impl Events for Faulty {
+    fn event_names(&self) -> &'static [&'static str] {
+        self.events().event_names()
+    }
+    fn event_spec(&self, i: usize) -> EventSpec {
+        let mut spec = self.events().event_spec(i);
+        if let Action::Impact { restitution } = &mut spec.action
+            && self.strikes(Kernel::ImpulseSolution)
+        {
+            *restitution = self.fault.value;
+        }
+        spec
+    }
+    fn events_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.events().events_into(t, q, v, out);
+        self.vector(Kernel::EventFunctions, out);
+    }
+    fn event_jacobian_into(&self, t: f64, q: &[f64], mut out: MatOut<'_>) {
+        self.events().event_jacobian_into(t, q, out.as_view_mut());
+        self.matrix(Kernel::EventJacobian, &mut out);
+    }
+    fn event_offset_into(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        self.events().event_offset_into(t, q, out);
+    }
+    fn event_gamma_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.events().event_gamma_into(t, q, v, out);
+    }
+    fn event_l_into(&self, t: f64, q: &[f64], v: &[f64], out: MatOut<'_>) {
+        self.events().event_l_into(t, q, v, out);
+    }
+    fn event_normal_into(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        self.events().event_normal_into(t, q, v, out);
+    }
+    fn disarmed_at_start(&self) -> Vec<usize> {
+        self.events().disarmed_at_start()
+    }
+    fn signs_at_start(&self) -> Vec<(usize, f64)> {
+        self.events().signs_at_start()
     }
 }

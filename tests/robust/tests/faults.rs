@@ -3,7 +3,9 @@
 //! complete, and, inside a sweep, become a row while the sweep goes on.
 //!
 //! - a kernel returning NaN or ±∞ from a chosen call on (the [`Faulty`] wrapper), with every
-//!   method → `SimError::NonFiniteKernel` naming that kernel, nothing written; at one call
+//!   method → `SimError::NonFiniteKernel` naming that kernel, nothing written; likewise the
+//!   bouncing ball's event function, its ∂g/∂q and a NaN restitution reaching the impulse
+//!   equations (`event functions`, `event jacobian`, `impulse solution`); at one call
 //!   only → the attempt is abandoned and retried at h/4 (`Stats::failed`), the run finishes
 //!   with the clean run's result;
 //! - a Newton iteration that cannot converge (one iteration allowed, a tolerance no iterate
@@ -47,7 +49,30 @@ macro_rules! faulty_entry {
     };
 }
 
-static ENTRIES: [ModelEntry; 7] = [
+/// The bouncing ball with a lasting fault from call `$call` of `$kernel`.
+macro_rules! faulty_ball {
+    ($name:literal, $kernel:expr, $call:expr) => {
+        ModelEntry {
+            name: $name,
+            build: || {
+                let inner = (mbsim_models::bouncing_ball::ENTRY.build)();
+                Box::new(Faulty::new(
+                    inner,
+                    Fault {
+                        kernel: $kernel,
+                        call: $call,
+                        value: f64::NAN,
+                        lasting: true,
+                    },
+                ))
+            },
+            t_end: 2.0,
+            ..mbsim_models::bouncing_ball::ENTRY
+        }
+    };
+}
+
+static ENTRIES: [ModelEntry; 10] = [
     mbsim_models::pendulum::ENTRY,
     mbsim_models::andrews::ENTRY,
     faulty_entry!("force-nan", Kernel::Force, f64::NAN),
@@ -55,6 +80,11 @@ static ENTRIES: [ModelEntry; 7] = [
     faulty_entry!("gamma-nan", Kernel::Gamma, f64::NAN),
     faulty_entry!("jacobian-neg-inf", Kernel::PhiQ, f64::NEG_INFINITY),
     faulty_entry!("phi-nan", Kernel::Phi, f64::NAN),
+    // g from its 40th evaluation (every method evaluates it after each step); ∂g/∂q and the
+    // restitution from their first use, which is the first impact (t = 0.4515 s).
+    faulty_ball!("ball-g-nan", Kernel::EventFunctions, AT),
+    faulty_ball!("ball-jacobian-nan", Kernel::EventJacobian, 0),
+    faulty_ball!("ball-restitution-nan", Kernel::ImpulseSolution, 0),
 ];
 
 fn cli(args: &[&str]) -> Result<(), AppError> {
@@ -355,4 +385,42 @@ fn an_output_directory_that_vanished_is_made_again() {
     simulate("pendulum", "rkstab", &["--t-end", "0.2"], &out).expect("the run");
     let text = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
     assert!(text.lines().count() > 2 && out.join("summary.json").exists());
+}
+
+#[test]
+fn a_non_finite_event_function_or_impulse_is_named_by_every_method() {
+    let faults = [
+        ("ball-g-nan", Kernel::EventFunctions),
+        ("ball-jacobian-nan", Kernel::EventJacobian),
+        ("ball-restitution-nan", Kernel::ImpulseSolution),
+    ];
+    let mut wrong = Vec::new();
+    for (model, kernel) in faults {
+        for (method, extra) in METHODS {
+            let out = scratch(&format!("{model}-{method}"));
+            match &simulate(model, method, extra, &out) {
+                Err(AppError::Sim(SimError::NonFiniteKernel { kernel: k, t, .. }))
+                    if *k == kernel && t.is_finite() => {}
+                other => wrong.push(format!("{model} with {method}: {other:?}")),
+            }
+            assert!(
+                !out.join("summary.json").exists(),
+                "{model} {method}: files written"
+            );
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "not a NonFiniteKernel naming the event kernel:\n{}",
+        wrong.join("\n")
+    );
+    // The message names it, with the time of the first impact for the impulse.
+    let out = scratch("ball-restitution-text");
+    let text = simulate("ball-restitution-nan", "rkstab", &[], &out)
+        .expect_err("fails")
+        .to_string();
+    assert!(
+        text.contains("kernel `impulse solution` returned a non-finite value") && text.contains("t = 4.515"),
+        "{text}"
+    );
 }
