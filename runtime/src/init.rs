@@ -247,9 +247,18 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
                     violated: ViolatedRow::collect(&pos.phi, opts.tol, &sys.constraint_names()),
                 });
             }
-            iterations += 1;
             kernels::jacobian(sys, t0, &q, &mut pos.jac)?;
             hold(&mut pos, fixed, Metric::Identity);
+            let names = sys.constraint_names();
+            stuck(&pos.jac, &pos.phi, opts.tol, &names).map_err(|violated| {
+                SimError::InitializationFailed {
+                    stage: InitStage::Positions,
+                    residual,
+                    iterations,
+                    violated,
+                }
+            })?;
+            iterations += 1;
             pos.factor(sys, Metric::Identity, t0, 0.0)?;
             let phi = pos.phi.clone();
             pos.solve_projection(&phi);
@@ -284,6 +293,15 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
             VelocityMetric::Euclidean => Metric::Identity,
         };
         hold(&mut vel, fixed, metric);
+        let names = sys.constraint_names();
+        stuck(&vel.jac, &vel.vel_res, opts.tol, &names).map_err(|violated| {
+            SimError::InitializationFailed {
+                stage: InitStage::Velocities,
+                residual: inf_norm(&vel.vel_res),
+                iterations,
+                violated,
+            }
+        })?;
         vel.factor(sys, metric, t0, 0.0)?;
         let r = vel.vel_res.clone();
         vel.solve_projection(&r);
@@ -316,6 +334,29 @@ fn hold(ws: &mut KktWorkspace, fixed: &[usize], metric: Metric) {
         if metric == Metric::Mass {
             identity_row_column(&mut ws.mass, j);
         }
+    }
+}
+
+/// `Err` with the violated rows (|r_i| > tol) that no free coordinate enters (their row of the
+/// held Jacobian is zero): nothing can repair them, so fail at once and name them (the
+/// factorization would only report a singular matrix).
+fn stuck(
+    jac: &DMatrix<f64>,
+    residual: &[f64],
+    tol: f64,
+    names: &[String],
+) -> Result<(), Vec<ViolatedRow>> {
+    let rows: Vec<f64> = (0..residual.len())
+        .map(|i| {
+            let unreachable = jac.row(i).iter().all(|&x| x == 0.0);
+            if unreachable { residual[i] } else { 0.0 }
+        })
+        .collect();
+    let violated = ViolatedRow::collect(&rows, tol, names);
+    if violated.is_empty() {
+        Ok(())
+    } else {
+        Err(violated)
     }
 }
 

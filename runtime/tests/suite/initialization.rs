@@ -57,15 +57,21 @@ fn a_massless_coordinate_takes_the_velocity_correction() {
     );
 }
 
-/// ker G of the system at (0, q) as the columns of an orthonormal basis (SVD of G).
+/// ker G of the system at (0, q) as the columns of an orthonormal basis: the right singular
+/// vectors of G padded with zero rows to n × n (so the SVD is full) whose singular values are
+/// zero (n − m of them at a regular q).
 fn null_space(sys: &dyn ConstrainedSystem, q: &[f64]) -> DMatrix<f64> {
     let d = sys.dims();
-    let mut g = DMatrix::zeros(d.m, d.n);
-    sys.phi_q_into(0.0, q, g.as_view_mut());
-    let svd = g.transpose().svd(true, false);
-    let u = svd.u.expect("U");
-    // The columns of U for the zero singular values of Gᵀ (n − m of them at a regular q).
-    u.columns(d.m, d.n - d.m).into_owned()
+    let mut g = DMatrix::zeros(d.n, d.n);
+    sys.phi_q_into(0.0, q, g.rows_mut(0, d.m));
+    let svd = g.svd(false, true);
+    let v_t = svd.v_t.expect("Vᵀ");
+    let largest = svd.singular_values.max();
+    let zero: Vec<usize> = (0..d.n)
+        .filter(|&i| svd.singular_values[i] <= 1e-10 * largest)
+        .collect();
+    assert_eq!(zero.len(), d.n - d.m, "rank of G");
+    DMatrix::from_columns(&zero.iter().map(|&i| v_t.row(i).transpose()).collect::<Vec<_>>())
 }
 
 #[test]
