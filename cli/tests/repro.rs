@@ -1,5 +1,7 @@
 //! The fast reproductions as tests (the long ones run from `mbsim repro`): \[CHIN\] Table 3.1
-//! (hard, digest P7: Heun RK2 on [0, 10], ~33 000 KKT solves) and the rolling-disc trends (P11).
+//! (hard, digest P7: Heun RK2 on [0, 10], ~33 000 KKT solves) and the rolling-disc trends (P11);
+//! and that every reproduction starts from a consistent v0, so the metric of the initial
+//! velocity projection (the mass metric since issue 24) changes none of them.
 
 use mbsim_cli::repro::{manipulator, trends};
 
@@ -181,4 +183,73 @@ fn iftomm_references_hold_their_invariants() {
     );
     assert!(b0[1][0] > 0.0, "B0 moves along +x first");
     assert!(kappa > 11.0 && kappa < 11.1);
+}
+
+/// Every start state the reproductions hand to `initialize` (the catalog's guesses, with the
+/// tables' parameter overrides, IFToMM A02's v = −1, the five-link design states and
+/// chapter 5's slider-cranks at every crank speed and start angle) has consistent velocities:
+/// the velocity projection does not run, so its metric cannot change a reproduction's
+/// numbers. Two catalog models start from a v0 to be completed (neither in a reproduction):
+/// `two-link-case2-driven` (its drive's rate, corrected at round-off, 6e-17) and
+/// `spatial-slider-crank` (the rod's angular velocity left to `initialize`).
+#[test]
+fn every_reproduction_starts_from_consistent_velocities() {
+    use mbsim::runtime::{ConstrainedSystem, InitOptions, initialize};
+    use mbsim_models::{
+        deformable_slider_crank::DeformableSliderCrank, five_link::FiveLink,
+        rigid_slider_crank_ch5::RigidSliderCrankCh5,
+    };
+    let mut moved = Vec::new();
+    let mut check = |what: String, sys: &dyn ConstrainedSystem, q0: &[f64], v0: &[f64]| {
+        let r = initialize(sys, 0.0, q0, v0, &InitOptions::default()).expect("initializes");
+        if !r.moved_v.is_empty() {
+            moved.push(what);
+        }
+    };
+    let entry = |name: &str| {
+        mbsim_models::catalog()
+            .iter()
+            .find(|e| e.name == name)
+            .expect("catalog entry")
+    };
+    let with = |name: &str, params: &[(&str, f64)]| {
+        let mut sys = (entry(name).build)();
+        for &(p, x) in params {
+            sys.set_parameter(p, x).expect("parameter");
+        }
+        let (q0, v0) = (entry(name).initial)(sys.as_ref());
+        (sys, q0, v0)
+    };
+    for e in mbsim_models::catalog() {
+        let (sys, q0, v0) = with(e.name, &[]);
+        check(e.name.to_string(), sys.as_ref(), &q0, &v0);
+    }
+    for omega in [0.5, 1.0] {
+        let (sys, q0, v0) = with("two-link-case2", &[("omega", omega)]);
+        check(format!("4.7 omega {omega}"), sys.as_ref(), &q0, &v0);
+    }
+    let light = [("m2", 1.0), ("m3", 1.0), ("m4", 1.0), ("j2", 1.0), ("j3", 25.0 / 12.0), ("j4", 1.0)];
+    let (sys, q0, v0) = with("slider-crank-tsda", &light);
+    check("4.8 light".into(), sys.as_ref(), &q0, &v0);
+    let (sys, q0, v0) = with("four-bar-chain", &[]);
+    check("A02".into(), sys.as_ref(), &q0, &vec![-1.0; v0.len()]);
+    for case2 in [0.0, 1.0] {
+        let mut five = FiveLink::chosen();
+        five.case2 = case2;
+        let (q0, v0) = five.design_state(&five);
+        check(format!("p8 case2 {case2}"), &five, &q0, &v0);
+    }
+    let (rod, rigid) = (DeformableSliderCrank::published(), RigidSliderCrankCh5::published());
+    for omega in [180.0, 120.0, 60.0] {
+        let (q0, v0) = DeformableSliderCrank::initial_state(&rod, omega);
+        check(format!("chin5 {omega}"), &rod, &q0, &v0);
+        let (q0, v0) = RigidSliderCrankCh5::initial_state(&rigid, omega);
+        check(format!("chin5 rigid {omega}"), &rigid, &q0, &v0);
+        for deg in (0..360).step_by(15) {
+            let phi0 = f64::from(deg).to_radians();
+            let (q0, v0) = DeformableSliderCrank::initial_state_at(&rod, omega, phi0);
+            check(format!("chin5 {omega} at {deg} deg"), &rod, &q0, &v0);
+        }
+    }
+    assert_eq!(moved, ["two-link-case2-driven", "spatial-slider-crank"]);
 }

@@ -123,9 +123,9 @@ pub fn initialize<S: ConstrainedSystem + ?Sized>(
     crate::error::check_length("initialize: q0", q0.len(), d.n)?;
     crate::error::check_length("initialize: v0", v0.len(), d.n)?;
     for (what, list) in [
-        ("locked", &opts.locked),
-        ("keep_q", &opts.keep_q),
-        ("keep_v", &opts.keep_v),
+        ("locked coordinate", &opts.locked),
+        ("keep_q coordinate", &opts.keep_q),
+        ("keep_v velocity", &opts.keep_v),
     ] {
         if let Some(&i) = list.iter().find(|&&i| i >= d.n) {
             return Err(SimError::InvalidProblem {

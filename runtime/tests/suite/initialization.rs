@@ -186,6 +186,6 @@ fn given_values_the_constraints_forbid_are_released_with_the_reason() {
     let err = initialize(&sys, 0.0, &[1.0, 0.0], &[0.0, 0.0], &bad).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid problem: initialize: keep_v index 2 out of range (n = 2)"
+        "invalid problem: initialize: keep_v velocity index 2 out of range (n = 2)"
     );
 }
