@@ -222,7 +222,10 @@ pub fn init_json(names: &[&str], report: &InitReport, request: &StateRequest) ->
     };
     let given = |pairs: &[(String, f64)]| -> Vec<usize> {
         let mut found = Vec::new();
-        for i in pairs.iter().filter_map(|(n, _)| names.iter().position(|c| c == n)) {
+        for i in pairs
+            .iter()
+            .filter_map(|(n, _)| names.iter().position(|c| c == n))
+        {
             if !found.contains(&i) {
                 found.push(i);
             }

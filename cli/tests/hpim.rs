@@ -135,7 +135,10 @@ fn hpim_and_npc_refuse_a_model_with_events_naming_them() {
                 && err.contains("declares wall;"),
             "{err}"
         );
-        assert!(!dir.join("summary.json").exists(), "{method}: files written");
+        assert!(
+            !dir.join("summary.json").exists(),
+            "{method}: files written"
+        );
         if method == "hpim" {
             insta::assert_snapshot!("hpim_refuses_events", err);
         }

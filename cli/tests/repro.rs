@@ -228,7 +228,14 @@ fn every_reproduction_starts_from_consistent_velocities() {
         let (sys, q0, v0) = with("two-link-case2", &[("omega", omega)]);
         check(format!("4.7 omega {omega}"), sys.as_ref(), &q0, &v0);
     }
-    let light = [("m2", 1.0), ("m3", 1.0), ("m4", 1.0), ("j2", 1.0), ("j3", 25.0 / 12.0), ("j4", 1.0)];
+    let light = [
+        ("m2", 1.0),
+        ("m3", 1.0),
+        ("m4", 1.0),
+        ("j2", 1.0),
+        ("j3", 25.0 / 12.0),
+        ("j4", 1.0),
+    ];
     let (sys, q0, v0) = with("slider-crank-tsda", &light);
     check("4.8 light".into(), sys.as_ref(), &q0, &v0);
     let (sys, q0, v0) = with("four-bar-chain", &[]);
@@ -239,7 +246,10 @@ fn every_reproduction_starts_from_consistent_velocities() {
         let (q0, v0) = five.design_state(&five);
         check(format!("p8 case2 {case2}"), &five, &q0, &v0);
     }
-    let (rod, rigid) = (DeformableSliderCrank::published(), RigidSliderCrankCh5::published());
+    let (rod, rigid) = (
+        DeformableSliderCrank::published(),
+        RigidSliderCrankCh5::published(),
+    );
     for omega in [180.0, 120.0, 60.0] {
         let (q0, v0) = DeformableSliderCrank::initial_state(&rod, omega);
         check(format!("chin5 {omega}"), &rod, &q0, &v0);

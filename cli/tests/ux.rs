@@ -415,16 +415,31 @@ fn thread_cpu_time_counts_work_not_sleep() {
 fn a_given_value_stays_and_the_report_says_what_moved() {
     let dir = scratch("given");
     let d = dir.to_str().expect("utf-8 path");
-    let args = ["simulate", "pendulum", "--t-end", "0.1", "--no-plots", "--out", d];
-    let stdout = ok(&mbsim(&[&args[..], &["--q", "y=-0.8", "--v", "x=0.3"]].concat()));
+    let args = [
+        "simulate",
+        "pendulum",
+        "--t-end",
+        "0.1",
+        "--no-plots",
+        "--out",
+        d,
+    ];
+    let stdout = ok(&mbsim(
+        &[&args[..], &["--q", "y=-0.8", "--v", "x=0.3"]].concat(),
+    ));
     assert!(
-        stdout.contains("moved q: x by -4.000e-1; moved v: y_dot by +2.250e-1; kept as given: y, x_dot"),
+        stdout.contains(
+            "moved q: x by -4.000e-1; moved v: y_dot by +2.250e-1; kept as given: y, x_dot"
+        ),
         "{stdout}"
     );
     let init = &summary(&dir)["initialization"];
     assert_eq!(init["q0"][1], -0.8, "{init}");
     assert_eq!(init["v0"][0], 0.3, "{init}");
-    assert!((init["q0"][0].as_f64().expect("x") - 0.6).abs() < 1e-12, "{init}");
+    assert!(
+        (init["q0"][0].as_f64().expect("x") - 0.6).abs() < 1e-12,
+        "{init}"
+    );
     assert_eq!(init["kept_as_given"], serde_json::json!(["y", "x_dot"]));
     assert_eq!(init["velocity_metric"], "mass");
     assert!((init["moved_q"]["x"].as_f64().expect("x moved") + 0.4).abs() < 1e-12);
@@ -432,7 +447,10 @@ fn a_given_value_stays_and_the_report_says_what_moved() {
     // A value no state allows (|y| > 1): released, with the reason on a warning line, and the
     // run goes on from the nearest consistent state.
     let stdout = ok(&mbsim(&[&args[..], &["--q", "y=-1.5"]].concat()));
-    let warning = stdout.lines().find(|l| l.starts_with("warning:")).expect("warning");
+    let warning = stdout
+        .lines()
+        .find(|l| l.starts_with("warning:"))
+        .expect("warning");
     insta::assert_snapshot!("given_value_released", warning);
     let init = &summary(&dir)["initialization"];
     assert_eq!(init["released"], serde_json::json!(["y"]));

@@ -197,7 +197,17 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         let mut ws = KktWorkspace::new(d);
         let mut vdot = vec![0.0; d.n];
         let mut lambda = vec![0.0; d.constraint_rows()];
-        accelerations_into(self.sys, self.t0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)?;
+        accelerations_into(
+            self.sys,
+            self.t0,
+            &q,
+            &v,
+            None,
+            &mut ws,
+            0.0,
+            &mut vdot,
+            &mut lambda,
+        )?;
         let moved = |a: &[f64], b: &[f64]| -> Vec<(usize, f64)> {
             (0..d.n)
                 .filter(|&i| a[i] != b[i])

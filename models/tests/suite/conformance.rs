@@ -372,7 +372,12 @@ fn event_conformance<I: Integrator>(
     failures: &mut Vec<String>,
 ) -> String {
     let what = format!("{}/{}", case.name, subject.name);
-    let n = subject.steps_factor * if subject.order >= 4 { case.steps } else { 8 * case.steps };
+    let n = subject.steps_factor
+        * if subject.order >= 4 {
+            case.steps
+        } else {
+            8 * case.steps
+        };
     let (sys, problem, exact) = (case.model)();
     let (mut errors, mut lines) = ([0.0; 2], String::new());
     for (k, steps) in [n, 2 * n].into_iter().enumerate() {
@@ -393,7 +398,11 @@ fn event_conformance<I: Integrator>(
                 return lines;
             }
         };
-        lines.push_str(&crate::events::statistics(&what, &format!("N={steps}"), &out));
+        lines.push_str(&crate::events::statistics(
+            &what,
+            &format!("N={steps}"),
+            &out,
+        ));
         let kinds: Vec<&str> = out.events.iter().map(|r| r.kind.word()).collect();
         if kinds.len() < case.kinds.len() || kinds[..case.kinds.len()] != *case.kinds {
             failures.push(format!("{what} N={steps}: events {kinds:?}"));
@@ -413,7 +422,10 @@ fn event_conformance<I: Integrator>(
         // interpolant (of degree ≥ 2) holds it, so the impact times are the closed form's to
         // the round-off of the location, 4 ε (|t| + |h|), and of the sum of the flights.
         if errors[1] > 1e-12 {
-            failures.push(format!("{what}: event-time error {:.3e} > 1e-12", errors[1]));
+            failures.push(format!(
+                "{what}: event-time error {:.3e} > 1e-12",
+                errors[1]
+            ));
         }
         return lines;
     }

@@ -295,12 +295,7 @@ fn initial_mode<S: ConstrainedSystem + ?Sized>(
 }
 
 /// ġ = g_q v + g_t of every slot (impact slots' relative velocity).
-fn contact_rates(
-    events: &dyn Events,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-) -> Result<Vec<f64>, SimError> {
+fn contact_rates(events: &dyn Events, t: f64, q: &[f64], v: &[f64]) -> Result<Vec<f64>, SimError> {
     let ne = events.event_names().len();
     let mut jac = nalgebra::DMatrix::zeros(ne, q.len());
     let mut rate = vec![0.0; ne];

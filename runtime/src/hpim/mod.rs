@@ -203,10 +203,7 @@ impl Integrator for Hpim {
 /// operator over a uniform grid, with no dense output of the method's own order to locate a
 /// crossing on, and an event's impulse or mode switch (a contact row, a sticking row) would
 /// change the structure the step operator was built for.
-pub fn refuse_events<S: ConstrainedSystem + ?Sized>(
-    sys: &S,
-    method: &str,
-) -> Result<(), SimError> {
+pub fn refuse_events<S: ConstrainedSystem + ?Sized>(sys: &S, method: &str) -> Result<(), SimError> {
     match sys.as_events() {
         None => Ok(()),
         Some(events) => Err(SimError::InvalidProblem {

@@ -33,7 +33,13 @@ fn a_massless_coordinate_takes_the_velocity_correction() {
     let r = initialize(&Sys(model), 0.0, &q0, &v0, &InitOptions::default()).unwrap();
     // The mass metric moves θ̇ alone, to ω, and the point keeps its velocity (to the ulps of
     // one LU solve) and so its kinetic energy.
-    assert_close("v (mass metric)", &r.v, &[v0[0], v0[1], omega], 1e-15, 1e-15);
+    assert_close(
+        "v (mass metric)",
+        &r.v,
+        &[v0[0], v0[1], omega],
+        1e-15,
+        1e-15,
+    );
     assert_close(
         "kinetic energy kept",
         &[kinetic(&r.v)],
@@ -71,7 +77,12 @@ fn null_space(sys: &dyn ConstrainedSystem, q: &[f64]) -> DMatrix<f64> {
         .filter(|&i| svd.singular_values[i] <= 1e-10 * largest)
         .collect();
     assert_eq!(zero.len(), d.n - d.m, "rank of G");
-    DMatrix::from_columns(&zero.iter().map(|&i| v_t.row(i).transpose()).collect::<Vec<_>>())
+    DMatrix::from_columns(
+        &zero
+            .iter()
+            .map(|&i| v_t.row(i).transpose())
+            .collect::<Vec<_>>(),
+    )
 }
 
 #[test]
@@ -97,7 +108,10 @@ fn the_velocity_correction_is_the_smallest_in_kinetic_energy() {
     // …and so strictly less kinetic energy of the change than the Euclidean correction.
     let de = DVector::from_iterator(7, e.v.iter().zip(&v0).map(|(a, b)| a - b));
     let (cost, cost_e) = (delta.dot(&(&m * &delta)), de.dot(&(&m * &de)));
-    assert!(cost < cost_e, "½δᵀMδ {cost:e} (mass) vs {cost_e:e} (Euclidean)");
+    assert!(
+        cost < cost_e,
+        "½δᵀMδ {cost:e} (mass) vs {cost_e:e} (Euclidean)"
+    );
     assert!(r.residual.velocity <= 1e-12, "{:?}", r.residual);
 }
 
@@ -117,7 +131,14 @@ fn given_values_are_kept_where_the_constraints_allow() {
     assert_close("v", &r.v, &[0.3, 0.225], 1e-12, 0.0);
     assert!(r.released_q.is_empty() && r.released_v.is_empty() && r.release_cause.is_none());
     // Without keeping them, the nearest state moves y (radially) and ẋ.
-    let free = initialize(&sys, 0.0, &[0.7, -0.8], &[0.3, 1.0], &InitOptions::default()).unwrap();
+    let free = initialize(
+        &sys,
+        0.0,
+        &[0.7, -0.8],
+        &[0.3, 1.0],
+        &InitOptions::default(),
+    )
+    .unwrap();
     assert!(free.q[1] != -0.8 && free.v[0] != 0.3, "{free:?}");
 }
 
@@ -161,7 +182,14 @@ fn given_values_the_constraints_forbid_are_released_with_the_reason() {
         ..InitOptions::default()
     };
     let r = initialize(&sys, 0.0, &[1.5, -0.5], &[0.0, 0.0], &opts).unwrap();
-    let free = initialize(&sys, 0.0, &[1.5, -0.5], &[0.0, 0.0], &InitOptions::default()).unwrap();
+    let free = initialize(
+        &sys,
+        0.0,
+        &[1.5, -0.5],
+        &[0.0, 0.0],
+        &InitOptions::default(),
+    )
+    .unwrap();
     assert_eq!((r.released_q.as_slice(), &r.q), ([0].as_slice(), &free.q));
     let locked = InitOptions {
         locked: vec![0],

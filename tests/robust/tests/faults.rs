@@ -420,7 +420,8 @@ fn a_non_finite_event_function_or_impulse_is_named_by_every_method() {
         .expect_err("fails")
         .to_string();
     assert!(
-        text.contains("kernel `impulse solution` returned a non-finite value") && text.contains("t = 4.515"),
+        text.contains("kernel `impulse solution` returned a non-finite value")
+            && text.contains("t = 4.515"),
         "{text}"
     );
 }
