@@ -329,13 +329,16 @@ fn every_method_on_every_model() {
     insta::assert_snapshot!(lines);
 }
 
+/// A system, its problem and its exact event times.
+type EventModel = (Box<dyn ConstrainedSystem>, Problem, Vec<f64>);
+
 /// An event model of the suite: its system, problem and exact event times (from
 /// `events.rs`), the kinds expected in order (a prefix of the run's), the constant-step count
 /// N for order ≥ 4 (order 2: 8 N), and whether its motion between events is smooth (else
 /// polynomial: integrated exactly).
 struct EventCase {
     name: &'static str,
-    model: fn() -> (Box<dyn ConstrainedSystem>, Problem, Vec<f64>),
+    model: fn() -> EventModel,
     kinds: &'static [&'static str],
     steps: usize,
     smooth: bool,
