@@ -12,6 +12,7 @@ use nalgebra::DMatrix;
 use crate::error::SimError;
 use crate::kernels;
 use crate::system::{ConstrainedSystem, Dims};
+use crate::table::{KernelArgs, KernelId, KernelOut};
 
 /// Preallocated drift evaluator.
 #[derive(Clone, Debug)]
@@ -23,6 +24,8 @@ pub struct DriftMeter {
     tmp: Vec<f64>,
     /// G v + [Φ_t; b] of the last measurement (length m + k).
     pub(crate) vel_res: Vec<f64>,
+    /// G a − γ of the last [`DriftMeter::acceleration`] (length m + k).
+    acc_res: Vec<f64>,
 }
 
 impl DriftMeter {
@@ -35,7 +38,49 @@ impl DriftMeter {
             phi: vec![0.0; dims.m],
             tmp: vec![0.0; r],
             vel_res: vec![0.0; r],
+            acc_res: vec![0.0; r],
         }
+    }
+
+    /// Φ of the last measurement, row by row (the holonomic rows).
+    pub fn position_residuals(&self) -> &[f64] {
+        &self.phi
+    }
+
+    /// G v + [Φ_t; b] of the last measurement, row by row.
+    pub fn velocity_residuals(&self) -> &[f64] {
+        &self.vel_res
+    }
+
+    /// The acceleration-level drift ‖G a − γ(t, q, v)‖∞ of accelerations `a` at (t, q, v),
+    /// evaluating G and γ (the rows in [`DriftMeter::acceleration_residuals`]).
+    pub fn acceleration<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+    ) -> Result<f64, SimError> {
+        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        let args = KernelArgs {
+            t,
+            q,
+            v,
+            lambda: &[],
+            w: &[],
+        };
+        let gamma = KernelOut::Vector(&mut self.tmp);
+        kernels::checked(sys, KernelId::Gamma, &args, gamma)?;
+        for (i, r) in self.acc_res.iter_mut().enumerate() {
+            *r = (0..a.len()).map(|j| self.jac[(i, j)] * a[j]).sum::<f64>() - self.tmp[i];
+        }
+        Ok(inf_norm(&self.acc_res))
+    }
+
+    /// G a − γ of the last [`DriftMeter::acceleration`], row by row.
+    pub fn acceleration_residuals(&self) -> &[f64] {
+        &self.acc_res
     }
 
     /// The drift at (t, q, v), evaluating G itself.

@@ -98,6 +98,7 @@
 #![warn(missing_docs)]
 
 pub mod adams;
+pub mod ali3p;
 pub mod analysis;
 pub mod banded;
 pub mod baumgarte;
@@ -131,6 +132,7 @@ pub mod tableau;
 pub mod tangent;
 
 pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
+pub use ali3p::{Ali3p, Ali3pPenalty};
 pub use baumgarte::Baumgarte;
 pub use continuous::{Continuous, ContinuousChoice};
 pub use drawing::Drawing;

@@ -69,6 +69,14 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
         None
     }
+    /// The method's own accelerations and multipliers at `t` (at t0 before the first step,
+    /// else inside or at the end of the last accepted step) into `vdot` and `lambda`, if it
+    /// computes them itself (ALI3-P's projected q̈ and augmented-Lagrangian λ*,
+    /// [`crate::Ali3p`]): samples then report these instead of the KKT solve's (whose
+    /// left-out rows carry λ = 0). Returns whether it wrote them.
+    fn own_outputs_at(&self, _t: f64, _vdot: &mut [f64], _lambda: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// How step sizes are chosen.
@@ -126,6 +134,11 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
     /// Samples at t0.
     fn start<St: Stepper<S>>(&mut self, stepper: &mut St) -> Result<(), SimError> {
         while self.sampler.due(self.t0, 0.0).is_some() {
+            self.sampler.own = stepper.own_outputs_at(
+                self.t0,
+                &mut self.sampler.vdot_own,
+                &mut self.sampler.lambda_own,
+            );
             self.sampler
                 .emit(self.sys, self.t0, stepper.state(), self.observer)?;
         }
@@ -281,6 +294,16 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         }
         let mut at_step_point = false;
         while let Some(t_out) = self.sampler.due(t_new, snap) {
+            let t_own = if (t_out - t_new).abs() <= snap {
+                t_new
+            } else {
+                t_out
+            };
+            self.sampler.own = stepper.own_outputs_at(
+                t_own,
+                &mut self.sampler.vdot_own,
+                &mut self.sampler.lambda_own,
+            );
             if (t_out - t_new).abs() <= snap {
                 at_step_point = true;
                 self.sampler
@@ -292,6 +315,11 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             }
         }
         if self.common.output_steps && !at_step_point {
+            self.sampler.own = stepper.own_outputs_at(
+                t_new,
+                &mut self.sampler.vdot_own,
+                &mut self.sampler.lambda_own,
+            );
             self.sampler
                 .emit(self.sys, t_new, stepper.state(), self.observer)?;
         }

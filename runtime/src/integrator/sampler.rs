@@ -34,6 +34,12 @@ pub(crate) struct Sampler {
     dir: f64,
     /// KKT solves (and projections) spent on samples.
     pub(crate) solves: usize,
+    /// The method's own accelerations and multipliers for the next sample ([`Self::own`]).
+    pub(crate) vdot_own: Vec<f64>,
+    pub(crate) lambda_own: Vec<f64>,
+    /// Whether the next sample reports `vdot_own` and `lambda_own` in place of the KKT
+    /// solve's (reset by every emission).
+    pub(crate) own: bool,
 }
 
 impl Sampler {
@@ -63,6 +69,9 @@ impl Sampler {
             next: 0,
             dir,
             solves: 0,
+            vdot_own: vec![0.0; dims.n],
+            lambda_own: vec![0.0; dims.constraint_rows()],
+            own: false,
         }
     }
 
@@ -102,6 +111,10 @@ impl Sampler {
             &mut self.vdot,
             &mut self.lambda,
         )?;
+        if std::mem::take(&mut self.own) {
+            self.vdot.copy_from_slice(&self.vdot_own);
+            self.lambda.copy_from_slice(&self.lambda_own);
+        }
         // `accelerations_into` left G(t, q) in kkt.jac.
         if let Some(correction) = &mut self.continuous {
             let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);

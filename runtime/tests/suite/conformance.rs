@@ -264,6 +264,21 @@ fn conformance_radau() {
     }
 }
 
+/// ALI3-P (trapezoidal rule, order 2) projects velocities and accelerations itself and
+/// refuses the layer's stabilizations, so it runs with `None` here, where the suite checks its
+/// closed-form agreement, λ, energy and order; its drift at round-off on every level is
+/// `ali3p.rs`.
+#[test]
+fn conformance_ali3p() {
+    let subject = Subject {
+        name: "ali3p",
+        order: 2,
+        with_step: |h, _| mbsim_runtime::Ali3p::new(h),
+        error_constant: 1.0,
+    };
+    conformance(&subject, Stabilization::None);
+}
+
 /// RKSTAB at its accuracy setting (rtol 1e-10, atol 1e-11) against the closed form: q after one
 /// exact period within 100 rtol (a tolerance-proportional method accumulating ~100 local errors
 /// each ≤ rtol; measured ≈ 10 rtol), and the drift of the dense-output samples, whose error is

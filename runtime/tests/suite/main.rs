@@ -8,6 +8,7 @@ mod implicit_models;
 
 mod adams;
 mod adams_stability;
+mod ali3p;
 mod analysis;
 mod andrews;
 mod banded_kkt;

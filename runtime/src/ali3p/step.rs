@@ -1,0 +1,613 @@
+//! The ALI3-P step on the layer's run loop (see `mod.rs` for the formulation): the Newton
+//! iteration on q_{n+1} with the multiplier update, the two projections with the same leading
+//! matrix, substeps after a failed iteration, and the cubic Hermite dense output (q from
+//! (q, v), v from (v, q̈) at both ends; λ* linear). Every buffer is allocated once in
+//! [`Ali3pStepper::new`].
+
+use nalgebra::DMatrix;
+
+use crate::error::{NewtonDiagnosis, SimError, SingularBlock};
+use crate::implicit::tangents::{Point, Tangents};
+use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
+use crate::kernels;
+use crate::kkt::{Conditioning, KktWorkspace, accelerations_into};
+use crate::lu::DenseLu;
+use crate::system::{ConstrainedSystem, Dims};
+use crate::table::{KernelArgs, KernelId, KernelOut};
+
+use super::{Ali3p, Ali3pPenalty};
+
+/// One end of a step: (q, v), q̈ and λ*.
+struct End {
+    z: Vec<f64>,
+    a: Vec<f64>,
+    lambda: Vec<f64>,
+}
+
+impl End {
+    fn new(dims: Dims) -> Self {
+        Self {
+            z: vec![0.0; 2 * dims.n],
+            a: vec![0.0; dims.n],
+            lambda: vec![0.0; dims.constraint_rows()],
+        }
+    }
+
+    fn copy_from(&mut self, other: &End) {
+        self.z.copy_from_slice(&other.z);
+        self.a.copy_from_slice(&other.a);
+        self.lambda.copy_from_slice(&other.lambda);
+    }
+}
+
+/// Work counters (reported in `Stats::extra`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) iterations: usize,
+    pub(crate) tangents: usize,
+    pub(crate) factorizations: usize,
+    pub(crate) projections: usize,
+    pub(crate) substeps: usize,
+    /// Evaluations of M, G, Q and c (the residual), plus the initial KKT solve.
+    pub(crate) residuals: usize,
+}
+
+/// The ALI3-P stepper and its workspace.
+pub(crate) struct Ali3pStepper<T> {
+    dims: Dims,
+    penalty: Ali3pPenalty,
+    tol: f64,
+    max_iterations: usize,
+    max_projections: usize,
+    max_halvings: usize,
+    /// ω / g² at t0 (module docs of `mod.rs`), for [`Ali3pPenalty::Scaled`].
+    penalty_scale: f64,
+    tangents: T,
+    mass: DMatrix<f64>,
+    jac: DMatrix<f64>,
+    force: Vec<f64>,
+    /// c = [Φ; (h/2)(A v + b)], then α c + λ* where the force needs it.
+    c: Vec<f64>,
+    mult: Vec<f64>,
+    /// [Φ_t; b], γ, a residual of the projections (length m + k each).
+    e: Vec<f64>,
+    res: Vec<f64>,
+    k: DMatrix<f64>,
+    cmat: DMatrix<f64>,
+    w: DMatrix<f64>,
+    lu: DenseLu,
+    /// v̂, â of the trapezoidal rule; a right-hand side (length n each).
+    vhat: Vec<f64>,
+    ahat: Vec<f64>,
+    rhs: Vec<f64>,
+    /// The vector being projected (length n).
+    x: Vec<f64>,
+    start: End,
+    end: End,
+    prev: End,
+    work: End,
+    t_prev: f64,
+    h_prev: f64,
+    accepted: bool,
+    kkt: KktWorkspace,
+    pub(crate) counters: Counters,
+    conditioning: Option<Conditioning>,
+}
+
+impl<T> Ali3pStepper<T> {
+    pub(crate) fn new(dims: Dims, method: &Ali3p, tangents: T) -> Self {
+        let (n, r) = (dims.n, dims.constraint_rows());
+        Self {
+            dims,
+            penalty: method.penalty,
+            tol: method.tol,
+            max_iterations: method.max_iterations,
+            max_projections: method.max_projection_iterations,
+            max_halvings: method.common.max_failed_attempts,
+            penalty_scale: 1.0,
+            tangents,
+            mass: DMatrix::zeros(n, n),
+            jac: DMatrix::zeros(r, n),
+            force: vec![0.0; n],
+            c: vec![0.0; r],
+            mult: vec![0.0; r],
+            e: vec![0.0; r],
+            res: vec![0.0; r],
+            k: DMatrix::zeros(n, n),
+            cmat: DMatrix::zeros(n, n),
+            w: DMatrix::zeros(n, n),
+            lu: DenseLu::new(n),
+            vhat: vec![0.0; n],
+            ahat: vec![0.0; n],
+            rhs: vec![0.0; n],
+            x: vec![0.0; n],
+            start: End::new(dims),
+            end: End::new(dims),
+            prev: End::new(dims),
+            work: End::new(dims),
+            t_prev: 0.0,
+            h_prev: 0.0,
+            accepted: false,
+            kkt: KktWorkspace::new(dims),
+            counters: Counters::default(),
+            conditioning: None,
+        }
+    }
+
+    /// The accepted state z_n = (q, v).
+    pub(crate) fn z(&self) -> &[f64] {
+        &self.start.z
+    }
+
+    /// The start at t0: q̈_0 from the KKT solve, λ*_0 its minimum-norm multipliers (so that a
+    /// redundant mechanism starts in the range of G, as the iteration keeps it), and the
+    /// penalty scale ω / g². Cold path.
+    pub(crate) fn initialize<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+    ) -> Result<(), SimError> {
+        let n = self.dims.n;
+        self.start.z[..n].copy_from_slice(q0);
+        self.start.z[n..].copy_from_slice(v0);
+        self.counters.residuals += 1;
+        let s = &mut self.start;
+        accelerations_into(
+            sys,
+            t0,
+            q0,
+            v0,
+            None,
+            &mut self.kkt,
+            0.0,
+            &mut s.a,
+            &mut s.lambda,
+        )?;
+        kernels::jacobian(sys, t0, q0, &mut self.jac)?;
+        kernels::mass(sys, t0, q0, &mut self.mass)?;
+        if !s.lambda.is_empty() {
+            let spread = crate::redundancy::minimum_norm_multipliers(&self.jac, &s.lambda);
+            s.lambda.copy_from_slice(&spread);
+        }
+        let omega = (0..n).map(|i| self.mass[(i, i)].abs()).fold(0.0, f64::max);
+        let g2 = self
+            .jac
+            .row_iter()
+            .map(|row| row.norm_squared())
+            .fold(0.0, f64::max);
+        self.penalty_scale = if omega > 0.0 && g2 > 0.0 {
+            omega / g2
+        } else {
+            1.0
+        };
+        Ok(())
+    }
+
+    /// α for step size h.
+    fn alpha(&self, h: f64) -> f64 {
+        match self.penalty {
+            Ali3pPenalty::Scaled(s) => s * 4.0 / (h * h) * self.penalty_scale,
+            Ali3pPenalty::Absolute(a) => a,
+        }
+    }
+
+    /// M, G, Q and c at (t, q, v) of `work`.
+    fn evaluate<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        self.counters.residuals += 1;
+        let (n, m) = (self.dims.n, self.dims.m);
+        let (q, v) = self.work.z.split_at(n);
+        kernels::mass(sys, t, q, &mut self.mass)?;
+        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        kernels::force(sys, t, q, v, &mut self.force)?;
+        let (phi, nh) = self.c.split_at_mut(m);
+        kernels::phi(sys, t, q, phi)?;
+        kernels::nh_offset(sys, t, q, nh)?;
+        for (i, ci) in nh.iter_mut().enumerate() {
+            let av: f64 = (0..n).map(|j| self.jac[(m + i, j)] * v[j]).sum();
+            *ci = 0.5 * h * (av + *ci);
+        }
+        Ok(())
+    }
+
+    /// ‖Φ‖∞ and ‖A v + b‖∞ from c (for the error report).
+    fn residual(&self, h: f64) -> f64 {
+        let m = self.dims.m;
+        let phi = self.c[..m].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        let nh = self.c[m..].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        phi.max(nh / (0.5 * h))
+    }
+
+    /// `lu` ← W + (h²/4) α GᵀG with W = M + (h/2) C + (h²/4) K (also kept in `w`), factored.
+    fn factor(&mut self, t: f64, h: f64, alpha: f64, iteration: usize) -> Result<(), SimError> {
+        let hh = 0.25 * h * h;
+        self.w.copy_from(&self.mass);
+        self.w
+            .zip_zip_apply(&self.cmat, &self.k, |w, c, k| *w += 0.5 * h * c + hh * k);
+        let a = self.lu.matrix_mut();
+        a.copy_from(&self.w);
+        a.gemm_tr(hh * alpha, &self.jac, &self.jac, 1.0);
+        self.counters.factorizations += 1;
+        if self.lu.factor().is_err() {
+            return Err(SimError::SingularIterationMatrix {
+                t,
+                h,
+                iteration,
+                block: SingularBlock::MassOnKernel,
+                dependent_rows: Vec::new(),
+            });
+        }
+        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);
+        Ok(())
+    }
+
+    /// `rhs` += s Gᵀ x.
+    fn add_gt(&mut self, s: f64, x: &[f64]) {
+        for (j, r) in self.rhs.iter_mut().enumerate() {
+            let col: f64 = x
+                .iter()
+                .enumerate()
+                .map(|(i, xi)| self.jac[(i, j)] * xi)
+                .sum();
+            *r += s * col;
+        }
+    }
+
+    /// `rhs` = W x.
+    fn w_times(&mut self, x: &[f64]) {
+        for (i, r) in self.rhs.iter_mut().enumerate() {
+            *r = (0..x.len()).map(|j| self.w[(i, j)] * x[j]).sum();
+        }
+    }
+}
+
+/// ‖x‖∞.
+fn max_abs(x: &[f64]) -> f64 {
+    x.iter().fold(0.0_f64, |s, v| s.max(v.abs()))
+}
+
+impl<T> Ali3pStepper<T> {
+    /// The Newton iteration of one step from `work` over [t, t + h]; `work` holds the
+    /// converged (q, v*, q̈*, λ*) after it, with M, G, Q, c evaluated there.
+    fn newton<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError>
+    where
+        T: Tangents<S>,
+    {
+        let (n, t1, alpha) = (self.dims.n, t + h, self.alpha(h));
+        let (c1, c2) = (2.0 / h, 4.0 / (h * h));
+        for i in 0..n {
+            let (q0, v0, a0) = (self.work.z[i], self.work.z[n + i], self.work.a[i]);
+            self.vhat[i] = -(c1 * q0 + v0);
+            self.ahat[i] = -(c2 * q0 + 2.0 * c1 * v0 + a0);
+            self.work.z[i] = q0 + h * v0 + 0.5 * h * h * a0;
+        }
+        let (mut correction, mut previous) = (f64::INFINITY, f64::INFINITY);
+        for iteration in 0..=self.max_iterations {
+            for i in 0..n {
+                let q = self.work.z[i];
+                self.work.z[n + i] = self.vhat[i] + c1 * q;
+                self.work.a[i] = self.ahat[i] + c2 * q;
+            }
+            self.evaluate(sys, t1, h)?;
+            if iteration > 0 {
+                for (l, c) in self.work.lambda.iter_mut().zip(&self.c) {
+                    *l += alpha * c;
+                }
+                if correction <= self.tol {
+                    return Ok(());
+                }
+            }
+            let diagnosis = if !correction.is_finite() && iteration > 0 {
+                Some(NewtonDiagnosis::NonFinite)
+            } else if iteration >= 2 && correction > 2.0 * previous {
+                Some(NewtonDiagnosis::Diverging)
+            } else if iteration == self.max_iterations {
+                let rate = correction / previous;
+                Some(NewtonDiagnosis::IterationLimit { rate })
+            } else {
+                None
+            };
+            if let Some(diagnosis) = diagnosis {
+                return Err(SimError::NewtonDiverged {
+                    t: t1,
+                    h,
+                    iterations: iteration,
+                    residual: self.residual(h),
+                    correction: correction / self.tol,
+                    diagnosis,
+                });
+            }
+            for ((m, c), l) in self.mult.iter_mut().zip(&self.c).zip(&self.work.lambda) {
+                *m = alpha * c + l;
+            }
+            if iteration == 0 {
+                self.counters.tangents += 1;
+                let (q, v) = self.work.z.split_at(n);
+                let point = Point {
+                    t: t1,
+                    q,
+                    v,
+                    qdd: &self.work.a,
+                    lambda: &self.mult,
+                };
+                self.tangents
+                    .eval(sys, &point, &mut self.k, &mut self.cmat)?;
+            }
+            self.factor(t1, h, alpha, iteration)?;
+            self.counters.iterations += 1;
+            // rhs = −(h²/4) (M q̈ + Gᵀ(α c + λ*) − Q), then Δq = f_q⁻¹ rhs.
+            for i in 0..n {
+                let ma: f64 = (0..n).map(|j| self.mass[(i, j)] * self.work.a[j]).sum();
+                self.rhs[i] = self.force[i] - ma;
+            }
+            let mult = std::mem::take(&mut self.mult);
+            self.add_gt(-1.0, &mult);
+            self.mult = mult;
+            let hh = 0.25 * h * h;
+            self.rhs.iter_mut().for_each(|r| *r *= hh);
+            self.lu.solve_in_place(&mut self.rhs);
+            let scale = 1.0 + max_abs(&self.work.z[..n]);
+            previous = correction;
+            correction = max_abs(&self.rhs) / scale;
+            if self.rhs.iter().any(|x| !x.is_finite()) {
+                correction = f64::NAN;
+                continue;
+            }
+            for (q, d) in self.work.z[..n].iter_mut().zip(&self.rhs) {
+                *q += d;
+            }
+        }
+        unreachable!("the loop returns at its last iteration")
+    }
+
+    /// Project v and q̈ of `work` (module docs of `mod.rs`) with P = W + (h²/4) α GᵀG at the
+    /// converged q, where `evaluate` left M, G and b.
+    fn project<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        let (n, m, alpha) = (self.dims.n, self.dims.m, self.alpha(h));
+        let s = 0.25 * h * h * alpha;
+        self.factor(t, h, alpha, self.max_iterations)?;
+        let (q, v) = self.work.z.split_at(n);
+        let args = KernelArgs {
+            t,
+            q,
+            v,
+            lambda: &[],
+            w: &[],
+        };
+        // Velocities: G v + [Φ_t; b] = 0.
+        let (phi_t, b) = self.e.split_at_mut(m);
+        kernels::checked(sys, KernelId::PhiT, &args, KernelOut::Vector(phi_t))?;
+        kernels::nh_offset(sys, t, q, b)?;
+        self.x.copy_from_slice(v);
+        self.project_level(s);
+        self.work.z[n..].copy_from_slice(&self.x);
+        // Accelerations: G q̈ − γ(t, q, v) = 0 at the projected v.
+        let (q, v) = self.work.z.split_at(n);
+        let args = KernelArgs {
+            t,
+            q,
+            v,
+            lambda: &[],
+            w: &[],
+        };
+        kernels::checked(sys, KernelId::Gamma, &args, KernelOut::Vector(&mut self.e))?;
+        self.e.iter_mut().for_each(|x| *x = -*x);
+        self.x.copy_from_slice(&self.work.a);
+        self.project_level(s);
+        self.work.a.copy_from_slice(&self.x);
+        self.multipliers(sys, t, s)
+    }
+
+    /// The multipliers at the projected (q, v): λ* refined by the acceleration-level augmented
+    /// Lagrangian with the same matrix P, P x = (W − M) x + Q − Gᵀλ + s Gᵀγ, λ ← λ + s (G x − γ),
+    /// whose fixed point is M x + Gᵀλ = Q, G x = γ. λ* alone carries the penalty's round-off,
+    /// α ε |Φ| (its last updates α c are made of Φ's round-off, and α grows as 1/h²: 2e-4 on a
+    /// unit pendulum at h = 1e-4); these updates s (G x − γ) are ε-sized relative to the force
+    /// (s = (h²/4) α is dimensionless against M). Both stay in the range of G from a start
+    /// there, which is why ALI3-P's multipliers are the minimum-norm ones up to the motion of G.
+    /// The state keeps ALI3-P's projected q̈.
+    fn multipliers<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        s: f64,
+    ) -> Result<(), SimError> {
+        let n = self.dims.n;
+        let (q, v) = self.work.z.split_at(n);
+        kernels::force(sys, t, q, v, &mut self.force)?;
+        self.x.copy_from_slice(&self.work.a);
+        let mut previous = f64::INFINITY;
+        for _ in 0..=self.max_projections {
+            let x = std::mem::take(&mut self.x);
+            self.w_times(&x);
+            for (i, r) in self.rhs.iter_mut().enumerate() {
+                let mx: f64 = (0..n).map(|j| self.mass[(i, j)] * x[j]).sum();
+                *r += self.force[i] - mx;
+            }
+            self.x = x;
+            let (lambda, e) = (
+                std::mem::take(&mut self.work.lambda),
+                std::mem::take(&mut self.e),
+            );
+            self.add_gt(-1.0, &lambda);
+            self.add_gt(-s, &e);
+            self.lu.solve_in_place(&mut self.rhs);
+            self.x.copy_from_slice(&self.rhs);
+            for (i, r) in self.res.iter_mut().enumerate() {
+                *r = e[i] + (0..n).map(|j| self.jac[(i, j)] * self.x[j]).sum::<f64>();
+            }
+            (self.work.lambda, self.e) = (lambda, e);
+            for (l, r) in self.work.lambda.iter_mut().zip(&self.res) {
+                *l += s * r;
+            }
+            self.counters.projections += 1;
+            let norm = max_abs(&self.res);
+            if norm == 0.0 || norm > 0.5 * previous {
+                break;
+            }
+            previous = norm;
+        }
+        Ok(())
+    }
+
+    /// The augmented-Lagrangian projection of `x` onto G x + e = 0 in the metric of W with
+    /// penalty s = (h²/4) α: P x = W x* − s Gᵀ e, then x ← x − P⁻¹ s Gᵀ (G x + e) while the
+    /// residual at least halves (it contracts by about 1/`Scaled`'s s per pass until round-off).
+    fn project_level(&mut self, s: f64) {
+        let x = std::mem::take(&mut self.x);
+        self.w_times(&x);
+        let mut x = x;
+        let e = std::mem::take(&mut self.e);
+        self.add_gt(-s, &e);
+        self.lu.solve_in_place(&mut self.rhs);
+        x.copy_from_slice(&self.rhs);
+        let mut previous = f64::INFINITY;
+        for pass in 0..=self.max_projections {
+            for (i, r) in self.res.iter_mut().enumerate() {
+                *r = e[i] + (0..x.len()).map(|j| self.jac[(i, j)] * x[j]).sum::<f64>();
+            }
+            let norm = max_abs(&self.res);
+            if pass == self.max_projections || norm == 0.0 || norm > 0.5 * previous {
+                break;
+            }
+            previous = norm;
+            self.rhs.fill(0.0);
+            let res = std::mem::take(&mut self.res);
+            self.add_gt(-s, &res);
+            self.res = res;
+            self.lu.solve_in_place(&mut self.rhs);
+            for (xi, d) in x.iter_mut().zip(&self.rhs) {
+                *xi += d;
+            }
+            self.counters.projections += 1;
+        }
+        self.e = e;
+        self.x = x;
+    }
+
+    /// One step (Newton, then the projections) from `work` over [t, t + h].
+    fn substep<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError>
+    where
+        T: Tangents<S>,
+    {
+        self.newton(sys, t, h)?;
+        self.project(sys, t + h, h)
+    }
+
+    /// The step as `pieces` equal substeps from `start`, result in `end`.
+    fn pieces<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        pieces: usize,
+    ) -> Result<(), SimError>
+    where
+        T: Tangents<S>,
+    {
+        self.work.copy_from(&self.start);
+        let hs = h / pieces as f64;
+        for i in 0..pieces {
+            self.substep(sys, t + i as f64 * hs, hs)?;
+        }
+        self.end.copy_from(&self.work);
+        Ok(())
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for Ali3pStepper<T> {
+    fn state(&self) -> &[f64] {
+        &self.start.z
+    }
+
+    /// The step, redone in 2, 4, … substeps after a retryable failure (module docs).
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        let mut result = self.pieces(sys, t, h, 1);
+        let mut level = 0;
+        while let Err(e) = &result {
+            if !e.is_retryable() || level == self.max_halvings {
+                break;
+            }
+            level += 1;
+            result = self.pieces(sys, t, h, 1 << level);
+            if result.is_ok() {
+                self.counters.substeps += (1 << level) - 1;
+            }
+        }
+        result?;
+        Ok(Attempt {
+            error: 0.0,
+            stabilized: false,
+            verdict: None,
+        })
+    }
+
+    fn accept(&mut self, t: f64, h: f64) {
+        std::mem::swap(&mut self.prev, &mut self.start);
+        std::mem::swap(&mut self.start, &mut self.end);
+        (self.t_prev, self.h_prev, self.accepted) = (t, h, true);
+    }
+
+    fn interpolate(&mut self, _sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        let h = self.h_prev;
+        let [h00, h10, h01, h11] = crate::dense::hermite_basis((t - self.t_prev) / h);
+        let n = self.dims.n;
+        let (z0, z1) = (&self.prev.z, &self.start.z);
+        for i in 0..n {
+            out[i] = h00 * z0[i] + h10 * h * z0[n + i] + h01 * z1[i] + h11 * h * z1[n + i];
+            out[n + i] = h00 * z0[n + i]
+                + h10 * h * self.prev.a[i]
+                + h01 * z1[n + i]
+                + h11 * h * self.start.a[i];
+        }
+        Ok(())
+    }
+
+    fn own_outputs_at(&self, t: f64, vdot: &mut [f64], lambda: &mut [f64]) -> bool {
+        if !self.accepted {
+            vdot.copy_from_slice(&self.start.a);
+            lambda.copy_from_slice(&self.start.lambda);
+            return true;
+        }
+        let th = (t - self.t_prev) / self.h_prev;
+        let (prev, now) = (&self.prev, &self.start);
+        for ((o, a), b) in vdot.iter_mut().zip(&prev.a).zip(&now.a) {
+            *o = (1.0 - th) * a + th * b;
+        }
+        for ((o, a), b) in lambda.iter_mut().zip(&prev.lambda).zip(&now.lambda) {
+            *o = (1.0 - th) * a + th * b;
+        }
+        true
+    }
+
+    fn counters(&self) -> StepperCounters {
+        StepperCounters {
+            nfcn: self.counters.residuals,
+            nstab: 0,
+            stabilization_time: std::time::Duration::ZERO,
+            output_solves: 0,
+            conditioning: self.conditioning,
+        }
+    }
+}
