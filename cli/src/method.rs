@@ -2,14 +2,14 @@
 //! place that turns them into a runtime method ([`Chosen`]).
 //!
 //! `--method` picks the integrator (RKSTAB, the variable-order ABM, the constant-step Adams
-//! family, the implicit index-3 methods (Newmark, HHT, generalized-α, Radau IIA), HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
+//! family, the implicit index-3 methods (Newmark, HHT, generalized-α, Radau IIA), ALI3-P, HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
 //! from `--rtol/--atol` (adaptive methods) or `--h/--order/--start` (constant-step Adams).
 //! An option that the chosen method does not use is an error, not silently ignored.
 
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
-    Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc,
+    Ali3p, Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc,
     Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization,
     StepControl, StepSize, Structure, Tolerance,
 };
@@ -47,7 +47,8 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
         | Method::Mampc
         | Method::Radau
         | Method::Hpim
-        | Method::Npc => Scheme::ME451,
+        | Method::Npc
+        | Method::Ali3p => Scheme::ME451,
     };
     let step = match (req.h, req.method) {
         (Some(h), _) => StepSize::Fixed(h),
@@ -107,6 +108,10 @@ pub enum Method {
     Hpim,
     /// The HPIM paper's Newmark predictor–corrector, step --h; structural models only.
     Npc,
+    /// ALI3-P (Bayo, García de Jalón, Cuadrado): augmented Lagrangian index-3 on the
+    /// trapezoidal rule with velocity and acceleration projections, step --h; needs no choice
+    /// of independent rows on over-constrained models (multipliers: least-norm-like share).
+    Ali3p,
 }
 
 impl Method {
@@ -133,6 +138,12 @@ impl Method {
     /// The methods for structural models (their own drift control, eq. 32's penalty).
     pub fn is_structural(self) -> bool {
         matches!(self, Method::Hpim | Method::Npc)
+    }
+
+    /// The methods that control drift themselves and take no `--stabilization` but none
+    /// (structural methods: their penalty; ALI3-P: its projections).
+    pub fn has_own_drift_control(self) -> bool {
+        self.is_structural() || self == Method::Ali3p
     }
 }
 
@@ -321,6 +332,8 @@ pub enum Chosen {
     Implicit(Implicit),
     /// Radau IIA (exact tangents when the model has them, else finite differences).
     Radau(Radau),
+    /// ALI3-P (exact tangents when the model has them, else finite differences).
+    Ali3p(Ali3p),
     /// HPIM or NPC with step `h`: built on the model's structure when the run starts
     /// ([`ConstrainedSystem::as_structure`]).
     Structural {
@@ -380,12 +393,45 @@ fn structural(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppE
     })
 }
 
+/// ALI3-P: --h required, none of the Adams/implicit options, no layer stabilization.
+fn ali3p(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {
+    let unused = |what: &'static str, why: &'static str| AppError::BadValue {
+        what,
+        value: "ali3p".to_string(),
+        why,
+    };
+    if req.order.is_some() || req.start.is_some() {
+        return Err(unused("--order/--start", "only the Adams methods take them"));
+    }
+    if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
+        return Err(unused(
+            "--hht-alpha/--rho-inf/--modified-newton",
+            "only the implicit methods take them",
+        ));
+    }
+    if !matches!(common.stabilization, Stabilization::None) {
+        return Err(unused(
+            "--stabilization",
+            "ALI3-P projects velocities and accelerations itself; use none",
+        ));
+    }
+    let h = req
+        .h
+        .ok_or_else(|| unused("--h", "ALI3-P takes constant steps: give --h"))?;
+    let mut method = Ali3p::new(h);
+    method.common = common;
+    Ok(Chosen::Ali3p(method))
+}
+
 impl Chosen {
     /// Build the method of `req` with the shared options `common`.
     pub fn build(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError> {
         let constant_step = matches!(req.method, Method::Ab | Method::Ampc | Method::Mampc);
         if req.method.is_implicit() {
             return implicit(req, common);
+        }
+        if req.method == Method::Ali3p {
+            return ali3p(req, common);
         }
         if req.method.is_structural() {
             if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
@@ -439,7 +485,8 @@ impl Chosen {
             | Method::GeneralizedAlpha
             | Method::Radau
             | Method::Hpim
-            | Method::Npc => {
+            | Method::Npc
+            | Method::Ali3p => {
                 let kind = match req.method {
                     Method::Ab => AdamsKind::Ab,
                     Method::Ampc => AdamsKind::Ampc,
@@ -451,7 +498,8 @@ impl Chosen {
                     | Method::GeneralizedAlpha
                     | Method::Radau
                     | Method::Hpim
-                    | Method::Npc => AdamsKind::Mampc,
+                    | Method::Npc
+                    | Method::Ali3p => AdamsKind::Mampc,
                 };
                 let start = match req.start.unwrap_or(Start::Rk) {
                     Start::Rk => AdamsStart::RungeKutta,
@@ -476,6 +524,7 @@ impl Chosen {
             Chosen::Adams(m) => &mut m.common,
             Chosen::Implicit(m) => &mut m.common,
             Chosen::Radau(m) => &mut m.common,
+            Chosen::Ali3p(m) => &mut m.common,
             Chosen::Structural { common, .. } => common,
         }
     }
@@ -486,7 +535,7 @@ impl Chosen {
             Chosen::Rkstab(_) | Chosen::Abm(_) => true,
             Chosen::Implicit(m) => matches!(m.step, StepSize::Adaptive { .. }),
             Chosen::Radau(m) => matches!(m.step, StepSize::Adaptive { .. }),
-            Chosen::Adams(_) | Chosen::Structural { .. } => false,
+            Chosen::Adams(_) | Chosen::Ali3p(_) | Chosen::Structural { .. } => false,
         }
     }
 }
@@ -499,6 +548,7 @@ impl Integrator for Chosen {
             Chosen::Adams(m) => m.name(),
             Chosen::Implicit(m) => m.name(),
             Chosen::Radau(m) => m.name(),
+            Chosen::Ali3p(m) => m.name(),
             Chosen::Structural { method, .. } => method.cli_name(),
         }
     }
@@ -510,6 +560,7 @@ impl Integrator for Chosen {
             Chosen::Adams(m) => m.common(),
             Chosen::Implicit(m) => m.common(),
             Chosen::Radau(m) => m.common(),
+            Chosen::Ali3p(m) => m.common(),
             Chosen::Structural { common, .. } => common,
         }
     }
@@ -531,6 +582,10 @@ impl Integrator for Chosen {
                 None => m.integrate_into(sys, problem, observer),
             },
             Chosen::Radau(m) => match sys.as_tangents() {
+                Some(exact) => m.integrate_exact_into(exact, problem, observer),
+                None => m.integrate_into(sys, problem, observer),
+            },
+            Chosen::Ali3p(m) => match sys.as_tangents() {
                 Some(exact) => m.integrate_exact_into(exact, problem, observer),
                 None => m.integrate_into(sys, problem, observer),
             },

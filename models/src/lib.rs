@@ -26,6 +26,7 @@ pub mod andrews;
 pub mod belt_friction;
 pub mod bouncing_ball;
 pub mod bricard;
+pub mod bricard_points;
 pub mod crank_slider_wu;
 pub mod deformable_slider_crank;
 pub mod five_link;
@@ -39,6 +40,7 @@ pub mod heavy_top;
 pub mod lift_off;
 pub mod me451_pendulum;
 pub mod pendulum;
+pub mod parallelogram_lock;
 pub mod redundant_pendulum;
 pub mod rigid_slider_crank_ch5;
 pub mod rolling_disc;
@@ -63,6 +65,7 @@ pub use andrews::Andrews;
 pub use belt_friction::BeltFriction;
 pub use bouncing_ball::BouncingBall;
 pub use bricard::Bricard;
+pub use bricard_points::BricardPoints;
 pub use crank_slider_wu::CrankSliderWu;
 pub use deformable_slider_crank::DeformableSliderCrank;
 pub use five_link::FiveLink;
@@ -76,6 +79,7 @@ pub use heavy_top::HeavyTop;
 pub use lift_off::LiftOff;
 pub use me451_pendulum::Me451Pendulum;
 pub use pendulum::Pendulum;
+pub use parallelogram_lock::ParallelogramLock;
 pub use redundant_pendulum::RedundantPendulum;
 pub use rigid_slider_crank_ch5::RigidSliderCrankCh5;
 pub use rolling_disc::RollingDisc;
@@ -103,7 +107,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 33] = [
+static CATALOG: [ModelEntry; 35] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -126,7 +130,9 @@ static CATALOG: [ModelEntry; 33] = [
     truss14::ENTRY,
     triple_crank::ENTRY,
     bricard::ENTRY,
+    bricard_points::ENTRY,
     four_bar_chain_extra::ENTRY,
+    parallelogram_lock::ENTRY,
     heavy_top::ENTRY,
     spatial_double_pendulum::ENTRY,
     spatial_slider_crank::ENTRY,

@@ -17,10 +17,12 @@
 //! - [`Hpim`]: the high-precision 2^N matrix-exponential method for structural models
 //!   ([`Structure`] + constraint kernels, `structural/`, `hpim/`), and [`Npc`], its paper's
 //!   Newmark predictor–corrector.
+//! - [`Ali3p`]: the augmented Lagrangian index-3 formulation with projections (trapezoidal
+//!   rule, `ali3p/`), which integrates over-constrained models without a row selection.
 //! - [`Adams`]: constant-step AB, AMPC and MAMPC (\[WU\], \[HAUG\] PECE) with an RK start or
 //!   Haug's order ramp; [`Abm`]: Haug's variable-step variable-order PECE (`adams/`).
 //!
-//! All evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
+//! All but ALI3-P evaluate accelerations through the index-1 KKT solve [`accelerations_into`], control
 //! drift with a [`Stabilization`], report through an [`Observer`] and fail with a [`SimError`].
 //! [`initialize`] makes a user's initial state consistent.
 //!
@@ -59,6 +61,8 @@
 //! - `implicit/`: [`Implicit`] — the α family (`scheme.rs`), the Newton iteration with its
 //!   iteration matrix from tangent kernels or finite differences (`newton.rs`, `tangents.rs`),
 //!   the step on the run loop with error estimate and dense output (`stepper.rs`).
+//! - `ali3p/`: [`Ali3p`] — Newton on the trapezoidal q with the augmented-Lagrangian
+//!   multiplier update, the velocity and acceleration projections (`step.rs`).
 //! - `radau/`: [`Radau`] — Radau IIA s = 3 on the index-3 DAE (`tableau.rs`, the stage Newton
 //!   in `newton.rs`, RADAU5's estimate, controller and dense output in `stepper.rs`).
 //! - `options.rs`, `output.rs`, `error.rs`: [`Tolerance`], [`StepControl`];

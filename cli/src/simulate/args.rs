@@ -268,7 +268,7 @@ impl SimulateArgs {
             hybrid_tol: self.hybrid_tol,
         };
         let method = self.method.unwrap_or(Method::Rkstab);
-        let own_control = method.is_implicit() || method.is_structural();
+        let own_control = method.is_implicit() || method.has_own_drift_control();
         let kind = self.stabilization.unwrap_or(if own_control {
             Stabilize::None
         } else {

@@ -4,8 +4,9 @@
 //! slider-crank with a TSDA, the hand-written 10-window four-bar chain of the runtime's
 //! tests (IFToMM N-four-bar; its runs through the singular positions at round-off tolerances
 //! are `runtime/tests/four_bar_chain.rs`), the generated 40-window chain of the catalog, and
-//! two over-constrained mechanisms (the coupler on three parallel cranks, the pendulum with its
-//! pin given twice: every method leaves the redundant row out, `Stats` shows which), and
+//! three over-constrained mechanisms (the coupler on three parallel cranks, the pendulum with its
+//! pin given twice: every method but ALI3-P leaves the redundant row out, `Stats` shows which;
+//! the locked parallelogram, whose redundant row changes at its change points), and
 //! two spatial models in Euler parameters (the 3D double pendulum, the spatial slider-crank),
 //! whose M is singular in p alone and regular only with the normalization rows. (The heavy
 //! top passes every order test here too, but the variable-order ABM at rtol 1e-8 ends
@@ -40,7 +41,7 @@ use mbsim_runtime::{
     Integrator, PartitionOptions, Problem, Recorder, Rkstab, Stabilization, Stats, initialize,
     integrate,
 };
-use mbsim_runtime::{Implicit, NewtonOptions, Scheme, StepSize};
+use mbsim_runtime::{Ali3p, Implicit, NewtonOptions, Scheme, StepSize};
 
 /// The runtime's hand-written test models (the 10-window four-bar chain; the catalog's
 /// `four-bar-chain` is its generated 40-window form, written with indexed families).
@@ -61,7 +62,7 @@ struct Case {
 const FOUR_BAR_CHAIN: &str = "four-bar-chain-10";
 
 /// (name, span, N) of every model.
-const CASES: [(&str, f64, usize); 11] = [
+const CASES: [(&str, f64, usize); 12] = [
     ("pendulum", 1.0, 40),
     ("andrews", 0.01, 40),
     ("rolling-disc", 1.0, 40),
@@ -72,6 +73,9 @@ const CASES: [(&str, f64, usize); 11] = [
     // Over-constrained (issue 22): 12 rows of rank 11, and a pin given twice.
     ("triple-crank", 1.0, 40),
     ("redundant-pendulum", 1.0, 40),
+    // Redundant except at its change points, which it passes at 0.211 s and 0.819 s: the rows
+    // left out change there.
+    ("parallelogram-lock", 1.0, 80),
     ("spatial-double-pendulum", 0.5, 40),
     ("spatial-slider-crank", 0.5, 40),
 ];
@@ -288,6 +292,8 @@ suite! {
     "newmark-trapezoidal", order 2, |h| implicit(Scheme::Newmark { beta: 0.25, gamma: 0.5 }, h);
     "hht", order 2, |h| implicit(Scheme::Hht { alpha: -0.1 }, h);
     "generalized-alpha", order 2, |h| implicit(Scheme::GeneralizedAlpha { rho_inf: 0.8 }, h);
+    // ALI3-P with its own projections (drift at round-off on Φ and Φ̇ at every step point).
+    "ali3p", order 2, Ali3p::new;
 }
 
 #[test]

@@ -9,7 +9,9 @@
 mod runtime_models;
 
 mod adams;
+mod ali3p_redundant;
 mod andrews;
+mod bricard_points;
 mod conformance;
 mod deformable_slider_crank;
 mod events;
@@ -22,6 +24,7 @@ mod macro_vs_interpreter;
 mod models;
 mod names_and_parameters;
 mod partition;
+mod rank_change;
 mod redundant;
 mod serial_arm;
 mod spatial;
