@@ -8,10 +8,10 @@
 
 use clap::ValueEnum;
 use mbsim::runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, CommonOptions, ConstrainedSystem,
-    Ali3p, Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator, NewtonKind, Npc,
-    Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError, Solution, Stabilization,
-    StepControl, StepSize, Structure, Tolerance,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, Baumgarte, CommonOptions,
+    ConstrainedSystem, Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator,
+    NewtonKind, Npc, Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError,
+    Solution, Stabilization, StepControl, StepSize, Structure, Tolerance,
 };
 
 use crate::error::AppError;
@@ -401,7 +401,10 @@ fn ali3p(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppError>
         why,
     };
     if req.order.is_some() || req.start.is_some() {
-        return Err(unused("--order/--start", "only the Adams methods take them"));
+        return Err(unused(
+            "--order/--start",
+            "only the Adams methods take them",
+        ));
     }
     if req.hht_alpha.is_some() || req.rho_inf.is_some() || req.modified_newton {
         return Err(unused(

@@ -50,8 +50,13 @@ fn point_form_agrees_with_the_spatial_body_form() {
     let reference = run(&bodies, &Rkstab::new(1e-10).with_atol(1e-10), &qb, &vb);
     let rk = run(&points, &Rkstab::new(1e-10).with_atol(1e-10), &q0, &v0);
     let ali = run(&points, &Ali3p::new(1e-3), &q0, &v0);
-    let (gap_rk, gap_ali) = (centre_gap(&points, &rk, &reference), centre_gap(&points, &ali, &reference));
-    eprintln!("bricard-points vs bricard over 10 s: RKSTAB 1e-10 {gap_rk:.2e} m, ALI3-P h=1e-3 {gap_ali:.2e} m");
+    let (gap_rk, gap_ali) = (
+        centre_gap(&points, &rk, &reference),
+        centre_gap(&points, &ali, &reference),
+    );
+    eprintln!(
+        "bricard-points vs bricard over 10 s: RKSTAB 1e-10 {gap_rk:.2e} m, ALI3-P h=1e-3 {gap_ali:.2e} m"
+    );
     assert!(gap_rk <= 1e-6, "RKSTAB centres {gap_rk:e}");
     assert!(gap_ali <= 1e-4, "ALI3-P centres {gap_ali:e}");
 }

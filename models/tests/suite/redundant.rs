@@ -19,7 +19,7 @@ use mbsim_models::{FourBarChainExtra, RedundantPendulum, TripleCrank};
 use mbsim_runtime::analysis::check;
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
-    Abm, Ali3p, Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, ConstrainedSystem, FixedStep,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, Baumgarte, ConstrainedSystem, FixedStep,
     HybridOptions, Implicit, InitOptions, Integrator, PartitionOptions, Problem, Radau,
     ReselectionCause, Rkstab, Scheme, Stabilization, StepSize, initialize, integrate,
 };
