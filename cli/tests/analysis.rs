@@ -392,7 +392,13 @@ fn cli_equilibrium_reports_both_methods_for_the_spring_bar() {
 }
 
 /// Catalog models with one redundant row each.
-const OVER_CONSTRAINED: [&str; 3] = ["triple-crank", "bricard", "four-bar-chain-extra"];
+const OVER_CONSTRAINED: [&str; 5] = [
+    "triple-crank",
+    "bricard",
+    "bricard-points",
+    "four-bar-chain-extra",
+    "parallelogram-lock",
+];
 
 #[test]
 fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
@@ -428,8 +434,12 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         // parameters, 35 rows of rank 34.
         ("triple-crank", 1),
         ("bricard", 1),
+        // A04 in point coordinates: 24 rows of rank 23.
+        ("bricard-points", 1),
         // The 4-window chain in bodies with a redundant crank: 30 rows of rank 29.
         ("four-bar-chain-extra", 1),
+        // The locked parallelogram: 9 rows of rank 8 (off its change points).
+        ("parallelogram-lock", 1),
         // Spatial bodies in Euler parameters: the top's 3 rotations; the double pendulum's
         // 4 swings and 2 rod spins; the slider-crank's crank; the governor's shaft, slider
         // and two rods.

@@ -14,7 +14,7 @@ use mbsim_tests::support::{Rng, check_kernels, compare};
 use nalgebra::DMatrix;
 
 /// (registry name, annotated source, struct name) of every model this file covers.
-const MODELS: [(&str, &str, &str); 18] = [
+const MODELS: [(&str, &str, &str); 20] = [
     ("andrews", include_str!("../../src/andrews.rs"), "Andrews"),
     (
         "four-bar-chain",
@@ -100,6 +100,16 @@ const MODELS: [(&str, &str, &str); 18] = [
         "serial-arm",
         include_str!("../../src/serial_arm.rs"),
         "SerialArm",
+    ),
+    (
+        "bricard-points",
+        include_str!("../../src/bricard_points.rs"),
+        "BricardPoints",
+    ),
+    (
+        "parallelogram-lock",
+        include_str!("../../src/parallelogram_lock.rs"),
+        "ParallelogramLock",
     ),
 ];
 

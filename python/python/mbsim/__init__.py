@@ -318,7 +318,7 @@ class Model:
         """Simulate as ``mbsim simulate`` does; every flag is a keyword (see SIMULATE_OPTIONS).
 
         ``method``: rkstab (default), abm, ab, ampc, mampc, newmark, hht, generalized-alpha,
-        radau, hpim, npc; ``stabilization``: pstab (default), sfull, sboth, velocity, ggt,
+        radau, ali3p, hpim, npc; ``stabilization``: pstab (default), sfull, sboth, velocity, ggt,
         baumgarte, none, gcp, hybrid; ``rtol``, ``atol``, ``h``, ``order``, ``start``, ...;
         ``t_end``, ``dt_out``; ``params``/``q``/``v`` as ``{name: value}`` (given values, kept
         by the consistent initialization where the constraints allow); ``q0``/``v0`` whole
