@@ -35,6 +35,7 @@ included! {
     belt_friction: BeltFriction;
     bouncing_ball: BouncingBall;
     bricard: Bricard;
+    bricard_points: BricardPoints;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
     five_link: FiveLink;
@@ -47,6 +48,7 @@ included! {
     heavy_top: HeavyTop;
     lift_off: LiftOff;
     me451_pendulum: Me451Pendulum;
+    parallelogram_lock: ParallelogramLock;
     pendulum: Pendulum;
     redundant_pendulum: RedundantPendulum;
     rigid_slider_crank_ch5: RigidSliderCrankCh5;
