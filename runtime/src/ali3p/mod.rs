@@ -22,9 +22,11 @@
 //! residual stops falling), so that G v + [Φ_t; b] and G q̈ − γ reach round-off instead of the
 //! 1/α-sized residual of a single penalty solve. Neither P nor f_q ever contains [M Gᵀ; G 0]:
 //! redundant rows of G only make GᵀG rank-deficient, which M keeps regular, so no row is
-//! selected. The multiplier increments α c lie in the range of G (up to O(c²) and the motion
-//! of G between steps), so λ* approaches the minimum-norm multipliers: identical parallel
-//! members share a reaction equally (see the README's over-constrained section).
+//! selected. The multiplier increments α c lie in the range of G (up to O(c²)), so from the
+//! minimum-norm start λ stays minimum-norm while the null space of Gᵀ is fixed (identical
+//! parallel members share a reaction equally) and keeps the null component it inherited
+//! where that space turns with the motion (measured in the README's over-constrained
+//! section).
 //!
 //! Penalty: [`Ali3pPenalty::Scaled`] (default, 10⁴) sets α = s · (4/h²) · ω / g², ω the
 //! largest diagonal entry of M and g the largest row norm of G at t0, so that the penalty block

@@ -417,10 +417,11 @@ impl<T> Ali3pStepper<T> {
     /// The multipliers at the projected (q, v): λ* refined by the acceleration-level augmented
     /// Lagrangian with the same matrix P, P x = (W − M) x + Q − Gᵀλ + s Gᵀγ, λ ← λ + s (G x − γ),
     /// whose fixed point is M x + Gᵀλ = Q, G x = γ. λ* alone carries the penalty's round-off,
-    /// α ε |Φ| (its last updates α c are made of Φ's round-off, and α grows as 1/h²: 2e-4 on a
-    /// unit pendulum at h = 1e-4); these updates s (G x − γ) are ε-sized relative to the force
-    /// (s = (h²/4) α is dimensionless against M). Both stay in the range of G from a start
-    /// there, which is why ALI3-P's multipliers are the minimum-norm ones up to the motion of G.
+    /// α ε |Φ| (its last updates α c are made of Φ's round-off, and α grows as 1/h²: up to
+    /// 7e-4 on a unit pendulum at h ≈ 1e-4); these updates s (G x − γ) are ε-sized relative to
+    /// the force (s = (h²/4) α is dimensionless against M). Both lie in the range of G, so λ
+    /// keeps the minimum-norm start while the null space of Gᵀ stays fixed, and the null
+    /// component it inherited where that space turns with the motion (README).
     /// The state keeps ALI3-P's projected q̈.
     fn multipliers<S: ConstrainedSystem + ?Sized>(
         &mut self,
