@@ -4,7 +4,8 @@
 //! coordinates with an extra crank (`four-bar-chain-extra`, 30 rows of rank 29). Each run starts from `initialize` (which
 //! meets the singular KKT matrix first) and must
 //! - leave out the rows `mbsim check` names (`t2_y`; `rod`) and report them in
-//!   `Stats::redundancy` at t0, with λ = 0 on them;
+//!   `Stats::redundancy` at t0, with λ = 0 on them (ALI3-P leaves out none: its iteration
+//!   matrix stays regular; `ali3p_redundant.rs` compares the two);
 //! - follow the exact 1-DOF reduction (a compound pendulum, ψ̈ = −κ sin ψ, integrated here by
 //!   RK4 at h = 1e-4: its error, ~1e-14, is far below every bound below);
 //! - keep every row satisfied, the left-out ones included (`Stats::redundant_drift`), and
