@@ -76,9 +76,15 @@ pub(crate) struct Ali3pStepper<T> {
     cmat: DMatrix<f64>,
     w: DMatrix<f64>,
     lu: DenseLu,
-    /// v̂, â of the trapezoidal rule; a right-hand side (length n each).
-    vhat: Vec<f64>,
-    ahat: Vec<f64>,
+    /// The trapezoidal rule's predictor (q, v, q̈ at Δq = 0) and the Newton displacement Δq
+    /// from it; a right-hand side (length n each). Written in increments, q = q_p + Δq,
+    /// v = v_p + (2/h) Δq, q̈ = q̈_p + (4/h²) Δq, so no term of size (4/h²) q cancels (the
+    /// form v̂ + (2/h) q, â + (4/h²) q lost ε |q| 4/h² of q̈ every step: a free fall, which
+    /// the rule integrates exactly, drifted by 2e-11 s over 20 impacts at h = 1e-4).
+    qpred: Vec<f64>,
+    vpred: Vec<f64>,
+    apred: Vec<f64>,
+    dq: Vec<f64>,
     rhs: Vec<f64>,
     /// The vector being projected (length n).
     x: Vec<f64>,
@@ -117,8 +123,10 @@ impl<T> Ali3pStepper<T> {
             cmat: DMatrix::zeros(n, n),
             w: DMatrix::zeros(n, n),
             lu: DenseLu::new(n),
-            vhat: vec![0.0; n],
-            ahat: vec![0.0; n],
+            qpred: vec![0.0; n],
+            vpred: vec![0.0; n],
+            apred: vec![0.0; n],
+            dq: vec![0.0; n],
             rhs: vec![0.0; n],
             x: vec![0.0; n],
             start: End::new(dims),
@@ -288,16 +296,18 @@ impl<T> Ali3pStepper<T> {
         let (c1, c2) = (2.0 / h, 4.0 / (h * h));
         for i in 0..n {
             let (q0, v0, a0) = (self.work.z[i], self.work.z[n + i], self.work.a[i]);
-            self.vhat[i] = -(c1 * q0 + v0);
-            self.ahat[i] = -(c2 * q0 + 2.0 * c1 * v0 + a0);
-            self.work.z[i] = q0 + h * v0 + 0.5 * h * h * a0;
+            self.qpred[i] = q0 + h * v0 + 0.5 * h * h * a0;
+            self.vpred[i] = v0 + h * a0;
+            self.apred[i] = a0;
+            self.dq[i] = 0.0;
         }
         let (mut correction, mut previous) = (f64::INFINITY, f64::INFINITY);
         for iteration in 0..=self.max_iterations {
             for i in 0..n {
-                let q = self.work.z[i];
-                self.work.z[n + i] = self.vhat[i] + c1 * q;
-                self.work.a[i] = self.ahat[i] + c2 * q;
+                let dq = self.dq[i];
+                self.work.z[i] = self.qpred[i] + dq;
+                self.work.z[n + i] = self.vpred[i] + c1 * dq;
+                self.work.a[i] = self.apred[i] + c2 * dq;
             }
             self.evaluate(sys, t1, h)?;
             if iteration > 0 {
@@ -364,7 +374,7 @@ impl<T> Ali3pStepper<T> {
                 correction = f64::NAN;
                 continue;
             }
-            for (q, d) in self.work.z[..n].iter_mut().zip(&self.rhs) {
+            for (q, d) in self.dq.iter_mut().zip(&self.rhs) {
                 *q += d;
             }
         }
