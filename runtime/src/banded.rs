@@ -170,6 +170,21 @@ impl BandedLu {
         self.ab[k] += value;
     }
 
+    /// The index in the band storage of A(i, j), which must lie inside the band (`assert!`):
+    /// where a caller that fills the same pattern repeatedly writes (see [`BandedLu::band_mut`]).
+    pub fn slot(&self, i: usize, j: usize) -> usize {
+        assert!(
+            i <= j + self.kl && j <= i + self.ku && i < self.n && j < self.n,
+            "BandedLu::slot: ({i}, {j}) outside the band"
+        );
+        self.at(i, j)
+    }
+
+    /// The band storage, to be filled at [`BandedLu::slot`]s after [`BandedLu::clear`].
+    pub fn band_mut(&mut self) -> &mut [f64] {
+        &mut self.ab
+    }
+
     /// Factor in place. On a pivot below `n ε max|a_ij|` returns `Err(column)` with the first
     /// column whose pivot is negligible (the dense LU's test); the factors are then unusable.
     pub fn factor(&mut self) -> Result<(), usize> {

@@ -146,7 +146,7 @@ impl Correction {
         }
         let gamma = self.kind.gamma;
         kernels::phi(sys, t, q, &mut self.phi)?;
-        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
+        kernels::velocity_residual(sys, t, q, v, jac.into(), &mut self.tmp, &mut self.vel_res)?;
         match self.kind.choice {
             ContinuousChoice::GGt => {
                 for i in 0..r {
@@ -263,7 +263,7 @@ impl Correction {
                     t,
                     &self.q_shift,
                     v,
-                    &self.jac_shift,
+                    (&self.jac_shift).into(),
                     &mut self.tmp,
                     target,
                 )?;

@@ -7,10 +7,9 @@
 //! ([`Drift`], `inf_norm`) live here with their evaluator, so that `error.rs` (which carries a
 //! [`Drift`]) does not depend on the stabilizers.
 
-use nalgebra::DMatrix;
-
 use crate::error::SimError;
 use crate::kernels;
+use crate::sparse::{Jac, JacobianStore};
 use crate::system::{ConstrainedSystem, Dims};
 use crate::table::{KernelArgs, KernelId, KernelOut};
 
@@ -18,7 +17,7 @@ use crate::table::{KernelArgs, KernelId, KernelOut};
 #[derive(Clone, Debug)]
 pub struct DriftMeter {
     dims: Dims,
-    jac: DMatrix<f64>,
+    jac: JacobianStore,
     /// Φ(t, q) of the last measurement (length m).
     pub(crate) phi: Vec<f64>,
     tmp: Vec<f64>,
@@ -34,7 +33,7 @@ impl DriftMeter {
         let r = dims.constraint_rows();
         Self {
             dims,
-            jac: DMatrix::zeros(r, dims.n),
+            jac: JacobianStore::new(r, dims.n),
             phi: vec![0.0; dims.m],
             tmp: vec![0.0; r],
             vel_res: vec![0.0; r],
@@ -91,20 +90,22 @@ impl DriftMeter {
         q: &[f64],
         v: &[f64],
     ) -> Result<Drift, SimError> {
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.jac.prepare(sys);
+        self.jac.eval(sys, t, q)?;
         kernels::phi(sys, t, q, &mut self.phi)?;
-        kernels::velocity_residual(sys, t, q, v, &self.jac, &mut self.tmp, &mut self.vel_res)?;
+        let jac = self.jac.get();
+        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
         Ok(self.norms())
     }
 
     /// The drift at (t, q, v) with G = [Φ_q; A] already evaluated at (t, q) in `jac`.
-    pub fn measure_with_jacobian<S: ConstrainedSystem + ?Sized>(
+    pub(crate) fn measure_with_jacobian<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,
         q: &[f64],
         v: &[f64],
-        jac: &DMatrix<f64>,
+        jac: Jac<'_>,
     ) -> Result<Drift, SimError> {
         debug_assert_eq!(sys.dims(), self.dims, "DriftMeter: other dimensions");
         kernels::phi(sys, t, q, &mut self.phi)?;

@@ -291,7 +291,15 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         let mut v = self.v0.to_vec();
         let mut vel = KktWorkspace::new(d);
         kernels::jacobian(sys, t0, q, &mut vel.jac)?;
-        kernels::velocity_residual(sys, t0, q, &v, &vel.jac, &mut vel.tmp, &mut vel.vel_res)?;
+        kernels::velocity_residual(
+            sys,
+            t0,
+            q,
+            &v,
+            (&vel.jac).into(),
+            &mut vel.tmp,
+            &mut vel.vel_res,
+        )?;
         if inf_norm(&vel.vel_res) <= opts.tol {
             return Ok((v, inf_norm(&vel.vel_res)));
         }
@@ -319,7 +327,15 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
             v[i] -= vel.rhs[i];
         }
         kernels::jacobian(sys, t0, q, &mut vel.jac)?;
-        kernels::velocity_residual(sys, t0, q, &v, &vel.jac, &mut vel.tmp, &mut vel.vel_res)?;
+        kernels::velocity_residual(
+            sys,
+            t0,
+            q,
+            &v,
+            (&vel.jac).into(),
+            &mut vel.tmp,
+            &mut vel.vel_res,
+        )?;
         let residual = inf_norm(&vel.vel_res);
         let bound = opts.tol.max(64.0 * f64::EPSILON * inf_norm(&v));
         // NaN residuals fail too.

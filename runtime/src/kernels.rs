@@ -11,6 +11,7 @@
 use nalgebra::DMatrix;
 
 use crate::error::{Kernel, SimError};
+use crate::sparse::Jac;
 use crate::system::{ConstrainedSystem, DynamicsOut};
 use crate::table::{self, KernelArgs, KernelId, KernelOut};
 use crate::tangent::TangentSystem;
@@ -173,7 +174,7 @@ pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
     t: f64,
     q: &[f64],
     v: &[f64],
-    jac: &DMatrix<f64>,
+    jac: Jac<'_>,
     tmp: &mut [f64],
     out: &mut [f64],
 ) -> Result<(), SimError> {
@@ -182,23 +183,13 @@ pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
     let a = args(t, q, &[]);
     checked(sys, KernelId::PhiT, &a, KernelOut::Vector(phi_t))?;
     checked(sys, KernelId::NhOffset, &a, KernelOut::Vector(offset))?;
-    // Column by column (G is column-major); every out[i] still sums tmp[i] + Σ_j G_ij v_j in
-    // the order j = 0, 1, …, so the result is bit for bit the row-wise loop's.
+    // Every out[i] sums tmp[i] + Σ_j G_ij v_j in the order j = 0, 1, … on either storage.
     let rows = d.m + d.k;
     out[..rows].copy_from_slice(&tmp[..rows]);
-    for j in 0..d.n {
-        let vj = v[j];
-        for (o, g) in out[..rows].iter_mut().zip(jac.column(j).iter()) {
-            *o += g * vj;
-        }
-    }
+    jac.mul_add(v, &mut out[..rows]);
     Ok(())
 }
 
-/// M, Q, G, γ through the fused kernel, unchecked: the KKT solve checks its solution and only
-/// on a non-finite solution or a singular matrix runs [`check_dynamics`] to name the kernel
-/// entry at fault. A non-finite entry always reaches the solution or the factorization (its
-/// scale), so no error is lost, and the n² scan of M and G per evaluation is saved.
 #[allow(clippy::too_many_arguments)] // the four outputs mirror `DynamicsOut`
 pub(crate) fn dynamics<S: ConstrainedSystem + ?Sized>(
     sys: &S,

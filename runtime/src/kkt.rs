@@ -12,6 +12,12 @@
 //! workspace reads the model's structural patterns (M, Φ_q, A) and, under [`KktSolver::Auto`],
 //! picks the banded LU when its operation count under an RCM ordering is at most a quarter of
 //! the dense one ([`KktLayout::choose`]). Small models stay dense, bit for bit as before.
+//!
+//! A model with the sparse kernel forms ([`ConstrainedSystem::has_nonzero_forms`]) keeps M and
+//! G as their nonzeros in the workspace (`crate::sparse`): the fused kernel writes them without
+//! zero-filling n² + (m + k)·n entries and the assembly scatters them into the band. The dense
+//! `mass`/`jac` are then only written on the cold paths that need them (a singular matrix's
+//! diagnosis, rows left out as redundant, the continuous stabilizations' correction).
 
 use nalgebra::DMatrix;
 
@@ -21,6 +27,7 @@ use crate::kernels;
 use crate::kkt_layout::Factors;
 use crate::lu::diagnose_singular;
 use crate::redundancy::RowSelection;
+use crate::sparse::{Jac, SparseKkt};
 use crate::system::{ConstrainedSystem, Dims};
 
 pub use crate::kkt_layout::{KktLayout, KktSolver};
@@ -83,6 +90,10 @@ pub struct KktWorkspace {
     pub(crate) rhs: Vec<f64>,
     /// The rows of G left out as redundant ([`crate::redundancy`]).
     pub(crate) rows: RowSelection,
+    /// M and G as nonzeros, for a model with the sparse forms (set by `prepare`).
+    pub(crate) sparse: Option<Box<SparseKkt>>,
+    /// Whether `prepare` has chosen the storage.
+    prepared: bool,
 }
 
 impl KktWorkspace {
@@ -108,6 +119,88 @@ impl KktWorkspace {
             last_spread: 1.0,
             rhs: vec![0.0; n + r],
             rows: RowSelection::default(),
+            sparse: None,
+            prepared: false,
+        }
+    }
+
+    /// Choose the storage of M and G for `sys` (once): nonzeros when it has the sparse forms.
+    /// Every path that fills the workspace through [`KktWorkspace::eval_mass`],
+    /// [`KktWorkspace::eval_jacobian`] or [`accelerations_into`] calls it first; a workspace
+    /// filled by hand (`ws.mass`, `ws.jac`) is never prepared and stays dense.
+    pub(crate) fn prepare<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S) {
+        if !self.prepared {
+            self.prepared = true;
+            if sys.has_nonzero_forms() {
+                self.sparse = Some(Box::new(SparseKkt::for_system(sys, self.dims)));
+            }
+        }
+    }
+
+    /// M at (t, q), checked, into the workspace's storage.
+    pub(crate) fn eval_mass<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+    ) -> Result<(), SimError> {
+        self.prepare(sys);
+        match &mut self.sparse {
+            Some(sp) => sp.eval_mass(sys, t, q),
+            None => kernels::mass(sys, t, q, &mut self.mass),
+        }
+    }
+
+    /// G (Φ_q alone for a workspace with k = 0) at (t, q), checked, into the workspace's
+    /// storage.
+    pub(crate) fn eval_jacobian<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+    ) -> Result<(), SimError> {
+        self.prepare(sys);
+        match &mut self.sparse {
+            Some(sp) => sp.eval_jacobian(sys, t, q),
+            None => kernels::jacobian(sys, t, q, &mut self.jac),
+        }
+    }
+
+    /// `vel_res = G v + [Φ_t; b]` with the G at hand (evaluated at (t, q)).
+    pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), SimError> {
+        let jac = jac_of(&self.sparse, &self.jac);
+        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)
+    }
+
+    /// The G at hand, for products.
+    pub(crate) fn jacobian(&self) -> Jac<'_> {
+        jac_of(&self.sparse, &self.jac)
+    }
+
+    /// The G at hand as a dense matrix (written from the nonzeros on the sparse path: for the
+    /// cold paths only).
+    pub(crate) fn dense_jacobian(&mut self) -> &DMatrix<f64> {
+        if let Some(sp) = &self.sparse {
+            sp.jac.write_dense(&mut self.jac);
+        }
+        &self.jac
+    }
+
+    /// Zero G's columns `locked` (coordinates `initialize` keeps).
+    pub(crate) fn zero_jacobian_columns(&mut self, locked: &[usize]) {
+        match &mut self.sparse {
+            Some(sp) => sp.jac.zero_columns(locked),
+            None => {
+                for &j in locked {
+                    self.jac.column_mut(j).fill(0.0);
+                }
+            }
         }
     }
 
@@ -140,10 +233,24 @@ impl KktWorkspace {
     ) -> Result<(), SimError> {
         let dims = self.dims;
         let solver = self.solver;
+        let sparse = self.sparse.as_deref();
         let factors = self
             .factors
-            .get_or_insert_with(|| Factors::for_system(sys, dims, solver));
-        let mut regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+            .get_or_insert_with(|| Factors::for_system(sys, dims, solver, sparse));
+        // The sparse path covers the common case, no row left out; the redundancy machinery
+        // works on dense copies.
+        let mut dense = self.sparse.is_none();
+        let mut regular = match &self.sparse {
+            Some(sp) if self.rows.is_empty() => factors.factor_sparse(metric, sp),
+            _ => Err(()),
+        };
+        if !dense && !self.rows.is_empty() {
+            densify(&self.sparse, metric, &mut self.mass, &mut self.jac);
+            dense = true;
+        }
+        if dense {
+            regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+        }
         if regular.is_ok() && !self.rows.is_empty() {
             let omega = match metric {
                 Metric::Mass => (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs())),
@@ -157,11 +264,11 @@ impl KktWorkspace {
                 regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
             }
         }
-        if regular.is_err()
-            && self.jac.iter().all(|x| x.is_finite())
-            && self.rows.reselect(&self.jac, t)
-        {
-            regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+        if regular.is_err() {
+            densify(&self.sparse, metric, &mut self.mass, &mut self.jac);
+            if self.jac.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.jac, t) {
+                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+            }
         }
         regular.map_err(|()| {
             let w = match metric {
@@ -186,6 +293,9 @@ impl KktWorkspace {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), SimError> {
+        if let Some(sp) = &self.sparse {
+            return sp.check_dynamics(self.dims, (t, q, v), &self.force, &self.gamma);
+        }
         kernels::check_dynamics(
             sys,
             t,
@@ -250,19 +360,24 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
         d.constraint_rows(),
         "accelerations_into: lambda needs length m + k"
     );
-    kernels::dynamics(
-        sys,
-        t,
-        q,
-        v,
-        &mut ws.mass,
-        &mut ws.force,
-        &mut ws.jac,
-        &mut ws.gamma,
-    );
+    ws.prepare(sys);
+    match &mut ws.sparse {
+        Some(sp) => sp.dynamics(sys, (t, q, v), &mut ws.force, &mut ws.gamma),
+        None => kernels::dynamics(
+            sys,
+            t,
+            q,
+            v,
+            &mut ws.mass,
+            &mut ws.force,
+            &mut ws.jac,
+            &mut ws.gamma,
+        ),
+    }
     if let Some(b) = baumgarte {
         kernels::phi(sys, t, q, &mut ws.phi)?;
-        kernels::velocity_residual(sys, t, q, v, &ws.jac, &mut ws.tmp, &mut ws.vel_res)?;
+        let jac = jac_of(&ws.sparse, &ws.jac);
+        kernels::velocity_residual(sys, t, q, v, jac, &mut ws.tmp, &mut ws.vel_res)?;
         b.modify_gamma(&ws.phi, &ws.vel_res, &mut ws.gamma);
     }
     if let Err(singular) = ws.factor(sys, Metric::Mass, t, h) {
@@ -280,4 +395,27 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
     vdot.copy_from_slice(&ws.rhs[..d.n]);
     lambda.copy_from_slice(&ws.rhs[d.n..]);
     Ok(())
+}
+
+/// The G of a workspace's storage.
+fn jac_of<'a>(sparse: &'a Option<Box<SparseKkt>>, dense: &'a DMatrix<f64>) -> Jac<'a> {
+    match sparse {
+        Some(sp) => Jac::Sparse(&sp.jac),
+        None => Jac::Dense(dense),
+    }
+}
+
+/// Write the dense copies of M (for `metric` Mass) and G from the nonzeros, if any.
+fn densify(
+    sparse: &Option<Box<SparseKkt>>,
+    metric: Metric,
+    mass: &mut DMatrix<f64>,
+    jac: &mut DMatrix<f64>,
+) {
+    if let Some(sp) = sparse {
+        if metric == Metric::Mass {
+            sp.mass.write_dense(mass);
+        }
+        sp.jac.write_dense(jac);
+    }
 }

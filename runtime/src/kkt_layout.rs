@@ -2,6 +2,11 @@
 //! workspace from the model's structural patterns, and the assembly of [W Gᵀ; G 0] into the
 //! chosen storage.
 //!
+//! On the sparse path (`crate::sparse`, models with the sparse kernel forms) the assembly
+//! scatters M's and G's nonzeros straight into the band storage through slots computed once
+//! here, with the same values in the same places as the dense gather, so the factors are the
+//! same bit for bit.
+//!
 //! The patterns are M's ([`ConstrainedSystem::mass_sparsity`], dense when the model does not
 //! state it), Φ_q's and A's. A pattern is a promise about every evaluation; the first
 //! factorization checks it against the matrices at hand and falls back to the dense path if an
@@ -13,7 +18,8 @@ use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use crate::kkt::Metric;
 use crate::lu::DenseLu;
 use crate::redundancy::{RowSelection, row_scale};
-use crate::system::{ConstrainedSystem, Dims, Sparsity};
+use crate::sparse::{SparseKkt, jacobian_pattern};
+use crate::system::{ConstrainedSystem, Dims};
 
 /// Which factorization the KKT solve uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,8 +103,21 @@ pub(crate) struct BandedKkt {
     /// G's structural nonzeros as (row, column).
     jac: Vec<(usize, usize)>,
     scratch: Vec<f64>,
-    /// Whether the patterns have been checked against evaluated matrices.
+    /// Whether the patterns have been checked against evaluated matrices (on the sparse path
+    /// there is nothing outside them to check).
     checked: bool,
+    /// The sparse path's band slots ([`Slots`]).
+    slots: Option<Slots>,
+}
+
+/// Where the sparse path's nonzeros go in the band storage: M's value p at `mass[p]`, G's
+/// value p at `jac[p]` (its row of G) and at its mirror in Gᵀ, the identity metric's ones at
+/// `diagonal`.
+#[derive(Clone, Debug)]
+struct Slots {
+    mass: Vec<usize>,
+    jac: Vec<(usize, usize)>,
+    diagonal: Vec<usize>,
 }
 
 impl Factors {
@@ -107,6 +126,7 @@ impl Factors {
         sys: &S,
         dims: Dims,
         solver: KktSolver,
+        sparse: Option<&SparseKkt>,
     ) -> Factors {
         let order = dims.n + dims.constraint_rows();
         let small = order < KktSolver::MIN_BANDED_ORDER;
@@ -114,7 +134,9 @@ impl Factors {
             return Factors::Dense(DenseLu::new(order));
         }
         let mass = mass_pattern(sys, dims.n);
-        let jac = jacobian_pattern(sys, dims);
+        let rows = dims.constraint_rows();
+        let mut jac = jacobian_pattern(sys, sys.dims());
+        jac.retain(|&(r, _)| r < rows);
         let edges = kkt_edges(dims.n, &mass, &jac);
         let order_rcm = reverse_cuthill_mckee(order, &edges);
         let mut position = vec![0; order];
@@ -124,15 +146,29 @@ impl Factors {
         let b = bandwidth(&edges, &position);
         match KktLayout::choose(solver, order, b) {
             KktLayout::Dense { .. } => Factors::Dense(DenseLu::new(order)),
-            KktLayout::Banded { .. } => Factors::Banded(Box::new(BandedKkt {
-                n: dims.n,
-                lu: BandedLu::new(order, b, b),
-                position,
-                mass,
-                jac,
-                scratch: vec![0.0; order],
-                checked: false,
-            })),
+            KktLayout::Banded { .. } => {
+                let lu = BandedLu::new(order, b, b);
+                let slots = sparse.map(|sp| Slots::new(&lu, &position, dims.n, sp));
+                Factors::Banded(Box::new(BandedKkt {
+                    n: dims.n,
+                    lu,
+                    position,
+                    mass,
+                    jac,
+                    scratch: vec![0.0; order],
+                    checked: slots.is_some(),
+                    slots,
+                }))
+            }
+        }
+    }
+
+    /// Assemble [W Gᵀ; G 0] (W = M or I) from the nonzeros of `sparse` (no row left out) and
+    /// factor it; `Err` when singular.
+    pub(crate) fn factor_sparse(&mut self, metric: Metric, sparse: &SparseKkt) -> Result<(), ()> {
+        match self {
+            Factors::Dense(lu) => factor_dense_sparse(lu, metric, sparse),
+            Factors::Banded(b) => b.factor_sparse(metric, sparse),
         }
     }
 
@@ -209,7 +245,74 @@ fn factor_dense(
     lu.factor().map_err(|_| ())
 }
 
+/// The dense LU's matrix from nonzeros: the dense factorization needs its zero fill anyway.
+fn factor_dense_sparse(lu: &mut DenseLu, metric: Metric, sparse: &SparseKkt) -> Result<(), ()> {
+    let a = lu.matrix_mut();
+    a.fill(0.0);
+    let n = a.nrows() - sparse.jac.rows();
+    match metric {
+        Metric::Mass => {
+            for (&(i, j), &x) in sparse.mass.entries().iter().zip(&sparse.mass.values) {
+                a[(i, j)] = x;
+            }
+        }
+        Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
+    }
+    for (&(r, c), &x) in sparse.jac.entries().iter().zip(&sparse.jac.values) {
+        a[(n + r, c)] = x;
+        a[(c, n + r)] = x;
+    }
+    lu.factor().map_err(|_| ())
+}
+
+impl Slots {
+    fn new(lu: &BandedLu, pos: &[usize], n: usize, sp: &SparseKkt) -> Slots {
+        let mass = (sp.mass.entries().iter())
+            .map(|&(i, j)| lu.slot(pos[i], pos[j]))
+            .collect();
+        let jac = (sp.jac.entries().iter())
+            .map(|&(r, c)| {
+                let (row, col) = (pos[n + r], pos[c]);
+                (lu.slot(row, col), lu.slot(col, row))
+            })
+            .collect();
+        let diagonal = (0..n).map(|i| lu.slot(pos[i], pos[i])).collect();
+        Slots {
+            mass,
+            jac,
+            diagonal,
+        }
+    }
+}
+
 impl BandedKkt {
+    /// [`Factors::factor_sparse`] on the band: clear, scatter through the slots, factor.
+    fn factor_sparse(&mut self, metric: Metric, sp: &SparseKkt) -> Result<(), ()> {
+        let slots = self
+            .slots
+            .as_ref()
+            .expect("BandedKkt: sparse factorization without slots");
+        self.lu.clear();
+        let band = self.lu.band_mut();
+        match metric {
+            Metric::Mass => {
+                for (&k, &x) in slots.mass.iter().zip(&sp.mass.values) {
+                    band[k] += x;
+                }
+            }
+            Metric::Identity => {
+                for &k in &slots.diagonal {
+                    band[k] += 1.0;
+                }
+            }
+        }
+        for (&(k, k_mirror), &x) in slots.jac.iter().zip(&sp.jac.values) {
+            band[k] += x;
+            band[k_mirror] += x;
+        }
+        self.lu.factor().map_err(|_| ())
+    }
+
     fn factor(
         &mut self,
         metric: Metric,
@@ -282,31 +385,11 @@ fn covered(matrix: &DMatrix<f64>, pattern: &[(usize, usize)]) -> bool {
 
 /// M's stated pattern with the whole diagonal (the identity metric needs it), or all of M.
 fn mass_pattern<S: ConstrainedSystem + ?Sized>(sys: &S, n: usize) -> Vec<(usize, usize)> {
-    let mut entries = match sys.mass_sparsity() {
-        Some(s) => s.nonzeros.to_vec(),
-        None => all_entries(n, n),
-    };
+    let mut entries = crate::sparse::mass_entries(sys, n);
     entries.extend((0..n).map(|i| (i, i)));
     entries.sort_unstable();
     entries.dedup();
     entries
-}
-
-/// G = [Φ_q; A]'s pattern: Φ_q's rows, then A's (all of A when the model does not state it).
-fn jacobian_pattern<S: ConstrainedSystem + ?Sized>(sys: &S, dims: Dims) -> Vec<(usize, usize)> {
-    let mut entries = sys.phi_q_sparsity().nonzeros.to_vec();
-    let a_rows: Vec<(usize, usize)> = match sys.a_sparsity() {
-        Some(Sparsity { nonzeros, .. }) => nonzeros.to_vec(),
-        None => all_entries(dims.k, dims.n),
-    };
-    entries.extend(a_rows.into_iter().map(|(r, c)| (dims.m + r, c)));
-    entries
-}
-
-fn all_entries(rows: usize, cols: usize) -> Vec<(usize, usize)> {
-    (0..rows)
-        .flat_map(|i| (0..cols).map(move |j| (i, j)))
-        .collect()
 }
 
 /// The symmetric pattern of [M Gᵀ; G 0] as edges (i, j) of the unknowns 0..n+r.

@@ -128,6 +128,7 @@ pub mod radau;
 pub mod redundancy;
 mod rhs;
 pub mod rkstab;
+mod sparse;
 pub mod stabilize;
 pub mod structural;
 pub mod system;
@@ -165,8 +166,8 @@ pub use stabilize::{
 };
 pub use structural::{Load, Structural, Structure, TimeFunction};
 pub use system::{
-    ConstrainedSystem, Dims, DynamicsOut, GeneratedDiagnostics, MatOut, ParameterError, Sparsity,
-    zero_fill,
+    ConstrainedSystem, Dims, DynamicsNonzeros, DynamicsOut, GeneratedDiagnostics, MatOut,
+    ParameterError, Sparsity, zero_fill,
 };
 pub use table::{KernelArgs, KernelId, KernelOut};
 pub use tangent::{Energy, TangentSystem};

@@ -115,6 +115,21 @@ pub struct DynamicsOut<'a> {
     pub gamma: &'a mut [f64],
 }
 
+/// Every output of the sparse fused kernel [`ConstrainedSystem::dynamics_nonzeros_into`]: M and
+/// G = [Φ_q; A] as their structural nonzeros only (no zero fill), Q and γ as in [`DynamicsOut`].
+pub struct DynamicsNonzeros<'a> {
+    /// M's structural nonzeros in the order of [`ConstrainedSystem::mass_sparsity`] (all n²
+    /// entries row by row when it is `None`).
+    pub mass: &'a mut [f64],
+    /// Generalized applied force Q(t, q, v), length `n`.
+    pub force: &'a mut [f64],
+    /// G's structural nonzeros: Φ_q's in the order of [`ConstrainedSystem::phi_q_sparsity`],
+    /// then A's in the order of [`ConstrainedSystem::a_sparsity`] (all k·n when `None`).
+    pub jacobian: &'a mut [f64],
+    /// Acceleration right side γ(t, q, v), length `m + k`.
+    pub gamma: &'a mut [f64],
+}
+
 /// A runtime parameter that cannot be set: an unknown name or a non-finite value (which would
 /// only surface later as a non-finite kernel that does not name the parameter).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -194,6 +209,33 @@ pub trait ConstrainedSystem {
     /// Structural nonzeros of A, if the model states them (`None`: treat A as dense).
     fn a_sparsity(&self) -> Option<Sparsity> {
         None
+    }
+
+    /// Whether the model has the sparse kernel forms (`dynamics_nonzeros_into`,
+    /// `mass_nonzeros_into`, `jacobian_nonzeros_into`): generated code says `true` for models
+    /// large and sparse enough that they pay (`mbsim_codegen::emit_kernel::NONZERO_FORMS_*`), and
+    /// the runtime then keeps M and G as their nonzeros (`crate::sparse`), never zero-filling
+    /// n² entries per evaluation.
+    fn has_nonzero_forms(&self) -> bool {
+        false
+    }
+    /// The fused kernel with M and G as their structural nonzeros ([`DynamicsNonzeros`]). Models
+    /// without the sparse forms ([`ConstrainedSystem::has_nonzero_forms`] `false`) write NaN,
+    /// which the checked call reports as a non-finite kernel rather than wrong numbers.
+    fn dynamics_nonzeros_into(&self, _t: f64, _q: &[f64], _v: &[f64], out: DynamicsNonzeros<'_>) {
+        for x in [out.mass, out.force, out.jacobian, out.gamma] {
+            x.fill(f64::NAN);
+        }
+    }
+    /// M's structural nonzeros (the order of [`DynamicsNonzeros::mass`]); NaN without the
+    /// sparse forms.
+    fn mass_nonzeros_into(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out.fill(f64::NAN);
+    }
+    /// G = [Φ_q; A]'s structural nonzeros (the order of [`DynamicsNonzeros::jacobian`]); NaN
+    /// without the sparse forms.
+    fn jacobian_nonzeros_into(&self, _t: f64, _q: &[f64], out: &mut [f64]) {
+        out.fill(f64::NAN);
     }
 
     /// Names of the constraint rows, holonomic rows first (`m + k` names): the labels given in

@@ -546,7 +546,7 @@ fn impulse<S: ConstrainedSystem + ?Sized>(
     crate::kernels::mass(&sys, t, q, &mut ws.mass)?;
     crate::kernels::jacobian(&sys, t, q, &mut ws.jac)?;
     let mut residual = vec![0.0; d.constraint_rows()];
-    crate::kernels::velocity_residual(&sys, t, q, v, &ws.jac, &mut ws.tmp, &mut residual)?;
+    crate::kernels::velocity_residual(&sys, t, q, v, (&ws.jac).into(), &mut ws.tmp, &mut residual)?;
     let mut rc: Vec<f64> = residual.iter().map(|r| -r).collect();
     for &(slot, e) in impacts {
         let row = sys.row_of(slot).expect("an impacting slot has a row");

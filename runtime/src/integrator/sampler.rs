@@ -117,6 +117,7 @@ impl Sampler {
         }
         // `accelerations_into` left G(t, q) in kkt.jac.
         if let Some(correction) = &mut self.continuous {
+            self.kkt.dense_jacobian();
             let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
             self.q_dot.copy_from_slice(v);
             let (q_dot, vdot) = (&mut self.q_dot, &mut self.vdot);
@@ -124,7 +125,7 @@ impl Sampler {
         }
         let drift = self
             .meter
-            .measure_with_jacobian(sys, t, q, v, &self.kkt.jac)?;
+            .measure_with_jacobian(sys, t, q, v, self.kkt.jacobian())?;
         observer.output(&Sample {
             t,
             q,

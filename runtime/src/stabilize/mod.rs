@@ -61,6 +61,7 @@ use crate::error::SimError;
 use crate::kkt::{KktSolver, KktWorkspace};
 use crate::lu::DenseLu;
 use crate::output::Stats;
+use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
 
 /// How the constraint drift is controlled.
@@ -163,7 +164,7 @@ pub struct Stabilizer {
     /// M and G frozen at the unstabilized point, and their augmented factorization.
     kkt: KktWorkspace,
     /// G at the current point (for residuals).
-    jac_r: DMatrix<f64>,
+    jac_r: JacobianStore,
     /// The DATOL test's drift (the one drift evaluator, [`DriftMeter`]).
     meter: DriftMeter,
     pos_res: Vec<f64>,
@@ -197,7 +198,7 @@ impl Stabilizer {
             kind,
             dims,
             kkt: KktWorkspace::new(dims),
-            jac_r: DMatrix::zeros(r, n),
+            jac_r: JacobianStore::new(r, n),
             meter: DriftMeter::new(dims),
             pos_res: vec![0.0; r],
             vel_res: vec![0.0; r],

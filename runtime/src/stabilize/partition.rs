@@ -490,7 +490,7 @@ impl Gcp {
             return Err(self.singular(sys, t, h, level, true));
         }
         let res = &mut self.res;
-        kernels::velocity_residual(sys, t, q, v, &self.jac, &mut self.tmp, res)?;
+        kernels::velocity_residual(sys, t, q, v, (&self.jac).into(), &mut self.tmp, res)?;
         let choice = match level {
             PartitionLevel::Positions => &self.pos,
             PartitionLevel::Velocities => &self.vel,

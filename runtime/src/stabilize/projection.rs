@@ -68,10 +68,11 @@ impl Stabilizer {
         let (n, m) = (self.dims.n, self.dims.m);
         // Frozen matrix at the unstabilized point.
         if variant.metric == Metric::Mass {
-            kernels::mass(sys, t, q, &mut self.kkt.mass)?;
+            self.kkt.eval_mass(sys, t, q)?;
         }
-        kernels::jacobian(sys, t, q, &mut self.kkt.jac)?;
+        self.kkt.eval_jacobian(sys, t, q)?;
         self.kkt.factor(sys, variant.metric, t, h)?;
+        self.jac_r.prepare(sys);
         let correct_positions = variant.positions && m > 0;
         if !correct_positions {
             self.dq.fill(0.0);
@@ -79,20 +80,13 @@ impl Stabilizer {
         let mut first = 0.0;
         for pass in 0..variant.passes {
             // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
-            if pass == 0 {
-                self.jac_r.copy_from(&self.kkt.jac);
+            let jac = if pass == 0 {
+                self.kkt.jacobian()
             } else {
-                kernels::jacobian(sys, t, q, &mut self.jac_r)?;
-            }
-            kernels::velocity_residual(
-                sys,
-                t,
-                q,
-                v,
-                &self.jac_r,
-                &mut self.tmp,
-                &mut self.vel_res,
-            )?;
+                self.jac_r.eval(sys, t, q)?;
+                self.jac_r.get()
+            };
+            kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
             if correct_positions {
                 kernels::phi(sys, t, q, &mut self.pos_res[..m])?;
                 self.pos_res[m..].fill(0.0);

@@ -26,21 +26,25 @@ impl Stabilizer {
         v: &mut [f64],
     ) -> Result<(), SimError> {
         let (n, m, k) = (self.dims.n, self.dims.m, self.dims.k);
-        kernels::jacobian(sys, t, q, &mut self.jac_r)?;
+        // S-full is dense (HHᵀ, L): G's nonzeros, if any, are written out once here.
+        self.jac_r.prepare(sys);
+        self.jac_r.eval(sys, t, q)?;
+        self.jac_r.dense();
         kernels::l(sys, t, q, v, &mut self.l)?;
         kernels::phi(sys, t, q, &mut self.zeta[..m])?;
-        kernels::velocity_residual(sys, t, q, v, &self.jac_r, &mut self.tmp, &mut self.vel_res)?;
+        let jac = self.jac_r.get();
+        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
         self.zeta[m..].copy_from_slice(&self.vel_res);
         // Hᵀ, column by column (a column of Hᵀ is a row of H).
         self.ht.fill(0.0);
         for j in 0..n {
             for i in 0..m {
-                self.ht[(j, i)] = self.jac_r[(i, j)];
+                self.ht[(j, i)] = self.jac_r.dense[(i, j)];
                 self.ht[(j, m + i)] = self.l[(i, j)];
-                self.ht[(n + j, m + i)] = self.jac_r[(i, j)];
+                self.ht[(n + j, m + i)] = self.jac_r.dense[(i, j)];
             }
             for i in 0..k {
-                self.ht[(n + j, 2 * m + i)] = self.jac_r[(m + i, j)];
+                self.ht[(n + j, 2 * m + i)] = self.jac_r.dense[(m + i, j)];
             }
         }
         // HHᵀ = (Hᵀ)ᵀ Hᵀ, without a temporary. Redundant rows of G (rank loss) are left out
@@ -48,7 +52,7 @@ impl Stabilizer {
         if !self.factor_hh(t) {
             // HHᵀ is singular exactly when G = [Φ_q; A] lacks full row rank (H is block
             // triangular with G on the diagonal), so the identity-metric diagnosis names the rows.
-            let (block, dependent_rows) = diagnose_singular(&self.jac_r, None);
+            let (block, dependent_rows) = diagnose_singular(&self.jac_r.dense, None);
             return Err(SimError::SingularKkt {
                 t,
                 h,
@@ -88,7 +92,7 @@ impl Stabilizer {
             if self.hh.factor().is_ok() {
                 return true;
             }
-            if attempt == 1 || !self.kkt.rows.reselect(&self.jac_r, t) {
+            if attempt == 1 || !self.kkt.rows.reselect(&self.jac_r.dense, t) {
                 return false;
             }
         }
