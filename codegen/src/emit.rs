@@ -157,6 +157,8 @@ pub fn emit_file_extras(
     }
 }
 
+pub use crate::emit_kernel::{NONZERO_FORMS_MAX_FILL, NONZERO_FORMS_MIN_ORDER, nonzero_forms};
+
 /// Items parsed from the emitter's own tokens.
 fn parse_items(tokens: TokenStream) -> Vec<syn::Item> {
     let file: syn::File = syn::parse2(tokens).expect("the emitter's item tokens parse");
@@ -235,6 +237,8 @@ fn constrained_system(
     let accessors = accessors(model, fields, rt);
     let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
     let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
+    let nonzero_forms = crate::emit_kernel::nonzero_forms(model, kernels)
+        .then(|| quote!(fn has_nonzero_forms(&self) -> bool { true }));
     let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
     let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
     quote! {
@@ -249,6 +253,7 @@ fn constrained_system(
             }
             #mass_sparsity
             #a_sparsity
+            #nonzero_forms
             #names
             #diagnostics
             #views

@@ -99,7 +99,64 @@ pub(crate) fn kernel_functions(
     let code = fused(&cx, kernels);
     methods[0].push(code.method);
     helpers[0].extend(code.helpers);
+    if nonzero_forms(model, kernels) {
+        for code in sparse_forms(&cx, kernels) {
+            methods[0].push(code.method);
+            helpers[0].extend(code.helpers);
+        }
+    }
     (methods, helpers)
+}
+
+/// Smallest KKT order n + m + k whose model gets the sparse kernel forms: the runtime's
+/// `KktSolver::MIN_BANDED_ORDER`, below which the KKT solve is dense anyway.
+pub const NONZERO_FORMS_MIN_ORDER: usize = 40;
+
+/// The sparse forms are emitted when M's and G's nonzeros are at most this fraction of their
+/// n² + (m + k)·n entries (the zero fill they save is then at least 4× the entries written).
+pub const NONZERO_FORMS_MAX_FILL: f64 = 0.25;
+
+/// Whether the model gets the sparse kernel forms (`has_nonzero_forms`): large enough for the
+/// banded KKT path and sparse enough that the dense forms' zero fill dominates. Measured on the
+/// body-coordinate four-bar chain (`cargo bench -p mbsim-runtime --bench kkt`).
+pub fn nonzero_forms(model: &Model, kernels: &Kernels) -> bool {
+    let n = model.n();
+    let rows = kernels.phi.len() + kernels.nh_offset.len();
+    let nonzero = |entries: &[ExprId]| entries.iter().filter(|&&e| !model.pool.is_zero(e)).count();
+    let stored = nonzero(&kernels.mass.entries) + nonzero(&kernels.jacobian().entries);
+    let dense = n * n + rows * n;
+    n + rows >= NONZERO_FORMS_MIN_ORDER && (stored as f64) <= NONZERO_FORMS_MAX_FILL * dense as f64
+}
+
+/// The sparse forms of M and G: a matrix's structurally nonzero entries, row by row (the order
+/// of the emitted sparsity patterns), written as a vector with nothing to zero-fill. The fused
+/// `dynamics_nonzeros_into` (M, Q, G, γ with one schedule), `mass_nonzeros_into` and
+/// `jacobian_nonzeros_into` (G = [Φ_q; A]).
+fn sparse_forms(cx: &Context<'_>, kernels: &Kernels) -> [KernelCode; 3] {
+    let model = cx.model;
+    let nonzeros = |binding, mat: &ExprMatrix| {
+        let entries: Vec<ExprId> = (mat.entries.iter().copied())
+            .filter(|&e| !model.pool.is_zero(e))
+            .collect();
+        Output::new(model, binding, Shape::Vector(entries.len()), entries)
+    };
+    let vector = |binding, entries: &[ExprId]| {
+        let shape = Shape::Vector(entries.len());
+        Output::new(model, binding, shape, entries.to_vec())
+    };
+    let jacobian = kernels.jacobian();
+    let outputs = [
+        nonzeros("mass", &kernels.mass),
+        vector("force", &kernels.force),
+        nonzeros("jacobian", &jacobian),
+        vector("gamma", &kernels.gamma),
+    ];
+    let v = [(Input::V, model.n())];
+    [
+        kernel_fn(cx, ("dynamics_nonzeros_into", &v[..]), &outputs),
+        kernel_fn(cx, ("mass_nonzeros_into", &[]), &[nonzeros("out", &kernels.mass)]),
+        kernel_fn(cx, ("jacobian_nonzeros_into", &[]), &[nonzeros("out", &jacobian)]),
+    ]
 }
 
 /// `dynamics_into`: M, Q, G and γ with one schedule.
@@ -420,9 +477,14 @@ fn output_plumbing(
             let m = mutability(o);
             quote!(#m #b)
         });
-        let destructure = quote!(let #rt::DynamicsOut { #(#names),* } = out;);
+        // The fused kernel's outputs: dense (`DynamicsOut`) or as nonzeros (`DynamicsNonzeros`).
+        let bundle = match outputs[0].shape {
+            Shape::Matrix(..) => quote!(DynamicsOut),
+            Shape::Vector(_) => quote!(DynamicsNonzeros),
+        };
+        let destructure = quote!(let #rt::#bundle { #(#names),* } = out;);
         checks = quote!(#destructure #checks);
-        quote!(out: #rt::DynamicsOut<'_>)
+        quote!(out: #rt::#bundle<'_>)
     };
     (params, checks, fills)
 }

@@ -213,7 +213,7 @@ pub trait ConstrainedSystem {
 
     /// Whether the model has the sparse kernel forms (`dynamics_nonzeros_into`,
     /// `mass_nonzeros_into`, `jacobian_nonzeros_into`): generated code says `true` for models
-    /// large and sparse enough that they pay (`mbsim_codegen::emit_kernel::NONZERO_FORMS_*`), and
+    /// large and sparse enough that they pay (`mbsim_codegen::emit::nonzero_forms`), and
     /// the runtime then keeps M and G as their nonzeros (`crate::sparse`), never zero-filling
     /// n² entries per evaluation.
     fn has_nonzero_forms(&self) -> bool {

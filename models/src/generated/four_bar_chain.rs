@@ -1236,6 +1236,9 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChain {
             ],
         })
     }
+    fn has_nonzero_forms(&self) -> bool {
+        true
+    }
     fn constraint_names(&self) -> Vec<String> {
         [
             "coupler[0]",
@@ -4966,6 +4969,1952 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChain {
             - 2.0 * x560 * (x678 + (-x402 * x400))
             - 2.0 * (x402 * v[40] + x559 * v[39]).powi(2)
             - 2.0 * x562 * (x679 + (-x561 * x400));
+    }
+    fn dynamics_nonzeros_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        out: ::mbsim::__private::DynamicsNonzeros<'_>,
+    ) {
+        assert_eq!(q.len(), 41, "q must have n = {} entries", 41);
+        assert_eq!(v.len(), 41, "v must have n = {} entries", 41);
+        let ::mbsim::__private::DynamicsNonzeros { mass, force, jacobian, gamma } = out;
+        assert_eq!(mass.len(), 121, "mass has the wrong shape");
+        assert_eq!(force.len(), 41, "force has the wrong shape");
+        assert_eq!(jacobian.len(), 80, "jacobian has the wrong shape");
+        assert_eq!(gamma.len(), 40, "gamma has the wrong shape");
+        let x0 = self.len.powi(2);
+        let x1 = q[0].sin();
+        let x2 = q[0].cos();
+        let x3 = q[1].sin();
+        let x4 = q[1].cos();
+        let x5 = 1.0 / 6.0 * self.mr[0] * (x1 * x3 * x0 + x2 * x4 * x0);
+        let x6 = 2.0 * x0 * x3.powi(2) + 2.0 * x0 * x4.powi(2);
+        let x7 = q[2].sin();
+        let x8 = q[2].cos();
+        let x9 = 1.0 / 6.0 * self.mr[1] * (x3 * x7 * x0 + x4 * x8 * x0);
+        let x10 = 2.0 * x0 * x7.powi(2) + 2.0 * x0 * x8.powi(2);
+        let x11 = q[3].sin();
+        let x12 = q[3].cos();
+        let x13 = 1.0 / 6.0 * self.mr[2] * (x7 * x11 * x0 + x8 * x12 * x0);
+        let x14 = 2.0 * x0 * x11.powi(2) + 2.0 * x0 * x12.powi(2);
+        let x15 = q[4].sin();
+        let x16 = q[4].cos();
+        let x17 = 1.0 / 6.0 * self.mr[3] * (x11 * x15 * x0 + x12 * x16 * x0);
+        let x18 = 2.0 * x0 * x15.powi(2) + 2.0 * x0 * x16.powi(2);
+        let x19 = q[5].sin();
+        let x20 = q[5].cos();
+        let x21 = 1.0 / 6.0 * self.mr[4] * (x15 * x19 * x0 + x16 * x20 * x0);
+        let x22 = 2.0 * x0 * x19.powi(2) + 2.0 * x0 * x20.powi(2);
+        let x23 = q[6].sin();
+        let x24 = q[6].cos();
+        let x25 = 1.0 / 6.0 * self.mr[5] * (x19 * x23 * x0 + x20 * x24 * x0);
+        let x26 = 2.0 * x0 * x23.powi(2) + 2.0 * x0 * x24.powi(2);
+        let x27 = q[7].sin();
+        let x28 = q[7].cos();
+        let x29 = 1.0 / 6.0 * self.mr[6] * (x23 * x27 * x0 + x24 * x28 * x0);
+        let x30 = 2.0 * x0 * x27.powi(2) + 2.0 * x0 * x28.powi(2);
+        let x31 = q[8].sin();
+        let x32 = q[8].cos();
+        let x33 = 1.0 / 6.0 * self.mr[7] * (x27 * x31 * x0 + x28 * x32 * x0);
+        let x34 = 2.0 * x0 * x31.powi(2) + 2.0 * x0 * x32.powi(2);
+        let x35 = q[9].sin();
+        let x36 = q[9].cos();
+        let x37 = 1.0 / 6.0 * self.mr[8] * (x31 * x35 * x0 + x32 * x36 * x0);
+        let x38 = 2.0 * x0 * x35.powi(2) + 2.0 * x0 * x36.powi(2);
+        let x39 = q[10].sin();
+        let x40 = q[10].cos();
+        let x41 = 1.0 / 6.0 * self.mr[9] * (x35 * x39 * x0 + x36 * x40 * x0);
+        let x42 = 2.0 * x0 * x39.powi(2) + 2.0 * x0 * x40.powi(2);
+        let x43 = q[11].sin();
+        let x44 = q[11].cos();
+        let x45 = 1.0 / 6.0 * self.mr[10] * (x39 * x43 * x0 + x40 * x44 * x0);
+        let x46 = 2.0 * x0 * x43.powi(2) + 2.0 * x0 * x44.powi(2);
+        let x47 = q[12].sin();
+        let x48 = q[12].cos();
+        let x49 = 1.0 / 6.0 * self.mr[11] * (x43 * x47 * x0 + x44 * x48 * x0);
+        let x50 = 2.0 * x0 * x47.powi(2) + 2.0 * x0 * x48.powi(2);
+        let x51 = q[13].sin();
+        let x52 = q[13].cos();
+        let x53 = 1.0 / 6.0 * self.mr[12] * (x47 * x51 * x0 + x48 * x52 * x0);
+        let x54 = 2.0 * x0 * x51.powi(2) + 2.0 * x0 * x52.powi(2);
+        let x55 = q[14].sin();
+        let x56 = q[14].cos();
+        let x57 = 1.0 / 6.0 * self.mr[13] * (x51 * x55 * x0 + x52 * x56 * x0);
+        let x58 = 2.0 * x0 * x55.powi(2) + 2.0 * x0 * x56.powi(2);
+        let x59 = q[15].sin();
+        let x60 = q[15].cos();
+        let x61 = 1.0 / 6.0 * self.mr[14] * (x55 * x59 * x0 + x56 * x60 * x0);
+        let x62 = 2.0 * x0 * x59.powi(2) + 2.0 * x0 * x60.powi(2);
+        let x63 = q[16].sin();
+        let x64 = q[16].cos();
+        let x65 = 1.0 / 6.0 * self.mr[15] * (x59 * x63 * x0 + x60 * x64 * x0);
+        let x66 = 2.0 * x0 * x63.powi(2) + 2.0 * x0 * x64.powi(2);
+        let x67 = q[17].sin();
+        let x68 = q[17].cos();
+        let x69 = 1.0 / 6.0 * self.mr[16] * (x63 * x67 * x0 + x64 * x68 * x0);
+        let x70 = 2.0 * x0 * x67.powi(2) + 2.0 * x0 * x68.powi(2);
+        let x71 = q[18].sin();
+        let x72 = q[18].cos();
+        let x73 = 1.0 / 6.0 * self.mr[17] * (x67 * x71 * x0 + x68 * x72 * x0);
+        let x74 = 2.0 * x0 * x71.powi(2) + 2.0 * x0 * x72.powi(2);
+        let x75 = q[19].sin();
+        let x76 = q[19].cos();
+        let x77 = 1.0 / 6.0 * self.mr[18] * (x71 * x75 * x0 + x72 * x76 * x0);
+        let x78 = 2.0 * x0 * x75.powi(2) + 2.0 * x0 * x76.powi(2);
+        let x79 = q[20].sin();
+        let x80 = q[20].cos();
+        let x81 = 1.0 / 6.0 * self.mr[19] * (x75 * x79 * x0 + x76 * x80 * x0);
+        let x82 = 2.0 * x0 * x79.powi(2) + 2.0 * x0 * x80.powi(2);
+        let x83 = q[21].sin();
+        let x84 = q[21].cos();
+        let x85 = 1.0 / 6.0 * self.mr[20] * (x79 * x83 * x0 + x80 * x84 * x0);
+        let x86 = 2.0 * x0 * x83.powi(2) + 2.0 * x0 * x84.powi(2);
+        let x87 = q[22].sin();
+        let x88 = q[22].cos();
+        let x89 = 1.0 / 6.0 * self.mr[21] * (x83 * x87 * x0 + x84 * x88 * x0);
+        let x90 = 2.0 * x0 * x87.powi(2) + 2.0 * x0 * x88.powi(2);
+        let x91 = q[23].sin();
+        let x92 = q[23].cos();
+        let x93 = 1.0 / 6.0 * self.mr[22] * (x87 * x91 * x0 + x88 * x92 * x0);
+        let x94 = 2.0 * x0 * x91.powi(2) + 2.0 * x0 * x92.powi(2);
+        let x95 = q[24].sin();
+        let x96 = q[24].cos();
+        let x97 = 1.0 / 6.0 * self.mr[23] * (x91 * x95 * x0 + x92 * x96 * x0);
+        let x98 = 2.0 * x0 * x95.powi(2) + 2.0 * x0 * x96.powi(2);
+        let x99 = q[25].sin();
+        let x100 = q[25].cos();
+        let x101 = 1.0 / 6.0 * self.mr[24] * (x95 * x99 * x0 + x96 * x100 * x0);
+        let x102 = 2.0 * x0 * x99.powi(2) + 2.0 * x0 * x100.powi(2);
+        let x103 = q[26].sin();
+        let x104 = q[26].cos();
+        let x105 = 1.0 / 6.0 * self.mr[25] * (x99 * x103 * x0 + x100 * x104 * x0);
+        let x106 = 2.0 * x0 * x103.powi(2) + 2.0 * x0 * x104.powi(2);
+        let x107 = q[27].sin();
+        let x108 = q[27].cos();
+        let x109 = 1.0 / 6.0 * self.mr[26] * (x103 * x107 * x0 + x104 * x108 * x0);
+        let x110 = 2.0 * x0 * x107.powi(2) + 2.0 * x0 * x108.powi(2);
+        let x111 = q[28].sin();
+        let x112 = q[28].cos();
+        let x113 = 1.0 / 6.0 * self.mr[27] * (x107 * x111 * x0 + x108 * x112 * x0);
+        let x114 = 2.0 * x0 * x111.powi(2) + 2.0 * x0 * x112.powi(2);
+        let x115 = q[29].sin();
+        let x116 = q[29].cos();
+        let x117 = 1.0 / 6.0 * self.mr[28] * (x111 * x115 * x0 + x112 * x116 * x0);
+        let x118 = 2.0 * x0 * x115.powi(2) + 2.0 * x0 * x116.powi(2);
+        let x119 = q[30].sin();
+        let x120 = q[30].cos();
+        let x121 = 1.0 / 6.0 * self.mr[29] * (x115 * x119 * x0 + x116 * x120 * x0);
+        let x122 = 2.0 * x0 * x119.powi(2) + 2.0 * x0 * x120.powi(2);
+        let x123 = q[31].sin();
+        let x124 = q[31].cos();
+        let x125 = 1.0 / 6.0 * self.mr[30] * (x119 * x123 * x0 + x120 * x124 * x0);
+        let x126 = 2.0 * x0 * x123.powi(2) + 2.0 * x0 * x124.powi(2);
+        let x127 = q[32].sin();
+        let x128 = q[32].cos();
+        let x129 = 1.0 / 6.0 * self.mr[31] * (x123 * x127 * x0 + x124 * x128 * x0);
+        let x130 = 2.0 * x0 * x127.powi(2) + 2.0 * x0 * x128.powi(2);
+        let x131 = q[33].sin();
+        let x132 = q[33].cos();
+        let x133 = 1.0 / 6.0 * self.mr[32] * (x127 * x131 * x0 + x128 * x132 * x0);
+        let x134 = 2.0 * x0 * x131.powi(2) + 2.0 * x0 * x132.powi(2);
+        let x135 = q[34].sin();
+        let x136 = q[34].cos();
+        let x137 = 1.0 / 6.0 * self.mr[33] * (x131 * x135 * x0 + x132 * x136 * x0);
+        let x138 = 2.0 * x0 * x135.powi(2) + 2.0 * x0 * x136.powi(2);
+        let x139 = q[35].sin();
+        let x140 = q[35].cos();
+        let x141 = 1.0 / 6.0 * self.mr[34] * (x135 * x139 * x0 + x136 * x140 * x0);
+        let x142 = 2.0 * x0 * x139.powi(2) + 2.0 * x0 * x140.powi(2);
+        let x143 = q[36].sin();
+        let x144 = q[36].cos();
+        let x145 = 1.0 / 6.0 * self.mr[35] * (x139 * x143 * x0 + x140 * x144 * x0);
+        let x146 = 2.0 * x0 * x143.powi(2) + 2.0 * x0 * x144.powi(2);
+        let x147 = q[37].sin();
+        let x148 = q[37].cos();
+        let x149 = 1.0 / 6.0 * self.mr[36] * (x143 * x147 * x0 + x144 * x148 * x0);
+        let x150 = 2.0 * x0 * x147.powi(2) + 2.0 * x0 * x148.powi(2);
+        let x151 = q[38].sin();
+        let x152 = q[38].cos();
+        let x153 = 1.0 / 6.0 * self.mr[37] * (x147 * x151 * x0 + x148 * x152 * x0);
+        let x154 = 2.0 * x0 * x151.powi(2) + 2.0 * x0 * x152.powi(2);
+        let x155 = q[39].sin();
+        let x156 = q[39].cos();
+        let x157 = 1.0 / 6.0 * self.mr[38] * (x151 * x155 * x0 + x152 * x156 * x0);
+        let x158 = 2.0 * x0 * x155.powi(2) + 2.0 * x0 * x156.powi(2);
+        let x159 = q[40].sin();
+        let x160 = q[40].cos();
+        let x161 = 1.0 / 6.0 * self.mr[39] * (x155 * x159 * x0 + x156 * x160 * x0);
+        let x162 = v[0] * v[1] * x2 * x3 * x0;
+        let x163 = v[0] * v[1] * x4 * x1 * x0;
+        let x164 = x162 + (-x163);
+        let x165 = v[1].powi(2);
+        let x166 = x163 + (-x162);
+        let x167 = v[1] * v[2] * x4 * x7 * x0;
+        let x168 = v[1] * v[2] * x8 * x3 * x0;
+        let x169 = x167 + (-x168);
+        let x170 = self.len * x4;
+        let x171 = v[0].powi(2);
+        let x172 = v[2].powi(2);
+        let x173 = x168 + (-x167);
+        let x174 = v[2] * v[3] * x8 * x11 * x0;
+        let x175 = v[2] * v[3] * x12 * x7 * x0;
+        let x176 = x174 + (-x175);
+        let x177 = self.len * x8;
+        let x178 = v[3].powi(2);
+        let x179 = x175 + (-x174);
+        let x180 = v[3] * v[4] * x12 * x15 * x0;
+        let x181 = v[3] * v[4] * x16 * x11 * x0;
+        let x182 = x180 + (-x181);
+        let x183 = self.len * x12;
+        let x184 = v[4].powi(2);
+        let x185 = x181 + (-x180);
+        let x186 = v[4] * v[5] * x16 * x19 * x0;
+        let x187 = v[4] * v[5] * x20 * x15 * x0;
+        let x188 = x186 + (-x187);
+        let x189 = self.len * x16;
+        let x190 = v[5].powi(2);
+        let x191 = x187 + (-x186);
+        let x192 = v[5] * v[6] * x20 * x23 * x0;
+        let x193 = v[5] * v[6] * x24 * x19 * x0;
+        let x194 = x192 + (-x193);
+        let x195 = self.len * x20;
+        let x196 = v[6].powi(2);
+        let x197 = x193 + (-x192);
+        let x198 = v[6] * v[7] * x24 * x27 * x0;
+        let x199 = v[6] * v[7] * x28 * x23 * x0;
+        let x200 = x198 + (-x199);
+        let x201 = self.len * x24;
+        let x202 = v[7].powi(2);
+        let x203 = x199 + (-x198);
+        let x204 = v[7] * v[8] * x28 * x31 * x0;
+        let x205 = v[7] * v[8] * x32 * x27 * x0;
+        let x206 = x204 + (-x205);
+        let x207 = self.len * x28;
+        let x208 = v[8].powi(2);
+        let x209 = x205 + (-x204);
+        let x210 = v[8] * v[9] * x32 * x35 * x0;
+        let x211 = v[8] * v[9] * x36 * x31 * x0;
+        let x212 = x210 + (-x211);
+        let x213 = self.len * x32;
+        let x214 = v[9].powi(2);
+        let x215 = x211 + (-x210);
+        let x216 = v[9] * v[10] * x36 * x39 * x0;
+        let x217 = v[9] * v[10] * x40 * x35 * x0;
+        let x218 = x216 + (-x217);
+        let x219 = self.len * x36;
+        let x220 = v[10].powi(2);
+        let x221 = x217 + (-x216);
+        let x222 = v[10] * v[11] * x40 * x43 * x0;
+        let x223 = v[10] * v[11] * x44 * x39 * x0;
+        let x224 = x222 + (-x223);
+        let x225 = self.len * x40;
+        let x226 = v[11].powi(2);
+        let x227 = x223 + (-x222);
+        let x228 = v[11] * v[12] * x44 * x47 * x0;
+        let x229 = v[11] * v[12] * x48 * x43 * x0;
+        let x230 = x228 + (-x229);
+        let x231 = self.len * x44;
+        let x232 = v[12].powi(2);
+        let x233 = x229 + (-x228);
+        let x234 = v[12] * v[13] * x48 * x51 * x0;
+        let x235 = v[12] * v[13] * x52 * x47 * x0;
+        let x236 = x234 + (-x235);
+        let x237 = self.len * x48;
+        let x238 = v[13].powi(2);
+        let x239 = x235 + (-x234);
+        let x240 = v[13] * v[14] * x52 * x55 * x0;
+        let x241 = v[13] * v[14] * x56 * x51 * x0;
+        let x242 = x240 + (-x241);
+        let x243 = self.len * x52;
+        let x244 = v[14].powi(2);
+        let x245 = x241 + (-x240);
+        let x246 = v[14] * v[15] * x56 * x59 * x0;
+        let x247 = v[14] * v[15] * x60 * x55 * x0;
+        let x248 = x246 + (-x247);
+        let x249 = self.len * x56;
+        let x250 = v[15].powi(2);
+        let x251 = x247 + (-x246);
+        let x252 = v[15] * v[16] * x60 * x63 * x0;
+        let x253 = v[15] * v[16] * x64 * x59 * x0;
+        let x254 = x252 + (-x253);
+        let x255 = self.len * x60;
+        let x256 = v[16].powi(2);
+        let x257 = x253 + (-x252);
+        let x258 = v[16] * v[17] * x64 * x67 * x0;
+        let x259 = v[16] * v[17] * x68 * x63 * x0;
+        let x260 = x258 + (-x259);
+        let x261 = self.len * x64;
+        let x262 = v[17].powi(2);
+        let x263 = x259 + (-x258);
+        let x264 = v[17] * v[18] * x68 * x71 * x0;
+        let x265 = v[17] * v[18] * x72 * x67 * x0;
+        let x266 = x264 + (-x265);
+        let x267 = self.len * x68;
+        let x268 = v[18].powi(2);
+        let x269 = x265 + (-x264);
+        let x270 = v[18] * v[19] * x72 * x75 * x0;
+        let x271 = v[18] * v[19] * x76 * x71 * x0;
+        let x272 = x270 + (-x271);
+        let x273 = self.len * x72;
+        let x274 = v[19].powi(2);
+        let x275 = x271 + (-x270);
+        let x276 = v[19] * v[20] * x76 * x79 * x0;
+        let x277 = v[19] * v[20] * x80 * x75 * x0;
+        let x278 = x276 + (-x277);
+        let x279 = self.len * x76;
+        let x280 = v[20].powi(2);
+        let x281 = x277 + (-x276);
+        let x282 = v[20] * v[21] * x80 * x83 * x0;
+        let x283 = v[20] * v[21] * x84 * x79 * x0;
+        let x284 = x282 + (-x283);
+        let x285 = self.len * x80;
+        let x286 = v[21].powi(2);
+        let x287 = x283 + (-x282);
+        let x288 = v[21] * v[22] * x84 * x87 * x0;
+        let x289 = v[21] * v[22] * x88 * x83 * x0;
+        let x290 = x288 + (-x289);
+        let x291 = self.len * x84;
+        let x292 = v[22].powi(2);
+        let x293 = x289 + (-x288);
+        let x294 = v[22] * v[23] * x88 * x91 * x0;
+        let x295 = v[22] * v[23] * x92 * x87 * x0;
+        let x296 = x294 + (-x295);
+        let x297 = self.len * x88;
+        let x298 = v[23].powi(2);
+        let x299 = x295 + (-x294);
+        let x300 = v[23] * v[24] * x92 * x95 * x0;
+        let x301 = v[23] * v[24] * x96 * x91 * x0;
+        let x302 = x300 + (-x301);
+        let x303 = self.len * x92;
+        let x304 = v[24].powi(2);
+        let x305 = x301 + (-x300);
+        let x306 = v[24] * v[25] * x96 * x99 * x0;
+        let x307 = v[24] * v[25] * x100 * x95 * x0;
+        let x308 = x306 + (-x307);
+        let x309 = self.len * x96;
+        let x310 = v[25].powi(2);
+        let x311 = x307 + (-x306);
+        let x312 = v[25] * v[26] * x100 * x103 * x0;
+        let x313 = v[25] * v[26] * x104 * x99 * x0;
+        let x314 = x312 + (-x313);
+        let x315 = self.len * x100;
+        let x316 = v[26].powi(2);
+        let x317 = x313 + (-x312);
+        let x318 = v[26] * v[27] * x104 * x107 * x0;
+        let x319 = v[26] * v[27] * x108 * x103 * x0;
+        let x320 = x318 + (-x319);
+        let x321 = self.len * x104;
+        let x322 = v[27].powi(2);
+        let x323 = x319 + (-x318);
+        let x324 = v[27] * v[28] * x108 * x111 * x0;
+        let x325 = v[27] * v[28] * x112 * x107 * x0;
+        let x326 = x324 + (-x325);
+        let x327 = self.len * x108;
+        let x328 = v[28].powi(2);
+        let x329 = x325 + (-x324);
+        let x330 = v[28] * v[29] * x112 * x115 * x0;
+        let x331 = v[28] * v[29] * x116 * x111 * x0;
+        let x332 = x330 + (-x331);
+        let x333 = self.len * x112;
+        let x334 = v[29].powi(2);
+        let x335 = x331 + (-x330);
+        let x336 = v[29] * v[30] * x116 * x119 * x0;
+        let x337 = v[29] * v[30] * x120 * x115 * x0;
+        let x338 = x336 + (-x337);
+        let x339 = self.len * x116;
+        let x340 = v[30].powi(2);
+        let x341 = x337 + (-x336);
+        let x342 = v[30] * v[31] * x120 * x123 * x0;
+        let x343 = v[30] * v[31] * x124 * x119 * x0;
+        let x344 = x342 + (-x343);
+        let x345 = self.len * x120;
+        let x346 = v[31].powi(2);
+        let x347 = x343 + (-x342);
+        let x348 = v[31] * v[32] * x124 * x127 * x0;
+        let x349 = v[31] * v[32] * x128 * x123 * x0;
+        let x350 = x348 + (-x349);
+        let x351 = self.len * x124;
+        let x352 = v[32].powi(2);
+        let x353 = x349 + (-x348);
+        let x354 = v[32] * v[33] * x128 * x131 * x0;
+        let x355 = v[32] * v[33] * x132 * x127 * x0;
+        let x356 = x354 + (-x355);
+        let x357 = self.len * x128;
+        let x358 = v[33].powi(2);
+        let x359 = x355 + (-x354);
+        let x360 = v[33] * v[34] * x132 * x135 * x0;
+        let x361 = v[33] * v[34] * x136 * x131 * x0;
+        let x362 = x360 + (-x361);
+        let x363 = self.len * x132;
+        let x364 = v[34].powi(2);
+        let x365 = x361 + (-x360);
+        let x366 = v[34] * v[35] * x136 * x139 * x0;
+        let x367 = v[34] * v[35] * x140 * x135 * x0;
+        let x368 = x366 + (-x367);
+        let x369 = self.len * x136;
+        let x370 = v[35].powi(2);
+        let x371 = x367 + (-x366);
+        let x372 = v[35] * v[36] * x140 * x143 * x0;
+        let x373 = v[35] * v[36] * x144 * x139 * x0;
+        let x374 = x372 + (-x373);
+        let x375 = self.len * x140;
+        let x376 = v[36].powi(2);
+        let x377 = x373 + (-x372);
+        let x378 = v[36] * v[37] * x144 * x147 * x0;
+        let x379 = v[36] * v[37] * x148 * x143 * x0;
+        let x380 = x378 + (-x379);
+        let x381 = self.len * x144;
+        let x382 = v[37].powi(2);
+        let x383 = x379 + (-x378);
+        let x384 = v[37] * v[38] * x148 * x151 * x0;
+        let x385 = v[37] * v[38] * x152 * x147 * x0;
+        let x386 = x384 + (-x385);
+        let x387 = self.len * x148;
+        let x388 = v[38].powi(2);
+        let x389 = x385 + (-x384);
+        let x390 = v[38] * v[39] * x152 * x155 * x0;
+        let x391 = v[38] * v[39] * x156 * x151 * x0;
+        let x392 = x390 + (-x391);
+        let x393 = self.len * x152;
+        let x394 = v[39].powi(2);
+        let x395 = x391 + (-x390);
+        let x396 = v[39] * v[40] * x156 * x159 * x0;
+        let x397 = v[39] * v[40] * x160 * x155 * x0;
+        let x398 = x396 + (-x397);
+        let x399 = self.len * x156;
+        let x400 = v[40].powi(2);
+        let x401 = x397 + (-x396);
+        let x402 = self.len * x160;
+        let x403 = -self.len * x2;
+        let x404 = self.len + x170 + x403;
+        let x405 = self.len * x3;
+        let x406 = x405 - self.len * x1;
+        let x407 = -x170;
+        let x408 = self.len + x177 + x407;
+        let x409 = self.len * x7;
+        let x410 = x409 + (-x405);
+        let x411 = -x177;
+        let x412 = self.len + x183 + x411;
+        let x413 = self.len * x11;
+        let x414 = x413 + (-x409);
+        let x415 = -x183;
+        let x416 = self.len + x189 + x415;
+        let x417 = self.len * x15;
+        let x418 = x417 + (-x413);
+        let x419 = -x189;
+        let x420 = self.len + x195 + x419;
+        let x421 = self.len * x19;
+        let x422 = x421 + (-x417);
+        let x423 = -x195;
+        let x424 = self.len + x201 + x423;
+        let x425 = self.len * x23;
+        let x426 = x425 + (-x421);
+        let x427 = -x201;
+        let x428 = self.len + x207 + x427;
+        let x429 = self.len * x27;
+        let x430 = x429 + (-x425);
+        let x431 = -x207;
+        let x432 = self.len + x213 + x431;
+        let x433 = self.len * x31;
+        let x434 = x433 + (-x429);
+        let x435 = -x213;
+        let x436 = self.len + x219 + x435;
+        let x437 = self.len * x35;
+        let x438 = x437 + (-x433);
+        let x439 = -x219;
+        let x440 = self.len + x225 + x439;
+        let x441 = self.len * x39;
+        let x442 = x441 + (-x437);
+        let x443 = -x225;
+        let x444 = self.len + x231 + x443;
+        let x445 = self.len * x43;
+        let x446 = x445 + (-x441);
+        let x447 = -x231;
+        let x448 = self.len + x237 + x447;
+        let x449 = self.len * x47;
+        let x450 = x449 + (-x445);
+        let x451 = -x237;
+        let x452 = self.len + x243 + x451;
+        let x453 = self.len * x51;
+        let x454 = x453 + (-x449);
+        let x455 = -x243;
+        let x456 = self.len + x249 + x455;
+        let x457 = self.len * x55;
+        let x458 = x457 + (-x453);
+        let x459 = -x249;
+        let x460 = self.len + x255 + x459;
+        let x461 = self.len * x59;
+        let x462 = x461 + (-x457);
+        let x463 = -x255;
+        let x464 = self.len + x261 + x463;
+        let x465 = self.len * x63;
+        let x466 = x465 + (-x461);
+        let x467 = -x261;
+        let x468 = self.len + x267 + x467;
+        let x469 = self.len * x67;
+        let x470 = x469 + (-x465);
+        let x471 = -x267;
+        let x472 = self.len + x273 + x471;
+        let x473 = self.len * x71;
+        let x474 = x473 + (-x469);
+        let x475 = -x273;
+        let x476 = self.len + x279 + x475;
+        let x477 = self.len * x75;
+        let x478 = x477 + (-x473);
+        let x479 = -x279;
+        let x480 = self.len + x285 + x479;
+        let x481 = self.len * x79;
+        let x482 = x481 + (-x477);
+        let x483 = -x285;
+        let x484 = self.len + x291 + x483;
+        let x485 = self.len * x83;
+        let x486 = x485 + (-x481);
+        let x487 = -x291;
+        let x488 = self.len + x297 + x487;
+        let x489 = self.len * x87;
+        let x490 = x489 + (-x485);
+        let x491 = -x297;
+        let x492 = self.len + x303 + x491;
+        let x493 = self.len * x91;
+        let x494 = x493 + (-x489);
+        let x495 = -x303;
+        let x496 = self.len + x309 + x495;
+        let x497 = self.len * x95;
+        let x498 = x497 + (-x493);
+        let x499 = -x309;
+        let x500 = self.len + x315 + x499;
+        let x501 = self.len * x99;
+        let x502 = x501 + (-x497);
+        let x503 = -x315;
+        let x504 = self.len + x321 + x503;
+        let x505 = self.len * x103;
+        let x506 = x505 + (-x501);
+        let x507 = -x321;
+        let x508 = self.len + x327 + x507;
+        let x509 = self.len * x107;
+        let x510 = x509 + (-x505);
+        let x511 = -x327;
+        let x512 = self.len + x333 + x511;
+        let x513 = self.len * x111;
+        let x514 = x513 + (-x509);
+        let x515 = -x333;
+        let x516 = self.len + x339 + x515;
+        let x517 = self.len * x115;
+        let x518 = x517 + (-x513);
+        let x519 = -x339;
+        let x520 = self.len + x345 + x519;
+        let x521 = self.len * x119;
+        let x522 = x521 + (-x517);
+        let x523 = -x345;
+        let x524 = self.len + x351 + x523;
+        let x525 = self.len * x123;
+        let x526 = x525 + (-x521);
+        let x527 = -x351;
+        let x528 = self.len + x357 + x527;
+        let x529 = self.len * x127;
+        let x530 = x529 + (-x525);
+        let x531 = -x357;
+        let x532 = self.len + x363 + x531;
+        let x533 = self.len * x131;
+        let x534 = x533 + (-x529);
+        let x535 = -x363;
+        let x536 = self.len + x369 + x535;
+        let x537 = self.len * x135;
+        let x538 = x537 + (-x533);
+        let x539 = -x369;
+        let x540 = self.len + x375 + x539;
+        let x541 = self.len * x139;
+        let x542 = x541 + (-x537);
+        let x543 = -x375;
+        let x544 = self.len + x381 + x543;
+        let x545 = self.len * x143;
+        let x546 = x545 + (-x541);
+        let x547 = -x381;
+        let x548 = self.len + x387 + x547;
+        let x549 = self.len * x147;
+        let x550 = x549 + (-x545);
+        let x551 = -x387;
+        let x552 = self.len + x393 + x551;
+        let x553 = self.len * x151;
+        let x554 = x553 + (-x549);
+        let x555 = -x393;
+        let x556 = self.len + x399 + x555;
+        let x557 = self.len * x155;
+        let x558 = x557 + (-x553);
+        let x559 = -x399;
+        let x560 = self.len + x402 + x559;
+        let x561 = self.len * x159;
+        let x562 = x561 + (-x557);
+        let x563 = x405 * v[1];
+        let x564 = x170 * x165;
+        let x565 = x405 * x165;
+        let x566 = x409 * v[2];
+        let x567 = x177 * x172;
+        let x568 = x409 * x172;
+        let x569 = x413 * v[3];
+        let x570 = x183 * x178;
+        let x571 = x413 * x178;
+        let x572 = x417 * v[4];
+        let x573 = x189 * x184;
+        let x574 = x417 * x184;
+        let x575 = x421 * v[5];
+        let x576 = x195 * x190;
+        let x577 = x421 * x190;
+        let x578 = x425 * v[6];
+        let x579 = x201 * x196;
+        let x580 = x425 * x196;
+        let x581 = x429 * v[7];
+        let x582 = x207 * x202;
+        let x583 = x429 * x202;
+        let x584 = x433 * v[8];
+        let x585 = x213 * x208;
+        let x586 = x433 * x208;
+        let x587 = x437 * v[9];
+        let x588 = x219 * x214;
+        let x589 = x437 * x214;
+        let x590 = x441 * v[10];
+        let x591 = x225 * x220;
+        let x592 = x441 * x220;
+        let x593 = x445 * v[11];
+        let x594 = x231 * x226;
+        let x595 = x445 * x226;
+        let x596 = x449 * v[12];
+        let x597 = x237 * x232;
+        let x598 = x449 * x232;
+        let x599 = x453 * v[13];
+        let x600 = x243 * x238;
+        let x601 = x453 * x238;
+        let x602 = x457 * v[14];
+        let x603 = x249 * x244;
+        let x604 = x457 * x244;
+        let x605 = x461 * v[15];
+        let x606 = x255 * x250;
+        let x607 = x461 * x250;
+        let x608 = x465 * v[16];
+        let x609 = x261 * x256;
+        let x610 = x465 * x256;
+        let x611 = x469 * v[17];
+        let x612 = x267 * x262;
+        let x613 = x469 * x262;
+        let x614 = x473 * v[18];
+        let x615 = x273 * x268;
+        let x616 = x473 * x268;
+        let x617 = x477 * v[19];
+        let x618 = x279 * x274;
+        let x619 = x477 * x274;
+        let x620 = x481 * v[20];
+        let x621 = x285 * x280;
+        let x622 = x481 * x280;
+        let x623 = x485 * v[21];
+        let x624 = x291 * x286;
+        let x625 = x485 * x286;
+        let x626 = x489 * v[22];
+        let x627 = x297 * x292;
+        let x628 = x489 * x292;
+        let x629 = x493 * v[23];
+        let x630 = x303 * x298;
+        let x631 = x493 * x298;
+        let x632 = x497 * v[24];
+        let x633 = x309 * x304;
+        let x634 = x497 * x304;
+        let x635 = x501 * v[25];
+        let x636 = x315 * x310;
+        let x637 = x501 * x310;
+        let x638 = x505 * v[26];
+        let x639 = x321 * x316;
+        let x640 = x505 * x316;
+        let x641 = x509 * v[27];
+        let x642 = x327 * x322;
+        let x643 = x509 * x322;
+        let x644 = x513 * v[28];
+        let x645 = x333 * x328;
+        let x646 = x513 * x328;
+        let x647 = x517 * v[29];
+        let x648 = x339 * x334;
+        let x649 = x517 * x334;
+        let x650 = x521 * v[30];
+        let x651 = x345 * x340;
+        let x652 = x521 * x340;
+        let x653 = x525 * v[31];
+        let x654 = x351 * x346;
+        let x655 = x525 * x346;
+        let x656 = x529 * v[32];
+        let x657 = x357 * x352;
+        let x658 = x529 * x352;
+        let x659 = x533 * v[33];
+        let x660 = x363 * x358;
+        let x661 = x533 * x358;
+        let x662 = x537 * v[34];
+        let x663 = x369 * x364;
+        let x664 = x537 * x364;
+        let x665 = x541 * v[35];
+        let x666 = x375 * x370;
+        let x667 = x541 * x370;
+        let x668 = x545 * v[36];
+        let x669 = x381 * x376;
+        let x670 = x545 * x376;
+        let x671 = x549 * v[37];
+        let x672 = x387 * x382;
+        let x673 = x549 * x382;
+        let x674 = x553 * v[38];
+        let x675 = x393 * x388;
+        let x676 = x553 * x388;
+        let x677 = x557 * v[39];
+        let x678 = x399 * x394;
+        let x679 = x557 * x394;
+        mass[0] = 1.0 / 3.0 * self.mc[0] * x0
+            + 1.0 / 6.0 * self.mr[0] * (2.0 * x0 * x1.powi(2) + 2.0 * x0 * x2.powi(2));
+        mass[1] = x5;
+        mass[2] = x5;
+        mass[3] = 1.0 / 3.0 * self.mc[1] * x0 + 1.0 / 6.0 * self.mr[0] * x6
+            + 1.0 / 6.0 * self.mr[1] * x6;
+        mass[4] = x9;
+        mass[5] = x9;
+        mass[6] = 1.0 / 3.0 * self.mc[2] * x0 + 1.0 / 6.0 * self.mr[1] * x10
+            + 1.0 / 6.0 * self.mr[2] * x10;
+        mass[7] = x13;
+        mass[8] = x13;
+        mass[9] = 1.0 / 3.0 * self.mc[3] * x0 + 1.0 / 6.0 * self.mr[2] * x14
+            + 1.0 / 6.0 * self.mr[3] * x14;
+        mass[10] = x17;
+        mass[11] = x17;
+        mass[12] = 1.0 / 3.0 * self.mc[4] * x0 + 1.0 / 6.0 * self.mr[3] * x18
+            + 1.0 / 6.0 * self.mr[4] * x18;
+        mass[13] = x21;
+        mass[14] = x21;
+        mass[15] = 1.0 / 3.0 * self.mc[5] * x0 + 1.0 / 6.0 * self.mr[4] * x22
+            + 1.0 / 6.0 * self.mr[5] * x22;
+        mass[16] = x25;
+        mass[17] = x25;
+        mass[18] = 1.0 / 3.0 * self.mc[6] * x0 + 1.0 / 6.0 * self.mr[5] * x26
+            + 1.0 / 6.0 * self.mr[6] * x26;
+        mass[19] = x29;
+        mass[20] = x29;
+        mass[21] = 1.0 / 3.0 * self.mc[7] * x0 + 1.0 / 6.0 * self.mr[6] * x30
+            + 1.0 / 6.0 * self.mr[7] * x30;
+        mass[22] = x33;
+        mass[23] = x33;
+        mass[24] = 1.0 / 3.0 * self.mc[8] * x0 + 1.0 / 6.0 * self.mr[7] * x34
+            + 1.0 / 6.0 * self.mr[8] * x34;
+        mass[25] = x37;
+        mass[26] = x37;
+        mass[27] = 1.0 / 3.0 * self.mc[9] * x0 + 1.0 / 6.0 * self.mr[8] * x38
+            + 1.0 / 6.0 * self.mr[9] * x38;
+        mass[28] = x41;
+        mass[29] = x41;
+        mass[30] = 1.0 / 3.0 * self.mc[10] * x0 + 1.0 / 6.0 * self.mr[9] * x42
+            + 1.0 / 6.0 * self.mr[10] * x42;
+        mass[31] = x45;
+        mass[32] = x45;
+        mass[33] = 1.0 / 3.0 * self.mc[11] * x0 + 1.0 / 6.0 * self.mr[10] * x46
+            + 1.0 / 6.0 * self.mr[11] * x46;
+        mass[34] = x49;
+        mass[35] = x49;
+        mass[36] = 1.0 / 3.0 * self.mc[12] * x0 + 1.0 / 6.0 * self.mr[11] * x50
+            + 1.0 / 6.0 * self.mr[12] * x50;
+        mass[37] = x53;
+        mass[38] = x53;
+        mass[39] = 1.0 / 3.0 * self.mc[13] * x0 + 1.0 / 6.0 * self.mr[12] * x54
+            + 1.0 / 6.0 * self.mr[13] * x54;
+        mass[40] = x57;
+        mass[41] = x57;
+        mass[42] = 1.0 / 3.0 * self.mc[14] * x0 + 1.0 / 6.0 * self.mr[13] * x58
+            + 1.0 / 6.0 * self.mr[14] * x58;
+        mass[43] = x61;
+        mass[44] = x61;
+        mass[45] = 1.0 / 3.0 * self.mc[15] * x0 + 1.0 / 6.0 * self.mr[14] * x62
+            + 1.0 / 6.0 * self.mr[15] * x62;
+        mass[46] = x65;
+        mass[47] = x65;
+        mass[48] = 1.0 / 3.0 * self.mc[16] * x0 + 1.0 / 6.0 * self.mr[15] * x66
+            + 1.0 / 6.0 * self.mr[16] * x66;
+        mass[49] = x69;
+        mass[50] = x69;
+        mass[51] = 1.0 / 3.0 * self.mc[17] * x0 + 1.0 / 6.0 * self.mr[16] * x70
+            + 1.0 / 6.0 * self.mr[17] * x70;
+        mass[52] = x73;
+        mass[53] = x73;
+        mass[54] = 1.0 / 3.0 * self.mc[18] * x0 + 1.0 / 6.0 * self.mr[17] * x74
+            + 1.0 / 6.0 * self.mr[18] * x74;
+        mass[55] = x77;
+        mass[56] = x77;
+        mass[57] = 1.0 / 3.0 * self.mc[19] * x0 + 1.0 / 6.0 * self.mr[18] * x78
+            + 1.0 / 6.0 * self.mr[19] * x78;
+        mass[58] = x81;
+        mass[59] = x81;
+        mass[60] = 1.0 / 3.0 * self.mc[20] * x0 + 1.0 / 6.0 * self.mr[19] * x82
+            + 1.0 / 6.0 * self.mr[20] * x82;
+        mass[61] = x85;
+        mass[62] = x85;
+        mass[63] = 1.0 / 3.0 * self.mc[21] * x0 + 1.0 / 6.0 * self.mr[20] * x86
+            + 1.0 / 6.0 * self.mr[21] * x86;
+        mass[64] = x89;
+        mass[65] = x89;
+        mass[66] = 1.0 / 3.0 * self.mc[22] * x0 + 1.0 / 6.0 * self.mr[21] * x90
+            + 1.0 / 6.0 * self.mr[22] * x90;
+        mass[67] = x93;
+        mass[68] = x93;
+        mass[69] = 1.0 / 3.0 * self.mc[23] * x0 + 1.0 / 6.0 * self.mr[22] * x94
+            + 1.0 / 6.0 * self.mr[23] * x94;
+        mass[70] = x97;
+        mass[71] = x97;
+        mass[72] = 1.0 / 3.0 * self.mc[24] * x0 + 1.0 / 6.0 * self.mr[23] * x98
+            + 1.0 / 6.0 * self.mr[24] * x98;
+        mass[73] = x101;
+        mass[74] = x101;
+        mass[75] = 1.0 / 3.0 * self.mc[25] * x0 + 1.0 / 6.0 * self.mr[24] * x102
+            + 1.0 / 6.0 * self.mr[25] * x102;
+        mass[76] = x105;
+        mass[77] = x105;
+        mass[78] = 1.0 / 3.0 * self.mc[26] * x0 + 1.0 / 6.0 * self.mr[25] * x106
+            + 1.0 / 6.0 * self.mr[26] * x106;
+        mass[79] = x109;
+        mass[80] = x109;
+        mass[81] = 1.0 / 3.0 * self.mc[27] * x0 + 1.0 / 6.0 * self.mr[26] * x110
+            + 1.0 / 6.0 * self.mr[27] * x110;
+        mass[82] = x113;
+        mass[83] = x113;
+        mass[84] = 1.0 / 3.0 * self.mc[28] * x0 + 1.0 / 6.0 * self.mr[27] * x114
+            + 1.0 / 6.0 * self.mr[28] * x114;
+        mass[85] = x117;
+        mass[86] = x117;
+        mass[87] = 1.0 / 3.0 * self.mc[29] * x0 + 1.0 / 6.0 * self.mr[28] * x118
+            + 1.0 / 6.0 * self.mr[29] * x118;
+        mass[88] = x121;
+        mass[89] = x121;
+        mass[90] = 1.0 / 3.0 * self.mc[30] * x0 + 1.0 / 6.0 * self.mr[29] * x122
+            + 1.0 / 6.0 * self.mr[30] * x122;
+        mass[91] = x125;
+        mass[92] = x125;
+        mass[93] = 1.0 / 3.0 * self.mc[31] * x0 + 1.0 / 6.0 * self.mr[30] * x126
+            + 1.0 / 6.0 * self.mr[31] * x126;
+        mass[94] = x129;
+        mass[95] = x129;
+        mass[96] = 1.0 / 3.0 * self.mc[32] * x0 + 1.0 / 6.0 * self.mr[31] * x130
+            + 1.0 / 6.0 * self.mr[32] * x130;
+        mass[97] = x133;
+        mass[98] = x133;
+        mass[99] = 1.0 / 3.0 * self.mc[33] * x0 + 1.0 / 6.0 * self.mr[32] * x134
+            + 1.0 / 6.0 * self.mr[33] * x134;
+        mass[100] = x137;
+        mass[101] = x137;
+        mass[102] = 1.0 / 3.0 * self.mc[34] * x0 + 1.0 / 6.0 * self.mr[33] * x138
+            + 1.0 / 6.0 * self.mr[34] * x138;
+        mass[103] = x141;
+        mass[104] = x141;
+        mass[105] = 1.0 / 3.0 * self.mc[35] * x0 + 1.0 / 6.0 * self.mr[34] * x142
+            + 1.0 / 6.0 * self.mr[35] * x142;
+        mass[106] = x145;
+        mass[107] = x145;
+        mass[108] = 1.0 / 3.0 * self.mc[36] * x0 + 1.0 / 6.0 * self.mr[35] * x146
+            + 1.0 / 6.0 * self.mr[36] * x146;
+        mass[109] = x149;
+        mass[110] = x149;
+        mass[111] = 1.0 / 3.0 * self.mc[37] * x0 + 1.0 / 6.0 * self.mr[36] * x150
+            + 1.0 / 6.0 * self.mr[37] * x150;
+        mass[112] = x153;
+        mass[113] = x153;
+        mass[114] = 1.0 / 3.0 * self.mc[38] * x0 + 1.0 / 6.0 * self.mr[37] * x154
+            + 1.0 / 6.0 * self.mr[38] * x154;
+        mass[115] = x157;
+        mass[116] = x157;
+        mass[117] = 1.0 / 3.0 * self.mc[39] * x0 + 1.0 / 6.0 * self.mr[38] * x158
+            + 1.0 / 6.0 * self.mr[39] * x158;
+        mass[118] = x161;
+        mass[119] = x161;
+        mass[120] = 1.0 / 3.0 * self.mc[40] * x0
+            + 1.0 / 6.0 * self.mr[39]
+                * (2.0 * x0 * x159.powi(2) + 2.0 * x0 * x160.powi(2));
+        force[0] = 1.0 / 6.0 * self.mr[0] * x164
+            - 1.0 / 2.0 * self.len * self.g * self.mc[0] * x2
+            - 1.0 / 2.0 * self.len * self.g * self.mr[0] * x2
+            - 1.0 / 6.0 * self.mr[0]
+                * (x164 + x4 * x1 * x0 * x165 - x2 * x3 * x0 * x165);
+        force[1] = 1.0 / 6.0 * self.mr[0] * x166 + 1.0 / 6.0 * self.mr[1] * x169
+            + (-1.0 / 2.0 * x170 * self.g * self.mc[1])
+            + (-1.0 / 2.0 * x170 * self.g * self.mr[0])
+            + (-1.0 / 2.0 * x170 * self.g * self.mr[1])
+            - 1.0 / 6.0 * self.mr[0] * (x166 + x2 * x3 * x0 * x171 - x4 * x1 * x0 * x171)
+            - 1.0 / 6.0 * self.mr[1]
+                * (x169 + x8 * x3 * x0 * x172 - x4 * x7 * x0 * x172);
+        force[2] = 1.0 / 6.0 * self.mr[1] * x173 + 1.0 / 6.0 * self.mr[2] * x176
+            + (-1.0 / 2.0 * x177 * self.g * self.mc[2])
+            + (-1.0 / 2.0 * x177 * self.g * self.mr[1])
+            + (-1.0 / 2.0 * x177 * self.g * self.mr[2])
+            - 1.0 / 6.0 * self.mr[1] * (x173 + x4 * x7 * x0 * x165 - x8 * x3 * x0 * x165)
+            - 1.0 / 6.0 * self.mr[2]
+                * (x176 + x12 * x7 * x0 * x178 - x8 * x11 * x0 * x178);
+        force[3] = 1.0 / 6.0 * self.mr[2] * x179 + 1.0 / 6.0 * self.mr[3] * x182
+            + (-1.0 / 2.0 * x183 * self.g * self.mc[3])
+            + (-1.0 / 2.0 * x183 * self.g * self.mr[2])
+            + (-1.0 / 2.0 * x183 * self.g * self.mr[3])
+            - 1.0 / 6.0 * self.mr[2]
+                * (x179 + x8 * x11 * x0 * x172 - x12 * x7 * x0 * x172)
+            - 1.0 / 6.0 * self.mr[3]
+                * (x182 + x16 * x11 * x0 * x184 - x12 * x15 * x0 * x184);
+        force[4] = 1.0 / 6.0 * self.mr[3] * x185 + 1.0 / 6.0 * self.mr[4] * x188
+            + (-1.0 / 2.0 * x189 * self.g * self.mc[4])
+            + (-1.0 / 2.0 * x189 * self.g * self.mr[3])
+            + (-1.0 / 2.0 * x189 * self.g * self.mr[4])
+            - 1.0 / 6.0 * self.mr[3]
+                * (x185 + x12 * x15 * x0 * x178 - x16 * x11 * x0 * x178)
+            - 1.0 / 6.0 * self.mr[4]
+                * (x188 + x20 * x15 * x0 * x190 - x16 * x19 * x0 * x190);
+        force[5] = 1.0 / 6.0 * self.mr[4] * x191 + 1.0 / 6.0 * self.mr[5] * x194
+            + (-1.0 / 2.0 * x195 * self.g * self.mc[5])
+            + (-1.0 / 2.0 * x195 * self.g * self.mr[4])
+            + (-1.0 / 2.0 * x195 * self.g * self.mr[5])
+            - 1.0 / 6.0 * self.mr[4]
+                * (x191 + x16 * x19 * x0 * x184 - x20 * x15 * x0 * x184)
+            - 1.0 / 6.0 * self.mr[5]
+                * (x194 + x24 * x19 * x0 * x196 - x20 * x23 * x0 * x196);
+        force[6] = 1.0 / 6.0 * self.mr[5] * x197 + 1.0 / 6.0 * self.mr[6] * x200
+            + (-1.0 / 2.0 * x201 * self.g * self.mc[6])
+            + (-1.0 / 2.0 * x201 * self.g * self.mr[5])
+            + (-1.0 / 2.0 * x201 * self.g * self.mr[6])
+            - 1.0 / 6.0 * self.mr[5]
+                * (x197 + x20 * x23 * x0 * x190 - x24 * x19 * x0 * x190)
+            - 1.0 / 6.0 * self.mr[6]
+                * (x200 + x28 * x23 * x0 * x202 - x24 * x27 * x0 * x202);
+        force[7] = 1.0 / 6.0 * self.mr[6] * x203 + 1.0 / 6.0 * self.mr[7] * x206
+            + (-1.0 / 2.0 * x207 * self.g * self.mc[7])
+            + (-1.0 / 2.0 * x207 * self.g * self.mr[6])
+            + (-1.0 / 2.0 * x207 * self.g * self.mr[7])
+            - 1.0 / 6.0 * self.mr[6]
+                * (x203 + x24 * x27 * x0 * x196 - x28 * x23 * x0 * x196)
+            - 1.0 / 6.0 * self.mr[7]
+                * (x206 + x32 * x27 * x0 * x208 - x28 * x31 * x0 * x208);
+        force[8] = 1.0 / 6.0 * self.mr[7] * x209 + 1.0 / 6.0 * self.mr[8] * x212
+            + (-1.0 / 2.0 * x213 * self.g * self.mc[8])
+            + (-1.0 / 2.0 * x213 * self.g * self.mr[7])
+            + (-1.0 / 2.0 * x213 * self.g * self.mr[8])
+            - 1.0 / 6.0 * self.mr[7]
+                * (x209 + x28 * x31 * x0 * x202 - x32 * x27 * x0 * x202)
+            - 1.0 / 6.0 * self.mr[8]
+                * (x212 + x36 * x31 * x0 * x214 - x32 * x35 * x0 * x214);
+        force[9] = 1.0 / 6.0 * self.mr[8] * x215 + 1.0 / 6.0 * self.mr[9] * x218
+            + (-1.0 / 2.0 * x219 * self.g * self.mc[9])
+            + (-1.0 / 2.0 * x219 * self.g * self.mr[8])
+            + (-1.0 / 2.0 * x219 * self.g * self.mr[9])
+            - 1.0 / 6.0 * self.mr[8]
+                * (x215 + x32 * x35 * x0 * x208 - x36 * x31 * x0 * x208)
+            - 1.0 / 6.0 * self.mr[9]
+                * (x218 + x40 * x35 * x0 * x220 - x36 * x39 * x0 * x220);
+        force[10] = 1.0 / 6.0 * self.mr[9] * x221 + 1.0 / 6.0 * self.mr[10] * x224
+            + (-1.0 / 2.0 * x225 * self.g * self.mc[10])
+            + (-1.0 / 2.0 * x225 * self.g * self.mr[9])
+            + (-1.0 / 2.0 * x225 * self.g * self.mr[10])
+            - 1.0 / 6.0 * self.mr[9]
+                * (x221 + x36 * x39 * x0 * x214 - x40 * x35 * x0 * x214)
+            - 1.0 / 6.0 * self.mr[10]
+                * (x224 + x44 * x39 * x0 * x226 - x40 * x43 * x0 * x226);
+        force[11] = 1.0 / 6.0 * self.mr[10] * x227 + 1.0 / 6.0 * self.mr[11] * x230
+            + (-1.0 / 2.0 * x231 * self.g * self.mc[11])
+            + (-1.0 / 2.0 * x231 * self.g * self.mr[10])
+            + (-1.0 / 2.0 * x231 * self.g * self.mr[11])
+            - 1.0 / 6.0 * self.mr[10]
+                * (x227 + x40 * x43 * x0 * x220 - x44 * x39 * x0 * x220)
+            - 1.0 / 6.0 * self.mr[11]
+                * (x230 + x48 * x43 * x0 * x232 - x44 * x47 * x0 * x232);
+        force[12] = 1.0 / 6.0 * self.mr[11] * x233 + 1.0 / 6.0 * self.mr[12] * x236
+            + (-1.0 / 2.0 * x237 * self.g * self.mc[12])
+            + (-1.0 / 2.0 * x237 * self.g * self.mr[11])
+            + (-1.0 / 2.0 * x237 * self.g * self.mr[12])
+            - 1.0 / 6.0 * self.mr[11]
+                * (x233 + x44 * x47 * x0 * x226 - x48 * x43 * x0 * x226)
+            - 1.0 / 6.0 * self.mr[12]
+                * (x236 + x52 * x47 * x0 * x238 - x48 * x51 * x0 * x238);
+        force[13] = 1.0 / 6.0 * self.mr[12] * x239 + 1.0 / 6.0 * self.mr[13] * x242
+            + (-1.0 / 2.0 * x243 * self.g * self.mc[13])
+            + (-1.0 / 2.0 * x243 * self.g * self.mr[12])
+            + (-1.0 / 2.0 * x243 * self.g * self.mr[13])
+            - 1.0 / 6.0 * self.mr[12]
+                * (x239 + x48 * x51 * x0 * x232 - x52 * x47 * x0 * x232)
+            - 1.0 / 6.0 * self.mr[13]
+                * (x242 + x56 * x51 * x0 * x244 - x52 * x55 * x0 * x244);
+        force[14] = 1.0 / 6.0 * self.mr[13] * x245 + 1.0 / 6.0 * self.mr[14] * x248
+            + (-1.0 / 2.0 * x249 * self.g * self.mc[14])
+            + (-1.0 / 2.0 * x249 * self.g * self.mr[13])
+            + (-1.0 / 2.0 * x249 * self.g * self.mr[14])
+            - 1.0 / 6.0 * self.mr[13]
+                * (x245 + x52 * x55 * x0 * x238 - x56 * x51 * x0 * x238)
+            - 1.0 / 6.0 * self.mr[14]
+                * (x248 + x60 * x55 * x0 * x250 - x56 * x59 * x0 * x250);
+        force[15] = 1.0 / 6.0 * self.mr[14] * x251 + 1.0 / 6.0 * self.mr[15] * x254
+            + (-1.0 / 2.0 * x255 * self.g * self.mc[15])
+            + (-1.0 / 2.0 * x255 * self.g * self.mr[14])
+            + (-1.0 / 2.0 * x255 * self.g * self.mr[15])
+            - 1.0 / 6.0 * self.mr[14]
+                * (x251 + x56 * x59 * x0 * x244 - x60 * x55 * x0 * x244)
+            - 1.0 / 6.0 * self.mr[15]
+                * (x254 + x64 * x59 * x0 * x256 - x60 * x63 * x0 * x256);
+        force[16] = 1.0 / 6.0 * self.mr[15] * x257 + 1.0 / 6.0 * self.mr[16] * x260
+            + (-1.0 / 2.0 * x261 * self.g * self.mc[16])
+            + (-1.0 / 2.0 * x261 * self.g * self.mr[15])
+            + (-1.0 / 2.0 * x261 * self.g * self.mr[16])
+            - 1.0 / 6.0 * self.mr[15]
+                * (x257 + x60 * x63 * x0 * x250 - x64 * x59 * x0 * x250)
+            - 1.0 / 6.0 * self.mr[16]
+                * (x260 + x68 * x63 * x0 * x262 - x64 * x67 * x0 * x262);
+        force[17] = 1.0 / 6.0 * self.mr[16] * x263 + 1.0 / 6.0 * self.mr[17] * x266
+            + (-1.0 / 2.0 * x267 * self.g * self.mc[17])
+            + (-1.0 / 2.0 * x267 * self.g * self.mr[16])
+            + (-1.0 / 2.0 * x267 * self.g * self.mr[17])
+            - 1.0 / 6.0 * self.mr[16]
+                * (x263 + x64 * x67 * x0 * x256 - x68 * x63 * x0 * x256)
+            - 1.0 / 6.0 * self.mr[17]
+                * (x266 + x72 * x67 * x0 * x268 - x68 * x71 * x0 * x268);
+        force[18] = 1.0 / 6.0 * self.mr[17] * x269 + 1.0 / 6.0 * self.mr[18] * x272
+            + (-1.0 / 2.0 * x273 * self.g * self.mc[18])
+            + (-1.0 / 2.0 * x273 * self.g * self.mr[17])
+            + (-1.0 / 2.0 * x273 * self.g * self.mr[18])
+            - 1.0 / 6.0 * self.mr[17]
+                * (x269 + x68 * x71 * x0 * x262 - x72 * x67 * x0 * x262)
+            - 1.0 / 6.0 * self.mr[18]
+                * (x272 + x76 * x71 * x0 * x274 - x72 * x75 * x0 * x274);
+        force[19] = 1.0 / 6.0 * self.mr[18] * x275 + 1.0 / 6.0 * self.mr[19] * x278
+            + (-1.0 / 2.0 * x279 * self.g * self.mc[19])
+            + (-1.0 / 2.0 * x279 * self.g * self.mr[18])
+            + (-1.0 / 2.0 * x279 * self.g * self.mr[19])
+            - 1.0 / 6.0 * self.mr[18]
+                * (x275 + x72 * x75 * x0 * x268 - x76 * x71 * x0 * x268)
+            - 1.0 / 6.0 * self.mr[19]
+                * (x278 + x80 * x75 * x0 * x280 - x76 * x79 * x0 * x280);
+        force[20] = 1.0 / 6.0 * self.mr[19] * x281 + 1.0 / 6.0 * self.mr[20] * x284
+            + (-1.0 / 2.0 * x285 * self.g * self.mc[20])
+            + (-1.0 / 2.0 * x285 * self.g * self.mr[19])
+            + (-1.0 / 2.0 * x285 * self.g * self.mr[20])
+            - 1.0 / 6.0 * self.mr[19]
+                * (x281 + x76 * x79 * x0 * x274 - x80 * x75 * x0 * x274)
+            - 1.0 / 6.0 * self.mr[20]
+                * (x284 + x84 * x79 * x0 * x286 - x80 * x83 * x0 * x286);
+        force[21] = 1.0 / 6.0 * self.mr[20] * x287 + 1.0 / 6.0 * self.mr[21] * x290
+            + (-1.0 / 2.0 * x291 * self.g * self.mc[21])
+            + (-1.0 / 2.0 * x291 * self.g * self.mr[20])
+            + (-1.0 / 2.0 * x291 * self.g * self.mr[21])
+            - 1.0 / 6.0 * self.mr[20]
+                * (x287 + x80 * x83 * x0 * x280 - x84 * x79 * x0 * x280)
+            - 1.0 / 6.0 * self.mr[21]
+                * (x290 + x88 * x83 * x0 * x292 - x84 * x87 * x0 * x292);
+        force[22] = 1.0 / 6.0 * self.mr[21] * x293 + 1.0 / 6.0 * self.mr[22] * x296
+            + (-1.0 / 2.0 * x297 * self.g * self.mc[22])
+            + (-1.0 / 2.0 * x297 * self.g * self.mr[21])
+            + (-1.0 / 2.0 * x297 * self.g * self.mr[22])
+            - 1.0 / 6.0 * self.mr[21]
+                * (x293 + x84 * x87 * x0 * x286 - x88 * x83 * x0 * x286)
+            - 1.0 / 6.0 * self.mr[22]
+                * (x296 + x92 * x87 * x0 * x298 - x88 * x91 * x0 * x298);
+        force[23] = 1.0 / 6.0 * self.mr[22] * x299 + 1.0 / 6.0 * self.mr[23] * x302
+            + (-1.0 / 2.0 * x303 * self.g * self.mc[23])
+            + (-1.0 / 2.0 * x303 * self.g * self.mr[22])
+            + (-1.0 / 2.0 * x303 * self.g * self.mr[23])
+            - 1.0 / 6.0 * self.mr[22]
+                * (x299 + x88 * x91 * x0 * x292 - x92 * x87 * x0 * x292)
+            - 1.0 / 6.0 * self.mr[23]
+                * (x302 + x96 * x91 * x0 * x304 - x92 * x95 * x0 * x304);
+        force[24] = 1.0 / 6.0 * self.mr[23] * x305 + 1.0 / 6.0 * self.mr[24] * x308
+            + (-1.0 / 2.0 * x309 * self.g * self.mc[24])
+            + (-1.0 / 2.0 * x309 * self.g * self.mr[23])
+            + (-1.0 / 2.0 * x309 * self.g * self.mr[24])
+            - 1.0 / 6.0 * self.mr[23]
+                * (x305 + x92 * x95 * x0 * x298 - x96 * x91 * x0 * x298)
+            - 1.0 / 6.0 * self.mr[24]
+                * (x308 + x100 * x95 * x0 * x310 - x96 * x99 * x0 * x310);
+        force[25] = 1.0 / 6.0 * self.mr[24] * x311 + 1.0 / 6.0 * self.mr[25] * x314
+            + (-1.0 / 2.0 * x315 * self.g * self.mc[25])
+            + (-1.0 / 2.0 * x315 * self.g * self.mr[24])
+            + (-1.0 / 2.0 * x315 * self.g * self.mr[25])
+            - 1.0 / 6.0 * self.mr[24]
+                * (x311 + x96 * x99 * x0 * x304 - x100 * x95 * x0 * x304)
+            - 1.0 / 6.0 * self.mr[25]
+                * (x314 + x104 * x99 * x0 * x316 - x100 * x103 * x0 * x316);
+        force[26] = 1.0 / 6.0 * self.mr[25] * x317 + 1.0 / 6.0 * self.mr[26] * x320
+            + (-1.0 / 2.0 * x321 * self.g * self.mc[26])
+            + (-1.0 / 2.0 * x321 * self.g * self.mr[25])
+            + (-1.0 / 2.0 * x321 * self.g * self.mr[26])
+            - 1.0 / 6.0 * self.mr[25]
+                * (x317 + x100 * x103 * x0 * x310 - x104 * x99 * x0 * x310)
+            - 1.0 / 6.0 * self.mr[26]
+                * (x320 + x108 * x103 * x0 * x322 - x104 * x107 * x0 * x322);
+        force[27] = 1.0 / 6.0 * self.mr[26] * x323 + 1.0 / 6.0 * self.mr[27] * x326
+            + (-1.0 / 2.0 * x327 * self.g * self.mc[27])
+            + (-1.0 / 2.0 * x327 * self.g * self.mr[26])
+            + (-1.0 / 2.0 * x327 * self.g * self.mr[27])
+            - 1.0 / 6.0 * self.mr[26]
+                * (x323 + x104 * x107 * x0 * x316 - x108 * x103 * x0 * x316)
+            - 1.0 / 6.0 * self.mr[27]
+                * (x326 + x112 * x107 * x0 * x328 - x108 * x111 * x0 * x328);
+        force[28] = 1.0 / 6.0 * self.mr[27] * x329 + 1.0 / 6.0 * self.mr[28] * x332
+            + (-1.0 / 2.0 * x333 * self.g * self.mc[28])
+            + (-1.0 / 2.0 * x333 * self.g * self.mr[27])
+            + (-1.0 / 2.0 * x333 * self.g * self.mr[28])
+            - 1.0 / 6.0 * self.mr[27]
+                * (x329 + x108 * x111 * x0 * x322 - x112 * x107 * x0 * x322)
+            - 1.0 / 6.0 * self.mr[28]
+                * (x332 + x116 * x111 * x0 * x334 - x112 * x115 * x0 * x334);
+        force[29] = 1.0 / 6.0 * self.mr[28] * x335 + 1.0 / 6.0 * self.mr[29] * x338
+            + (-1.0 / 2.0 * x339 * self.g * self.mc[29])
+            + (-1.0 / 2.0 * x339 * self.g * self.mr[28])
+            + (-1.0 / 2.0 * x339 * self.g * self.mr[29])
+            - 1.0 / 6.0 * self.mr[28]
+                * (x335 + x112 * x115 * x0 * x328 - x116 * x111 * x0 * x328)
+            - 1.0 / 6.0 * self.mr[29]
+                * (x338 + x120 * x115 * x0 * x340 - x116 * x119 * x0 * x340);
+        force[30] = 1.0 / 6.0 * self.mr[29] * x341 + 1.0 / 6.0 * self.mr[30] * x344
+            + (-1.0 / 2.0 * x345 * self.g * self.mc[30])
+            + (-1.0 / 2.0 * x345 * self.g * self.mr[29])
+            + (-1.0 / 2.0 * x345 * self.g * self.mr[30])
+            - 1.0 / 6.0 * self.mr[29]
+                * (x341 + x116 * x119 * x0 * x334 - x120 * x115 * x0 * x334)
+            - 1.0 / 6.0 * self.mr[30]
+                * (x344 + x124 * x119 * x0 * x346 - x120 * x123 * x0 * x346);
+        force[31] = 1.0 / 6.0 * self.mr[30] * x347 + 1.0 / 6.0 * self.mr[31] * x350
+            + (-1.0 / 2.0 * x351 * self.g * self.mc[31])
+            + (-1.0 / 2.0 * x351 * self.g * self.mr[30])
+            + (-1.0 / 2.0 * x351 * self.g * self.mr[31])
+            - 1.0 / 6.0 * self.mr[30]
+                * (x347 + x120 * x123 * x0 * x340 - x124 * x119 * x0 * x340)
+            - 1.0 / 6.0 * self.mr[31]
+                * (x350 + x128 * x123 * x0 * x352 - x124 * x127 * x0 * x352);
+        force[32] = 1.0 / 6.0 * self.mr[31] * x353 + 1.0 / 6.0 * self.mr[32] * x356
+            + (-1.0 / 2.0 * x357 * self.g * self.mc[32])
+            + (-1.0 / 2.0 * x357 * self.g * self.mr[31])
+            + (-1.0 / 2.0 * x357 * self.g * self.mr[32])
+            - 1.0 / 6.0 * self.mr[31]
+                * (x353 + x124 * x127 * x0 * x346 - x128 * x123 * x0 * x346)
+            - 1.0 / 6.0 * self.mr[32]
+                * (x356 + x132 * x127 * x0 * x358 - x128 * x131 * x0 * x358);
+        force[33] = 1.0 / 6.0 * self.mr[32] * x359 + 1.0 / 6.0 * self.mr[33] * x362
+            + (-1.0 / 2.0 * x363 * self.g * self.mc[33])
+            + (-1.0 / 2.0 * x363 * self.g * self.mr[32])
+            + (-1.0 / 2.0 * x363 * self.g * self.mr[33])
+            - 1.0 / 6.0 * self.mr[32]
+                * (x359 + x128 * x131 * x0 * x352 - x132 * x127 * x0 * x352)
+            - 1.0 / 6.0 * self.mr[33]
+                * (x362 + x136 * x131 * x0 * x364 - x132 * x135 * x0 * x364);
+        force[34] = 1.0 / 6.0 * self.mr[33] * x365 + 1.0 / 6.0 * self.mr[34] * x368
+            + (-1.0 / 2.0 * x369 * self.g * self.mc[34])
+            + (-1.0 / 2.0 * x369 * self.g * self.mr[33])
+            + (-1.0 / 2.0 * x369 * self.g * self.mr[34])
+            - 1.0 / 6.0 * self.mr[33]
+                * (x365 + x132 * x135 * x0 * x358 - x136 * x131 * x0 * x358)
+            - 1.0 / 6.0 * self.mr[34]
+                * (x368 + x140 * x135 * x0 * x370 - x136 * x139 * x0 * x370);
+        force[35] = 1.0 / 6.0 * self.mr[34] * x371 + 1.0 / 6.0 * self.mr[35] * x374
+            + (-1.0 / 2.0 * x375 * self.g * self.mc[35])
+            + (-1.0 / 2.0 * x375 * self.g * self.mr[34])
+            + (-1.0 / 2.0 * x375 * self.g * self.mr[35])
+            - 1.0 / 6.0 * self.mr[34]
+                * (x371 + x136 * x139 * x0 * x364 - x140 * x135 * x0 * x364)
+            - 1.0 / 6.0 * self.mr[35]
+                * (x374 + x144 * x139 * x0 * x376 - x140 * x143 * x0 * x376);
+        force[36] = 1.0 / 6.0 * self.mr[35] * x377 + 1.0 / 6.0 * self.mr[36] * x380
+            + (-1.0 / 2.0 * x381 * self.g * self.mc[36])
+            + (-1.0 / 2.0 * x381 * self.g * self.mr[35])
+            + (-1.0 / 2.0 * x381 * self.g * self.mr[36])
+            - 1.0 / 6.0 * self.mr[35]
+                * (x377 + x140 * x143 * x0 * x370 - x144 * x139 * x0 * x370)
+            - 1.0 / 6.0 * self.mr[36]
+                * (x380 + x148 * x143 * x0 * x382 - x144 * x147 * x0 * x382);
+        force[37] = 1.0 / 6.0 * self.mr[36] * x383 + 1.0 / 6.0 * self.mr[37] * x386
+            + (-1.0 / 2.0 * x387 * self.g * self.mc[37])
+            + (-1.0 / 2.0 * x387 * self.g * self.mr[36])
+            + (-1.0 / 2.0 * x387 * self.g * self.mr[37])
+            - 1.0 / 6.0 * self.mr[36]
+                * (x383 + x144 * x147 * x0 * x376 - x148 * x143 * x0 * x376)
+            - 1.0 / 6.0 * self.mr[37]
+                * (x386 + x152 * x147 * x0 * x388 - x148 * x151 * x0 * x388);
+        force[38] = 1.0 / 6.0 * self.mr[37] * x389 + 1.0 / 6.0 * self.mr[38] * x392
+            + (-1.0 / 2.0 * x393 * self.g * self.mc[38])
+            + (-1.0 / 2.0 * x393 * self.g * self.mr[37])
+            + (-1.0 / 2.0 * x393 * self.g * self.mr[38])
+            - 1.0 / 6.0 * self.mr[37]
+                * (x389 + x148 * x151 * x0 * x382 - x152 * x147 * x0 * x382)
+            - 1.0 / 6.0 * self.mr[38]
+                * (x392 + x156 * x151 * x0 * x394 - x152 * x155 * x0 * x394);
+        force[39] = 1.0 / 6.0 * self.mr[38] * x395 + 1.0 / 6.0 * self.mr[39] * x398
+            + (-1.0 / 2.0 * x399 * self.g * self.mc[39])
+            + (-1.0 / 2.0 * x399 * self.g * self.mr[38])
+            + (-1.0 / 2.0 * x399 * self.g * self.mr[39])
+            - 1.0 / 6.0 * self.mr[38]
+                * (x395 + x152 * x155 * x0 * x388 - x156 * x151 * x0 * x388)
+            - 1.0 / 6.0 * self.mr[39]
+                * (x398 + x160 * x155 * x0 * x400 - x156 * x159 * x0 * x400);
+        force[40] = 1.0 / 6.0 * self.mr[39] * x401
+            + (-1.0 / 2.0 * x402 * self.g * self.mc[40])
+            + (-1.0 / 2.0 * x402 * self.g * self.mr[39])
+            - 1.0 / 6.0 * self.mr[39]
+                * (x401 + x156 * x159 * x0 * x394 - x160 * x155 * x0 * x394);
+        jacobian[0] = 2.0 * self.len * x1 * x404 - 2.0 * self.len * x2 * x406;
+        jacobian[1] = (-2.0 * x405 * x404) + 2.0 * x170 * x406;
+        jacobian[2] = 2.0 * x405 * x408 + (-2.0 * x170 * x410);
+        jacobian[3] = (-2.0 * x409 * x408) + 2.0 * x177 * x410;
+        jacobian[4] = 2.0 * x409 * x412 + (-2.0 * x177 * x414);
+        jacobian[5] = (-2.0 * x413 * x412) + 2.0 * x183 * x414;
+        jacobian[6] = 2.0 * x413 * x416 + (-2.0 * x183 * x418);
+        jacobian[7] = (-2.0 * x417 * x416) + 2.0 * x189 * x418;
+        jacobian[8] = 2.0 * x417 * x420 + (-2.0 * x189 * x422);
+        jacobian[9] = (-2.0 * x421 * x420) + 2.0 * x195 * x422;
+        jacobian[10] = 2.0 * x421 * x424 + (-2.0 * x195 * x426);
+        jacobian[11] = (-2.0 * x425 * x424) + 2.0 * x201 * x426;
+        jacobian[12] = 2.0 * x425 * x428 + (-2.0 * x201 * x430);
+        jacobian[13] = (-2.0 * x429 * x428) + 2.0 * x207 * x430;
+        jacobian[14] = 2.0 * x429 * x432 + (-2.0 * x207 * x434);
+        jacobian[15] = (-2.0 * x433 * x432) + 2.0 * x213 * x434;
+        jacobian[16] = 2.0 * x433 * x436 + (-2.0 * x213 * x438);
+        jacobian[17] = (-2.0 * x437 * x436) + 2.0 * x219 * x438;
+        jacobian[18] = 2.0 * x437 * x440 + (-2.0 * x219 * x442);
+        jacobian[19] = (-2.0 * x441 * x440) + 2.0 * x225 * x442;
+        jacobian[20] = 2.0 * x441 * x444 + (-2.0 * x225 * x446);
+        jacobian[21] = (-2.0 * x445 * x444) + 2.0 * x231 * x446;
+        jacobian[22] = 2.0 * x445 * x448 + (-2.0 * x231 * x450);
+        jacobian[23] = (-2.0 * x449 * x448) + 2.0 * x237 * x450;
+        jacobian[24] = 2.0 * x449 * x452 + (-2.0 * x237 * x454);
+        jacobian[25] = (-2.0 * x453 * x452) + 2.0 * x243 * x454;
+        jacobian[26] = 2.0 * x453 * x456 + (-2.0 * x243 * x458);
+        jacobian[27] = (-2.0 * x457 * x456) + 2.0 * x249 * x458;
+        jacobian[28] = 2.0 * x457 * x460 + (-2.0 * x249 * x462);
+        jacobian[29] = (-2.0 * x461 * x460) + 2.0 * x255 * x462;
+        jacobian[30] = 2.0 * x461 * x464 + (-2.0 * x255 * x466);
+        jacobian[31] = (-2.0 * x465 * x464) + 2.0 * x261 * x466;
+        jacobian[32] = 2.0 * x465 * x468 + (-2.0 * x261 * x470);
+        jacobian[33] = (-2.0 * x469 * x468) + 2.0 * x267 * x470;
+        jacobian[34] = 2.0 * x469 * x472 + (-2.0 * x267 * x474);
+        jacobian[35] = (-2.0 * x473 * x472) + 2.0 * x273 * x474;
+        jacobian[36] = 2.0 * x473 * x476 + (-2.0 * x273 * x478);
+        jacobian[37] = (-2.0 * x477 * x476) + 2.0 * x279 * x478;
+        jacobian[38] = 2.0 * x477 * x480 + (-2.0 * x279 * x482);
+        jacobian[39] = (-2.0 * x481 * x480) + 2.0 * x285 * x482;
+        jacobian[40] = 2.0 * x481 * x484 + (-2.0 * x285 * x486);
+        jacobian[41] = (-2.0 * x485 * x484) + 2.0 * x291 * x486;
+        jacobian[42] = 2.0 * x485 * x488 + (-2.0 * x291 * x490);
+        jacobian[43] = (-2.0 * x489 * x488) + 2.0 * x297 * x490;
+        jacobian[44] = 2.0 * x489 * x492 + (-2.0 * x297 * x494);
+        jacobian[45] = (-2.0 * x493 * x492) + 2.0 * x303 * x494;
+        jacobian[46] = 2.0 * x493 * x496 + (-2.0 * x303 * x498);
+        jacobian[47] = (-2.0 * x497 * x496) + 2.0 * x309 * x498;
+        jacobian[48] = 2.0 * x497 * x500 + (-2.0 * x309 * x502);
+        jacobian[49] = (-2.0 * x501 * x500) + 2.0 * x315 * x502;
+        jacobian[50] = 2.0 * x501 * x504 + (-2.0 * x315 * x506);
+        jacobian[51] = (-2.0 * x505 * x504) + 2.0 * x321 * x506;
+        jacobian[52] = 2.0 * x505 * x508 + (-2.0 * x321 * x510);
+        jacobian[53] = (-2.0 * x509 * x508) + 2.0 * x327 * x510;
+        jacobian[54] = 2.0 * x509 * x512 + (-2.0 * x327 * x514);
+        jacobian[55] = (-2.0 * x513 * x512) + 2.0 * x333 * x514;
+        jacobian[56] = 2.0 * x513 * x516 + (-2.0 * x333 * x518);
+        jacobian[57] = (-2.0 * x517 * x516) + 2.0 * x339 * x518;
+        jacobian[58] = 2.0 * x517 * x520 + (-2.0 * x339 * x522);
+        jacobian[59] = (-2.0 * x521 * x520) + 2.0 * x345 * x522;
+        jacobian[60] = 2.0 * x521 * x524 + (-2.0 * x345 * x526);
+        jacobian[61] = (-2.0 * x525 * x524) + 2.0 * x351 * x526;
+        jacobian[62] = 2.0 * x525 * x528 + (-2.0 * x351 * x530);
+        jacobian[63] = (-2.0 * x529 * x528) + 2.0 * x357 * x530;
+        jacobian[64] = 2.0 * x529 * x532 + (-2.0 * x357 * x534);
+        jacobian[65] = (-2.0 * x533 * x532) + 2.0 * x363 * x534;
+        jacobian[66] = 2.0 * x533 * x536 + (-2.0 * x363 * x538);
+        jacobian[67] = (-2.0 * x537 * x536) + 2.0 * x369 * x538;
+        jacobian[68] = 2.0 * x537 * x540 + (-2.0 * x369 * x542);
+        jacobian[69] = (-2.0 * x541 * x540) + 2.0 * x375 * x542;
+        jacobian[70] = 2.0 * x541 * x544 + (-2.0 * x375 * x546);
+        jacobian[71] = (-2.0 * x545 * x544) + 2.0 * x381 * x546;
+        jacobian[72] = 2.0 * x545 * x548 + (-2.0 * x381 * x550);
+        jacobian[73] = (-2.0 * x549 * x548) + 2.0 * x387 * x550;
+        jacobian[74] = 2.0 * x549 * x552 + (-2.0 * x387 * x554);
+        jacobian[75] = (-2.0 * x553 * x552) + 2.0 * x393 * x554;
+        jacobian[76] = 2.0 * x553 * x556 + (-2.0 * x393 * x558);
+        jacobian[77] = (-2.0 * x557 * x556) + 2.0 * x399 * x558;
+        jacobian[78] = 2.0 * x557 * x560 + (-2.0 * x399 * x562);
+        jacobian[79] = (-2.0 * x561 * x560) + 2.0 * x402 * x562;
+        gamma[0] = -2.0 * ((-x563) + v[0] * self.len * x1).powi(2)
+            - 2.0 * x404 * ((-x564) + self.len * x2 * x171)
+            - 2.0 * (x170 * v[1] + x403 * v[0]).powi(2)
+            - 2.0 * x406 * ((-x565) + self.len * x1 * x171);
+        gamma[1] = -2.0 * ((-x566) + x563).powi(2) - 2.0 * x408 * (x564 + (-x567))
+            - 2.0 * (x177 * v[2] + x407 * v[1]).powi(2) - 2.0 * x410 * (x565 + (-x568));
+        gamma[2] = -2.0 * ((-x569) + x566).powi(2) - 2.0 * x412 * (x567 + (-x570))
+            - 2.0 * (x183 * v[3] + x411 * v[2]).powi(2) - 2.0 * x414 * (x568 + (-x571));
+        gamma[3] = -2.0 * ((-x572) + x569).powi(2) - 2.0 * x416 * (x570 + (-x573))
+            - 2.0 * (x189 * v[4] + x415 * v[3]).powi(2) - 2.0 * x418 * (x571 + (-x574));
+        gamma[4] = -2.0 * ((-x575) + x572).powi(2) - 2.0 * x420 * (x573 + (-x576))
+            - 2.0 * (x195 * v[5] + x419 * v[4]).powi(2) - 2.0 * x422 * (x574 + (-x577));
+        gamma[5] = -2.0 * ((-x578) + x575).powi(2) - 2.0 * x424 * (x576 + (-x579))
+            - 2.0 * (x201 * v[6] + x423 * v[5]).powi(2) - 2.0 * x426 * (x577 + (-x580));
+        gamma[6] = -2.0 * ((-x581) + x578).powi(2) - 2.0 * x428 * (x579 + (-x582))
+            - 2.0 * (x207 * v[7] + x427 * v[6]).powi(2) - 2.0 * x430 * (x580 + (-x583));
+        gamma[7] = -2.0 * ((-x584) + x581).powi(2) - 2.0 * x432 * (x582 + (-x585))
+            - 2.0 * (x213 * v[8] + x431 * v[7]).powi(2) - 2.0 * x434 * (x583 + (-x586));
+        gamma[8] = -2.0 * ((-x587) + x584).powi(2) - 2.0 * x436 * (x585 + (-x588))
+            - 2.0 * (x219 * v[9] + x435 * v[8]).powi(2) - 2.0 * x438 * (x586 + (-x589));
+        gamma[9] = -2.0 * ((-x590) + x587).powi(2) - 2.0 * x440 * (x588 + (-x591))
+            - 2.0 * (x225 * v[10] + x439 * v[9]).powi(2) - 2.0 * x442 * (x589 + (-x592));
+        gamma[10] = -2.0 * ((-x593) + x590).powi(2) - 2.0 * x444 * (x591 + (-x594))
+            - 2.0 * (x231 * v[11] + x443 * v[10]).powi(2)
+            - 2.0 * x446 * (x592 + (-x595));
+        gamma[11] = -2.0 * ((-x596) + x593).powi(2) - 2.0 * x448 * (x594 + (-x597))
+            - 2.0 * (x237 * v[12] + x447 * v[11]).powi(2)
+            - 2.0 * x450 * (x595 + (-x598));
+        gamma[12] = -2.0 * ((-x599) + x596).powi(2) - 2.0 * x452 * (x597 + (-x600))
+            - 2.0 * (x243 * v[13] + x451 * v[12]).powi(2)
+            - 2.0 * x454 * (x598 + (-x601));
+        gamma[13] = -2.0 * ((-x602) + x599).powi(2) - 2.0 * x456 * (x600 + (-x603))
+            - 2.0 * (x249 * v[14] + x455 * v[13]).powi(2)
+            - 2.0 * x458 * (x601 + (-x604));
+        gamma[14] = -2.0 * ((-x605) + x602).powi(2) - 2.0 * x460 * (x603 + (-x606))
+            - 2.0 * (x255 * v[15] + x459 * v[14]).powi(2)
+            - 2.0 * x462 * (x604 + (-x607));
+        gamma[15] = -2.0 * ((-x608) + x605).powi(2) - 2.0 * x464 * (x606 + (-x609))
+            - 2.0 * (x261 * v[16] + x463 * v[15]).powi(2)
+            - 2.0 * x466 * (x607 + (-x610));
+        gamma[16] = -2.0 * ((-x611) + x608).powi(2) - 2.0 * x468 * (x609 + (-x612))
+            - 2.0 * (x267 * v[17] + x467 * v[16]).powi(2)
+            - 2.0 * x470 * (x610 + (-x613));
+        gamma[17] = -2.0 * ((-x614) + x611).powi(2) - 2.0 * x472 * (x612 + (-x615))
+            - 2.0 * (x273 * v[18] + x471 * v[17]).powi(2)
+            - 2.0 * x474 * (x613 + (-x616));
+        gamma[18] = -2.0 * ((-x617) + x614).powi(2) - 2.0 * x476 * (x615 + (-x618))
+            - 2.0 * (x279 * v[19] + x475 * v[18]).powi(2)
+            - 2.0 * x478 * (x616 + (-x619));
+        gamma[19] = -2.0 * ((-x620) + x617).powi(2) - 2.0 * x480 * (x618 + (-x621))
+            - 2.0 * (x285 * v[20] + x479 * v[19]).powi(2)
+            - 2.0 * x482 * (x619 + (-x622));
+        gamma[20] = -2.0 * ((-x623) + x620).powi(2) - 2.0 * x484 * (x621 + (-x624))
+            - 2.0 * (x291 * v[21] + x483 * v[20]).powi(2)
+            - 2.0 * x486 * (x622 + (-x625));
+        gamma[21] = -2.0 * ((-x626) + x623).powi(2) - 2.0 * x488 * (x624 + (-x627))
+            - 2.0 * (x297 * v[22] + x487 * v[21]).powi(2)
+            - 2.0 * x490 * (x625 + (-x628));
+        gamma[22] = -2.0 * ((-x629) + x626).powi(2) - 2.0 * x492 * (x627 + (-x630))
+            - 2.0 * (x303 * v[23] + x491 * v[22]).powi(2)
+            - 2.0 * x494 * (x628 + (-x631));
+        gamma[23] = -2.0 * ((-x632) + x629).powi(2) - 2.0 * x496 * (x630 + (-x633))
+            - 2.0 * (x309 * v[24] + x495 * v[23]).powi(2)
+            - 2.0 * x498 * (x631 + (-x634));
+        gamma[24] = -2.0 * ((-x635) + x632).powi(2) - 2.0 * x500 * (x633 + (-x636))
+            - 2.0 * (x315 * v[25] + x499 * v[24]).powi(2)
+            - 2.0 * x502 * (x634 + (-x637));
+        gamma[25] = -2.0 * ((-x638) + x635).powi(2) - 2.0 * x504 * (x636 + (-x639))
+            - 2.0 * (x321 * v[26] + x503 * v[25]).powi(2)
+            - 2.0 * x506 * (x637 + (-x640));
+        gamma[26] = -2.0 * ((-x641) + x638).powi(2) - 2.0 * x508 * (x639 + (-x642))
+            - 2.0 * (x327 * v[27] + x507 * v[26]).powi(2)
+            - 2.0 * x510 * (x640 + (-x643));
+        gamma[27] = -2.0 * ((-x644) + x641).powi(2) - 2.0 * x512 * (x642 + (-x645))
+            - 2.0 * (x333 * v[28] + x511 * v[27]).powi(2)
+            - 2.0 * x514 * (x643 + (-x646));
+        gamma[28] = -2.0 * ((-x647) + x644).powi(2) - 2.0 * x516 * (x645 + (-x648))
+            - 2.0 * (x339 * v[29] + x515 * v[28]).powi(2)
+            - 2.0 * x518 * (x646 + (-x649));
+        gamma[29] = -2.0 * ((-x650) + x647).powi(2) - 2.0 * x520 * (x648 + (-x651))
+            - 2.0 * (x345 * v[30] + x519 * v[29]).powi(2)
+            - 2.0 * x522 * (x649 + (-x652));
+        gamma[30] = -2.0 * ((-x653) + x650).powi(2) - 2.0 * x524 * (x651 + (-x654))
+            - 2.0 * (x351 * v[31] + x523 * v[30]).powi(2)
+            - 2.0 * x526 * (x652 + (-x655));
+        gamma[31] = -2.0 * ((-x656) + x653).powi(2) - 2.0 * x528 * (x654 + (-x657))
+            - 2.0 * (x357 * v[32] + x527 * v[31]).powi(2)
+            - 2.0 * x530 * (x655 + (-x658));
+        gamma[32] = -2.0 * ((-x659) + x656).powi(2) - 2.0 * x532 * (x657 + (-x660))
+            - 2.0 * (x363 * v[33] + x531 * v[32]).powi(2)
+            - 2.0 * x534 * (x658 + (-x661));
+        gamma[33] = -2.0 * ((-x662) + x659).powi(2) - 2.0 * x536 * (x660 + (-x663))
+            - 2.0 * (x369 * v[34] + x535 * v[33]).powi(2)
+            - 2.0 * x538 * (x661 + (-x664));
+        gamma[34] = -2.0 * ((-x665) + x662).powi(2) - 2.0 * x540 * (x663 + (-x666))
+            - 2.0 * (x375 * v[35] + x539 * v[34]).powi(2)
+            - 2.0 * x542 * (x664 + (-x667));
+        gamma[35] = -2.0 * ((-x668) + x665).powi(2) - 2.0 * x544 * (x666 + (-x669))
+            - 2.0 * (x381 * v[36] + x543 * v[35]).powi(2)
+            - 2.0 * x546 * (x667 + (-x670));
+        gamma[36] = -2.0 * ((-x671) + x668).powi(2) - 2.0 * x548 * (x669 + (-x672))
+            - 2.0 * (x387 * v[37] + x547 * v[36]).powi(2)
+            - 2.0 * x550 * (x670 + (-x673));
+        gamma[37] = -2.0 * ((-x674) + x671).powi(2) - 2.0 * x552 * (x672 + (-x675))
+            - 2.0 * (x393 * v[38] + x551 * v[37]).powi(2)
+            - 2.0 * x554 * (x673 + (-x676));
+        gamma[38] = -2.0 * ((-x677) + x674).powi(2) - 2.0 * x556 * (x675 + (-x678))
+            - 2.0 * (x399 * v[39] + x555 * v[38]).powi(2)
+            - 2.0 * x558 * (x676 + (-x679));
+        gamma[39] = -2.0 * ((-x561 * v[40]) + x677).powi(2)
+            - 2.0 * x560 * (x678 + (-x402 * x400))
+            - 2.0 * (x402 * v[40] + x559 * v[39]).powi(2)
+            - 2.0 * x562 * (x679 + (-x561 * x400));
+    }
+    fn mass_nonzeros_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 41, "q must have n = {} entries", 41);
+        assert_eq!(out.len(), 121, "out has the wrong shape");
+        let x0 = self.len.powi(2);
+        let x1 = q[0].sin();
+        let x2 = q[0].cos();
+        let x3 = q[1].sin();
+        let x4 = q[1].cos();
+        let x5 = 1.0 / 6.0 * self.mr[0] * (x1 * x3 * x0 + x2 * x4 * x0);
+        let x6 = 2.0 * x0 * x3.powi(2) + 2.0 * x0 * x4.powi(2);
+        let x7 = q[2].sin();
+        let x8 = q[2].cos();
+        let x9 = 1.0 / 6.0 * self.mr[1] * (x3 * x7 * x0 + x4 * x8 * x0);
+        let x10 = 2.0 * x0 * x7.powi(2) + 2.0 * x0 * x8.powi(2);
+        let x11 = q[3].sin();
+        let x12 = q[3].cos();
+        let x13 = 1.0 / 6.0 * self.mr[2] * (x7 * x11 * x0 + x8 * x12 * x0);
+        let x14 = 2.0 * x0 * x11.powi(2) + 2.0 * x0 * x12.powi(2);
+        let x15 = q[4].sin();
+        let x16 = q[4].cos();
+        let x17 = 1.0 / 6.0 * self.mr[3] * (x11 * x15 * x0 + x12 * x16 * x0);
+        let x18 = 2.0 * x0 * x15.powi(2) + 2.0 * x0 * x16.powi(2);
+        let x19 = q[5].sin();
+        let x20 = q[5].cos();
+        let x21 = 1.0 / 6.0 * self.mr[4] * (x15 * x19 * x0 + x16 * x20 * x0);
+        let x22 = 2.0 * x0 * x19.powi(2) + 2.0 * x0 * x20.powi(2);
+        let x23 = q[6].sin();
+        let x24 = q[6].cos();
+        let x25 = 1.0 / 6.0 * self.mr[5] * (x19 * x23 * x0 + x20 * x24 * x0);
+        let x26 = 2.0 * x0 * x23.powi(2) + 2.0 * x0 * x24.powi(2);
+        let x27 = q[7].sin();
+        let x28 = q[7].cos();
+        let x29 = 1.0 / 6.0 * self.mr[6] * (x23 * x27 * x0 + x24 * x28 * x0);
+        let x30 = 2.0 * x0 * x27.powi(2) + 2.0 * x0 * x28.powi(2);
+        let x31 = q[8].sin();
+        let x32 = q[8].cos();
+        let x33 = 1.0 / 6.0 * self.mr[7] * (x27 * x31 * x0 + x28 * x32 * x0);
+        let x34 = 2.0 * x0 * x31.powi(2) + 2.0 * x0 * x32.powi(2);
+        let x35 = q[9].sin();
+        let x36 = q[9].cos();
+        let x37 = 1.0 / 6.0 * self.mr[8] * (x31 * x35 * x0 + x32 * x36 * x0);
+        let x38 = 2.0 * x0 * x35.powi(2) + 2.0 * x0 * x36.powi(2);
+        let x39 = q[10].sin();
+        let x40 = q[10].cos();
+        let x41 = 1.0 / 6.0 * self.mr[9] * (x35 * x39 * x0 + x36 * x40 * x0);
+        let x42 = 2.0 * x0 * x39.powi(2) + 2.0 * x0 * x40.powi(2);
+        let x43 = q[11].sin();
+        let x44 = q[11].cos();
+        let x45 = 1.0 / 6.0 * self.mr[10] * (x39 * x43 * x0 + x40 * x44 * x0);
+        let x46 = 2.0 * x0 * x43.powi(2) + 2.0 * x0 * x44.powi(2);
+        let x47 = q[12].sin();
+        let x48 = q[12].cos();
+        let x49 = 1.0 / 6.0 * self.mr[11] * (x43 * x47 * x0 + x44 * x48 * x0);
+        let x50 = 2.0 * x0 * x47.powi(2) + 2.0 * x0 * x48.powi(2);
+        let x51 = q[13].sin();
+        let x52 = q[13].cos();
+        let x53 = 1.0 / 6.0 * self.mr[12] * (x47 * x51 * x0 + x48 * x52 * x0);
+        let x54 = 2.0 * x0 * x51.powi(2) + 2.0 * x0 * x52.powi(2);
+        let x55 = q[14].sin();
+        let x56 = q[14].cos();
+        let x57 = 1.0 / 6.0 * self.mr[13] * (x51 * x55 * x0 + x52 * x56 * x0);
+        let x58 = 2.0 * x0 * x55.powi(2) + 2.0 * x0 * x56.powi(2);
+        let x59 = q[15].sin();
+        let x60 = q[15].cos();
+        let x61 = 1.0 / 6.0 * self.mr[14] * (x55 * x59 * x0 + x56 * x60 * x0);
+        let x62 = 2.0 * x0 * x59.powi(2) + 2.0 * x0 * x60.powi(2);
+        let x63 = q[16].sin();
+        let x64 = q[16].cos();
+        let x65 = 1.0 / 6.0 * self.mr[15] * (x59 * x63 * x0 + x60 * x64 * x0);
+        let x66 = 2.0 * x0 * x63.powi(2) + 2.0 * x0 * x64.powi(2);
+        let x67 = q[17].sin();
+        let x68 = q[17].cos();
+        let x69 = 1.0 / 6.0 * self.mr[16] * (x63 * x67 * x0 + x64 * x68 * x0);
+        let x70 = 2.0 * x0 * x67.powi(2) + 2.0 * x0 * x68.powi(2);
+        let x71 = q[18].sin();
+        let x72 = q[18].cos();
+        let x73 = 1.0 / 6.0 * self.mr[17] * (x67 * x71 * x0 + x68 * x72 * x0);
+        let x74 = 2.0 * x0 * x71.powi(2) + 2.0 * x0 * x72.powi(2);
+        let x75 = q[19].sin();
+        let x76 = q[19].cos();
+        let x77 = 1.0 / 6.0 * self.mr[18] * (x71 * x75 * x0 + x72 * x76 * x0);
+        let x78 = 2.0 * x0 * x75.powi(2) + 2.0 * x0 * x76.powi(2);
+        let x79 = q[20].sin();
+        let x80 = q[20].cos();
+        let x81 = 1.0 / 6.0 * self.mr[19] * (x75 * x79 * x0 + x76 * x80 * x0);
+        let x82 = 2.0 * x0 * x79.powi(2) + 2.0 * x0 * x80.powi(2);
+        let x83 = q[21].sin();
+        let x84 = q[21].cos();
+        let x85 = 1.0 / 6.0 * self.mr[20] * (x79 * x83 * x0 + x80 * x84 * x0);
+        let x86 = 2.0 * x0 * x83.powi(2) + 2.0 * x0 * x84.powi(2);
+        let x87 = q[22].sin();
+        let x88 = q[22].cos();
+        let x89 = 1.0 / 6.0 * self.mr[21] * (x83 * x87 * x0 + x84 * x88 * x0);
+        let x90 = 2.0 * x0 * x87.powi(2) + 2.0 * x0 * x88.powi(2);
+        let x91 = q[23].sin();
+        let x92 = q[23].cos();
+        let x93 = 1.0 / 6.0 * self.mr[22] * (x87 * x91 * x0 + x88 * x92 * x0);
+        let x94 = 2.0 * x0 * x91.powi(2) + 2.0 * x0 * x92.powi(2);
+        let x95 = q[24].sin();
+        let x96 = q[24].cos();
+        let x97 = 1.0 / 6.0 * self.mr[23] * (x91 * x95 * x0 + x92 * x96 * x0);
+        let x98 = 2.0 * x0 * x95.powi(2) + 2.0 * x0 * x96.powi(2);
+        let x99 = q[25].sin();
+        let x100 = q[25].cos();
+        let x101 = 1.0 / 6.0 * self.mr[24] * (x95 * x99 * x0 + x96 * x100 * x0);
+        let x102 = 2.0 * x0 * x99.powi(2) + 2.0 * x0 * x100.powi(2);
+        let x103 = q[26].sin();
+        let x104 = q[26].cos();
+        let x105 = 1.0 / 6.0 * self.mr[25] * (x99 * x103 * x0 + x100 * x104 * x0);
+        let x106 = 2.0 * x0 * x103.powi(2) + 2.0 * x0 * x104.powi(2);
+        let x107 = q[27].sin();
+        let x108 = q[27].cos();
+        let x109 = 1.0 / 6.0 * self.mr[26] * (x103 * x107 * x0 + x104 * x108 * x0);
+        let x110 = 2.0 * x0 * x107.powi(2) + 2.0 * x0 * x108.powi(2);
+        let x111 = q[28].sin();
+        let x112 = q[28].cos();
+        let x113 = 1.0 / 6.0 * self.mr[27] * (x107 * x111 * x0 + x108 * x112 * x0);
+        let x114 = 2.0 * x0 * x111.powi(2) + 2.0 * x0 * x112.powi(2);
+        let x115 = q[29].sin();
+        let x116 = q[29].cos();
+        let x117 = 1.0 / 6.0 * self.mr[28] * (x111 * x115 * x0 + x112 * x116 * x0);
+        let x118 = 2.0 * x0 * x115.powi(2) + 2.0 * x0 * x116.powi(2);
+        let x119 = q[30].sin();
+        let x120 = q[30].cos();
+        let x121 = 1.0 / 6.0 * self.mr[29] * (x115 * x119 * x0 + x116 * x120 * x0);
+        let x122 = 2.0 * x0 * x119.powi(2) + 2.0 * x0 * x120.powi(2);
+        let x123 = q[31].sin();
+        let x124 = q[31].cos();
+        let x125 = 1.0 / 6.0 * self.mr[30] * (x119 * x123 * x0 + x120 * x124 * x0);
+        let x126 = 2.0 * x0 * x123.powi(2) + 2.0 * x0 * x124.powi(2);
+        let x127 = q[32].sin();
+        let x128 = q[32].cos();
+        let x129 = 1.0 / 6.0 * self.mr[31] * (x123 * x127 * x0 + x124 * x128 * x0);
+        let x130 = 2.0 * x0 * x127.powi(2) + 2.0 * x0 * x128.powi(2);
+        let x131 = q[33].sin();
+        let x132 = q[33].cos();
+        let x133 = 1.0 / 6.0 * self.mr[32] * (x127 * x131 * x0 + x128 * x132 * x0);
+        let x134 = 2.0 * x0 * x131.powi(2) + 2.0 * x0 * x132.powi(2);
+        let x135 = q[34].sin();
+        let x136 = q[34].cos();
+        let x137 = 1.0 / 6.0 * self.mr[33] * (x131 * x135 * x0 + x132 * x136 * x0);
+        let x138 = 2.0 * x0 * x135.powi(2) + 2.0 * x0 * x136.powi(2);
+        let x139 = q[35].sin();
+        let x140 = q[35].cos();
+        let x141 = 1.0 / 6.0 * self.mr[34] * (x135 * x139 * x0 + x136 * x140 * x0);
+        let x142 = 2.0 * x0 * x139.powi(2) + 2.0 * x0 * x140.powi(2);
+        let x143 = q[36].sin();
+        let x144 = q[36].cos();
+        let x145 = 1.0 / 6.0 * self.mr[35] * (x139 * x143 * x0 + x140 * x144 * x0);
+        let x146 = 2.0 * x0 * x143.powi(2) + 2.0 * x0 * x144.powi(2);
+        let x147 = q[37].sin();
+        let x148 = q[37].cos();
+        let x149 = 1.0 / 6.0 * self.mr[36] * (x143 * x147 * x0 + x144 * x148 * x0);
+        let x150 = 2.0 * x0 * x147.powi(2) + 2.0 * x0 * x148.powi(2);
+        let x151 = q[38].sin();
+        let x152 = q[38].cos();
+        let x153 = 1.0 / 6.0 * self.mr[37] * (x147 * x151 * x0 + x148 * x152 * x0);
+        let x154 = 2.0 * x0 * x151.powi(2) + 2.0 * x0 * x152.powi(2);
+        let x155 = q[39].sin();
+        let x156 = q[39].cos();
+        let x157 = 1.0 / 6.0 * self.mr[38] * (x151 * x155 * x0 + x152 * x156 * x0);
+        let x158 = 2.0 * x0 * x155.powi(2) + 2.0 * x0 * x156.powi(2);
+        let x159 = q[40].sin();
+        let x160 = q[40].cos();
+        let x161 = 1.0 / 6.0 * self.mr[39] * (x155 * x159 * x0 + x156 * x160 * x0);
+        out[0] = 1.0 / 3.0 * self.mc[0] * x0
+            + 1.0 / 6.0 * self.mr[0] * (2.0 * x0 * x1.powi(2) + 2.0 * x0 * x2.powi(2));
+        out[1] = x5;
+        out[2] = x5;
+        out[3] = 1.0 / 3.0 * self.mc[1] * x0 + 1.0 / 6.0 * self.mr[0] * x6
+            + 1.0 / 6.0 * self.mr[1] * x6;
+        out[4] = x9;
+        out[5] = x9;
+        out[6] = 1.0 / 3.0 * self.mc[2] * x0 + 1.0 / 6.0 * self.mr[1] * x10
+            + 1.0 / 6.0 * self.mr[2] * x10;
+        out[7] = x13;
+        out[8] = x13;
+        out[9] = 1.0 / 3.0 * self.mc[3] * x0 + 1.0 / 6.0 * self.mr[2] * x14
+            + 1.0 / 6.0 * self.mr[3] * x14;
+        out[10] = x17;
+        out[11] = x17;
+        out[12] = 1.0 / 3.0 * self.mc[4] * x0 + 1.0 / 6.0 * self.mr[3] * x18
+            + 1.0 / 6.0 * self.mr[4] * x18;
+        out[13] = x21;
+        out[14] = x21;
+        out[15] = 1.0 / 3.0 * self.mc[5] * x0 + 1.0 / 6.0 * self.mr[4] * x22
+            + 1.0 / 6.0 * self.mr[5] * x22;
+        out[16] = x25;
+        out[17] = x25;
+        out[18] = 1.0 / 3.0 * self.mc[6] * x0 + 1.0 / 6.0 * self.mr[5] * x26
+            + 1.0 / 6.0 * self.mr[6] * x26;
+        out[19] = x29;
+        out[20] = x29;
+        out[21] = 1.0 / 3.0 * self.mc[7] * x0 + 1.0 / 6.0 * self.mr[6] * x30
+            + 1.0 / 6.0 * self.mr[7] * x30;
+        out[22] = x33;
+        out[23] = x33;
+        out[24] = 1.0 / 3.0 * self.mc[8] * x0 + 1.0 / 6.0 * self.mr[7] * x34
+            + 1.0 / 6.0 * self.mr[8] * x34;
+        out[25] = x37;
+        out[26] = x37;
+        out[27] = 1.0 / 3.0 * self.mc[9] * x0 + 1.0 / 6.0 * self.mr[8] * x38
+            + 1.0 / 6.0 * self.mr[9] * x38;
+        out[28] = x41;
+        out[29] = x41;
+        out[30] = 1.0 / 3.0 * self.mc[10] * x0 + 1.0 / 6.0 * self.mr[9] * x42
+            + 1.0 / 6.0 * self.mr[10] * x42;
+        out[31] = x45;
+        out[32] = x45;
+        out[33] = 1.0 / 3.0 * self.mc[11] * x0 + 1.0 / 6.0 * self.mr[10] * x46
+            + 1.0 / 6.0 * self.mr[11] * x46;
+        out[34] = x49;
+        out[35] = x49;
+        out[36] = 1.0 / 3.0 * self.mc[12] * x0 + 1.0 / 6.0 * self.mr[11] * x50
+            + 1.0 / 6.0 * self.mr[12] * x50;
+        out[37] = x53;
+        out[38] = x53;
+        out[39] = 1.0 / 3.0 * self.mc[13] * x0 + 1.0 / 6.0 * self.mr[12] * x54
+            + 1.0 / 6.0 * self.mr[13] * x54;
+        out[40] = x57;
+        out[41] = x57;
+        out[42] = 1.0 / 3.0 * self.mc[14] * x0 + 1.0 / 6.0 * self.mr[13] * x58
+            + 1.0 / 6.0 * self.mr[14] * x58;
+        out[43] = x61;
+        out[44] = x61;
+        out[45] = 1.0 / 3.0 * self.mc[15] * x0 + 1.0 / 6.0 * self.mr[14] * x62
+            + 1.0 / 6.0 * self.mr[15] * x62;
+        out[46] = x65;
+        out[47] = x65;
+        out[48] = 1.0 / 3.0 * self.mc[16] * x0 + 1.0 / 6.0 * self.mr[15] * x66
+            + 1.0 / 6.0 * self.mr[16] * x66;
+        out[49] = x69;
+        out[50] = x69;
+        out[51] = 1.0 / 3.0 * self.mc[17] * x0 + 1.0 / 6.0 * self.mr[16] * x70
+            + 1.0 / 6.0 * self.mr[17] * x70;
+        out[52] = x73;
+        out[53] = x73;
+        out[54] = 1.0 / 3.0 * self.mc[18] * x0 + 1.0 / 6.0 * self.mr[17] * x74
+            + 1.0 / 6.0 * self.mr[18] * x74;
+        out[55] = x77;
+        out[56] = x77;
+        out[57] = 1.0 / 3.0 * self.mc[19] * x0 + 1.0 / 6.0 * self.mr[18] * x78
+            + 1.0 / 6.0 * self.mr[19] * x78;
+        out[58] = x81;
+        out[59] = x81;
+        out[60] = 1.0 / 3.0 * self.mc[20] * x0 + 1.0 / 6.0 * self.mr[19] * x82
+            + 1.0 / 6.0 * self.mr[20] * x82;
+        out[61] = x85;
+        out[62] = x85;
+        out[63] = 1.0 / 3.0 * self.mc[21] * x0 + 1.0 / 6.0 * self.mr[20] * x86
+            + 1.0 / 6.0 * self.mr[21] * x86;
+        out[64] = x89;
+        out[65] = x89;
+        out[66] = 1.0 / 3.0 * self.mc[22] * x0 + 1.0 / 6.0 * self.mr[21] * x90
+            + 1.0 / 6.0 * self.mr[22] * x90;
+        out[67] = x93;
+        out[68] = x93;
+        out[69] = 1.0 / 3.0 * self.mc[23] * x0 + 1.0 / 6.0 * self.mr[22] * x94
+            + 1.0 / 6.0 * self.mr[23] * x94;
+        out[70] = x97;
+        out[71] = x97;
+        out[72] = 1.0 / 3.0 * self.mc[24] * x0 + 1.0 / 6.0 * self.mr[23] * x98
+            + 1.0 / 6.0 * self.mr[24] * x98;
+        out[73] = x101;
+        out[74] = x101;
+        out[75] = 1.0 / 3.0 * self.mc[25] * x0 + 1.0 / 6.0 * self.mr[24] * x102
+            + 1.0 / 6.0 * self.mr[25] * x102;
+        out[76] = x105;
+        out[77] = x105;
+        out[78] = 1.0 / 3.0 * self.mc[26] * x0 + 1.0 / 6.0 * self.mr[25] * x106
+            + 1.0 / 6.0 * self.mr[26] * x106;
+        out[79] = x109;
+        out[80] = x109;
+        out[81] = 1.0 / 3.0 * self.mc[27] * x0 + 1.0 / 6.0 * self.mr[26] * x110
+            + 1.0 / 6.0 * self.mr[27] * x110;
+        out[82] = x113;
+        out[83] = x113;
+        out[84] = 1.0 / 3.0 * self.mc[28] * x0 + 1.0 / 6.0 * self.mr[27] * x114
+            + 1.0 / 6.0 * self.mr[28] * x114;
+        out[85] = x117;
+        out[86] = x117;
+        out[87] = 1.0 / 3.0 * self.mc[29] * x0 + 1.0 / 6.0 * self.mr[28] * x118
+            + 1.0 / 6.0 * self.mr[29] * x118;
+        out[88] = x121;
+        out[89] = x121;
+        out[90] = 1.0 / 3.0 * self.mc[30] * x0 + 1.0 / 6.0 * self.mr[29] * x122
+            + 1.0 / 6.0 * self.mr[30] * x122;
+        out[91] = x125;
+        out[92] = x125;
+        out[93] = 1.0 / 3.0 * self.mc[31] * x0 + 1.0 / 6.0 * self.mr[30] * x126
+            + 1.0 / 6.0 * self.mr[31] * x126;
+        out[94] = x129;
+        out[95] = x129;
+        out[96] = 1.0 / 3.0 * self.mc[32] * x0 + 1.0 / 6.0 * self.mr[31] * x130
+            + 1.0 / 6.0 * self.mr[32] * x130;
+        out[97] = x133;
+        out[98] = x133;
+        out[99] = 1.0 / 3.0 * self.mc[33] * x0 + 1.0 / 6.0 * self.mr[32] * x134
+            + 1.0 / 6.0 * self.mr[33] * x134;
+        out[100] = x137;
+        out[101] = x137;
+        out[102] = 1.0 / 3.0 * self.mc[34] * x0 + 1.0 / 6.0 * self.mr[33] * x138
+            + 1.0 / 6.0 * self.mr[34] * x138;
+        out[103] = x141;
+        out[104] = x141;
+        out[105] = 1.0 / 3.0 * self.mc[35] * x0 + 1.0 / 6.0 * self.mr[34] * x142
+            + 1.0 / 6.0 * self.mr[35] * x142;
+        out[106] = x145;
+        out[107] = x145;
+        out[108] = 1.0 / 3.0 * self.mc[36] * x0 + 1.0 / 6.0 * self.mr[35] * x146
+            + 1.0 / 6.0 * self.mr[36] * x146;
+        out[109] = x149;
+        out[110] = x149;
+        out[111] = 1.0 / 3.0 * self.mc[37] * x0 + 1.0 / 6.0 * self.mr[36] * x150
+            + 1.0 / 6.0 * self.mr[37] * x150;
+        out[112] = x153;
+        out[113] = x153;
+        out[114] = 1.0 / 3.0 * self.mc[38] * x0 + 1.0 / 6.0 * self.mr[37] * x154
+            + 1.0 / 6.0 * self.mr[38] * x154;
+        out[115] = x157;
+        out[116] = x157;
+        out[117] = 1.0 / 3.0 * self.mc[39] * x0 + 1.0 / 6.0 * self.mr[38] * x158
+            + 1.0 / 6.0 * self.mr[39] * x158;
+        out[118] = x161;
+        out[119] = x161;
+        out[120] = 1.0 / 3.0 * self.mc[40] * x0
+            + 1.0 / 6.0 * self.mr[39]
+                * (2.0 * x0 * x159.powi(2) + 2.0 * x0 * x160.powi(2));
+    }
+    fn jacobian_nonzeros_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 41, "q must have n = {} entries", 41);
+        assert_eq!(out.len(), 80, "out has the wrong shape");
+        let x0 = q[0].sin();
+        let x1 = self.len * q[1].cos();
+        let x2 = q[0].cos();
+        let x3 = self.len + x1 - self.len * x2;
+        let x4 = self.len * q[1].sin();
+        let x5 = x4 - self.len * x0;
+        let x6 = self.len * q[2].cos();
+        let x7 = self.len + x6 + (-x1);
+        let x8 = self.len * q[2].sin();
+        let x9 = x8 + (-x4);
+        let x10 = self.len * q[3].cos();
+        let x11 = self.len + x10 + (-x6);
+        let x12 = self.len * q[3].sin();
+        let x13 = x12 + (-x8);
+        let x14 = self.len * q[4].cos();
+        let x15 = self.len + x14 + (-x10);
+        let x16 = self.len * q[4].sin();
+        let x17 = x16 + (-x12);
+        let x18 = self.len * q[5].cos();
+        let x19 = self.len + x18 + (-x14);
+        let x20 = self.len * q[5].sin();
+        let x21 = x20 + (-x16);
+        let x22 = self.len * q[6].cos();
+        let x23 = self.len + x22 + (-x18);
+        let x24 = self.len * q[6].sin();
+        let x25 = x24 + (-x20);
+        let x26 = self.len * q[7].cos();
+        let x27 = self.len + x26 + (-x22);
+        let x28 = self.len * q[7].sin();
+        let x29 = x28 + (-x24);
+        let x30 = self.len * q[8].cos();
+        let x31 = self.len + x30 + (-x26);
+        let x32 = self.len * q[8].sin();
+        let x33 = x32 + (-x28);
+        let x34 = self.len * q[9].cos();
+        let x35 = self.len + x34 + (-x30);
+        let x36 = self.len * q[9].sin();
+        let x37 = x36 + (-x32);
+        let x38 = self.len * q[10].cos();
+        let x39 = self.len + x38 + (-x34);
+        let x40 = self.len * q[10].sin();
+        let x41 = x40 + (-x36);
+        let x42 = self.len * q[11].cos();
+        let x43 = self.len + x42 + (-x38);
+        let x44 = self.len * q[11].sin();
+        let x45 = x44 + (-x40);
+        let x46 = self.len * q[12].cos();
+        let x47 = self.len + x46 + (-x42);
+        let x48 = self.len * q[12].sin();
+        let x49 = x48 + (-x44);
+        let x50 = self.len * q[13].cos();
+        let x51 = self.len + x50 + (-x46);
+        let x52 = self.len * q[13].sin();
+        let x53 = x52 + (-x48);
+        let x54 = self.len * q[14].cos();
+        let x55 = self.len + x54 + (-x50);
+        let x56 = self.len * q[14].sin();
+        let x57 = x56 + (-x52);
+        let x58 = self.len * q[15].cos();
+        let x59 = self.len + x58 + (-x54);
+        let x60 = self.len * q[15].sin();
+        let x61 = x60 + (-x56);
+        let x62 = self.len * q[16].cos();
+        let x63 = self.len + x62 + (-x58);
+        let x64 = self.len * q[16].sin();
+        let x65 = x64 + (-x60);
+        let x66 = self.len * q[17].cos();
+        let x67 = self.len + x66 + (-x62);
+        let x68 = self.len * q[17].sin();
+        let x69 = x68 + (-x64);
+        let x70 = self.len * q[18].cos();
+        let x71 = self.len + x70 + (-x66);
+        let x72 = self.len * q[18].sin();
+        let x73 = x72 + (-x68);
+        let x74 = self.len * q[19].cos();
+        let x75 = self.len + x74 + (-x70);
+        let x76 = self.len * q[19].sin();
+        let x77 = x76 + (-x72);
+        let x78 = self.len * q[20].cos();
+        let x79 = self.len + x78 + (-x74);
+        let x80 = self.len * q[20].sin();
+        let x81 = x80 + (-x76);
+        let x82 = self.len * q[21].cos();
+        let x83 = self.len + x82 + (-x78);
+        let x84 = self.len * q[21].sin();
+        let x85 = x84 + (-x80);
+        let x86 = self.len * q[22].cos();
+        let x87 = self.len + x86 + (-x82);
+        let x88 = self.len * q[22].sin();
+        let x89 = x88 + (-x84);
+        let x90 = self.len * q[23].cos();
+        let x91 = self.len + x90 + (-x86);
+        let x92 = self.len * q[23].sin();
+        let x93 = x92 + (-x88);
+        let x94 = self.len * q[24].cos();
+        let x95 = self.len + x94 + (-x90);
+        let x96 = self.len * q[24].sin();
+        let x97 = x96 + (-x92);
+        let x98 = self.len * q[25].cos();
+        let x99 = self.len + x98 + (-x94);
+        let x100 = self.len * q[25].sin();
+        let x101 = x100 + (-x96);
+        let x102 = self.len * q[26].cos();
+        let x103 = self.len + x102 + (-x98);
+        let x104 = self.len * q[26].sin();
+        let x105 = x104 + (-x100);
+        let x106 = self.len * q[27].cos();
+        let x107 = self.len + x106 + (-x102);
+        let x108 = self.len * q[27].sin();
+        let x109 = x108 + (-x104);
+        let x110 = self.len * q[28].cos();
+        let x111 = self.len + x110 + (-x106);
+        let x112 = self.len * q[28].sin();
+        let x113 = x112 + (-x108);
+        let x114 = self.len * q[29].cos();
+        let x115 = self.len + x114 + (-x110);
+        let x116 = self.len * q[29].sin();
+        let x117 = x116 + (-x112);
+        let x118 = self.len * q[30].cos();
+        let x119 = self.len + x118 + (-x114);
+        let x120 = self.len * q[30].sin();
+        let x121 = x120 + (-x116);
+        let x122 = self.len * q[31].cos();
+        let x123 = self.len + x122 + (-x118);
+        let x124 = self.len * q[31].sin();
+        let x125 = x124 + (-x120);
+        let x126 = self.len * q[32].cos();
+        let x127 = self.len + x126 + (-x122);
+        let x128 = self.len * q[32].sin();
+        let x129 = x128 + (-x124);
+        let x130 = self.len * q[33].cos();
+        let x131 = self.len + x130 + (-x126);
+        let x132 = self.len * q[33].sin();
+        let x133 = x132 + (-x128);
+        let x134 = self.len * q[34].cos();
+        let x135 = self.len + x134 + (-x130);
+        let x136 = self.len * q[34].sin();
+        let x137 = x136 + (-x132);
+        let x138 = self.len * q[35].cos();
+        let x139 = self.len + x138 + (-x134);
+        let x140 = self.len * q[35].sin();
+        let x141 = x140 + (-x136);
+        let x142 = self.len * q[36].cos();
+        let x143 = self.len + x142 + (-x138);
+        let x144 = self.len * q[36].sin();
+        let x145 = x144 + (-x140);
+        let x146 = self.len * q[37].cos();
+        let x147 = self.len + x146 + (-x142);
+        let x148 = self.len * q[37].sin();
+        let x149 = x148 + (-x144);
+        let x150 = self.len * q[38].cos();
+        let x151 = self.len + x150 + (-x146);
+        let x152 = self.len * q[38].sin();
+        let x153 = x152 + (-x148);
+        let x154 = self.len * q[39].cos();
+        let x155 = self.len + x154 + (-x150);
+        let x156 = self.len * q[39].sin();
+        let x157 = x156 + (-x152);
+        let x158 = self.len * q[40].cos();
+        let x159 = self.len + x158 + (-x154);
+        let x160 = self.len * q[40].sin();
+        let x161 = x160 + (-x156);
+        out[0] = 2.0 * self.len * x0 * x3 - 2.0 * self.len * x2 * x5;
+        out[1] = (-2.0 * x4 * x3) + 2.0 * x1 * x5;
+        out[2] = 2.0 * x4 * x7 + (-2.0 * x1 * x9);
+        out[3] = (-2.0 * x8 * x7) + 2.0 * x6 * x9;
+        out[4] = 2.0 * x8 * x11 + (-2.0 * x6 * x13);
+        out[5] = (-2.0 * x12 * x11) + 2.0 * x10 * x13;
+        out[6] = 2.0 * x12 * x15 + (-2.0 * x10 * x17);
+        out[7] = (-2.0 * x16 * x15) + 2.0 * x14 * x17;
+        out[8] = 2.0 * x16 * x19 + (-2.0 * x14 * x21);
+        out[9] = (-2.0 * x20 * x19) + 2.0 * x18 * x21;
+        out[10] = 2.0 * x20 * x23 + (-2.0 * x18 * x25);
+        out[11] = (-2.0 * x24 * x23) + 2.0 * x22 * x25;
+        out[12] = 2.0 * x24 * x27 + (-2.0 * x22 * x29);
+        out[13] = (-2.0 * x28 * x27) + 2.0 * x26 * x29;
+        out[14] = 2.0 * x28 * x31 + (-2.0 * x26 * x33);
+        out[15] = (-2.0 * x32 * x31) + 2.0 * x30 * x33;
+        out[16] = 2.0 * x32 * x35 + (-2.0 * x30 * x37);
+        out[17] = (-2.0 * x36 * x35) + 2.0 * x34 * x37;
+        out[18] = 2.0 * x36 * x39 + (-2.0 * x34 * x41);
+        out[19] = (-2.0 * x40 * x39) + 2.0 * x38 * x41;
+        out[20] = 2.0 * x40 * x43 + (-2.0 * x38 * x45);
+        out[21] = (-2.0 * x44 * x43) + 2.0 * x42 * x45;
+        out[22] = 2.0 * x44 * x47 + (-2.0 * x42 * x49);
+        out[23] = (-2.0 * x48 * x47) + 2.0 * x46 * x49;
+        out[24] = 2.0 * x48 * x51 + (-2.0 * x46 * x53);
+        out[25] = (-2.0 * x52 * x51) + 2.0 * x50 * x53;
+        out[26] = 2.0 * x52 * x55 + (-2.0 * x50 * x57);
+        out[27] = (-2.0 * x56 * x55) + 2.0 * x54 * x57;
+        out[28] = 2.0 * x56 * x59 + (-2.0 * x54 * x61);
+        out[29] = (-2.0 * x60 * x59) + 2.0 * x58 * x61;
+        out[30] = 2.0 * x60 * x63 + (-2.0 * x58 * x65);
+        out[31] = (-2.0 * x64 * x63) + 2.0 * x62 * x65;
+        out[32] = 2.0 * x64 * x67 + (-2.0 * x62 * x69);
+        out[33] = (-2.0 * x68 * x67) + 2.0 * x66 * x69;
+        out[34] = 2.0 * x68 * x71 + (-2.0 * x66 * x73);
+        out[35] = (-2.0 * x72 * x71) + 2.0 * x70 * x73;
+        out[36] = 2.0 * x72 * x75 + (-2.0 * x70 * x77);
+        out[37] = (-2.0 * x76 * x75) + 2.0 * x74 * x77;
+        out[38] = 2.0 * x76 * x79 + (-2.0 * x74 * x81);
+        out[39] = (-2.0 * x80 * x79) + 2.0 * x78 * x81;
+        out[40] = 2.0 * x80 * x83 + (-2.0 * x78 * x85);
+        out[41] = (-2.0 * x84 * x83) + 2.0 * x82 * x85;
+        out[42] = 2.0 * x84 * x87 + (-2.0 * x82 * x89);
+        out[43] = (-2.0 * x88 * x87) + 2.0 * x86 * x89;
+        out[44] = 2.0 * x88 * x91 + (-2.0 * x86 * x93);
+        out[45] = (-2.0 * x92 * x91) + 2.0 * x90 * x93;
+        out[46] = 2.0 * x92 * x95 + (-2.0 * x90 * x97);
+        out[47] = (-2.0 * x96 * x95) + 2.0 * x94 * x97;
+        out[48] = 2.0 * x96 * x99 + (-2.0 * x94 * x101);
+        out[49] = (-2.0 * x100 * x99) + 2.0 * x98 * x101;
+        out[50] = 2.0 * x100 * x103 + (-2.0 * x98 * x105);
+        out[51] = (-2.0 * x104 * x103) + 2.0 * x102 * x105;
+        out[52] = 2.0 * x104 * x107 + (-2.0 * x102 * x109);
+        out[53] = (-2.0 * x108 * x107) + 2.0 * x106 * x109;
+        out[54] = 2.0 * x108 * x111 + (-2.0 * x106 * x113);
+        out[55] = (-2.0 * x112 * x111) + 2.0 * x110 * x113;
+        out[56] = 2.0 * x112 * x115 + (-2.0 * x110 * x117);
+        out[57] = (-2.0 * x116 * x115) + 2.0 * x114 * x117;
+        out[58] = 2.0 * x116 * x119 + (-2.0 * x114 * x121);
+        out[59] = (-2.0 * x120 * x119) + 2.0 * x118 * x121;
+        out[60] = 2.0 * x120 * x123 + (-2.0 * x118 * x125);
+        out[61] = (-2.0 * x124 * x123) + 2.0 * x122 * x125;
+        out[62] = 2.0 * x124 * x127 + (-2.0 * x122 * x129);
+        out[63] = (-2.0 * x128 * x127) + 2.0 * x126 * x129;
+        out[64] = 2.0 * x128 * x131 + (-2.0 * x126 * x133);
+        out[65] = (-2.0 * x132 * x131) + 2.0 * x130 * x133;
+        out[66] = 2.0 * x132 * x135 + (-2.0 * x130 * x137);
+        out[67] = (-2.0 * x136 * x135) + 2.0 * x134 * x137;
+        out[68] = 2.0 * x136 * x139 + (-2.0 * x134 * x141);
+        out[69] = (-2.0 * x140 * x139) + 2.0 * x138 * x141;
+        out[70] = 2.0 * x140 * x143 + (-2.0 * x138 * x145);
+        out[71] = (-2.0 * x144 * x143) + 2.0 * x142 * x145;
+        out[72] = 2.0 * x144 * x147 + (-2.0 * x142 * x149);
+        out[73] = (-2.0 * x148 * x147) + 2.0 * x146 * x149;
+        out[74] = 2.0 * x148 * x151 + (-2.0 * x146 * x153);
+        out[75] = (-2.0 * x152 * x151) + 2.0 * x150 * x153;
+        out[76] = 2.0 * x152 * x155 + (-2.0 * x150 * x157);
+        out[77] = (-2.0 * x156 * x155) + 2.0 * x154 * x157;
+        out[78] = 2.0 * x156 * x159 + (-2.0 * x154 * x161);
+        out[79] = (-2.0 * x160 * x159) + 2.0 * x158 * x161;
     }
 }
 impl ::mbsim::__private::Energy for FourBarChain {

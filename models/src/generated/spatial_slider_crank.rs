@@ -409,6 +409,9 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
             ],
         })
     }
+    fn has_nonzero_forms(&self) -> bool {
+        true
+    }
     fn constraint_names(&self) -> Vec<String> {
         [
             "crank_norm",
@@ -1337,6 +1340,577 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
         gamma[15] = -4.0 * v[18] * v[19] - 4.0 * v[17] * v[20];
         gamma[16] = x108 - 4.0 * v[18] * v[20];
         gamma[19] = x109 - 4.0 * v[19] * v[20];
+    }
+    fn dynamics_nonzeros_into(
+        &self,
+        _t: f64,
+        q: &[f64],
+        v: &[f64],
+        out: ::mbsim::__private::DynamicsNonzeros<'_>,
+    ) {
+        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+        assert_eq!(v.len(), 21, "v must have n = {} entries", 21);
+        let ::mbsim::__private::DynamicsNonzeros { mass, force, jacobian, gamma } = out;
+        assert_eq!(mass.len(), 57, "mass has the wrong shape");
+        assert_eq!(force.len(), 21, "force has the wrong shape");
+        assert_eq!(jacobian.len(), 93, "jacobian has the wrong shape");
+        assert_eq!(gamma.len(), 20, "gamma has the wrong shape");
+        force.fill(0.0);
+        gamma.fill(0.0);
+        let x0 = q[4].powi(2);
+        let x1 = q[5].powi(2);
+        let x2 = 0.02 * x1;
+        let x3 = q[6].powi(2);
+        let x4 = 0.02 * x3;
+        let x5 = -0.04 * q[3] * q[4];
+        let x6 = -0.02 * q[3] * q[5] - 0.02 * q[4] * q[6];
+        let x7 = -0.02 * q[3] * q[6] + 0.02 * q[4] * q[5];
+        let x8 = q[3].powi(2);
+        let x9 = -0.02 * q[4] * q[5] + 0.02 * q[3] * q[6];
+        let x10 = 0.02 * x8;
+        let x11 = 0.02 * x0;
+        let x12 = -0.04 * q[5] * q[6];
+        let x13 = q[11].powi(2);
+        let x14 = self.len.powi(2);
+        let x15 = q[12].powi(2);
+        let x16 = 1.0 / 3.0 * self.mrod * x14 * x15;
+        let x17 = q[13].powi(2);
+        let x18 = 1.0 / 3.0 * self.mrod * x14 * x17;
+        let x19 = -0.0004 * q[10] * q[11];
+        let x20 = -0.0004 * q[11] * q[13] - 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14
+            + 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14;
+        let x21 = -1.0 / 3.0 * q[11] * q[12] * self.mrod * x14;
+        let x22 = -1.0 / 3.0 * q[10] * q[13] * self.mrod * x14;
+        let x23 = 0.0004 * q[11] * q[12] + x21 + x22;
+        let x24 = q[10].powi(2);
+        let x25 = x21 + x22 + 0.0004 * q[10] * q[13];
+        let x26 = -0.0004 * q[10] * q[12] - 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14
+            + 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14;
+        let x27 = 1.0 / 3.0 * self.mrod * x14 * x24;
+        let x28 = 1.0 / 3.0 * self.mrod * x14 * x13;
+        let x29 = -0.0004 * q[12] * q[13];
+        let x30 = q[18].powi(2);
+        let x31 = 0.006666666666666666 * self.mslider * x30;
+        let x32 = q[19].powi(2);
+        let x33 = 0.006666666666666666 * self.mslider * x32;
+        let x34 = q[20].powi(2);
+        let x35 = 0.006666666666666666 * self.mslider * x34;
+        let x36 = -0.006666666666666666 * q[17] * q[18] * self.mslider;
+        let x37 = -0.006666666666666666 * q[17] * q[19] * self.mslider;
+        let x38 = -0.006666666666666666 * q[17] * q[20] * self.mslider;
+        let x39 = q[17].powi(2);
+        let x40 = 0.006666666666666666 * self.mslider * x39;
+        let x41 = -0.006666666666666666 * q[18] * q[19] * self.mslider;
+        let x42 = -0.006666666666666666 * q[18] * q[20] * self.mslider;
+        let x43 = -0.006666666666666666 * q[19] * q[20] * self.mslider;
+        let x44 = -0.01 * q[3] * v[4] + 0.01 * v[3] * q[4] + 0.01 * q[5] * v[6]
+            - 0.01 * v[5] * q[6];
+        let x45 = -0.005 * q[3] * v[5] - 0.005 * q[4] * v[6] + 0.005 * v[3] * q[5]
+            + 0.005 * v[4] * q[6];
+        let x46 = -0.005 * q[3] * v[6] + 0.005 * q[4] * v[5] - 0.005 * v[4] * q[5]
+            + 0.005 * v[3] * q[6];
+        let x47 = -0.0001 * q[10] * v[11] + 0.0001 * v[10] * q[11]
+            + 0.0001 * q[12] * v[13] - 0.0001 * v[12] * q[13];
+        let x48 = -q[10] * v[12] - q[11] * v[13] + v[10] * q[12] + v[11] * q[13];
+        let x49 = v[10] * q[13];
+        let x50 = -q[10] * v[13] + q[11] * v[12] - v[11] * q[12] + x49;
+        let x51 = v[17] * q[18];
+        let x52 = -q[17] * v[18] + x51 + q[19] * v[20] - v[19] * q[20];
+        let x53 = -q[17] * v[19] - q[18] * v[20] + v[17] * q[19] + v[18] * q[20];
+        let x54 = -q[17] * v[20] + q[18] * v[19] - v[18] * q[19] + v[17] * q[20];
+        let x55 = 2.0 * q[3];
+        let x56 = 2.0 * q[4];
+        let x57 = 2.0 * q[5];
+        let x58 = 2.0 * q[6];
+        let x59 = 2.0 * q[10];
+        let x60 = 2.0 * q[11];
+        let x61 = 2.0 * q[12];
+        let x62 = 2.0 * q[13];
+        let x63 = 2.0 * q[17];
+        let x64 = 2.0 * q[18];
+        let x65 = 2.0 * q[19];
+        let x66 = 2.0 * q[20];
+        let x67 = -2.0 * q[3];
+        let x68 = -2.0 * q[6] * self.rc;
+        let x69 = x57 * self.rc;
+        let x70 = x56 * self.rc;
+        let x71 = q[10] * self.len;
+        let x72 = -x71;
+        let x73 = q[11] * self.len;
+        let x74 = -x73;
+        let x75 = q[12] * self.len;
+        let x76 = q[13] * self.len;
+        let x77 = x55 * self.rc;
+        let x78 = -x76;
+        let x79 = -x75;
+        let x80 = x66 * q[18] + x65 * q[17];
+        let x81 = -2.0 * q[17];
+        let x82 = x66 * q[19] + x81 * q[18];
+        let x83 = x34 + x39 - x32 - x30;
+        let x84 = x61 * q[11] - 2.0 * q[10] * q[13];
+        let x85 = x15 + x24 - x17 - x13;
+        let x86 = x62 * q[12] + x60 * q[10];
+        let x87 = -2.0 * q[19];
+        let x88 = -2.0 * v[4].powi(2);
+        let x89 = v[5].powi(2);
+        let x90 = -2.0 * v[6].powi(2);
+        let x91 = v[3].powi(2);
+        let x92 = v[11].powi(2);
+        let x93 = -2.0 * x92;
+        let x94 = v[12].powi(2);
+        let x95 = -2.0 * x94;
+        let x96 = -2.0 * v[13].powi(2);
+        let x97 = v[10].powi(2);
+        let x98 = -2.0 * v[18].powi(2);
+        let x99 = -2.0 * v[19].powi(2);
+        let x100 = v[20].powi(2);
+        let x101 = v[17].powi(2);
+        let x102 = -4.0 * v[3] * v[6];
+        let x103 = 2.0 * x97;
+        let x104 = 2.0 * x92 + x103 + x95 + x96;
+        let x105 = 4.0 * v[11] * v[12];
+        let x106 = x105 + 4.0 * v[10] * v[13];
+        let x107 = 4.0 * v[11] * v[13] - 4.0 * v[10] * v[12];
+        let x108 = 4.0 * v[17] * v[19];
+        let x109 = -4.0 * v[17] * v[18];
+        mass[0] = self.mcrank;
+        mass[1] = self.mcrank;
+        mass[2] = self.mcrank;
+        mass[3] = 0.04 * x0 + x2 + x4;
+        mass[4] = x5;
+        mass[5] = x6;
+        mass[6] = x7;
+        mass[7] = x5;
+        mass[8] = x2 + x4 + 0.04 * x8;
+        mass[9] = x9;
+        mass[10] = x6;
+        mass[11] = x6;
+        mass[12] = x9;
+        mass[13] = 0.04 * x3 + x10 + x11;
+        mass[14] = x12;
+        mass[15] = x7;
+        mass[16] = x6;
+        mass[17] = x12;
+        mass[18] = x10 + x11 + 0.04 * x1;
+        mass[19] = self.mrod;
+        mass[20] = self.mrod;
+        mass[21] = self.mrod;
+        mass[22] = 0.0004 * x13 + x16 + x18;
+        mass[23] = x19;
+        mass[24] = x20;
+        mass[25] = x23;
+        mass[26] = x19;
+        mass[27] = x16 + x18 + 0.0004 * x24;
+        mass[28] = x25;
+        mass[29] = x26;
+        mass[30] = x20;
+        mass[31] = x25;
+        mass[32] = 0.0004 * x17 + x27 + x28;
+        mass[33] = x29;
+        mass[34] = x23;
+        mass[35] = x26;
+        mass[36] = x29;
+        mass[37] = x27 + x28 + 0.0004 * x15;
+        mass[38] = self.mslider;
+        mass[39] = self.mslider;
+        mass[40] = self.mslider;
+        mass[41] = x31 + x33 + x35;
+        mass[42] = x36;
+        mass[43] = x37;
+        mass[44] = x38;
+        mass[45] = x36;
+        mass[46] = x33 + x35 + x40;
+        mass[47] = x41;
+        mass[48] = x42;
+        mass[49] = x37;
+        mass[50] = x41;
+        mass[51] = x31 + x35 + x40;
+        mass[52] = x43;
+        mass[53] = x38;
+        mass[54] = x42;
+        mass[55] = x43;
+        mass[56] = x31 + x33 + x40;
+        force[2] = -self.mcrank * self.g;
+        force[3] = -8.0 * v[4] * x44 - 8.0 * v[5] * x45 - 8.0 * v[6] * x46;
+        force[4] = 8.0 * v[3] * x44 - 8.0 * v[6] * x45 + 8.0 * v[5] * x46;
+        force[5] = 8.0 * v[6] * x44 + 8.0 * v[3] * x45 - 8.0 * v[4] * x46;
+        force[6] = -8.0 * v[5] * x44 + 8.0 * v[4] * x45 + 8.0 * v[3] * x46;
+        force[9] = -self.mrod * self.g;
+        force[10] = -8.0 * v[11] * x47 - 2.0 / 3.0 * v[12] * self.mrod * x14 * x48
+            - 2.0 / 3.0 * v[13] * self.mrod * x14 * x50;
+        force[11] = 8.0 * v[10] * x47 - 2.0 / 3.0 * v[13] * self.mrod * x14 * x48
+            + 2.0 / 3.0 * v[12] * self.mrod * x14 * x50;
+        force[12] = 8.0 * v[13] * x47 + 2.0 / 3.0 * v[10] * self.mrod * x14 * x48
+            - 2.0 / 3.0 * v[11] * self.mrod * x14 * x50;
+        force[13] = -8.0 * v[12] * x47 + 2.0 / 3.0 * v[11] * self.mrod * x14 * x48
+            + 2.0 / 3.0 * v[10] * self.mrod * x14 * x50;
+        force[16] = -self.mslider * self.g;
+        force[17] = -0.013333333333333332 * v[18] * self.mslider * x52
+            - 0.013333333333333332 * v[19] * self.mslider * x53
+            - 0.013333333333333332 * v[20] * self.mslider * x54;
+        force[18] = 0.013333333333333332 * v[17] * self.mslider * x52
+            - 0.013333333333333332 * v[20] * self.mslider * x53
+            + 0.013333333333333332 * v[19] * self.mslider * x54;
+        force[19] = 0.013333333333333332 * v[20] * self.mslider * x52
+            + 0.013333333333333332 * v[17] * self.mslider * x53
+            - 0.013333333333333332 * v[18] * self.mslider * x54;
+        force[20] = -0.013333333333333332 * v[19] * self.mslider * x52
+            + 0.013333333333333332 * v[18] * self.mslider * x53
+            + 0.013333333333333332 * v[17] * self.mslider * x54;
+        jacobian[0] = x55;
+        jacobian[1] = x56;
+        jacobian[2] = x57;
+        jacobian[3] = x58;
+        jacobian[4] = x59;
+        jacobian[5] = x60;
+        jacobian[6] = x61;
+        jacobian[7] = x62;
+        jacobian[8] = x63;
+        jacobian[9] = x64;
+        jacobian[10] = x65;
+        jacobian[11] = x66;
+        jacobian[12] = -1.0;
+        jacobian[13] = -1.0;
+        jacobian[14] = -1.0;
+        jacobian[15] = x58;
+        jacobian[16] = x57;
+        jacobian[17] = x56;
+        jacobian[18] = x55;
+        jacobian[19] = -2.0 * q[5];
+        jacobian[20] = x58;
+        jacobian[21] = x67;
+        jacobian[22] = x56;
+        jacobian[23] = 1.0;
+        jacobian[24] = x68;
+        jacobian[25] = x69;
+        jacobian[26] = x70;
+        jacobian[27] = x67 * self.rc;
+        jacobian[28] = -1.0;
+        jacobian[29] = x72;
+        jacobian[30] = x74;
+        jacobian[31] = x75;
+        jacobian[32] = x76;
+        jacobian[33] = 1.0;
+        jacobian[34] = x77;
+        jacobian[35] = -2.0 * q[4] * self.rc;
+        jacobian[36] = x69;
+        jacobian[37] = x68;
+        jacobian[38] = -1.0;
+        jacobian[39] = x78;
+        jacobian[40] = x79;
+        jacobian[41] = x74;
+        jacobian[42] = x72;
+        jacobian[43] = 1.0;
+        jacobian[44] = x70;
+        jacobian[45] = x77;
+        jacobian[46] = x58 * self.rc;
+        jacobian[47] = x69;
+        jacobian[48] = -1.0;
+        jacobian[49] = x75;
+        jacobian[50] = x78;
+        jacobian[51] = x71;
+        jacobian[52] = x74;
+        jacobian[53] = -1.0;
+        jacobian[54] = x71;
+        jacobian[55] = x73;
+        jacobian[56] = x79;
+        jacobian[57] = x78;
+        jacobian[58] = 1.0;
+        jacobian[59] = -1.0;
+        jacobian[60] = x76;
+        jacobian[61] = x75;
+        jacobian[62] = x73;
+        jacobian[63] = x71;
+        jacobian[64] = 1.0;
+        jacobian[65] = -1.0;
+        jacobian[66] = x79;
+        jacobian[67] = x76;
+        jacobian[68] = x72;
+        jacobian[69] = x73;
+        jacobian[70] = 1.0;
+        jacobian[71] = -2.0 * q[13] * x80 + x59 * x82 + x60 * x83;
+        jacobian[72] = x61 * x80 - 2.0 * q[11] * x82 + x59 * x83;
+        jacobian[73] = x60 * x80 + x61 * x82 + x62 * x83;
+        jacobian[74] = -2.0 * q[10] * x80 - 2.0 * q[13] * x82 + x61 * x83;
+        jacobian[75] = x65 * x84 - 2.0 * q[18] * x85 + x63 * x86;
+        jacobian[76] = x66 * x84 + x81 * x85 - 2.0 * q[18] * x86;
+        jacobian[77] = x63 * x84 + x66 * x85 + x87 * x86;
+        jacobian[78] = x64 * x84 + x65 * x85 + x66 * x86;
+        jacobian[79] = x66;
+        jacobian[80] = x65;
+        jacobian[81] = x64;
+        jacobian[82] = x63;
+        jacobian[83] = x87;
+        jacobian[84] = x66;
+        jacobian[85] = x81;
+        jacobian[86] = x64;
+        jacobian[87] = 1.0;
+        jacobian[88] = 1.0;
+        jacobian[89] = x64;
+        jacobian[90] = x63;
+        jacobian[91] = x66;
+        jacobian[92] = x65;
+        gamma[0] = x88 - 2.0 * x89 + x90 - 2.0 * x91;
+        gamma[1] = x93 + x95 + x96 - 2.0 * x97;
+        gamma[2] = x98 + x99 - 2.0 * x100 - 2.0 * x101;
+        gamma[6] = -4.0 * v[4] * v[5] + x102;
+        gamma[7] = -4.0 * v[4] * v[6] + 4.0 * v[3] * v[5];
+        gamma[8] = -self.rc * (4.0 * v[4] * v[5] + x102) + 1.0 / 2.0 * self.len * x104;
+        gamma[9] = -self.rc * (2.0 * x89 + 2.0 * x91 + x88 + x90)
+            + 1.0 / 2.0 * self.len * x106;
+        gamma[10] = -self.rc * (4.0 * v[5] * v[6] + 4.0 * v[3] * v[4])
+            + 1.0 / 2.0 * self.len * x107;
+        gamma[11] = -1.0 / 2.0 * self.len * x104;
+        gamma[12] = -1.0 / 2.0 * self.len * x106;
+        gamma[13] = -1.0 / 2.0 * self.len * x107;
+        gamma[14] = -x80 * (x105 - 4.0 * v[10] * v[13])
+            - x84 * (4.0 * v[18] * v[20] + x108) - x82 * (2.0 * x94 + x103 + x93 + x96)
+            - x85 * (4.0 * v[19] * v[20] + x109)
+            - x83 * (4.0 * v[12] * v[13] + 4.0 * v[10] * v[11])
+            - x86 * (2.0 * x100 + 2.0 * x101 + x98 + x99)
+            - 2.0 * (x61 * v[11] + x60 * v[12] + (-2.0 * x49) - 2.0 * q[10] * v[13])
+                * (x66 * v[18] + x64 * v[20] + x65 * v[17] + x63 * v[19])
+            - 2.0
+                * (x61 * v[12] + x59 * v[10] - 2.0 * q[13] * v[13] - 2.0 * q[11] * v[11])
+                * (x66 * v[19] + x65 * v[20] + (-2.0 * x51) + x81 * v[18])
+            - 2.0 * (x62 * v[12] + x61 * v[13] + x60 * v[10] + x59 * v[11])
+                * (x66 * v[20] + x63 * v[17] + x87 * v[19] - 2.0 * q[18] * v[18]);
+        gamma[15] = -4.0 * v[18] * v[19] - 4.0 * v[17] * v[20];
+        gamma[16] = x108 - 4.0 * v[18] * v[20];
+        gamma[19] = x109 - 4.0 * v[19] * v[20];
+    }
+    fn mass_nonzeros_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+        assert_eq!(out.len(), 57, "out has the wrong shape");
+        let x0 = q[4].powi(2);
+        let x1 = q[5].powi(2);
+        let x2 = 0.02 * x1;
+        let x3 = q[6].powi(2);
+        let x4 = 0.02 * x3;
+        let x5 = -0.04 * q[3] * q[4];
+        let x6 = -0.02 * q[3] * q[5] - 0.02 * q[4] * q[6];
+        let x7 = -0.02 * q[3] * q[6] + 0.02 * q[4] * q[5];
+        let x8 = q[3].powi(2);
+        let x9 = -0.02 * q[4] * q[5] + 0.02 * q[3] * q[6];
+        let x10 = 0.02 * x8;
+        let x11 = 0.02 * x0;
+        let x12 = -0.04 * q[5] * q[6];
+        let x13 = q[11].powi(2);
+        let x14 = self.len.powi(2);
+        let x15 = q[12].powi(2);
+        let x16 = 1.0 / 3.0 * self.mrod * x14 * x15;
+        let x17 = q[13].powi(2);
+        let x18 = 1.0 / 3.0 * self.mrod * x14 * x17;
+        let x19 = -0.0004 * q[10] * q[11];
+        let x20 = -0.0004 * q[11] * q[13] - 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14
+            + 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14;
+        let x21 = -1.0 / 3.0 * q[11] * q[12] * self.mrod * x14;
+        let x22 = -1.0 / 3.0 * q[10] * q[13] * self.mrod * x14;
+        let x23 = 0.0004 * q[11] * q[12] + x21 + x22;
+        let x24 = q[10].powi(2);
+        let x25 = x21 + x22 + 0.0004 * q[10] * q[13];
+        let x26 = -0.0004 * q[10] * q[12] - 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14
+            + 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14;
+        let x27 = 1.0 / 3.0 * self.mrod * x14 * x24;
+        let x28 = 1.0 / 3.0 * self.mrod * x14 * x13;
+        let x29 = -0.0004 * q[12] * q[13];
+        let x30 = 0.006666666666666666 * self.mslider * q[18].powi(2);
+        let x31 = 0.006666666666666666 * self.mslider * q[19].powi(2);
+        let x32 = 0.006666666666666666 * self.mslider * q[20].powi(2);
+        let x33 = -0.006666666666666666 * q[17] * q[18] * self.mslider;
+        let x34 = -0.006666666666666666 * q[17] * q[19] * self.mslider;
+        let x35 = -0.006666666666666666 * q[17] * q[20] * self.mslider;
+        let x36 = 0.006666666666666666 * self.mslider * q[17].powi(2);
+        let x37 = -0.006666666666666666 * q[18] * q[19] * self.mslider;
+        let x38 = -0.006666666666666666 * q[18] * q[20] * self.mslider;
+        let x39 = -0.006666666666666666 * q[19] * q[20] * self.mslider;
+        out[0] = self.mcrank;
+        out[1] = self.mcrank;
+        out[2] = self.mcrank;
+        out[3] = 0.04 * x0 + x2 + x4;
+        out[4] = x5;
+        out[5] = x6;
+        out[6] = x7;
+        out[7] = x5;
+        out[8] = x2 + x4 + 0.04 * x8;
+        out[9] = x9;
+        out[10] = x6;
+        out[11] = x6;
+        out[12] = x9;
+        out[13] = 0.04 * x3 + x10 + x11;
+        out[14] = x12;
+        out[15] = x7;
+        out[16] = x6;
+        out[17] = x12;
+        out[18] = x10 + x11 + 0.04 * x1;
+        out[19] = self.mrod;
+        out[20] = self.mrod;
+        out[21] = self.mrod;
+        out[22] = 0.0004 * x13 + x16 + x18;
+        out[23] = x19;
+        out[24] = x20;
+        out[25] = x23;
+        out[26] = x19;
+        out[27] = x16 + x18 + 0.0004 * x24;
+        out[28] = x25;
+        out[29] = x26;
+        out[30] = x20;
+        out[31] = x25;
+        out[32] = 0.0004 * x17 + x27 + x28;
+        out[33] = x29;
+        out[34] = x23;
+        out[35] = x26;
+        out[36] = x29;
+        out[37] = x27 + x28 + 0.0004 * x15;
+        out[38] = self.mslider;
+        out[39] = self.mslider;
+        out[40] = self.mslider;
+        out[41] = x30 + x31 + x32;
+        out[42] = x33;
+        out[43] = x34;
+        out[44] = x35;
+        out[45] = x33;
+        out[46] = x31 + x32 + x36;
+        out[47] = x37;
+        out[48] = x38;
+        out[49] = x34;
+        out[50] = x37;
+        out[51] = x30 + x32 + x36;
+        out[52] = x39;
+        out[53] = x35;
+        out[54] = x38;
+        out[55] = x39;
+        out[56] = x30 + x31 + x36;
+    }
+    fn jacobian_nonzeros_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+        assert_eq!(out.len(), 93, "out has the wrong shape");
+        let x0 = 2.0 * q[3];
+        let x1 = 2.0 * q[4];
+        let x2 = 2.0 * q[5];
+        let x3 = 2.0 * q[6];
+        let x4 = 2.0 * q[10];
+        let x5 = 2.0 * q[11];
+        let x6 = 2.0 * q[12];
+        let x7 = 2.0 * q[13];
+        let x8 = 2.0 * q[17];
+        let x9 = 2.0 * q[18];
+        let x10 = 2.0 * q[19];
+        let x11 = 2.0 * q[20];
+        let x12 = -2.0 * q[3];
+        let x13 = -2.0 * q[6] * self.rc;
+        let x14 = x2 * self.rc;
+        let x15 = x1 * self.rc;
+        let x16 = q[10] * self.len;
+        let x17 = -x16;
+        let x18 = q[11] * self.len;
+        let x19 = -x18;
+        let x20 = q[12] * self.len;
+        let x21 = q[13] * self.len;
+        let x22 = x0 * self.rc;
+        let x23 = -x21;
+        let x24 = -x20;
+        let x25 = x11 * q[18] + x10 * q[17];
+        let x26 = -2.0 * q[17];
+        let x27 = x11 * q[19] + x26 * q[18];
+        let x28 = q[20].powi(2) + q[17].powi(2) - q[19].powi(2) - q[18].powi(2);
+        let x29 = x6 * q[11] - 2.0 * q[10] * q[13];
+        let x30 = q[12].powi(2) + q[10].powi(2) - q[13].powi(2) - q[11].powi(2);
+        let x31 = x7 * q[12] + x5 * q[10];
+        let x32 = -2.0 * q[19];
+        out[0] = x0;
+        out[1] = x1;
+        out[2] = x2;
+        out[3] = x3;
+        out[4] = x4;
+        out[5] = x5;
+        out[6] = x6;
+        out[7] = x7;
+        out[8] = x8;
+        out[9] = x9;
+        out[10] = x10;
+        out[11] = x11;
+        out[12] = -1.0;
+        out[13] = -1.0;
+        out[14] = -1.0;
+        out[15] = x3;
+        out[16] = x2;
+        out[17] = x1;
+        out[18] = x0;
+        out[19] = -2.0 * q[5];
+        out[20] = x3;
+        out[21] = x12;
+        out[22] = x1;
+        out[23] = 1.0;
+        out[24] = x13;
+        out[25] = x14;
+        out[26] = x15;
+        out[27] = x12 * self.rc;
+        out[28] = -1.0;
+        out[29] = x17;
+        out[30] = x19;
+        out[31] = x20;
+        out[32] = x21;
+        out[33] = 1.0;
+        out[34] = x22;
+        out[35] = -2.0 * q[4] * self.rc;
+        out[36] = x14;
+        out[37] = x13;
+        out[38] = -1.0;
+        out[39] = x23;
+        out[40] = x24;
+        out[41] = x19;
+        out[42] = x17;
+        out[43] = 1.0;
+        out[44] = x15;
+        out[45] = x22;
+        out[46] = x3 * self.rc;
+        out[47] = x14;
+        out[48] = -1.0;
+        out[49] = x20;
+        out[50] = x23;
+        out[51] = x16;
+        out[52] = x19;
+        out[53] = -1.0;
+        out[54] = x16;
+        out[55] = x18;
+        out[56] = x24;
+        out[57] = x23;
+        out[58] = 1.0;
+        out[59] = -1.0;
+        out[60] = x21;
+        out[61] = x20;
+        out[62] = x18;
+        out[63] = x16;
+        out[64] = 1.0;
+        out[65] = -1.0;
+        out[66] = x24;
+        out[67] = x21;
+        out[68] = x17;
+        out[69] = x18;
+        out[70] = 1.0;
+        out[71] = -2.0 * q[13] * x25 + x4 * x27 + x5 * x28;
+        out[72] = x6 * x25 - 2.0 * q[11] * x27 + x4 * x28;
+        out[73] = x5 * x25 + x6 * x27 + x7 * x28;
+        out[74] = -2.0 * q[10] * x25 - 2.0 * q[13] * x27 + x6 * x28;
+        out[75] = x10 * x29 - 2.0 * q[18] * x30 + x8 * x31;
+        out[76] = x11 * x29 + x26 * x30 - 2.0 * q[18] * x31;
+        out[77] = x8 * x29 + x11 * x30 + x32 * x31;
+        out[78] = x9 * x29 + x10 * x30 + x11 * x31;
+        out[79] = x11;
+        out[80] = x10;
+        out[81] = x9;
+        out[82] = x8;
+        out[83] = x32;
+        out[84] = x11;
+        out[85] = x26;
+        out[86] = x9;
+        out[87] = 1.0;
+        out[88] = 1.0;
+        out[89] = x9;
+        out[90] = x8;
+        out[91] = x11;
+        out[92] = x10;
     }
 }
 impl ::mbsim::__private::Energy for SpatialSliderCrank {
