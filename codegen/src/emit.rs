@@ -237,8 +237,13 @@ fn constrained_system(
     let accessors = accessors(model, fields, rt);
     let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
     let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
-    let nonzero_forms = crate::emit_kernel::nonzero_forms(model, kernels)
-        .then(|| quote!(fn has_nonzero_forms(&self) -> bool { true }));
+    let nonzero_forms = crate::emit_kernel::nonzero_forms(model, kernels).then(|| {
+        quote!(
+            fn has_nonzero_forms(&self) -> bool {
+                true
+            }
+        )
+    });
     let (pr, pc) = (ulit(kernels.phi_q.rows), ulit(kernels.phi_q.cols));
     let (lr, lc) = (ulit(kernels.l.rows), ulit(kernels.l.cols));
     quote! {

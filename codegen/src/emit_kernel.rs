@@ -154,8 +154,16 @@ fn sparse_forms(cx: &Context<'_>, kernels: &Kernels) -> [KernelCode; 3] {
     let v = [(Input::V, model.n())];
     [
         kernel_fn(cx, ("dynamics_nonzeros_into", &v[..]), &outputs),
-        kernel_fn(cx, ("mass_nonzeros_into", &[]), &[nonzeros("out", &kernels.mass)]),
-        kernel_fn(cx, ("jacobian_nonzeros_into", &[]), &[nonzeros("out", &jacobian)]),
+        kernel_fn(
+            cx,
+            ("mass_nonzeros_into", &[]),
+            &[nonzeros("out", &kernels.mass)],
+        ),
+        kernel_fn(
+            cx,
+            ("jacobian_nonzeros_into", &[]),
+            &[nonzeros("out", &jacobian)],
+        ),
     ]
 }
 

@@ -16,7 +16,7 @@
 
 use mbsim_codegen::{Env, ExprId, Kernels, Model, kernels};
 use mbsim_runtime::table::{self, Group, KERNELS, KernelArgs, KernelId, KernelOut, Shape};
-use mbsim_runtime::{ConstrainedSystem, DynamicsOut, Energy, TangentSystem};
+use mbsim_runtime::{ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Energy, TangentSystem};
 use nalgebra::DMatrix;
 
 /// Relative tolerance of generated kernels against the interpreter (see the module docs).
@@ -141,6 +141,7 @@ impl<S: ConstrainedSystem + ?Sized> Harness<S> {
             let eval = |ids: &[ExprId]| model.pool.eval_many(ids, &env);
             self.compare_rows(sys.as_ref(), &k, &args, &eval);
             compare_fused(sys.as_ref(), &k, &args, &eval);
+            compare_nonzero_forms(sys.as_ref(), &model, &k, &args, &eval);
             assert_sparsity_matches(sys.as_ref(), &model, &k);
         }
     }
@@ -230,6 +231,92 @@ fn compare_fused<S: ConstrainedSystem + ?Sized>(
     check("dynamics.force", &force, &k.force);
     check("dynamics.jacobian", &row_major(&jac), &k.jacobian().entries);
     check("dynamics.gamma", &gamma, &k.gamma);
+}
+
+/// The sparse forms (`*_nonzeros_into`), where the emitter gives them (and only there): the
+/// structural nonzeros of M and G in pattern order against the interpreter, and equal bit for
+/// bit to the dense kernels' entries (the same expressions, the same emitted arithmetic), so
+/// the sparse path computes what the dense one does.
+fn compare_nonzero_forms<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    model: &Model,
+    k: &Kernels,
+    a: &KernelArgs<'_>,
+    eval: &dyn Fn(&[ExprId]) -> Vec<f64>,
+) {
+    let name = sys.name();
+    let emitted = mbsim_codegen::emit::nonzero_forms(model, k);
+    assert_eq!(
+        sys.has_nonzero_forms(),
+        emitted,
+        "{name}: has_nonzero_forms"
+    );
+    if !emitted {
+        return;
+    }
+    let jacobian = k.jacobian();
+    let nonzeros = |entries: &[ExprId]| -> Vec<ExprId> {
+        (entries.iter().copied())
+            .filter(|&e| !model.pool.is_zero(e))
+            .collect()
+    };
+    let (mass_ids, jac_ids) = (nonzeros(&k.mass.entries), nonzeros(&jacobian.entries));
+    let (mass_want, jac_want) = (eval(&mass_ids), eval(&jac_ids));
+    let d = sys.dims();
+    let (mut mass, mut jac) = (
+        vec![f64::NAN; mass_ids.len()],
+        vec![f64::NAN; jac_ids.len()],
+    );
+    let (mut force, mut gamma) = (vec![f64::NAN; d.n], vec![f64::NAN; d.constraint_rows()]);
+    let out = DynamicsNonzeros {
+        mass: &mut mass,
+        force: &mut force,
+        jacobian: &mut jac,
+        gamma: &mut gamma,
+    };
+    sys.dynamics_nonzeros_into(a.t, a.q, a.v, out);
+    let check = |what: &str, ours: &[f64], want: &[f64]| {
+        compare(&format!("{name}.{what}"), ours, want, KERNEL_TOLERANCE)
+    };
+    check("dynamics_nonzeros.mass", &mass, &mass_want);
+    check("dynamics_nonzeros.force", &force, &eval(&k.force));
+    check("dynamics_nonzeros.jacobian", &jac, &jac_want);
+    check("dynamics_nonzeros.gamma", &gamma, &eval(&k.gamma));
+    let (mut mass_alone, mut jac_alone) = (vec![f64::NAN; mass.len()], vec![f64::NAN; jac.len()]);
+    sys.mass_nonzeros_into(a.t, a.q, &mut mass_alone);
+    sys.jacobian_nonzeros_into(a.t, a.q, &mut jac_alone);
+    check("mass_nonzeros", &mass_alone, &mass_want);
+    check("jacobian_nonzeros", &jac_alone, &jac_want);
+    // Bit for bit the dense fused kernel's entries, at the pattern's places.
+    let (mut mass_dense, mut jac_dense) = (
+        DMatrix::zeros(d.n, d.n),
+        DMatrix::zeros(d.constraint_rows(), d.n),
+    );
+    let (mut force_dense, mut gamma_dense) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
+    let out = DynamicsOut {
+        mass: mass_dense.as_view_mut(),
+        force: &mut force_dense,
+        jacobian: jac_dense.as_view_mut(),
+        gamma: &mut gamma_dense,
+    };
+    sys.dynamics_into(a.t, a.q, a.v, out);
+    let at = |m: &DMatrix<f64>, entries: &[ExprId]| -> Vec<f64> {
+        let cols = m.ncols();
+        let flat = row_major(m);
+        (0..flat.len())
+            .filter(|&i| !model.pool.is_zero(entries[i]))
+            .map(|i| flat[i / cols * cols + i % cols])
+            .collect()
+    };
+    let exact = |what: &str, ours: &[f64], dense: &[f64]| {
+        compare(&format!("{name}.{what} (vs dense)"), ours, dense, 0.0)
+    };
+    exact("mass", &mass, &at(&mass_dense, &k.mass.entries));
+    exact("jacobian", &jac, &at(&jac_dense, &jacobian.entries));
+    exact("force", &force, &force_dense);
+    exact("gamma", &gamma, &gamma_dense);
+    exact("mass_nonzeros", &mass_alone, &mass);
+    exact("jacobian_nonzeros", &jac_alone, &jac);
 }
 
 /// The exported sparsity patterns list exactly the entries that are not structurally zero.

@@ -27,4 +27,5 @@ mod partition;
 mod rank_change;
 mod redundant;
 mod serial_arm;
+mod sparse_path;
 mod spatial;

@@ -1,0 +1,171 @@
+//! The sparse kernel forms and the explicit methods' sparse path (issue 27 items 1–2) on the
+//! IFToMM A02 chain in body coordinates (`four-bar-chain-bodies`: n = 243, m = 242), before
+//! and after in one run.
+//!
+//! "Before" is the same generated model behind [`DenseForms`], which hides its sparse forms,
+//! so the runtime takes the dense kernels (M and G zero-filled, 243 × 243 and 242 × 243, on
+//! every call) exactly as before the sparse path existed; "after" is the model itself.
+//! `cargo bench -p mbsim-models --bench sparse` prints, with thread CPU time:
+//! - the fused kernel alone (dense `dynamics_into` / `dynamics_nonzeros_into`);
+//! - the floor: one `accelerations_into` (fused kernel + banded KKT assembly, factorization
+//!   and solve), the least a right-hand side can cost;
+//! - the whole integration of the issue's run: RKSTAB (PStab) rtol 1e-8, atol 1e-9, 20 s, no
+//!   output but the end point (`mbsim simulate four-bar-chain-bodies --t-end 20 --dt-out 20`),
+//!   its NFCN, CPU per right-hand side and that over the floor (goal ≤ 1.3, run ≤ 0.3 s);
+//! - and, for the small models, the same integration of the crank-angle form (which has the
+//!   sparse forms too) to show the dense models do not pay for them.
+//!
+//! Criterion then times the floor (wall clock) of both paths.
+
+use std::time::Duration;
+
+use cpu_time::ThreadTime;
+use criterion::{Criterion, criterion_group, criterion_main};
+use mbsim::runtime::{
+    ConstrainedSystem, DynamicsNonzeros, DynamicsOut, KktWorkspace, Problem, Rkstab, Sparsity,
+    Stabilization, accelerations_into, integrate,
+};
+use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
+use mbsim_tests::dense_forms::DenseForms;
+use nalgebra::DMatrix;
+
+/// Mean thread CPU time of `f` over repeated calls for at least `budget`.
+fn cpu_mean(budget: Duration, mut f: impl FnMut()) -> Duration {
+    f();
+    let start = ThreadTime::now();
+    let mut calls = 0u32;
+    while start.elapsed() < budget {
+        f();
+        calls += 1;
+    }
+    start.elapsed() / calls
+}
+
+/// The run's state: every crank vertical, turning at 1 rad/s (the catalog's start).
+fn start() -> (Vec<f64>, Vec<f64>) {
+    FourBarChainBodies::unit().branch_state(std::f64::consts::FRAC_PI_2, 1.0)
+}
+
+/// One KKT solve's mean CPU time (the floor).
+fn floor(sys: &dyn ConstrainedSystem) -> Duration {
+    let d = sys.dims();
+    let (q, v) = FourBarChainBodies::unit().branch_state(-1.1, 0.7);
+    let mut ws = KktWorkspace::new(d);
+    let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
+    cpu_mean(Duration::from_millis(300), || {
+        accelerations_into(sys, 0.0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)
+            .expect("regular")
+    })
+}
+
+/// The fused kernel alone: dense, or as nonzeros.
+fn kernel(sys: &dyn ConstrainedSystem, nonzeros: bool) -> Duration {
+    let d = sys.dims();
+    let (q, v) = FourBarChainBodies::unit().branch_state(-1.1, 0.7);
+    let (mut mass, mut jac) = (DMatrix::zeros(d.n, d.n), DMatrix::zeros(d.m, d.n));
+    let nnz = |s: Option<Sparsity>| s.map_or(0, |s| s.nonzeros.len());
+    let (mut mass_nz, mut jac_nz) = (
+        vec![0.0; nnz(sys.mass_sparsity())],
+        vec![0.0; sys.phi_q_sparsity().nonzeros.len()],
+    );
+    let (mut force, mut gamma) = (vec![0.0; d.n], vec![0.0; d.m]);
+    cpu_mean(Duration::from_millis(300), || match nonzeros {
+        true => sys.dynamics_nonzeros_into(
+            0.0,
+            &q,
+            &v,
+            DynamicsNonzeros {
+                mass: &mut mass_nz,
+                force: &mut force,
+                jacobian: &mut jac_nz,
+                gamma: &mut gamma,
+            },
+        ),
+        false => sys.dynamics_into(
+            0.0,
+            &q,
+            &v,
+            DynamicsOut {
+                mass: mass.as_view_mut(),
+                force: &mut force,
+                jacobian: jac.as_view_mut(),
+                gamma: &mut gamma,
+            },
+        ),
+    })
+}
+
+/// The issue's run: CPU time (best of `reps`), NFCN, crank 0's angle at 20 s.
+fn run(sys: &dyn ConstrainedSystem, reps: usize) -> (Duration, usize, f64) {
+    let (q0, v0) = start();
+    let method = Rkstab::new(1e-8)
+        .with_atol(1e-9)
+        .with_stabilization(Stabilization::PStab);
+    let problem = Problem::new(0.0, 20.0, &q0, &v0).with_uniform_output(20.0);
+    let mut best = (Duration::MAX, 0, f64::NAN);
+    for _ in 0..reps {
+        let clock = ThreadTime::now();
+        let (rec, sol) = integrate(sys, &method, &problem).expect("run");
+        let cpu = clock.elapsed();
+        let last = rec.q.last().map_or(f64::NAN, |q| q[2 * 81]);
+        if cpu < best.0 {
+            best = (cpu, sol.stats.nfcn, last);
+        }
+    }
+    best
+}
+
+fn report() {
+    let chain = FourBarChainBodies::unit();
+    let after: &dyn ConstrainedSystem = &chain;
+    let before = DenseForms(after);
+    println!("four-bar-chain-bodies (n = 243, m = 242), thread CPU time:");
+    println!(
+        "{:<8} {:>10} {:>10} {:>9} {:>6} {:>10} {:>9} {:>14}",
+        "path", "kernel", "floor", "run", "NFCN", "per RHS", "/ floor", "crank 0 at 20 s"
+    );
+    for (label, sys, nonzeros) in [
+        ("before", &before as &dyn ConstrainedSystem, false),
+        ("after", after, true),
+    ] {
+        let k = kernel(sys, nonzeros);
+        let f = floor(sys);
+        let (cpu, nfcn, angle) = run(sys, 3);
+        let per = cpu / nfcn as u32;
+        let ratio = per.as_secs_f64() / f.as_secs_f64();
+        println!(
+            "{label:<8} {k:>10.1?} {f:>10.1?} {cpu:>9.3?} {nfcn:>6} {per:>10.1?} {ratio:>9.2} {angle:>14.10}"
+        );
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    report();
+    let chain = FourBarChainBodies::unit();
+    let after: &dyn ConstrainedSystem = &chain;
+    let before = DenseForms(after);
+    let d = after.dims();
+    let (q, v) = chain.branch_state(-1.1, 0.7);
+    let mut group = c.benchmark_group("four-bar-chain-bodies accelerations_into");
+    for (label, sys) in [
+        ("before (dense kernels)", &before as &dyn ConstrainedSystem),
+        ("after (nonzeros)", after),
+    ] {
+        let mut ws = KktWorkspace::new(d);
+        let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.m]);
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                accelerations_into(sys, 0.0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)
+                    .expect("regular")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(3));
+    targets = bench
+}
+criterion_main!(benches);
