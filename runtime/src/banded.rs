@@ -228,19 +228,28 @@ impl BandedLu {
         (offset, best)
     }
 
-    /// Scale column j below the pivot and update columns j+1..=last with it.
+    /// Scale column j below the pivot and update columns j+1..=last with it. Slices instead of
+    /// indexed entries (no bounds check per entry); the same operations in the same order as
+    /// `a(j + r, c) -= l(j + r) · u(j, c)` entry by entry.
     fn eliminate(&mut self, j: usize, below: usize, last: usize) {
         let diag = self.at(j, j);
         let inv = 1.0 / self.ab[diag];
-        for r in 1..=below {
-            self.ab[diag + r] *= inv;
+        for x in &mut self.ab[diag + 1..=diag + below] {
+            *x *= inv;
         }
+        if below == 0 {
+            return;
+        }
+        // A(j, c) lies (c − j)(ldab − 1) entries after A(j, j): past the multipliers.
+        let step = self.ldab() - 1;
+        let (head, tail) = self.ab.split_at_mut(diag + below + 1);
+        let multipliers = &head[diag + 1..];
         for c in j + 1..=last {
-            let pivot_row = self.at(j, c);
-            let u = self.ab[pivot_row];
+            let row = (c - j) * step - below - 1;
+            let u = tail[row];
             if u != 0.0 {
-                for r in 1..=below {
-                    self.ab[pivot_row + r] -= self.ab[diag + r] * u;
+                for (x, &l) in tail[row + 1..=row + below].iter_mut().zip(multipliers) {
+                    *x -= l * u;
                 }
             }
         }
@@ -251,7 +260,8 @@ impl BandedLu {
         crate::lu::spread((0..self.n).map(|j| self.ab[self.at(j, j)]))
     }
 
-    /// Solve A x = b in place with the factors of [`BandedLu::factor`].
+    /// Solve A x = b in place with the factors of [`BandedLu::factor`] (slices over the band's
+    /// columns; the same operations as entry by entry).
     pub fn solve_in_place(&self, b: &mut [f64]) {
         let n = self.n;
         assert_eq!(b.len(), n, "BandedLu::solve_in_place: b needs length n");
@@ -262,15 +272,22 @@ impl BandedLu {
             }
             let below = self.kl.min(n - 1 - j);
             let diag = self.at(j, j);
-            for r in 1..=below {
-                b[j + r] -= self.ab[diag + r] * b[j];
+            let bj = b[j];
+            let multipliers = &self.ab[diag + 1..=diag + below];
+            for (x, &l) in b[j + 1..=j + below].iter_mut().zip(multipliers) {
+                *x -= l * bj;
             }
         }
         let upper = self.kl + self.ku;
         for j in (0..n).rev() {
-            b[j] /= self.ab[self.at(j, j)];
-            for i in j.saturating_sub(upper)..j {
-                b[i] -= self.ab[self.at(i, j)] * b[j];
+            let diag = self.at(j, j);
+            b[j] /= self.ab[diag];
+            let bj = b[j];
+            let top = j.saturating_sub(upper);
+            // A(top..j, j) are contiguous, ending just before A(j, j).
+            let column = &self.ab[diag - (j - top)..diag];
+            for (x, &u) in b[top..j].iter_mut().zip(column) {
+                *x -= u * bj;
             }
         }
     }
