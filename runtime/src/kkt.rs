@@ -88,6 +88,8 @@ pub struct KktWorkspace {
     /// The pivot spread of the last dynamics factorization ([`Conditioning`]).
     pub(crate) last_spread: f64,
     pub(crate) rhs: Vec<f64>,
+    /// The second right side of [`KktWorkspace::solve_projection_pair`].
+    pub(crate) rhs_pair: Vec<f64>,
     /// The rows of G left out as redundant ([`crate::redundancy`]).
     pub(crate) rows: RowSelection,
     /// M and G as nonzeros, for a model with the sparse forms (set by `prepare`).
@@ -118,6 +120,7 @@ impl KktWorkspace {
             solver,
             last_spread: 1.0,
             rhs: vec![0.0; n + r],
+            rhs_pair: vec![0.0; n + r],
             rows: RowSelection::default(),
             sparse: None,
             prepared: false,
@@ -316,6 +319,25 @@ impl KktWorkspace {
             .solve_in_place(&mut self.rhs);
         if !self.rows.is_empty() {
             self.rows.zero_multipliers(&mut self.rhs[self.dims.n..]);
+        }
+    }
+
+    /// [`KktWorkspace::solve_projection`] for two right sides at once: the correction of
+    /// `first` is left in `rhs[..n]`, that of `second` in `rhs_pair[..n]`, each bit for bit as
+    /// one `solve_projection` would leave it.
+    pub(crate) fn solve_projection_pair(&mut self, first: &[f64], second: &[f64]) {
+        let n = self.dims.n;
+        self.rhs[..n].fill(0.0);
+        self.rhs[n..].copy_from_slice(first);
+        self.rhs_pair[..n].fill(0.0);
+        self.rhs_pair[n..].copy_from_slice(second);
+        self.factors
+            .as_mut()
+            .expect("KktWorkspace: solve before factor")
+            .solve_pair_in_place(&mut self.rhs, &mut self.rhs_pair);
+        if !self.rows.is_empty() {
+            self.rows.zero_multipliers(&mut self.rhs[n..]);
+            self.rows.zero_multipliers(&mut self.rhs_pair[n..]);
         }
     }
 

@@ -103,6 +103,7 @@ pub(crate) struct BandedKkt {
     /// G's structural nonzeros as (row, column).
     jac: Vec<(usize, usize)>,
     scratch: Vec<f64>,
+    scratch_pair: Vec<f64>,
     /// Whether the patterns have been checked against evaluated matrices (on the sparse path
     /// there is nothing outside them to check).
     checked: bool,
@@ -156,6 +157,7 @@ impl Factors {
                     mass,
                     jac,
                     scratch: vec![0.0; order],
+                    scratch_pair: vec![0.0; order],
                     checked: slots.is_some(),
                     slots,
                 }))
@@ -219,6 +221,17 @@ impl Factors {
         match self {
             Factors::Dense(lu) => lu.solve_in_place(rhs),
             Factors::Banded(b) => b.solve_in_place(rhs),
+        }
+    }
+
+    /// Solve for two right sides, each bit for bit as [`Factors::solve_in_place`] would.
+    pub(crate) fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
+        match self {
+            Factors::Dense(lu) => {
+                lu.solve_in_place(first);
+                lu.solve_in_place(second);
+            }
+            Factors::Banded(b) => b.solve_pair_in_place(first, second),
         }
     }
 }
@@ -360,6 +373,19 @@ impl BandedKkt {
         self.lu.solve_in_place(&mut self.scratch);
         for (i, &p) in self.position.iter().enumerate() {
             rhs[i] = self.scratch[p];
+        }
+    }
+
+    fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
+        for (i, &p) in self.position.iter().enumerate() {
+            self.scratch[p] = first[i];
+            self.scratch_pair[p] = second[i];
+        }
+        self.lu
+            .solve_pair_in_place(&mut self.scratch, &mut self.scratch_pair);
+        for (i, &p) in self.position.iter().enumerate() {
+            first[i] = self.scratch[p];
+            second[i] = self.scratch_pair[p];
         }
     }
 

@@ -39,7 +39,7 @@ fn stabilizations() -> [Stabilization; 7] {
 
 #[test]
 fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
-    let mut checked = Vec::new();
+    let (mut checked, mut completed) = (Vec::new(), 0);
     for entry in catalog() {
         let sys = (entry.build)();
         if !sys.has_nonzero_forms() {
@@ -80,18 +80,27 @@ fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
                     exact(&format!("{what} q"), &rs.q, &rd.q);
                     exact(&format!("{what} v"), &rs.v, &rd.v);
                     exact(&format!("{what} λ"), &rs.lambda, &rd.lambda);
+                    completed += 1;
                     assert_eq!(
                         (ss.stats.nfcn, ss.stats.nstep),
                         (sd.stats.nfcn, sd.stats.nstep),
                         "{what}"
                     );
                 }
-                (Err(es), Err(ed)) => assert_eq!(es.to_string(), ed.to_string(), "{what}"),
+                (Err(es), Err(ed)) => {
+                    println!("{what}: both fail: {es}");
+                    assert_eq!(es.to_string(), ed.to_string(), "{what}");
+                    continue;
+                }
                 (s, d) => panic!("{what}: sparse {:?} vs dense {:?}", s.err(), d.err()),
             }
         }
         checked.push(name);
     }
+    // Every model with the forms runs under most stabilizations (a failure on both paths is
+    // compared too, but proves less).
+    println!("models {checked:?}, {completed} runs completed on both paths");
+    assert!(completed >= 5 * checked.len(), "{completed} runs completed");
     assert!(
         checked.contains(&"four-bar-chain-bodies"),
         "checked: {checked:?}"

@@ -90,11 +90,14 @@ impl Stabilizer {
             if correct_positions {
                 kernels::phi(sys, t, q, &mut self.pos_res[..m])?;
                 self.pos_res[m..].fill(0.0);
-                self.kkt.solve_projection(&self.pos_res);
+                // Both corrections in one sweep over the factors (each as its own solve).
+                self.kkt.solve_projection_pair(&self.pos_res, &self.vel_res);
                 self.dq.copy_from_slice(&self.kkt.rhs[..n]);
+                self.dv.copy_from_slice(&self.kkt.rhs_pair[..n]);
+            } else {
+                self.kkt.solve_projection(&self.vel_res);
+                self.dv.copy_from_slice(&self.kkt.rhs[..n]);
             }
-            self.kkt.solve_projection(&self.vel_res);
-            self.dv.copy_from_slice(&self.kkt.rhs[..n]);
             if pass == 0 {
                 first = inf_norm(&self.dq);
             }
