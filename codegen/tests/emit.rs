@@ -128,3 +128,57 @@ fn reserved_names_become_raw_identifiers() {
         "{text}"
     );
 }
+
+/// A chain of `links` particles in Cartesian coordinates (x, y of each, a rod to the previous
+/// one): n = 2·links, m = links, M diagonal, two to four nonzeros per row of Φ_q.
+fn particle_chain(links: usize) -> Model {
+    let text = format!(
+        "#[model(
+            const N = {links},
+            coordinates: [x[0..N], y[0..N]],
+            holonomic: [
+                [first = x[0].powi(2) + y[0].powi(2) - len.powi(2)],
+                for i in 1..N {{
+                    [link = (x[i] - x[i - 1]).powi(2) + (y[i] - y[i - 1]).powi(2) - len.powi(2)]
+                }},
+            ],
+            mass: diag(for i in 0..N {{ m }}, for i in 0..N {{ m }}),
+            force: [for i in 0..N {{ 0.0 }}, for i in 0..N {{ -m * g }}],
+        )]
+        struct ParticleChain {{ len: f64, m: f64, g: f64 }}"
+    );
+    let found = mbsim_codegen::frontend::file::models_in_source(&text).expect("parses");
+    found[0].build().expect("valid model")
+}
+
+/// The sparse kernel forms: emitted from KKT order 40 on (14 links: n + m = 42; 13 links: 39)
+/// for a sparse model, deterministic, and written without a zero fill of M or G.
+#[test]
+fn sparse_forms_from_order_40_on() {
+    for (links, expected) in [(13, false), (14, true)] {
+        let mut model = particle_chain(links);
+        let k = kernels::derive(&mut model);
+        assert_eq!(emit::nonzero_forms(&model, &k), expected, "{links} links");
+        let text = source(particle_chain(links));
+        for method in [
+            "fn has_nonzero_forms",
+            "fn dynamics_nonzeros_into",
+            "fn mass_nonzeros_into",
+            "fn jacobian_nonzeros_into",
+        ] {
+            assert_eq!(text.contains(method), expected, "{links} links: {method}");
+        }
+        assert!(
+            text == source(particle_chain(links)),
+            "two emissions differ"
+        );
+        if expected {
+            let start = text.find("fn dynamics_nonzeros_into").expect("emitted");
+            let body = &text[start..start + text[start..].find("\n    }\n").expect("ends")];
+            assert!(body.contains("force.fill(0.0)"), "Q has structural zeros");
+            for output in ["mass.fill", "jacobian.fill", "gamma.fill"] {
+                assert!(!body.contains(output), "{output} in the sparse form");
+            }
+        }
+    }
+}
