@@ -7,6 +7,8 @@
 //! ([`Drift`], `inf_norm`) live here with their evaluator, so that `error.rs` (which carries a
 //! [`Drift`]) does not depend on the stabilizers.
 
+use nalgebra::DMatrix;
+
 use crate::error::SimError;
 use crate::kernels;
 use crate::sparse::{Jac, JacobianStore};
@@ -99,7 +101,19 @@ impl DriftMeter {
     }
 
     /// The drift at (t, q, v) with G = [Φ_q; A] already evaluated at (t, q) in `jac`.
-    pub(crate) fn measure_with_jacobian<S: ConstrainedSystem + ?Sized>(
+    pub fn measure_with_jacobian<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        jac: &DMatrix<f64>,
+    ) -> Result<Drift, SimError> {
+        self.measure_with(sys, t, q, v, Jac::Dense(jac))
+    }
+
+    /// [`DriftMeter::measure_with_jacobian`] with G dense or as nonzeros.
+    pub(crate) fn measure_with<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,

@@ -38,7 +38,9 @@
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation);
 //!   `kkt_layout.rs` picks dense or banded per workspace ([`KktSolver`], [`KktLayout`]) from
-//!   the model's patterns; `banded.rs` the RCM ordering and the banded LU.
+//!   the model's patterns; `banded.rs` the RCM ordering and the banded LU; `sparse.rs` M and
+//!   G as their nonzeros for models with the sparse kernel forms (scattered into the band,
+//!   G v over the nonzeros, dense copies on cold paths only).
 //! - `baumgarte.rs`: γ̂ and the B(g1, g2) ↔ (α, β) mapping.
 //! - `continuous.rs`: Chin's continuous stabilizations (2.58) and (2.63)–(2.64)
 //!   ([`Continuous`]): a correction of the field along Gᵀ in every evaluation.

@@ -123,9 +123,7 @@ impl Sampler {
             let (q_dot, vdot) = (&mut self.q_dot, &mut self.vdot);
             correction.apply(sys, t, 0.0, q, v, jac, rows, q_dot, vdot)?;
         }
-        let drift = self
-            .meter
-            .measure_with_jacobian(sys, t, q, v, self.kkt.jacobian())?;
+        let drift = self.meter.measure_with(sys, t, q, v, self.kkt.jacobian())?;
         observer.output(&Sample {
             t,
             q,
