@@ -137,9 +137,9 @@ fn particle_chain(links: usize) -> Model {
             const N = {links},
             coordinates: [x[0..N], y[0..N]],
             holonomic: [
-                [first = x[0].powi(2) + y[0].powi(2) - len.powi(2)],
-                for i in 1..N {{
-                    [link = (x[i] - x[i - 1]).powi(2) + (y[i] - y[i - 1]).powi(2) - len.powi(2)]
+                first = x[0].powi(2) + y[0].powi(2) - len.powi(2),
+                for i in 0..N - 1 {{
+                    link = (x[i + 1] - x[i]).powi(2) + (y[i + 1] - y[i]).powi(2) - len.powi(2)
                 }},
             ],
             mass: diag(for i in 0..N {{ m }}, for i in 0..N {{ m }}),
@@ -147,8 +147,11 @@ fn particle_chain(links: usize) -> Model {
         )]
         struct ParticleChain {{ len: f64, m: f64, g: f64 }}"
     );
-    let found = mbsim_codegen::frontend::file::models_in_source(&text).expect("parses");
-    found[0].build().expect("valid model")
+    let found = mbsim_codegen::frontend::file::models_in_source(&text)
+        .unwrap_or_else(|e| panic!("the chain parses: {e}"));
+    found[0]
+        .build()
+        .unwrap_or_else(|e| panic!("the chain is a valid model: {e}"))
 }
 
 /// The sparse kernel forms: emitted from KKT order 40 on (14 links: n + m = 42; 13 links: 39)
