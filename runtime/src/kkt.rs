@@ -169,18 +169,6 @@ impl KktWorkspace {
         }
     }
 
-    /// `vel_res = G v + [Φ_t; b]` with the G at hand (evaluated at (t, q)).
-    pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
-        &mut self,
-        sys: &S,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-    ) -> Result<(), SimError> {
-        let jac = jac_of(&self.sparse, &self.jac);
-        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)
-    }
-
     /// The G at hand, for products.
     pub(crate) fn jacobian(&self) -> Jac<'_> {
         jac_of(&self.sparse, &self.jac)
@@ -193,18 +181,6 @@ impl KktWorkspace {
             sp.jac.write_dense(&mut self.jac);
         }
         &self.jac
-    }
-
-    /// Zero G's columns `locked` (coordinates `initialize` keeps).
-    pub(crate) fn zero_jacobian_columns(&mut self, locked: &[usize]) {
-        match &mut self.sparse {
-            Some(sp) => sp.jac.zero_columns(locked),
-            None => {
-                for &j in locked {
-                    self.jac.column_mut(j).fill(0.0);
-                }
-            }
-        }
     }
 
     /// The pivot spread of the last [`accelerations_into`] ([`Conditioning`]).

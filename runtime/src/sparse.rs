@@ -87,15 +87,6 @@ impl SparseMatrix {
         }
     }
 
-    /// Zero the values in `columns` (locked coordinates of `initialize`).
-    pub(crate) fn zero_columns(&mut self, columns: &[usize]) {
-        for (&(_, j), a) in self.entries.iter().zip(self.values.iter_mut()) {
-            if columns.contains(&j) {
-                *a = 0.0;
-            }
-        }
-    }
-
     /// The column-major flat index of value `p` in the dense matrix, minus the first `rows_before`
     /// rows' worth (how [`SimError::NonFiniteKernel`] numbers the entries of a block).
     fn dense_index(&self, p: usize, first_row: usize, block_rows: usize) -> usize {

@@ -1,8 +1,9 @@
 //! The sparse path (M and G as their nonzeros, issue 27) computes the dense path's numbers:
-//! for every catalog model with the sparse kernel forms, `initialize` and short RKSTAB runs
+//! for every catalog model with the sparse kernel forms, short RKSTAB runs
 //! under each post-step stabilization and Baumgarte (projected samples, so the sampler's KKT
 //! solves and projection run too) on the sparse path equal, bit for bit, the same runs with
-//! the forms hidden ([`DenseForms`], the dense kernels and dense storage). Both paths assemble
+//! the forms hidden ([`DenseForms`], the dense kernels and dense storage), from the consistent
+//! state `initialize` (dense on both paths) finds. Both paths assemble
 //! the same matrix from the same values and sum every product in the same order (see
 //! `runtime/src/sparse.rs`), so no tolerance is needed.
 
