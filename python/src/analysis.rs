@@ -49,7 +49,7 @@ pub fn check<'py>(
     };
     let value = py
         .detach(|| mbsim_cli::analysis::check_value(&args))
-        .map_err(|e| to_py(py, e, &[]))?;
+        .map_err(|e| to_py(py, e))?;
     json(py, &value)
 }
 
@@ -89,7 +89,7 @@ pub fn kinematic<'py>(
             .collect();
         Ok((result, coords))
     });
-    let (result, coords) = computed.map_err(|e| to_py(py, e, &[]))?;
+    let (result, coords) = computed.map_err(|e| to_py(py, e))?;
     let points = &result.kinematics.points;
     let n = coords.len();
     let out = PyDict::new(py);
@@ -206,7 +206,7 @@ pub fn equilibrium<'py>(
             .collect();
         Ok((reduced, settled, coords, sys.constraint_names()))
     });
-    let (reduced, settled, coords, names) = computed.map_err(|e| to_py(py, e, &[]))?;
+    let (reduced, settled, coords, names) = computed.map_err(|e| to_py(py, e))?;
     let named = |values: &[f64]| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (n, v) in names.iter().zip(values) {

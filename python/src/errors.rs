@@ -4,7 +4,7 @@
 //! (constraint rows by name) and `detail` (the variant's other fields as a dict). Nothing here
 //! panics; PyO3 turns a panic inside a function into `PanicException` in any case.
 
-use mbsim::runtime::SimError;
+use mbsim::runtime::{ConstraintRow, SimError};
 use mbsim_cli::AppError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -18,14 +18,9 @@ struct Diagnosis {
     detail: Vec<(&'static str, f64)>,
 }
 
-/// Row `i` of the model's constraint rows by name (`row i` beyond them).
-fn row_name(names: &[String], i: usize) -> String {
-    names.get(i).cloned().unwrap_or_else(|| format!("row {i}"))
-}
-
 /// The fields of `e` (every variant: a new one breaks the build here).
-fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
-    let by_index = |rows: &[usize]| rows.iter().map(|&i| row_name(names, i)).collect();
+fn diagnose(e: &SimError) -> Diagnosis {
+    let by_name = |rows: &[ConstraintRow]| rows.iter().map(|r| r.name.clone()).collect();
     let d = |kind, t, h, rows, detail| Diagnosis {
         kind,
         t,
@@ -43,7 +38,7 @@ fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
             "SingularKkt",
             Some(*t),
             Some(*h),
-            by_index(dependent_rows),
+            by_name(dependent_rows),
             vec![],
         ),
         SimError::StepSizeUnderflow { t, h } => {
@@ -111,7 +106,7 @@ fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
             "SingularIterationMatrix",
             Some(*t),
             Some(*h),
-            by_index(dependent_rows),
+            by_name(dependent_rows),
             vec![],
         ),
         SimError::InconsistentInitialState {
@@ -127,7 +122,7 @@ fn diagnose(e: &SimError, names: &[String]) -> Diagnosis {
             position_rows
                 .iter()
                 .chain(velocity_rows)
-                .map(|&(i, _)| row_name(names, i))
+                .map(|r| r.name.clone())
                 .collect(),
             vec![("tolerance", *tolerance)],
         ),
@@ -206,15 +201,14 @@ fn raise(py: Python<'_>, name: &str, message: String, attrs: Bound<'_, PyDict>) 
     })
 }
 
-/// `e` as the Python exception a user catches; `names` are the model's constraint rows (for
-/// a [`SimError`]'s rows by name), empty when unknown.
-pub fn to_py(py: Python<'_>, e: AppError, names: &[String]) -> PyErr {
+/// `e` as the Python exception a user catches (a [`SimError`] names its rows itself).
+pub fn to_py(py: Python<'_>, e: AppError) -> PyErr {
     let message = e.to_string();
     let attrs = PyDict::new(py);
     let result = (|| -> PyResult<&'static str> {
         Ok(match &e {
             AppError::Sim(sim) => {
-                let d = diagnose(sim, names);
+                let d = diagnose(sim);
                 attrs.set_item("kind", d.kind)?;
                 attrs.set_item("t", d.t)?;
                 attrs.set_item("h", d.h)?;

@@ -51,7 +51,7 @@ fn models(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 /// constraint rows, dimensions, the initial guess and the run defaults.
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-    let entry = mbsim_cli::registry::entry(name).map_err(|e| errors::to_py(py, e, &[]))?;
+    let entry = mbsim_cli::registry::entry(name).map_err(|e| errors::to_py(py, e))?;
     let sys = (entry.build)();
     let d = PyDict::new(py);
     d.set_item("name", entry.name)?;
@@ -230,7 +230,7 @@ fn equilibrium<'py>(
 /// The FMU's modelDescription.xml of `name` and its model identifier (the library's name).
 #[pyfunction]
 fn _fmu_description(py: Python<'_>, name: &str) -> PyResult<(String, String)> {
-    let entry = mbsim_cli::registry::entry(name).map_err(|e| errors::to_py(py, e, &[]))?;
+    let entry = mbsim_cli::registry::entry(name).map_err(|e| errors::to_py(py, e))?;
     Ok((
         mbsim_fmu::description(entry),
         mbsim_fmu::description::identifier(entry),

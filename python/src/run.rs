@@ -35,21 +35,13 @@ pub fn config(
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<SimConfig> {
     let args = simulate_args(py, model, options)?;
-    args.config().map_err(|e| to_py(py, e, &[]))
-}
-
-/// The constraint names of the model of `cfg` (for errors before a result exists).
-fn constraint_names(cfg: &SimConfig) -> Vec<String> {
-    (cfg.model.build)().constraint_names()
+    args.config().map_err(|e| to_py(py, e))
 }
 
 /// One run of the CLI's `simulate`, without the GIL.
 pub fn run_detached(py: Python<'_>, cfg: &SimConfig) -> PyResult<RunResult> {
     let result: Result<RunResult, AppError> = py.detach(|| mbsim_cli::simulate::run(cfg, false));
-    result.map_err(|e| {
-        let names = constraint_names(cfg);
-        to_py(py, e, &names)
-    })
+    result.map_err(|e| to_py(py, e))
 }
 
 /// The result dict of a run.
@@ -119,5 +111,5 @@ pub fn rust_seconds(
             })
             .collect()
     });
-    times.map_err(|e| to_py(py, e, &[]))
+    times.map_err(|e| to_py(py, e))
 }

@@ -64,8 +64,8 @@ pub fn sweep<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let args = sweep_args(py, model, options, spec, threads, Some(out.clone()))?;
     let done: Result<(), AppError> = py.detach(|| mbsim_cli::sweep::run(&args));
-    done.map_err(|e| to_py(py, e, &[]))?;
-    let (header, rows) = read_csv(&out.join("sweep.csv")).map_err(|e| to_py(py, e, &[]))?;
+    done.map_err(|e| to_py(py, e))?;
+    let (header, rows) = read_csv(&out.join("sweep.csv")).map_err(|e| to_py(py, e))?;
     table(py, &header, rows)
 }
 
@@ -78,7 +78,7 @@ pub fn sweep_plan<'py>(
     spec: Spec,
 ) -> PyResult<Bound<'py, PyDict>> {
     let args = sweep_args(py, model, options, spec, None, None)?;
-    let plan = Plan::new(&args).map_err(|e| to_py(py, e, &[]))?;
+    let plan = Plan::new(&args).map_err(|e| to_py(py, e))?;
     let d = PyDict::new(py);
     d.set_item("runs_total", plan.runs_total())?;
     d.set_item("header", plan.header())?;
@@ -102,7 +102,7 @@ pub fn sweep_rows(
         let plan = Plan::new(&args)?;
         plan.rows(&indices, threads, None)
     });
-    rows.map_err(|e| to_py(py, e, &[]))
+    rows.map_err(|e| to_py(py, e))
 }
 
 /// A CSV file's header and rows.
@@ -181,5 +181,5 @@ pub fn write(
         .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let done: Result<(), AppError> =
         py.detach(|| mbsim_cli::sweep::write_sweep(&out, &header, &rows, &manifest));
-    done.map_err(|e| to_py(py, e, &[]))
+    done.map_err(|e| to_py(py, e))
 }

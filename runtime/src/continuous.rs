@@ -36,7 +36,7 @@
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
-use crate::error::{SimError, SingularBlock};
+use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels;
 use crate::lu::{DenseLu, dependent_rows};
 use crate::redundancy::RowSelection;
@@ -156,7 +156,7 @@ impl Correction {
                         gamma * self.vel_res[i]
                     };
                 }
-                self.solve_gram(jac, None, rows, t, h)?;
+                self.solve_gram(sys, jac, None, rows, t, h)?;
                 subtract_transpose(jac, &self.c, 1.0, fv);
             }
             ContinuousChoice::Identity => {
@@ -192,7 +192,7 @@ impl Correction {
                     }
                 }
                 let j2 = std::mem::replace(&mut self.j2, DMatrix::zeros(0, 0));
-                let solved = self.solve_gram(jac, Some(&j2), rows, t, h);
+                let solved = self.solve_gram(sys, jac, Some(&j2), rows, t, h);
                 self.j2 = j2;
                 solved?;
                 subtract_transpose(&self.j2, &self.c, gamma, fq);
@@ -203,8 +203,9 @@ impl Correction {
     }
 
     /// c ← (G Gᵀ + J Jᵀ)⁻¹ c (J absent: G Gᵀ), left-out rows as identity rows with c = 0.
-    fn solve_gram(
+    fn solve_gram<S: ConstrainedSystem + ?Sized>(
         &mut self,
+        sys: &S,
         jac: &DMatrix<f64>,
         extra: Option<&DMatrix<f64>>,
         rows: &RowSelection,
@@ -231,7 +232,7 @@ impl Correction {
                 t,
                 h,
                 block: SingularBlock::Jacobian,
-                dependent_rows: dependent,
+                dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             });
         }
         self.lu.solve_in_place(&mut self.c);

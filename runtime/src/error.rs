@@ -71,11 +71,12 @@ pub enum SingularBlock {
 
 impl SingularBlock {
     /// The plain-language diagnosis used by [`SimError::SingularKkt`]'s message.
-    fn explain(block: SingularBlock, rows: &[usize]) -> String {
+    fn explain(block: SingularBlock, rows: &[ConstraintRow]) -> String {
         match block {
             SingularBlock::Jacobian => format!(
                 "the constraint Jacobian G = [Φ_q; A] has lost rank; dependent constraint \
-                 rows: {rows:?} (redundant constraints or a singular configuration)"
+                 rows: {} (redundant constraints or a singular configuration)",
+                ConstraintRow::list(rows)
             ),
             SingularBlock::MassOnKernel => "the constraint Jacobian has full rank, but the mass \
                  matrix M is not positive definite on its null space (a motion the constraints \
@@ -129,8 +130,8 @@ pub enum SimError {
     ///
     /// `block` says which part is to blame (see [`crate::lu::diagnose_singular`] for the
     /// rank-revealing test and its tolerance). For [`SingularBlock::Jacobian`],
-    /// `dependent_rows` lists the constraint rows (indices into G = [Φ_q; A]) that are
-    /// (nearly) linearly dependent on the rows before them, or vanish; for
+    /// `dependent_rows` lists the constraint rows (by index into G = [Φ_q; A] and by name) that
+    /// are (nearly) linearly dependent on the rows before them, or vanish; for
     /// [`SingularBlock::MassOnKernel`] it is empty.
     #[error(
         "singular KKT matrix at t = {t:e} (step h = {h:e}): {}",
@@ -144,7 +145,7 @@ pub enum SimError {
         /// Which block of the augmented matrix failed.
         block: SingularBlock,
         /// Constraint rows dependent on earlier rows (empty for [`SingularBlock::MassOnKernel`]).
-        dependent_rows: Vec<usize>,
+        dependent_rows: Vec<ConstraintRow>,
     },
     /// The step size became negligible relative to `t` (`0.1 |h| <= |t| ε`) or fell below the
     /// configured minimum.
@@ -265,11 +266,12 @@ pub enum SimError {
         /// Which block is to blame (`MassOnKernel`: M̂ is not positive definite on ker G).
         block: SingularBlock,
         /// Constraint rows dependent on earlier rows (empty for `MassOnKernel`).
-        dependent_rows: Vec<usize>,
+        dependent_rows: Vec<ConstraintRow>,
     },
     /// The initial state does not satisfy the constraints to the tolerance of the check.
     #[error(
-        "inconsistent initial state at t = {t:e}: drift |Φ| = {:e}, |Φ̇| = {:e} exceeds {tolerance:e}; violated position rows (index, residual) {position_rows:?}, velocity rows {velocity_rows:?}. Make the state consistent with `initialize` first (or set `CommonOptions::consistency`)", drift.position, drift.velocity
+        "inconsistent initial state at t = {t:e}: drift |Φ| = {:e}, |Φ̇| = {:e} exceeds {tolerance:e}; violated position rows: {}; velocity rows: {}. Make the state consistent with `initialize` first (or set `CommonOptions::consistency`)", drift.position, drift.velocity,
+        ViolatedRow::list(position_rows), ViolatedRow::list(velocity_rows)
     )]
     InconsistentInitialState {
         /// The initial time.
@@ -278,10 +280,12 @@ pub enum SimError {
         drift: crate::drift::Drift,
         /// The tolerance of the check.
         tolerance: f64,
-        /// Holonomic rows with |Φ_i| above the tolerance, with their residuals.
-        position_rows: Vec<(usize, f64)>,
-        /// Rows of G v + [Φ_t; b] above the tolerance, with their residuals.
-        velocity_rows: Vec<(usize, f64)>,
+        /// Holonomic rows with |Φ_i| above the tolerance, by name, with their residuals
+        /// (largest first).
+        position_rows: Vec<ViolatedRow>,
+        /// Rows of G v + [Φ_t; b] above the tolerance, by name, with their residuals (largest
+        /// first).
+        velocity_rows: Vec<ViolatedRow>,
     },
     /// A coordinate partition (\[HAUG\] §7.3.2) was asked for where the matrix it partitions
     /// (Φ_q for the positions, G = [Φ_q; A] for the velocities) has lost row rank: a singular
@@ -421,10 +425,8 @@ impl std::fmt::Display for InitStage {
     }
 }
 
-/// One constraint row that stays violated, for [`SimError::InitializationFailed`].
-///
-/// Identified by its index for now; a constraint name can be added as a field once the kernel
-/// contract exports names.
+/// One constraint row that stays violated, for [`SimError::InitializationFailed`] and
+/// [`SimError::InconsistentInitialState`]: its index, its name and its residual.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViolatedRow {
     /// Row index (into Φ, or into the velocity residual; see the variant).
@@ -510,6 +512,50 @@ impl Coordinate {
             .iter()
             .map(|c| format!("{} ({})", c.name, c.index))
             .collect();
+        s.join(", ")
+    }
+}
+
+/// A constraint row named for a message: its index into G = [Φ_q; A] (and λ) and its name
+/// ([`crate::ConstrainedSystem::constraint_names`]: its label in the model, otherwise `phi_i` /
+/// `nh_i`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstraintRow {
+    /// Row index into G (and λ).
+    pub row: usize,
+    /// The row's name.
+    pub name: String,
+}
+
+impl ConstraintRow {
+    /// Rows `rows` named after `names` (the model's constraint names; rows beyond them are
+    /// named `row i`).
+    pub fn named(rows: &[usize], names: &[String]) -> Vec<ConstraintRow> {
+        rows.iter()
+            .map(|&row| ConstraintRow {
+                row,
+                name: names
+                    .get(row)
+                    .cloned()
+                    .unwrap_or_else(|| format!("row {row}")),
+            })
+            .collect()
+    }
+
+    /// "`rod` (row 2), `loop_x` (row 5)", at most ten rows, then "… and k more"; "none".
+    fn list(rows: &[ConstraintRow]) -> String {
+        const SHOWN: usize = 10;
+        if rows.is_empty() {
+            return "none".to_string();
+        }
+        let mut s: Vec<String> = rows
+            .iter()
+            .take(SHOWN)
+            .map(|r| format!("`{}` (row {})", r.name, r.row))
+            .collect();
+        if rows.len() > SHOWN {
+            s.push(format!("… and {} more", rows.len() - SHOWN));
+        }
         s.join(", ")
     }
 }

@@ -22,7 +22,7 @@
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
-use crate::error::{Kernel, SimError};
+use crate::error::{ConstraintRow, Kernel, SimError};
 use crate::kernels;
 use crate::kkt_layout::Factors;
 use crate::lu::diagnose_singular;
@@ -254,12 +254,12 @@ impl KktWorkspace {
                 Metric::Mass => Some(&self.mass),
                 Metric::Identity => None,
             };
-            let (block, dependent_rows) = diagnose_singular(&self.jac, w);
+            let (block, dependent) = diagnose_singular(&self.jac, w);
             SimError::SingularKkt {
                 t,
                 h,
                 block,
-                dependent_rows,
+                dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             }
         })
     }

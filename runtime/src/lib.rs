@@ -145,8 +145,8 @@ pub use continuous::{Continuous, ContinuousChoice};
 pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{
-    Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError, SingularBlock,
-    ViolatedRow,
+    ConstraintRow, Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError,
+    SingularBlock, ViolatedRow,
 };
 pub use fixed_step::FixedStep;
 pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};

@@ -13,7 +13,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::error::{SimError, SingularBlock};
+use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels::{self, checked};
 use crate::kkt::Conditioning;
 use crate::lu::DenseLu;
@@ -170,7 +170,10 @@ impl ConstraintForce {
                 t,
                 h,
                 block: SingularBlock::Jacobian,
-                dependent_rows: crate::lu::dependent_rows(&self.e, 1e-10).0,
+                dependent_rows: ConstraintRow::named(
+                    &crate::lu::dependent_rows(&self.e, 1e-10).0,
+                    &sys.constraint_names(),
+                ),
             });
         }
         Conditioning::note(&mut self.conditioning, self.s.pivot_spread(), t);

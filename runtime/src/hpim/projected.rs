@@ -27,7 +27,7 @@ use nalgebra::{DMatrix, DVector};
 use super::expm;
 use super::particular::{LoadIntegral, load_integral};
 use super::setup::{Setup, first_order};
-use crate::error::{SimError, SingularBlock};
+use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::integrator::Problem;
 use crate::kernels;
 use crate::structural::{Load, Structure, TimeFunction};
@@ -53,6 +53,8 @@ pub(crate) struct Projection {
     mass: DMatrix<f64>,
     damping: DMatrix<f64>,
     stiffness: DMatrix<f64>,
+    /// The model's constraint names (for the error of a singular S₀).
+    row_names: Vec<String>,
     /// Workspace of the residual.
     work: DVector<f64>,
 }
@@ -85,6 +87,7 @@ impl Projection {
             stiffness: st.stiffness.clone(),
             work: DVector::zeros(n),
             refreshes: 0,
+            row_names: sys.constraint_names(),
         };
         p.project(st, &setup.minv, &e, problem.t0, tau, doublings)?;
         Ok(p)
@@ -116,7 +119,7 @@ impl Projection {
         tau: f64,
         doublings: u32,
     ) -> Result<(), SimError> {
-        let coupling = coupling(e, minv, t, tau)?;
+        let coupling = coupling(e, minv, t, tau, &self.row_names)?;
         let project = |a: &DMatrix<f64>| a - &coupling * a;
         let h = first_order(minv, &project(&st.damping), &project(&st.stiffness));
         self.exact.clear();
@@ -179,6 +182,7 @@ fn coupling(
     minv: &DMatrix<f64>,
     t: f64,
     tau: f64,
+    names: &[String],
 ) -> Result<DMatrix<f64>, SimError> {
     let n = minv.nrows();
     if e.nrows() == 0 {
@@ -190,7 +194,7 @@ fn coupling(
         t,
         h: tau,
         block: SingularBlock::Jacobian,
-        dependent_rows: crate::lu::dependent_rows(e, 1e-10).0,
+        dependent_rows: ConstraintRow::named(&crate::lu::dependent_rows(e, 1e-10).0, names),
     };
     let sinv_e_minv = s.lu().solve(&e_minv).ok_or_else(singular)?;
     Ok(e.transpose() * sinv_e_minv)

@@ -32,7 +32,7 @@
 use crate::redundancy::RowSelection;
 use nalgebra::DMatrix;
 
-use crate::error::{NewtonDiagnosis, SimError};
+use crate::error::{ConstraintRow, NewtonDiagnosis, SimError};
 use crate::integrator::common::invalid;
 use crate::kernels;
 use crate::kkt::Conditioning;
@@ -397,13 +397,13 @@ impl Newton {
         if !self.factor_selected(cq, cv, t) {
             self.factored_h = None;
             let w = self.lu.matrix_mut().view((0, 0), (n, n)).into_owned();
-            let (block, dependent_rows) = diagnose_singular(&self.jac, Some(&w));
+            let (block, dependent) = diagnose_singular(&self.jac, Some(&w));
             return Err(SimError::SingularIterationMatrix {
                 t,
                 h,
                 iteration,
                 block,
-                dependent_rows,
+                dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             });
         }
         Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);

@@ -23,7 +23,7 @@ pub use problem::{OutputGrid, Problem};
 
 use crate::drift::Drift;
 use crate::drift::DriftMeter;
-use crate::error::SimError;
+use crate::error::{SimError, ViolatedRow};
 use crate::output::{Observer, Recorder, Stats};
 use crate::system::ConstrainedSystem;
 
@@ -106,7 +106,13 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
         }
     };
     if initial_drift.max() > tolerance {
-        return Err(inconsistent(&meter, problem.t0, initial_drift, tolerance));
+        return Err(inconsistent(
+            &meter,
+            problem.t0,
+            initial_drift,
+            tolerance,
+            &sys.constraint_names(),
+        ));
     }
     let dir = problem.direction();
     let times = problem.output_times();
@@ -137,20 +143,20 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
     Ok((run, stats))
 }
 
-/// The [`SimError::InconsistentInitialState`] for the residuals left in `meter`.
-fn inconsistent(meter: &DriftMeter, t: f64, drift: Drift, tolerance: f64) -> SimError {
-    let rows = |r: &[f64]| -> Vec<(usize, f64)> {
-        r.iter()
-            .enumerate()
-            .filter(|(_, x)| x.abs() > tolerance)
-            .map(|(i, x)| (i, *x))
-            .collect()
-    };
+/// The [`SimError::InconsistentInitialState`] for the residuals left in `meter`, rows named
+/// after `names` (the model's constraint names).
+fn inconsistent(
+    meter: &DriftMeter,
+    t: f64,
+    drift: Drift,
+    tolerance: f64,
+    names: &[String],
+) -> SimError {
     SimError::InconsistentInitialState {
         t,
         drift,
         tolerance,
-        position_rows: rows(&meter.phi),
-        velocity_rows: rows(&meter.vel_res),
+        position_rows: ViolatedRow::collect(&meter.phi, tolerance, names),
+        velocity_rows: ViolatedRow::collect(&meter.vel_res, tolerance, names),
     }
 }

@@ -327,9 +327,33 @@ impl<T> RadauStepper<T> {
             self.tangents_current = true;
         }
         if self.solver.factored_h != Some(h) {
-            self.solver.factor(self.state.t, h)?;
+            let start = self.state.start();
+            self.solver.factor(sys, &start, h)?;
         }
         Ok(())
+    }
+
+    /// One stage solve from the Newton start, with the matrix prepared for `h`.
+    fn solve_once<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        h: f64,
+    ) -> Result<Outcome, SimError>
+    where
+        T: Tangents<S>,
+    {
+        self.newton_start(h);
+        self.prepare_matrix(sys, h)?;
+        self.newton_scale(h, self.setup.kappa);
+        let test = Test {
+            scale: &self.scale,
+            kappa: self.setup.kappa,
+            max_iterations: self.setup.max_iterations,
+            predict: self.setup.error.is_some(),
+            min_iterations: if self.setup.error.is_some() { 1 } else { 2 },
+        };
+        let start = self.state.start();
+        self.solver.solve(sys, &start, h, &test)
     }
 
     /// The typed error of a failed solve.
@@ -354,19 +378,17 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     }
 
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
-        self.prepare_matrix(sys, h)?;
-        self.newton_start(h);
-        self.newton_scale(h, self.setup.kappa);
         let iterations_before = self.solver.counters.iterations;
-        let test = Test {
-            scale: &self.scale,
-            kappa: self.setup.kappa,
-            max_iterations: self.setup.max_iterations,
-            predict: self.setup.error.is_some(),
-            min_iterations: if self.setup.error.is_some() { 1 } else { 2 },
-        };
-        let start = self.state.start();
-        let outcome = self.solver.solve(sys, &start, h, &test)?;
+        let mut outcome = self.solve_once(sys, h)?;
+        if matches!(outcome, Outcome::Failed(..)) && !self.tangents_current {
+            // The matrix held was built at an earlier step start (kept tangents): near a
+            // singular configuration G changes fast (its sign, across the passage), so the
+            // iteration fails with it where a fresh one converges. Once more with the tangents
+            // and stage Jacobians of this step before giving up.
+            self.tangents_kept = false;
+            self.solver.factored_h = None;
+            outcome = self.solve_once(sys, h)?;
+        }
         match outcome {
             Outcome::Converged => {}
             Outcome::Slow(factor) => {

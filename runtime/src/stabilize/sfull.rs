@@ -10,7 +10,7 @@
 //! of the size of the (small) position correction.
 
 use super::Stabilizer;
-use crate::error::SimError;
+use crate::error::{ConstraintRow, SimError};
 use crate::kernels;
 use crate::lu::diagnose_singular;
 use crate::system::ConstrainedSystem;
@@ -52,12 +52,12 @@ impl Stabilizer {
         if !self.factor_hh(t) {
             // HHᵀ is singular exactly when G = [Φ_q; A] lacks full row rank (H is block
             // triangular with G on the diagonal), so the identity-metric diagnosis names the rows.
-            let (block, dependent_rows) = diagnose_singular(&self.jac_r.dense, None);
+            let (block, dependent) = diagnose_singular(&self.jac_r.dense, None);
             return Err(SimError::SingularKkt {
                 t,
                 h,
                 block,
-                dependent_rows,
+                dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             });
         }
         self.hh.solve_in_place(&mut self.zeta);

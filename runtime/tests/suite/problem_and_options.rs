@@ -133,7 +133,8 @@ fn an_inconsistent_start_names_the_rows_and_points_to_initialize() {
             ..
         } => {
             assert_eq!(position_rows.len(), 1);
-            assert_eq!(position_rows[0].0, 0);
+            assert_eq!(position_rows[0].row, 0);
+            assert_eq!(position_rows[0].name, "phi_1");
             assert!(velocity_rows.is_empty(), "{velocity_rows:?}");
             assert_eq!(*tolerance, 1e-10, "Auto: the smallest atol");
         }

@@ -10,7 +10,7 @@ use crate::common;
 
 use common::models::SliderCrank;
 use common::{Sys, assert_below, assert_close, simulate};
-use mbsim_runtime::{Baumgarte, Recorder, Rkstab, SimError, Stabilization};
+use mbsim_runtime::{Baumgarte, ConstraintRow, Recorder, Rkstab, SimError, Stabilization};
 
 fn run(linear: bool, stab: Stabilization, tol: f64) -> Result<Recorder, SimError> {
     let (q0, v0) = SliderCrank::initial_state();
@@ -133,7 +133,10 @@ fn starting_on_the_singular_point_is_a_singular_kkt() {
             t: 0.0,
             h: 0.0,
             block: mbsim_runtime::error::SingularBlock::Jacobian,
-            dependent_rows: vec![0]
+            dependent_rows: vec![ConstraintRow {
+                row: 0,
+                name: "phi_1".to_string()
+            }]
         }
     );
 }

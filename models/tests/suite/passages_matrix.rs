@@ -1,0 +1,315 @@
+//! The singular-passage matrix of issue 22, item 5: every method on the IFToMM A02 N-four-bar
+//! (N = 40, 20 s from all cranks vertical at 1 rad/s: ~20 passes through the horizontal
+//! positions where G = [Φ_q] loses rank 40 and the DOF jumps from 1 to 41), in both forms
+//! (`four-bar-chain`, crank angles; `four-bar-chain-bodies`, 81 planar bodies), against the
+//! exact 1-DOF reduction ψ̈ = κ sin ψ.
+//!
+//! One cell is (method, tolerance or step, form) → the largest error of any crank angle against
+//! the reduction at the 401 output times (every 0.05 s, the benchmark's sampling), the largest
+//! drift ‖Φ‖∞ and ‖Φ_q v‖∞ over the step points, NFCN, steps and the run's thread CPU time.
+//! Shared by the release test slice (`passages.rs`) and the full matrix
+//! (`cargo bench -p mbsim-models --bench passages`); no expected number lives here.
+
+use std::time::Duration;
+
+use cpu_time::ThreadTime;
+use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
+use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
+use mbsim_runtime::{
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, Implicit,
+    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
+};
+
+/// The benchmark's span [s].
+pub const T_END: f64 = 20.0;
+/// The benchmark's output spacing [s].
+pub const DT_OUT: f64 = 0.05;
+/// HHT's α and generalized-α's ρ∞ used in the matrix (the usual mild damping).
+pub const HHT_ALPHA: f64 = -0.05;
+/// Generalized-α's spectral radius at infinity.
+pub const RHO_INF: f64 = 0.8;
+
+/// Which form of the chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `four-bar-chain`: the 41 crank angles, 40 rows.
+    Angles,
+    /// `four-bar-chain-bodies`: 81 planar bodies, 243 coordinates, 242 rows.
+    Bodies,
+}
+
+impl Form {
+    /// The catalog name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Angles => "four-bar-chain",
+            Form::Bodies => "four-bar-chain-bodies",
+        }
+    }
+
+    /// The model, its start (cranks vertical at 1 rad/s) and the crank angles' indices in q.
+    pub fn setup(self) -> (Box<dyn ConstrainedSystem>, Vec<f64>, Vec<f64>, Vec<usize>) {
+        match self {
+            Form::Angles => {
+                let sys = FourBarChain::unit();
+                let (q, v) = FourBarChain::initial(&sys);
+                (Box::new(sys), q, v, (0..=WINDOWS).collect())
+            }
+            Form::Bodies => {
+                let sys = FourBarChainBodies::unit();
+                let (q, v) = FourBarChainBodies::initial(&sys);
+                let cranks = (0..=WINDOWS).map(|i| 2 * BODIES + i).collect();
+                (Box::new(sys), q, v, cranks)
+            }
+        }
+    }
+}
+
+/// A method of the matrix; the `f64` is rtol (= atol) for the error-controlled methods and the
+/// step size for the constant-step ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// DOPRI5 with PStab.
+    Rkstab,
+    /// Variable-step variable-order ABM with PStab.
+    Abm,
+    /// Radau IIA (order 5), error-controlled.
+    Radau,
+    /// HHT-α, error-controlled.
+    HhtAdaptive,
+    /// Generalized-α, error-controlled.
+    GenAlphaAdaptive,
+    /// Classical RK4 with PStab, constant step.
+    Rk4,
+    /// MAMPC4 (Haug's PECE) with PStab, constant step.
+    Mampc4,
+    /// Newmark (ME451), constant step.
+    Newmark,
+    /// HHT-α, constant step.
+    Hht,
+    /// Generalized-α, constant step.
+    GenAlpha,
+    /// Radau IIA, constant step.
+    RadauFixed,
+}
+
+impl Method {
+    /// Every method, error-controlled first.
+    pub const ALL: [Method; 11] = [
+        Method::Rkstab,
+        Method::Abm,
+        Method::Radau,
+        Method::HhtAdaptive,
+        Method::GenAlphaAdaptive,
+        Method::Rk4,
+        Method::Mampc4,
+        Method::Newmark,
+        Method::Hht,
+        Method::GenAlpha,
+        Method::RadauFixed,
+    ];
+
+    /// The name in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Rkstab => "rkstab",
+            Method::Abm => "abm",
+            Method::Radau => "radau",
+            Method::HhtAdaptive => "hht",
+            Method::GenAlphaAdaptive => "gen-alpha",
+            Method::Rk4 => "rk4 --h",
+            Method::Mampc4 => "mampc4 --h",
+            Method::Newmark => "newmark --h",
+            Method::Hht => "hht --h",
+            Method::GenAlpha => "gen-alpha --h",
+            Method::RadauFixed => "radau --h",
+        }
+    }
+
+    /// Whether the parameter is a step size (else a tolerance).
+    pub fn constant_step(self) -> bool {
+        match self {
+            Method::Rkstab
+            | Method::Abm
+            | Method::Radau
+            | Method::HhtAdaptive
+            | Method::GenAlphaAdaptive => false,
+            Method::Rk4
+            | Method::Mampc4
+            | Method::Newmark
+            | Method::Hht
+            | Method::GenAlpha
+            | Method::RadauFixed => true,
+        }
+    }
+
+    /// Run it with parameter `x` (rtol or h).
+    pub fn run(
+        self,
+        sys: &dyn ConstrainedSystem,
+        problem: &Problem,
+        x: f64,
+    ) -> Result<(Recorder, Solution), SimError> {
+        let hht = Scheme::Hht { alpha: HHT_ALPHA };
+        let gen_alpha = Scheme::GeneralizedAlpha { rho_inf: RHO_INF };
+        match self {
+            Method::Rkstab => integrate(sys, &Rkstab::new(x), problem),
+            Method::Abm => integrate(sys, &Abm::new(x), problem),
+            Method::Radau => integrate(sys, &Radau::adaptive(x), problem),
+            Method::HhtAdaptive => integrate(sys, &Implicit::hht(HHT_ALPHA, x), problem),
+            Method::GenAlphaAdaptive => {
+                integrate(sys, &Implicit::generalized_alpha(RHO_INF, x), problem)
+            }
+            Method::Rk4 => integrate(sys, &FixedStep::new(tableau::RK4, x), problem),
+            Method::Mampc4 => {
+                let scheme = AdamsScheme::new(AdamsKind::Mampc, 4, AdamsStart::RungeKutta);
+                integrate(sys, &Adams::new(scheme, x), problem)
+            }
+            Method::Newmark => integrate(sys, &Implicit::newmark(x), problem),
+            Method::Hht => integrate(sys, &Implicit::new(hht, StepSize::Fixed(x)), problem),
+            Method::GenAlpha => {
+                integrate(sys, &Implicit::new(gen_alpha, StepSize::Fixed(x)), problem)
+            }
+            Method::RadauFixed => integrate(sys, &Radau::fixed(x), problem),
+        }
+    }
+}
+
+/// One cell of the matrix.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// The method.
+    pub method: Method,
+    /// rtol or h.
+    pub x: f64,
+    /// The form.
+    pub form: Form,
+    /// The outcome: the measures, or the error's text.
+    pub outcome: Result<Measures, String>,
+}
+
+/// What a successful run measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Measures {
+    /// max over output times and cranks of |θ_i(t) − θ(t)| against the reduction [rad].
+    pub error: f64,
+    /// The largest ‖Φ‖∞ over the step points.
+    pub drift_position: f64,
+    /// The largest ‖Φ_q v‖∞ over the step points.
+    pub drift_velocity: f64,
+    /// Right-hand-side (residual) evaluations.
+    pub nfcn: usize,
+    /// Steps taken.
+    pub steps: usize,
+    /// Thread CPU time of the run.
+    pub cpu: Duration,
+}
+
+/// The crank angle θ(t_k) of the reduction θ̈ = −κ cos θ from (π/2, 1 rad/s) at each of
+/// `times` (increasing), by classical RK4 with steps ≤ 1e-5 s: the local error is
+/// ~(κ h²)^(5/2) ≈ 1e-22, the accumulated round-off of 2·10⁶ steps on θ ≤ 70 a few 1e-12.
+pub fn reduction(times: &[f64]) -> Vec<f64> {
+    let kappa = four_bar_chain::kappa(WINDOWS, 1.0, 9.81);
+    let f = |y: [f64; 2]| [y[1], -kappa * y[0].cos()];
+    let mut y = [std::f64::consts::FRAC_PI_2, 1.0];
+    let mut t = 0.0;
+    let mut out = Vec::with_capacity(times.len());
+    for &target in times {
+        let steps = ((target - t) / 1e-5).ceil().max(0.0) as usize;
+        let h = if steps > 0 {
+            (target - t) / steps as f64
+        } else {
+            0.0
+        };
+        for _ in 0..steps {
+            let k1 = f(y);
+            let k2 = f([y[0] + h / 2.0 * k1[0], y[1] + h / 2.0 * k1[1]]);
+            let k3 = f([y[0] + h / 2.0 * k2[0], y[1] + h / 2.0 * k2[1]]);
+            let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
+            for c in 0..2 {
+                y[c] += h / 6.0 * (k1[c] + 2.0 * k2[c] + 2.0 * k3[c] + k4[c]);
+            }
+        }
+        t = target;
+        out.push(y[0]);
+    }
+    out
+}
+
+/// The output times of a run up to `t_end`: 0, 0.05, …
+pub fn output_times(t_end: f64) -> Vec<f64> {
+    let count = (t_end / DT_OUT).round() as usize;
+    (0..=count).map(|k| k as f64 * DT_OUT).collect()
+}
+
+/// Run one cell over [0, `t_end`], with the reduction at the output times precomputed.
+pub fn measure(method: Method, x: f64, form: Form, t_end: f64, reference: &[f64]) -> Cell {
+    let (sys, q0, v0, cranks) = form.setup();
+    let times = output_times(t_end);
+    let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&times);
+    let start = ThreadTime::now();
+    let run = method.run(sys.as_ref(), &problem, x);
+    let cpu = start.elapsed();
+    let outcome = run.map_err(|e| e.to_string()).map(|(rec, end)| {
+        let error = rec
+            .q
+            .iter()
+            .zip(reference)
+            .flat_map(|(q, want)| cranks.iter().map(move |&i| (q[i] - want).abs()))
+            .fold(
+                0.0_f64,
+                |s, e| if e.is_nan() { f64::INFINITY } else { s.max(e) },
+            );
+        let error = if rec.t.len() == reference.len() {
+            error
+        } else {
+            f64::INFINITY
+        };
+        Measures {
+            error,
+            drift_position: end.stats.max_drift.position,
+            drift_velocity: end.stats.max_drift.velocity,
+            nfcn: end.stats.nfcn,
+            steps: end.stats.nstep,
+            cpu,
+        }
+    });
+    Cell {
+        method,
+        x,
+        form,
+        outcome,
+    }
+}
+
+/// The table's header line.
+pub fn header() -> String {
+    format!(
+        "{:<22} {:<14} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
+        "form", "method", "rtol/h", "error", "max|Φ|", "max|Φ̇|", "nfcn", "steps", "cpu [s]"
+    )
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lead = format!(
+            "{:<22} {:<14} {:>7.0e}",
+            self.form.name(),
+            self.method.name(),
+            self.x
+        );
+        match &self.outcome {
+            Ok(m) => write!(
+                f,
+                "{lead} {:>9.2e} {:>9.1e} {:>9.1e} {:>9} {:>8} {:>9.3}",
+                m.error,
+                m.drift_position,
+                m.drift_velocity,
+                m.nfcn,
+                m.steps,
+                m.cpu.as_secs_f64()
+            ),
+            Err(e) => write!(f, "{lead} FAILED: {e}"),
+        }
+    }
+}
