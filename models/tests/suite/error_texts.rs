@@ -16,8 +16,18 @@ fn singular_kkt() -> SimError {
     let mut ws = KktWorkspace::new(d);
     let (q, v) = (vec![std::f64::consts::PI; d.n], vec![1.0; d.n]);
     let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
-    accelerations_into(&sys, 0.0, &q, &v, None, &mut ws, 0.0, &mut vdot, &mut lambda)
-        .expect_err("G = 0 at the horizontal position")
+    accelerations_into(
+        &sys,
+        0.0,
+        &q,
+        &v,
+        None,
+        &mut ws,
+        0.0,
+        &mut vdot,
+        &mut lambda,
+    )
+    .expect_err("G = 0 at the horizontal position")
 }
 
 /// A run from a start off the constraints (crank 3 turned by 1e-3 rad).

@@ -26,6 +26,8 @@ mod models;
 mod names_and_parameters;
 mod partition;
 mod passages;
+/// The passage matrix, shared with `benches/passages.rs` (which uses all of it).
+#[allow(dead_code)]
 mod passages_matrix;
 mod rank_change;
 mod redundant;

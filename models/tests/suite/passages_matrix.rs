@@ -239,7 +239,9 @@ pub fn reduction(times: &[f64]) -> Vec<f64> {
 /// The output times of a run up to `t_end`: 0, 0.05, …
 pub fn output_times(t_end: f64) -> Vec<f64> {
     let count = (t_end / DT_OUT).round() as usize;
-    (0..=count).map(|k| (k as f64 * DT_OUT).min(t_end)).collect()
+    (0..=count)
+        .map(|k| (k as f64 * DT_OUT).min(t_end))
+        .collect()
 }
 
 /// Run one cell over [0, `t_end`], with the reduction at the output times precomputed.

@@ -13,14 +13,31 @@
 //! ```
 //! (the holonomic rows scaled by 1/h², as the 1/(βh²) of the Newmark iteration; the
 //! nonholonomic rows, index 2, by 1/h, so both are O(1) in the stage accelerations). Its
-//! Jacobian with every tangent frozen at the step start (q0, v0, a0, λ0) is the iteration matrix
+//! Jacobian with every tangent frozen at the step start (q0, v0, a0, λ0), G_i = G(q0), is the
+//! iteration matrix
 //! ```text
-//! J = [ I⊗M + h² 𝒜²⊗K + h 𝒜⊗C    I⊗Gᵀ ;  𝒜²⊗Φ_q    0 ;  𝒜⊗A + h 𝒜²⊗N    0 ]
+//! J = [ I⊗M + h² 𝒜²⊗K + h 𝒜⊗C            diag_i(G_iᵀ) ;
+//!       block (i, j): (𝒜²)_ij Φ_q,i           0 ;
+//!       block (i, j): 𝒜_ij A_i + h (𝒜²)_ij N  0 ]
 //! K = ∂(M a + Gᵀλ − Q)/∂q,  C = −∂Q/∂v,  N = ∂(A v + b)/∂q (central differences, k > 0 only)
 //! ```
 //! the Newmark matrix of `implicit/newton.rs` Kronecker'd with the Radau matrix, factored once
 //! by a dense LU of order 3(n + m) and reused across iterations (and across steps while h is
 //! unchanged and the tangents are kept, `stepper.rs`).
+//!
+//! Singular passages: with G at the step start alone the iteration cannot cross a position
+//! where G changes sign within the step (the A02 chain's G = 2ℓ² sin θ D; Radau failed at its
+//! first passage at every tolerance and step). A solve that fails is redone
+//! (`stepper.rs`) with `stage_jacobians`: G_i = G(t_i, Q_i⁰) at the stage positions of the
+//! Newton start, the exact derivatives there. Only then: as the default it kept tangents far
+//! longer (the contraction looks excellent) and let single corrections pass on a carried-over
+//! η, which cost three decades of accuracy on the redundant models (Radau 3.7e-9 → 1.1e-5 in
+//! ψ on `four-bar-chain-extra`, `models/tests/suite/redundant.rs`).
+//!
+//! Round-off: near a singular configuration J's condition grows like 1/s² and the corrections
+//! stagnate at ε cond(J), above a constant-step κ near round-off; an iterate that satisfies Φ
+//! to round-off and the dynamic rows to √ε of their terms is accepted where the iteration would
+//! otherwise be given up (`StageSolver::at_round_off`).
 //!
 //! Convergence (Hairer–Wanner II §IV.8, `radau5.f`): with ‖Δ_k‖ the RMS of the stage
 //! corrections of positions and velocities in the weights the stepper gives (`stepper.rs`), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
@@ -97,9 +114,12 @@ pub(crate) struct StageSolver {
     estimate_lu: DenseLu,
     m0: DMatrix<f64>,
     g0: DMatrix<f64>,
-    /// G(t_i, Q_i) at the stage positions the Newton iteration of the factoring step starts
-    /// from: the stage constraint rows and Gᵀ blocks of J (module docs).
+    /// The stage constraint rows' and Gᵀ blocks' G: G(t_i, Q_i⁰) at the stage positions the
+    /// Newton iteration of the factoring step starts from when `stage_jacobians`, else G at
+    /// the step start (module docs).
     g_stage: [DMatrix<f64>; 3],
+    /// Take G per stage in the next factorizations (the retry of a failed solve, `stepper.rs`).
+    pub(crate) stage_jacobians: bool,
     k0: DMatrix<f64>,
     c0: DMatrix<f64>,
     /// N = ∂(A v + b)/∂q at the step start (k × n; empty for k = 0).
@@ -147,6 +167,7 @@ impl StageSolver {
             m0: DMatrix::zeros(n, n),
             g0: DMatrix::zeros(r, n),
             g_stage: std::array::from_fn(|_| DMatrix::zeros(r, n)),
+            stage_jacobians: false,
             k0: DMatrix::zeros(n, n),
             c0: DMatrix::zeros(n, n),
             nh0: DMatrix::zeros(dims.k, n),
@@ -199,8 +220,8 @@ impl StageSolver {
     }
 
     /// Assemble and factor J (module docs) and the estimate's matrix for step `h` from
-    /// `start`, with the stage Jacobians at the stage positions of the Newton start held in
-    /// `acc`.
+    /// `start`; with `stage_jacobians`, G per stage at the stage positions of the Newton start
+    /// held in `acc`.
     pub(crate) fn factor<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -212,7 +233,10 @@ impl StageSolver {
         self.stage_states(start, h);
         for (i, g) in self.g_stage.iter_mut().enumerate() {
             let ti = t + self.tab.c[i] * h;
-            kernels::jacobian(sys, ti, &self.q[i * self.n..(i + 1) * self.n], g)?;
+            match self.stage_jacobians {
+                true => kernels::jacobian(sys, ti, &self.q[i * self.n..(i + 1) * self.n], g)?,
+                false => g.copy_from(&self.g0),
+            }
         }
         let mut singular = !self.factor_both(h, t + h);
         if singular && self.g0.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.g0, t + h)
@@ -539,6 +563,13 @@ impl StageSolver {
             nit,
             dynold,
         ))
+    }
+
+    /// Forget the contraction of the last solve (θ and η as at the start of a run): after a
+    /// solve with the stage Jacobians, whose contraction says nothing of the usual matrix's,
+    /// the next step's first correction must not pass on that η.
+    pub(crate) fn forget_contraction(&mut self) {
+        (self.theta, self.faccon) = (1.0, 1.0);
     }
 
     /// max(‖Φ‖∞, ‖A v + b‖∞) over the stages at the last residual evaluation.

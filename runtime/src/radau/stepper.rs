@@ -6,7 +6,8 @@
 //!   next step when the last Newton contraction θ was ≤ `jacobian_reuse` (`radau5.f`'s THET,
 //!   default 0.001); the matrix is refactored whenever h changed. After a rejected step the
 //!   tangents of the same start are reused (only the factorization is redone). A solve that
-//!   fails with kept (older) tangents makes the next attempt evaluate them afresh.
+//!   fails is redone at once with tangents of this step and G per stage (`newton.rs`,
+//!   singular passages; constant-step runs have no next attempt).
 //! - Newton start: the previous step's collocation polynomial extrapolated to the new stages
 //!   (A_i⁰ = Σ_j L_j(1 + c_i h/h_prev) A_j^prev, Λ likewise); on the first step a0, λ0.
 //! - Error estimate (adaptive runs), Hairer–Wanner II §IV.8 (8.19)–(8.20) and `radau5.f`'s
@@ -380,14 +381,20 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         let iterations_before = self.solver.counters.iterations;
         let mut outcome = self.solve_once(sys, h)?;
-        if matches!(outcome, Outcome::Failed(..)) && !self.tangents_current {
-            // The matrix held was built at an earlier step start (kept tangents): near a
-            // singular configuration G changes fast (its sign, across the passage), so the
-            // iteration fails with it where a fresh one converges. Once more with the tangents
-            // and stage Jacobians of this step before giving up.
+        if matches!(outcome, Outcome::Failed(..) | Outcome::Slow(..)) {
+            // Near a singular configuration G changes fast (its sign, across the passage), and
+            // the iteration fails (or crawls) with a matrix holding G of this or an earlier step start
+            // where one with G at the stages converges (`newton.rs`). Once more with the
+            // tangents of this step and the stage Jacobians before giving up; the next step
+            // factors its usual matrix again.
             self.tangents_kept = false;
             self.solver.factored_h = None;
-            outcome = self.solve_once(sys, h)?;
+            self.solver.stage_jacobians = true;
+            let retried = self.solve_once(sys, h);
+            self.solver.stage_jacobians = false;
+            self.solver.factored_h = None;
+            self.solver.forget_contraction();
+            outcome = retried?;
         }
         match outcome {
             Outcome::Converged => {}
