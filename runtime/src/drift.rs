@@ -63,7 +63,8 @@ impl DriftMeter {
         v: &[f64],
         a: &[f64],
     ) -> Result<f64, SimError> {
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.jac.prepare(sys);
+        self.jac.eval(sys, t, q)?;
         let args = KernelArgs {
             t,
             q,
@@ -73,9 +74,10 @@ impl DriftMeter {
         };
         let gamma = KernelOut::Vector(&mut self.tmp);
         kernels::checked(sys, KernelId::Gamma, &args, gamma)?;
-        for (i, r) in self.acc_res.iter_mut().enumerate() {
-            *r = (0..a.len()).map(|j| self.jac[(i, j)] * a[j]).sum::<f64>() - self.tmp[i];
+        for (r, g) in self.acc_res.iter_mut().zip(&self.tmp) {
+            *r = -g;
         }
+        self.jac.get().mul_add(a, &mut self.acc_res);
         Ok(inf_norm(&self.acc_res))
     }
 
