@@ -111,6 +111,10 @@ pub struct OutputSection {
     pub svg: Option<bool>,
     /// `--wrap-angles` (names; empty = every coordinate).
     pub wrap_angles: Option<Vec<String>>,
+    /// `--write` (items).
+    pub write: Option<Vec<String>>,
+    /// `--format`.
+    pub format: Option<String>,
 }
 
 /// Read and parse `path`.

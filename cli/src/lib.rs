@@ -55,6 +55,7 @@ pub mod simulate;
 pub mod state;
 pub mod sweep;
 pub mod timing;
+pub mod trajectory;
 pub mod views;
 
 pub use error::AppError;

@@ -1,15 +1,17 @@
 //! The integration methods and drift controls selectable on the command line, and the one
 //! place that turns them into a runtime method ([`Chosen`]).
 //!
-//! `--method` picks the integrator (RKSTAB, the variable-order ABM, the constant-step Adams
-//! family, the implicit index-3 methods (Newmark, HHT, generalized-α, Radau IIA), ALI3-P, HPIM and NPC for structural models), `--stabilization` the layer's drift control, and the method's own options come
+//! `--method` picks the integrator (RKSTAB, the stabilized DOP853, the variable-order ABM, the
+//! constant-step Adams family, the implicit index-3 methods (Newmark, HHT, generalized-α, Radau
+//! IIA), ALI3-P, HPIM and NPC for structural models), `--stabilization` the layer's drift
+//! control, and the method's own options come
 //! from `--rtol/--atol` (adaptive methods) or `--h/--order/--start` (constant-step Adams).
 //! An option that the chosen method does not use is an error, not silently ignored.
 
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, Baumgarte, CommonOptions,
-    ConstrainedSystem, Continuous, ContinuousChoice, Hpim, HybridOptions, Implicit, Integrator,
+    ConstrainedSystem, Continuous, ContinuousChoice, Dop853, Hpim, HybridOptions, Implicit, Integrator,
     NewtonKind, Npc, Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError,
     Solution, Stabilization, StepControl, StepSize, Structure, Tolerance,
 };
@@ -41,6 +43,7 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
         },
         Method::Newmark
         | Method::Rkstab
+        | Method::Dop853
         | Method::Abm
         | Method::Ab
         | Method::Ampc
@@ -86,6 +89,9 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
 pub enum Method {
     /// RKSTAB: adaptive DOPRI5(4) with the stabilization applied inside the step (default).
     Rkstab,
+    /// Hairer's DOP853 (order 8, dense output of order 7) with the stabilization applied inside
+    /// the step like RKSTAB: fewer steps at tight tolerances (rtol ≤ 1e-8).
+    Dop853,
     /// Variable-step, variable-order PECE Adams (Haug §7.4.4–7.4.5), orders up to --order.
     Abm,
     /// Constant-step Adams–Bashforth of order --order, step --h.
@@ -323,6 +329,8 @@ pub fn stabilization(
 pub enum Chosen {
     /// RKSTAB.
     Rkstab(Rkstab),
+    /// Stabilized DOP853.
+    Dop853(Dop853),
     /// The variable-order ABM.
     Abm(Abm),
     /// A constant-step Adams method.
@@ -467,12 +475,20 @@ impl Chosen {
         if req.method == Method::Rkstab && req.order.is_some() {
             return Err(unused("--order", "RKSTAB has a fixed order (5)"));
         }
+        if req.method == Method::Dop853 && req.order.is_some() {
+            return Err(unused("--order", "DOP853 has a fixed order (8)"));
+        }
         Ok(match req.method {
             Method::Rkstab => Chosen::Rkstab(
                 Rkstab::new(req.rtol)
                     .with_atol(req.atol)
                     .with_common(common),
             ),
+            Method::Dop853 => {
+                let mut m = Dop853::new(req.rtol).with_common(common);
+                m.atol = Tolerance::Scalar(req.atol);
+                Chosen::Dop853(m)
+            }
             Method::Abm => {
                 let mut m = Abm::new(req.rtol);
                 m.atol = mbsim::runtime::Tolerance::Scalar(req.atol);
@@ -495,6 +511,7 @@ impl Chosen {
                     Method::Ampc => AdamsKind::Ampc,
                     Method::Mampc
                     | Method::Rkstab
+                    | Method::Dop853
                     | Method::Abm
                     | Method::Newmark
                     | Method::Hht
@@ -523,6 +540,7 @@ impl Chosen {
     pub fn common_mut(&mut self) -> &mut CommonOptions {
         match self {
             Chosen::Rkstab(m) => &mut m.common,
+            Chosen::Dop853(m) => &mut m.common,
             Chosen::Abm(m) => &mut m.common,
             Chosen::Adams(m) => &mut m.common,
             Chosen::Implicit(m) => &mut m.common,
@@ -535,7 +553,7 @@ impl Chosen {
     /// Whether the method adapts its step to a tolerance.
     pub fn is_adaptive(&self) -> bool {
         match self {
-            Chosen::Rkstab(_) | Chosen::Abm(_) => true,
+            Chosen::Rkstab(_) | Chosen::Dop853(_) | Chosen::Abm(_) => true,
             Chosen::Implicit(m) => matches!(m.step, StepSize::Adaptive { .. }),
             Chosen::Radau(m) => matches!(m.step, StepSize::Adaptive { .. }),
             Chosen::Adams(_) | Chosen::Ali3p(_) | Chosen::Structural { .. } => false,
@@ -547,6 +565,7 @@ impl Integrator for Chosen {
     fn name(&self) -> String {
         match self {
             Chosen::Rkstab(m) => m.name(),
+            Chosen::Dop853(m) => m.name(),
             Chosen::Abm(m) => m.name(),
             Chosen::Adams(m) => m.name(),
             Chosen::Implicit(m) => m.name(),
@@ -559,6 +578,7 @@ impl Integrator for Chosen {
     fn common(&self) -> &CommonOptions {
         match self {
             Chosen::Rkstab(m) => m.common(),
+            Chosen::Dop853(m) => m.common(),
             Chosen::Abm(m) => m.common(),
             Chosen::Adams(m) => m.common(),
             Chosen::Implicit(m) => m.common(),
@@ -576,6 +596,7 @@ impl Integrator for Chosen {
     ) -> Result<Solution, SimError> {
         match self {
             Chosen::Rkstab(m) => m.integrate_into(sys, problem, observer),
+            Chosen::Dop853(m) => m.integrate_into(sys, problem, observer),
             Chosen::Abm(m) => m.integrate_into(sys, problem, observer),
             Chosen::Adams(m) => m.integrate_into(sys, problem, observer),
             // Exact Newton matrices from the tangent kernels when the model emits them

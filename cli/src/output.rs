@@ -1,15 +1,18 @@
-//! The files of `mbsim simulate`: `trajectory.csv` (one row per output time, the last exactly
-//! at t_end; with `--output final` the t_end row only), `summary.json` (model, parameters,
+//! The files of `mbsim simulate`: the trajectory (`trajectory.csv` or `trajectory.parquet`,
+//! [`crate::trajectory`]: one row per output time, the last exactly at t_end; with `--output
+//! final` the t_end row only), `summary.json` (model, parameters,
 //! method, tolerances, counters, `cpu_seconds` (thread CPU) and `wall_seconds`, `--repeat`'s
 //! minimum and median,
 //! maximum drifts, the consistent initialization) and, through [`super::plot_grid`], the plots
 //! (PNG, and SVG with `--svg`); plus the one-paragraph report
 //! printed on stdout.
 //!
-//! CSV columns: `t`, the coordinate names, `<name>_dot`, `lambda_1 … lambda_{m+k}` (1-based, in
-//! the order of G = [Φ_q; A]), `phi_norm` = ‖Φ‖∞ and `phidot_norm` = ‖Φ_q v + Φ_t‖∞ (with the
-//! nonholonomic rows A v + b).
+//! Columns (by default; `--write` selects, [`crate::simulate::columns`]): `t`, the coordinate
+//! names, `<name>_dot`, `lambda_1 … lambda_{m+k}` (1-based, in the order of G = [Φ_q; A];
+//! `summary.json`'s `multipliers` names their rows), `phi_norm` = ‖Φ‖∞ and `phidot_norm` =
+//! ‖Φ_q v + Φ_t‖∞ (with the nonholonomic rows A v + b).
 
+use std::io::Write;
 use std::path::Path;
 
 use serde_json::json;
@@ -34,17 +37,6 @@ fn csv_err(path: &Path) -> impl FnOnce(csv::Error) -> AppError + '_ {
     }
 }
 
-/// The CSV header for a model.
-pub fn header(coordinates: &[&str], constraint_rows: usize) -> Vec<String> {
-    let mut h = vec!["t".to_string()];
-    h.extend(coordinates.iter().map(|c| c.to_string()));
-    h.extend(coordinates.iter().map(|c| format!("{c}_dot")));
-    h.extend((1..=constraint_rows).map(|i| format!("lambda_{i}")));
-    h.push("phi_norm".into());
-    h.push("phidot_norm".into());
-    h
-}
-
 /// Write the file `path` whole or not at all: into `<name>.partial` beside it, flushed to the
 /// disk and renamed onto `path` only once every byte is written. A full disk or a vanished
 /// directory then leaves no file under the real name (the partial one is removed), and a file
@@ -52,7 +44,7 @@ pub fn header(coordinates: &[&str], constraint_rows: usize) -> Vec<String> {
 /// `sweep.csv` sits next to a `summary.json` as if it were complete. The error names `path`.
 pub fn write_whole(
     path: &Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> Result<(), AppError>,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), AppError>,
 ) -> Result<(), AppError> {
     let mut partial = path.as_os_str().to_owned();
     partial.push(".partial");
@@ -72,29 +64,6 @@ pub fn write_whole(
         let _ = std::fs::remove_file(&partial);
     }
     result
-}
-
-/// Write `trajectory.csv` (whole or not at all, [`write_whole`]).
-pub fn write_csv(path: &Path, run: &RunResult) -> Result<(), AppError> {
-    write_whole(path, |out| write_rows(out, path, run))
-}
-
-fn write_rows(out: &mut dyn std::io::Write, path: &Path, run: &RunResult) -> Result<(), AppError> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(header(run.coordinates, run.constraint_rows))
-        .map_err(csv_err(path))?;
-    let rec = &run.rec;
-    for i in 0..rec.t.len() {
-        let mut row = vec![rec.t[i]];
-        row.extend(&rec.q[i]);
-        row.extend(&rec.v[i]);
-        row.extend(&rec.lambda[i]);
-        row.push(rec.drift[i].position);
-        row.push(rec.drift[i].velocity);
-        w.write_record(row.iter().map(|x| format!("{x:e}")))
-            .map_err(csv_err(path))?;
-    }
-    w.flush().map_err(io_err(path))
 }
 
 /// The summary as JSON.
@@ -161,6 +130,11 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
         "max_drift_redundant_velocity": s.redundant_drift.velocity,
         "extra": s.extra.iter().map(|(n, v)| (n.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
     });
+    // What the trajectory holds: its file and the constraint row of each multiplier column.
+    value["trajectory"] = json!(trajectory_name(cfg, run));
+    let multiplier = |&i: &usize| (format!("lambda_{}", i + 1), json!(run.constraint_names[i]));
+    let multipliers = cfg.write.lambda.iter().map(multiplier);
+    value["multipliers"] = json!(multipliers.collect::<serde_json::Map<_, _>>());
     // Timings, each named for its clock (`crate::timing`).
     value["cpu_seconds"] = json!(run.timing.cpu.as_secs_f64());
     value["cpu_clock"] = json!("thread CPU time of the integration (CLOCK_THREAD_CPUTIME_ID)");
@@ -169,6 +143,12 @@ pub fn summary(cfg: &SimConfig, run: &RunResult) -> serde_json::Value {
     value["repeat"] = repeat_json(run);
     value["output"] = json!(format!("{:?}", cfg.output).to_lowercase());
     value
+}
+
+/// The trajectory's file name.
+fn trajectory_name(cfg: &SimConfig, run: &RunResult) -> &'static str {
+    let columns = cfg.write.columns(run.coordinates).len();
+    cfg.format.resolve(run.rec.t.len(), columns).file_name()
 }
 
 /// One event of `summary.json`: time, name, kind, the speeds of an impact, the state after.
@@ -313,7 +293,8 @@ fn redundancy_line(run: &RunResult) -> String {
 /// Write trajectory.csv, summary.json and (if asked) the plots into `cfg.out`.
 pub fn write_all(cfg: &SimConfig, run: &RunResult) -> Result<(), AppError> {
     std::fs::create_dir_all(&cfg.out).map_err(io_err(&cfg.out))?;
-    write_csv(&cfg.out.join("trajectory.csv"), run)?;
+    let columns = cfg.write.columns(run.coordinates);
+    crate::trajectory::write(&cfg.out, cfg.format, &run.rec, &columns)?;
     if let Some(events) = &run.events {
         write_events(&cfg.out.join("events.csv"), run, events)?;
     }
@@ -370,7 +351,7 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
          NFCN {} NSTEP {} NACCP {} NREJCT {} NSTAB {}  CPU {:.3} s (thread), wall {:.3} s \
          (stabilization wall {:.3} s){}\n\
          max drift at the steps: position {:.2e}, velocity {:.2e}; at the {:?} samples: {:.2e}, {:.2e}{}\n\
-         wrote {}",
+         wrote {} ({}, {} rows)",
         cfg.model.name,
         cfg.t_end,
         cfg.request.method.cli_name(),
@@ -398,7 +379,9 @@ pub fn report(cfg: &SimConfig, run: &RunResult) -> String {
         run.max_drift_output.position,
         run.max_drift_output.velocity,
         conditioning,
-        cfg.out.display()
+        cfg.out.display(),
+        trajectory_name(cfg, run),
+        run.rec.t.len()
     )
 }
 

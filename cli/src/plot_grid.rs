@@ -409,7 +409,8 @@ pub fn write_run(
         &fig("velocities", grouped(quiet(v), "v")),
         svg,
     )?;
-    if run.constraint_rows > 0 {
+    // λ is recorded when the trajectory holds multipliers (or accelerations).
+    if rec.lambda.first().is_some_and(|l| !l.is_empty()) {
         let lambda: Vec<Curve> = (0..run.constraint_rows)
             .map(|j| {
                 curve(

@@ -9,6 +9,8 @@
 //! own, one run loop with the step-size controller, failure retry, output scheduling, drift
 //! monitoring and counters ([`Stats`]). Methods:
 //! - [`Rkstab`]: adaptive DOPRI5(4) with post-stabilization (\[CHIN\] RKSTAB);
+//! - [`Dop853`]: Hairer's DOP853 (order 8, dense output of order 7) with the same
+//!   post-stabilization, for tight tolerances;
 //! - [`FixedStep`]: constant-step explicit Runge–Kutta with stabilization (table
 //!   reproductions, convergence studies).
 //! - [`Implicit`]: Newmark (\[ME451\]), HHT-α and generalized-α on the index-3 DAE with Newton
@@ -55,6 +57,8 @@
 //!   redundant rows by name) and the naming of singular configurations in the run loop.
 //! - `tableau.rs`, `dense.rs`: DOPRI5 coefficients, fixed-step tableaux, dense output.
 //! - `rhs.rs`: f(t, z) = (v, v̇); `rkstab.rs`, `fixed_step.rs`: the methods' steps;
+//!   `dop853/`: the stabilized DOP853 step and dense output (`mod.rs`) and its coefficients
+//!   with the order conditions up to 8 (`tableau.rs`);
 //!   `init.rs`: consistent initialization (velocities in the mass metric, given values kept).
 //! - `adams/`: the Adams step on arbitrary past points (`engine.rs`, weights by quadrature in
 //!   `quadrature.rs`), the constant-step ([`Adams`], `fixed.rs`) and variable-order ([`Abm`],
@@ -111,6 +115,7 @@ pub mod baumgarte;
 pub mod catalog;
 pub mod continuous;
 mod dense;
+pub mod dop853;
 pub mod drawing;
 mod drift;
 pub mod error;
@@ -143,6 +148,7 @@ pub use ali3p::{Ali3p, Ali3pPenalty};
 pub use baumgarte::Baumgarte;
 pub use continuous::{Continuous, ContinuousChoice};
 pub use drawing::Drawing;
+pub use dop853::Dop853;
 pub use drift::DriftMeter;
 pub use error::{
     ConstraintRow, Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError,
@@ -153,7 +159,8 @@ pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};
 pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, VelocityMetric, initialize};
 pub use integrator::{
-    CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleKind, Solution,
+    CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleContent, SampleKind,
+    Solution,
     integrate,
 };
 pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};

@@ -19,9 +19,10 @@ pub struct Sample<'a> {
     pub q: &'a [f64],
     /// Velocities v(t).
     pub v: &'a [f64],
-    /// Accelerations v̇(t) from the KKT solve at (t, q, v) (with γ̂ under Baumgarte).
+    /// Accelerations v̇(t) from the KKT solve at (t, q, v) (with γ̂ under Baumgarte); empty
+    /// for a sample of [`crate::SampleContent::State`].
     pub vdot: &'a [f64],
-    /// Multipliers λ(t) (length m + k), from the same solve.
+    /// Multipliers λ(t) (length m + k), from the same solve; empty like `vdot`.
     pub lambda: &'a [f64],
     /// ‖Φ‖∞ and ‖Φ_q v + Φ_t‖∞ (with the nonholonomic rows A v + b) at this state.
     pub drift: Drift,

@@ -121,7 +121,14 @@ impl Integrator for Rkstab {
                 .eval(sys, problem.t0, &stepper.z, 0.0, &mut stepper.k[0])?;
             h0 = match self.step_control.h_init {
                 Some(h) => h.min(h_max),
-                None => stepper.initial_step(sys, problem.t0, run.dir, h_max)?,
+                None => {
+                    let s = &mut stepper;
+                    let tol = (&s.rtol, &s.atol);
+                    let (k0, rest) = s.k.split_at_mut(1);
+                    let work = (s.stage.as_mut_slice(), rest[0].as_mut_slice());
+                    let at = (problem.t0, run.dir, h_max);
+                    initial_step(&mut s.rhs, sys, at, &s.z, &k0[0], work, tol, 5)?
+                }
             };
         }
         let control = Adaptive::new(self.step_control, 4, h_max);
@@ -173,47 +180,6 @@ impl Dopri5 {
             zstab: vec![0.0; len],
             dense: DenseOutput::new(len),
         }
-    }
-
-    /// Hairer's `HINIT`: a first guess from ‖z‖ and ‖f‖, refined with one evaluation of f.
-    fn initial_step<S: ConstrainedSystem + ?Sized>(
-        &mut self,
-        sys: &S,
-        t: f64,
-        dir: f64,
-        h_max: f64,
-    ) -> Result<f64, SimError> {
-        let len = self.z.len();
-        let (mut dnf, mut dny) = (0.0, 0.0);
-        for c in 0..len {
-            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs();
-            dnf += (self.k[0][c] / sk).powi(2);
-            dny += (self.z[c] / sk).powi(2);
-        }
-        let mut h = if dnf <= 1e-10 || dny <= 1e-10 {
-            1e-6
-        } else {
-            (dny / dnf).sqrt() * 0.01
-        };
-        h = h.min(h_max);
-        for c in 0..len {
-            self.stage[c] = self.z[c] + dir * h * self.k[0][c];
-        }
-        self.rhs
-            .eval(sys, t + dir * h, &self.stage, h, &mut self.k[1])?;
-        let mut der2 = 0.0;
-        for c in 0..len {
-            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs();
-            der2 += ((self.k[1][c] - self.k[0][c]) / sk).powi(2);
-        }
-        let der2 = der2.sqrt() / h;
-        let der12 = der2.max(dnf.sqrt());
-        let h1 = if der12 <= 1e-15 {
-            (h * 1e-3).max(1e-6)
-        } else {
-            (0.01 / der12).powf(0.2)
-        };
-        Ok((100.0 * h).min(h1).min(h_max))
     }
 
     /// The stages 2..6 and the unstabilized 5th-order result `znew`.
@@ -317,4 +283,50 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
             conditioning: self.rhs.conditioning,
         }
     }
+}
+
+/// Hairer's `HINIT` for a method of order `order` (`dopri5.f`: 5, `dop853.f`: 8) at `at` =
+/// (t, direction, h_max) from z with `f0` = f(t, z): a first guess from ‖z‖ and ‖f‖, refined
+/// with one evaluation of f (into `work.1`, its argument in `work.0`).
+#[allow(clippy::too_many_arguments)] // the state, its slope, scratch and tolerances are all needed
+pub(crate) fn initial_step<S: ConstrainedSystem + ?Sized>(
+    rhs: &mut Rhs,
+    sys: &S,
+    (t, dir, h_max): (f64, f64, f64),
+    z: &[f64],
+    f0: &[f64],
+    (stage, f1): (&mut [f64], &mut [f64]),
+    (rtol, atol): (&Tolerance, &Tolerance),
+    order: u32,
+) -> Result<f64, SimError> {
+    let len = z.len();
+    let (mut dnf, mut dny) = (0.0, 0.0);
+    for c in 0..len {
+        let sk = atol.get(c) + rtol.get(c) * z[c].abs();
+        dnf += (f0[c] / sk).powi(2);
+        dny += (z[c] / sk).powi(2);
+    }
+    let mut h = if dnf <= 1e-10 || dny <= 1e-10 {
+        1e-6
+    } else {
+        (dny / dnf).sqrt() * 0.01
+    };
+    h = h.min(h_max);
+    for c in 0..len {
+        stage[c] = z[c] + dir * h * f0[c];
+    }
+    rhs.eval(sys, t + dir * h, stage, h, f1)?;
+    let mut der2 = 0.0;
+    for c in 0..len {
+        let sk = atol.get(c) + rtol.get(c) * z[c].abs();
+        der2 += ((f1[c] - f0[c]) / sk).powi(2);
+    }
+    let der2 = der2.sqrt() / h;
+    let der12 = der2.max(dnf.sqrt());
+    let h1 = if der12 <= 1e-15 {
+        (h * 1e-3).max(1e-6)
+    } else {
+        (0.01 / der12).powf(1.0 / f64::from(order))
+    };
+    Ok((100.0 * h).min(h1).min(h_max))
 }

@@ -131,7 +131,7 @@ pub fn oracle_env(root: &Path) -> Result<()> {
     let python = root.join(".venv/bin/python");
     let requirements = root.join("tests/oracle/requirements.txt");
     let probe = "import sympy, symengine, mpmath, numpy, scipy, exudyn, pytest, fmpy; \
-                 import maturin; import ray, distributed, pandas, psutil";
+                 import maturin; import ray, distributed, pandas, psutil, pyarrow, polars";
     if python.exists()
         && Command::new(&python)
             .args(["-c", probe])

@@ -13,6 +13,9 @@ use crate::error::AppError;
 use crate::method::{Method, MethodRequest, PartitionFlags, Stabilize, Start, stabilization};
 use crate::registry::{self, ModelEntry};
 use crate::state;
+use crate::trajectory::Format;
+
+use super::columns::{DEFAULT_ITEMS, Selection, default_dt_out};
 
 /// How output samples between step points are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -145,6 +148,15 @@ pub struct SimulateArgs {
     /// What to record: `grid` (default) or `final` (the state at t_end only).
     #[arg(long, value_enum)]
     pub output: Option<OutputMode>,
+    /// What the trajectory holds, comma separated: q, v, vdot, lambda (each optionally
+    /// KIND:PATTERN, names matched with * and ?) and drift; default q,v,lambda,drift. Without
+    /// vdot and lambda the samples need no KKT solve.
+    #[arg(long, value_delimiter = ',', value_name = "ITEMS")]
+    pub write: Option<Vec<String>>,
+    /// The trajectory's format: auto (default: CSV up to 10^6 values, Parquet beyond), csv or
+    /// parquet.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Integrate N times from the same consistent state and report the minimum and median
     /// CPU and wall times (the results are those of the first run; every run is identical).
     #[arg(long, value_name = "N")]
@@ -190,6 +202,10 @@ pub struct SimConfig {
     pub output: OutputMode,
     /// How many times the integration is run (timing).
     pub repeat: usize,
+    /// The quantities the trajectory holds.
+    pub write: Selection,
+    /// The trajectory's format.
+    pub format: Format,
 }
 
 /// `value` if it is finite and satisfies `ok`, else a [`AppError::BadValue`].
@@ -253,7 +269,12 @@ impl SimulateArgs {
         let datol = checked("--datol", datol, datol >= 0.0, "must not be negative")?;
         let t_end = self.t_end.unwrap_or(model.t_end);
         let t_end = checked("--t-end", t_end, t_end > 0.0, "must be positive")?;
-        let dt_out = self.dt_out.unwrap_or(model.dt_out.min(t_end));
+        let names = (sys.coordinate_names(), sys.constraint_names());
+        let default_items = DEFAULT_ITEMS.map(String::from);
+        let items = self.write.as_deref().unwrap_or(&default_items);
+        let write = Selection::parse(items, names.0, &names.1)?;
+        let columns = write.columns(names.0).len();
+        let dt_out = (self.dt_out).unwrap_or_else(|| default_dt_out(model.dt_out, t_end, columns));
         let dt_out = checked("--dt-out", dt_out, dt_out > 0.0, "must be positive")?;
         if t_end / dt_out > 1e7 {
             return Err(AppError::BadValue {
@@ -345,6 +366,8 @@ impl SimulateArgs {
             state,
             output: self.output.unwrap_or_default(),
             repeat,
+            write,
+            format: self.format.unwrap_or_default(),
         })
     }
 
@@ -413,6 +436,12 @@ impl SimulateArgs {
         or(&mut self.dt_out, o.dt_out);
         or(&mut self.out, o.out);
         self.svg |= o.svg.unwrap_or(false);
+        or(&mut self.write, o.write);
+        if self.format.is_none()
+            && let Some(name) = &o.format
+        {
+            self.format = Some(value::<Format>(path, "output.format", name)?);
+        }
         or(&mut self.wrap_angles, o.wrap_angles);
         let mut params: Vec<String> = file
             .parameters

@@ -7,10 +7,11 @@
 
 use mbsim::runtime::{
     CommonOptions, ConstrainedSystem, Drift, InitOptions, InitReport, Observer, Problem, Recorder,
-    Sample, Stats, StepInfo,
+    Sample, SampleContent, Stats, StepInfo,
 };
 
 pub mod args;
+pub mod columns;
 
 use crate::error::AppError;
 use crate::method::Chosen;
@@ -229,11 +230,19 @@ fn energies(sys: &dyn ConstrainedSystem, rec: &Recorder) -> Option<Vec<(f64, f64
 /// Run the simulation `cfg` describes.
 pub fn run(cfg: &SimConfig, progress: bool) -> Result<RunResult, AppError> {
     let (sys, init, init_text) = prepare(cfg)?;
+    // v̇ and λ only when written (a KKT solve per sample); the step points only give their
+    // drift, the one the run loop measures anyway.
+    let content = match cfg.write.needs_dynamics() {
+        true => SampleContent::Dynamics,
+        false => SampleContent::State,
+    };
     let common = CommonOptions {
         stabilization: cfg.stabilization,
         datol: cfg.datol,
         samples: cfg.samples,
         max_steps: cfg.max_steps,
+        sample_content: content,
+        step_content: SampleContent::State,
         ..CommonOptions::default()
     };
     let method = Chosen::build(&cfg.request, common)?;

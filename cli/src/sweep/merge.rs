@@ -12,6 +12,7 @@
 //! — a row out of place, missing or extra fails the merge and no sweep.csv is left behind.
 //! The merged manifest is shard 0 of 1 with the shards' summed CPU time.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;

@@ -27,6 +27,7 @@ pub mod merge;
 mod plan;
 mod rows;
 
+use std::io::Write;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;

@@ -37,7 +37,8 @@ use mbsim_models::catalog;
 use mbsim_runtime::catalog::find;
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, InitOptions,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep,
+    InitOptions,
     Integrator, PartitionOptions, Problem, Recorder, Rkstab, Stabilization, Stats, initialize,
     integrate,
 };
@@ -146,8 +147,9 @@ struct Subject<I: Integrator> {
     /// Multiplies the case's N (`order p steps f` in the suite): multistep methods have error
     /// constants 10–40 times an RK method's of the same order (AB4: 251/720 against RK4's
     /// 1/120 on y' = λy) and need about 4 times the steps to be asymptotic, and for PStab's
-    /// O(h^{2(p+1)}) step-point drift to fall below the suite's 1e-10.
-    steps_factor: usize,
+    /// O(h^{2(p+1)}) step-point drift to fall below the suite's 1e-10. DOP853 takes a quarter:
+    /// at the case's N its errors would lie at the reference's own (≈ 1e-11).
+    steps_factor: f64,
     /// The order of its event times (`events q` in the suite): p, unless the interpolant the
     /// events are located on is of lower order than the method.
     event_order: usize,
@@ -156,6 +158,14 @@ struct Subject<I: Integrator> {
 /// RKSTAB pinned to step h (h_init = h_max = h, loose rtol so every step is accepted).
 fn pinned_rkstab(h: f64) -> Rkstab {
     let mut m = Rkstab::new(0.1);
+    m.step_control.h_init = Some(h);
+    m.step_control.h_max = h;
+    m
+}
+
+/// Stabilized DOP853 pinned to step h like [`pinned_rkstab`].
+fn pinned_dop853(h: f64) -> Dop853 {
+    let mut m = Dop853::new(0.1);
     m.step_control.h_init = Some(h);
     m.step_control.h_max = h;
     m
@@ -187,12 +197,12 @@ fn conformance<I: Integrator>(
     failures: &mut Vec<String>,
 ) -> String {
     let what = format!("{}/{}", case.name, subject.name);
-    let n = subject.steps_factor
-        * if subject.order >= 4 {
-            case.steps
-        } else {
-            8 * case.steps
-        };
+    let base = if subject.order >= 4 {
+        case.steps
+    } else {
+        8 * case.steps
+    };
+    let n = (subject.steps_factor * base as f64).round() as usize;
     let mut errors = [0.0; 2];
     let mut lines = String::new();
     for (k, steps) in [n, 2 * n].into_iter().enumerate() {
@@ -245,7 +255,7 @@ macro_rules! suite {
         fn every_method_on(case: &Case, failures: &mut Vec<String>) -> String {
             let mut lines = String::new();
             $(
-                let steps_factor = 1 $(* $f)?;
+                let steps_factor = 1.0 $(* $f as f64)?;
                 let events: &[usize] = &[$($e)?];
                 let event_order = events.first().copied().unwrap_or($order);
                 let subject = Subject { name: $name, order: $order, with_step: $with_step, steps_factor, event_order };
@@ -257,7 +267,7 @@ macro_rules! suite {
         fn every_method_on_events(case: &EventCase, failures: &mut Vec<String>) -> String {
             let mut lines = String::new();
             $(
-                let steps_factor = 1 $(* $f)?;
+                let steps_factor = 1.0 $(* $f as f64)?;
                 let events: &[usize] = &[$($e)?];
                 let event_order = events.first().copied().unwrap_or($order);
                 let subject = Subject { name: $name, order: $order, with_step: $with_step, steps_factor, event_order };
@@ -270,6 +280,7 @@ macro_rules! suite {
 
 suite! {
     "rkstab", order 5, pinned_rkstab;
+    "dop853", order 8 steps 0.25, pinned_dop853;
     // Its events are located on the fixed-step methods' cubic Hermite interpolant of the step
     // (q, v, v̇ at both ends; `runtime/src/fixed_step.rs`), not on DOPRI5's continuous
     // extension (which RKSTAB uses: order 4.8–4.9 below): the event times converge at order
@@ -393,12 +404,12 @@ fn event_conformance<I: Integrator>(
     failures: &mut Vec<String>,
 ) -> String {
     let what = format!("{}/{}", case.name, subject.name);
-    let n = subject.steps_factor
-        * if subject.order >= 4 {
-            case.steps
-        } else {
-            8 * case.steps
-        };
+    let base = if subject.order >= 4 {
+        case.steps
+    } else {
+        8 * case.steps
+    };
+    let n = (subject.steps_factor * base as f64).round() as usize;
     let (sys, problem, exact) = (case.model)();
     let (mut errors, mut lines) = ([0.0; 2], String::new());
     for (k, steps) in [n, 2 * n].into_iter().enumerate() {

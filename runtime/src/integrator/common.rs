@@ -22,6 +22,18 @@ pub enum SampleKind {
     Projected,
 }
 
+/// What a sample carries besides t, q, v and the drift.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SampleContent {
+    /// v̇ and λ as well, from a KKT solve at the sample (one factorization each).
+    #[default]
+    Dynamics,
+    /// The state and its drift only: no KKT solve, and [`crate::Sample::vdot`] and
+    /// [`crate::Sample::lambda`] are empty. What an observer that records neither needs
+    /// (e.g. `mbsim simulate` when no multiplier is written, and at the step points).
+    State,
+}
+
 /// When the initial state counts as consistent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ConsistencyCheck {
@@ -54,8 +66,14 @@ pub struct CommonOptions {
     pub max_failed_attempts: usize,
     /// How samples between step points are made.
     pub samples: SampleKind,
+    /// What the samples of the output grid carry (default: v̇ and λ too).
+    pub sample_content: SampleContent,
     /// Also emit a sample at every accepted step point, in time order with the output grid.
     pub output_steps: bool,
+    /// What the step-point samples of `output_steps` carry (default: v̇ and λ too). With
+    /// [`SampleContent::State`] and `track_drift` a step-point sample costs nothing: its drift
+    /// is the one measured for [`crate::Stats::max_drift`].
+    pub step_content: SampleContent,
     /// Measure the drift at every accepted step point ([`crate::Stats::max_drift`]); costs one
     /// evaluation of Φ, G, Φ_t and b per step: +2.3 % instructions on Andrews (RKSTAB, rtol
     /// 1e-6, callgrind; the layer itself without it: −0.2 % against the pre-layer RKSTAB).
@@ -81,7 +99,9 @@ impl Default for CommonOptions {
             max_steps: 10_000_000,
             max_failed_attempts: 10,
             samples: SampleKind::Interpolated,
+            sample_content: SampleContent::Dynamics,
             output_steps: false,
+            step_content: SampleContent::Dynamics,
             track_drift: true,
             consistency: ConsistencyCheck::Auto,
             event_subsamples: 4,

@@ -292,6 +292,13 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             self.stop_at_event(stepper, stats)?;
             return Ok(true);
         }
+        // The step point's drift, measured once for the statistics and a step-point sample.
+        let drift = if self.common.track_drift {
+            let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
+            Some(self.meter.measure(self.sys, t_new, q, v)?)
+        } else {
+            None
+        };
         let mut at_step_point = false;
         while let Some(t_out) = self.sampler.due(t_new, snap) {
             let t_own = if (t_out - t_new).abs() <= snap {
@@ -320,12 +327,11 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
                 &mut self.sampler.vdot_own,
                 &mut self.sampler.lambda_own,
             );
+            let state = stepper.state();
             self.sampler
-                .emit(self.sys, t_new, stepper.state(), self.observer)?;
+                .emit_step(self.sys, t_new, state, drift, self.observer)?;
         }
-        if self.common.track_drift {
-            let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
-            let drift = self.meter.measure(self.sys, t_new, q, v)?;
+        if let Some(drift) = drift {
             stats.max_drift = stats.max_drift.worst(drift);
             if let Some(rows) = stepper.row_selection().filter(|r| !r.is_empty()) {
                 // Φ has the m holonomic rows only: a left-out nonholonomic row has no position.

@@ -18,7 +18,7 @@ pub(crate) mod driver;
 mod problem;
 pub(crate) mod sampler;
 
-pub use common::{CommonOptions, ConsistencyCheck, SampleKind};
+pub use common::{CommonOptions, ConsistencyCheck, SampleContent, SampleKind};
 pub use problem::{OutputGrid, Problem};
 
 use crate::drift::Drift;
@@ -116,7 +116,7 @@ pub(crate) fn prepare<'a, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
     }
     let dir = problem.direction();
     let times = problem.output_times();
-    let sampler = Sampler::new(dims, common.stabilization, common.samples, times, dir);
+    let sampler = Sampler::new(dims, common, times, dir);
     let monitor = match sys.as_events() {
         Some(events) if common.event_subsamples != usize::MAX => {
             let z0: Vec<f64> = problem.q0.iter().chain(&problem.v0).copied().collect();

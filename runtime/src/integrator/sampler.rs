@@ -3,17 +3,19 @@
 //!
 //! Samples at a step point use the step's (stabilized) state; samples inside a step use the
 //! method's interpolant, post-stabilized first when [`SampleKind::Projected`] is asked for.
+//! A sample of [`SampleContent::State`] makes no KKT solve: its drift is measured alone (or
+//! handed over, at a step point whose drift the run loop measured anyway).
 
 use crate::baumgarte::Baumgarte;
 use crate::continuous::Correction;
-use crate::drift::DriftMeter;
+use crate::drift::{Drift, DriftMeter};
 use crate::error::SimError;
 use crate::kkt::{KktWorkspace, accelerations_into};
 use crate::output::{Observer, Sample};
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::{ConstrainedSystem, Dims};
 
-use super::common::SampleKind;
+use super::common::{CommonOptions, SampleContent, SampleKind};
 
 /// Preallocated sample evaluator and the position in the output grid.
 pub(crate) struct Sampler {
@@ -27,6 +29,9 @@ pub(crate) struct Sampler {
     lambda: Vec<f64>,
     meter: DriftMeter,
     projector: Option<Stabilizer>,
+    /// What grid samples and step-point samples carry.
+    content: SampleContent,
+    step_content: SampleContent,
     /// Scratch state for interpolated samples.
     pub(crate) z: Vec<f64>,
     times: Vec<f64>,
@@ -43,14 +48,11 @@ pub(crate) struct Sampler {
 }
 
 impl Sampler {
-    pub(crate) fn new(
-        dims: Dims,
-        stabilization: Stabilization,
-        kind: SampleKind,
-        times: Vec<f64>,
-        dir: f64,
-    ) -> Self {
-        let project = kind == SampleKind::Projected && dims.constraint_rows() > 0;
+    /// The sampler of a run with `common`'s options on the output times `times` (ordered in
+    /// the direction `dir`); its KKT solves and projections factor with `common.kkt`.
+    pub(crate) fn new(dims: Dims, common: &CommonOptions, times: Vec<f64>, dir: f64) -> Self {
+        let stabilization = common.stabilization;
+        let project = common.samples == SampleKind::Projected && dims.constraint_rows() > 0;
         Self {
             dims,
             baumgarte: (stabilization.baumgarte().copied())
@@ -59,11 +61,15 @@ impl Sampler {
                 .continuous()
                 .map(|c| Correction::new(*c, dims)),
             q_dot: vec![0.0; dims.n],
-            kkt: KktWorkspace::new(dims),
+            kkt: KktWorkspace::with_solver(dims, common.kkt),
             vdot: vec![0.0; dims.n],
             lambda: vec![0.0; dims.constraint_rows()],
             meter: DriftMeter::new(dims),
-            projector: project.then(|| Stabilizer::new(Stabilization::PStab, dims)),
+            projector: project.then(|| {
+                Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(common.kkt)
+            }),
+            content: common.sample_content,
+            step_content: common.step_content,
             z: vec![0.0; 2 * dims.n],
             times,
             next: 0,
@@ -90,8 +96,63 @@ impl Sampler {
         })
     }
 
-    /// Report the sample at (t, z) to `observer`.
+    /// Report the grid sample at (t, z) to `observer`.
     pub(crate) fn emit<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        z: &[f64],
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        match self.content {
+            SampleContent::Dynamics => self.emit_dynamics(sys, t, z, observer),
+            SampleContent::State => self.emit_state(sys, t, z, None, observer),
+        }
+    }
+
+    /// Report the step-point sample at (t, z) to `observer`; `drift` is the drift there if
+    /// the caller measured it.
+    pub(crate) fn emit_step<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        z: &[f64],
+        drift: Option<Drift>,
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        match self.step_content {
+            SampleContent::Dynamics => self.emit_dynamics(sys, t, z, observer),
+            SampleContent::State => self.emit_state(sys, t, z, drift, observer),
+        }
+    }
+
+    /// The sample without v̇ and λ: the drift (`drift`, or measured).
+    fn emit_state<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        z: &[f64],
+        drift: Option<Drift>,
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        let (q, v) = z.split_at(self.dims.n);
+        let drift = match drift {
+            Some(d) => d,
+            None => self.meter.measure(sys, t, q, v)?,
+        };
+        observer.output(&Sample {
+            t,
+            q,
+            v,
+            vdot: &[],
+            lambda: &[],
+            drift,
+        });
+        Ok(())
+    }
+
+    /// The sample with v̇ and λ from a KKT solve at (t, z).
+    fn emit_dynamics<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,

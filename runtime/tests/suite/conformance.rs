@@ -15,7 +15,7 @@ use common::{Sys, assert_below, assert_close, assert_within, simulate};
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
     Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, Continuous, ContinuousChoice,
-    ErrorEstimate, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions, Recorder,
+    Dop853, ErrorEstimate, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions, Recorder,
     Rkstab, Stabilization, Stats, initialize,
 };
 
@@ -36,6 +36,14 @@ fn run<I: Integrator>(method: &I) -> (Recorder, Stats) {
 /// stabilized result included.
 fn pinned_rkstab(h: f64, stab: Stabilization) -> Rkstab {
     let mut m = Rkstab::new(0.1).with_stabilization(stab);
+    m.step_control.h_init = Some(h);
+    m.step_control.h_max = h;
+    m
+}
+
+/// Stabilized DOP853 pinned to `h` like [`pinned_rkstab`].
+fn pinned_dop853(h: f64, stab: Stabilization) -> Dop853 {
+    let mut m = Dop853::new(0.1).with_stabilization(stab);
     m.step_control.h_init = Some(h);
     m.step_control.h_max = h;
     m
@@ -164,8 +172,13 @@ fn conformance<I: Integrator>(subject: &Subject<I>, stab: Stabilization) {
 fn measured_order<I: Integrator>(subject: &Subject<I>, stab: Stabilization) -> f64 {
     let m = subject.name;
     // Step counts chosen so the finer error stays 1e3 above round-off (~1e-13 here) and h
-    // stays in the asymptotic range of B(20, 100) (α h ≤ 0.2).
-    let n = if subject.order == 2 { 400.0 } else { 80.0 };
+    // stays in the asymptotic range of B(20, 100) (α h ≤ 0.2). Order 8 at 80 steps would be
+    // at round-off already: 20 steps (h ≈ 0.1; errors ~1e-9 → 4e-12).
+    let n = match subject.order {
+        2 => 400.0,
+        8 => 20.0,
+        _ => 80.0,
+    };
     let period = Pendulum::UNIT.period(THETA0);
     let error = |steps: f64| {
         let (rec, stats) = run(&(subject.with_step)(period / steps, stab));
@@ -230,6 +243,7 @@ macro_rules! conformance_suite {
 
 conformance_suite! {
     conformance_rkstab: "rkstab", order 5, pinned_rkstab;
+    conformance_dop853: "dop853", order 8, pinned_dop853;
     conformance_fixed_dopri5: "dopri5", order 5, |h, s| FixedStep::new(DOPRI5_FIXED, h).with_stabilization(s);
     conformance_fixed_rk4: "rk4", order 4, |h, s| FixedStep::new(RK4, h).with_stabilization(s);
     conformance_fixed_heun: "heun", order 2, |h, s| FixedStep::new(HEUN, h).with_stabilization(s);

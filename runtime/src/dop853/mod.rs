@@ -1,0 +1,379 @@
+//! DOP853 with post-stabilization: Hairer's eighth-order Dormand–Prince pair (`dop853.f`,
+//! Hairer–Nørsett–Wanner I §II.10) with the drift control of RKSTAB (\[CHIN\] §4.2–4.3)
+//! applied inside the step, and its 7th-order dense output.
+//!
+//! One step from (t_n, z_n), z = (q, v), f = (v, v̇) from the KKT solve:
+//! 1. k_1 = f(t_n, z_n) is the previous step's k_13 (FSAL); stages 2..12 as in `dop853.f`;
+//! 2. z~ = z_n + h Σ b_j k_j (8th order, unstabilized);
+//! 3. z_{n+1} = stabilize(z~) (PStab etc.; skipped if the drift of z~ is ≤ DATOL > 0);
+//! 4. k_13 = f(t_n + h, z_{n+1}), at the **stabilized** point, as RKSTAB's k_7;
+//! 5. the error: `dop853.f`'s blend of the 5th- and 3rd-order estimates,
+//!    err = |h| ‖e5‖² / √(N (‖e5‖² + 0.01 ‖e3‖²)) in the weights
+//!    sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|), where under
+//!    [`ErrorEstimate::Stabilized`] both differences are taken from the stabilized result:
+//!    h e = (z_{n+1} − z~) + h Σ (b_j − b̂_j) k_j, i.e. the accepted value minus the embedded
+//!    one, which includes the correction (RKSTAB's rule, ambiguity 9);
+//! 6. the layer's adaptive controller with `dop853.f`'s defaults (p + 1 = 8, β = 0, step
+//!    ratio in [1/3, 6]: [`Dop853::default_step_control`]).
+//!
+//! Dense output: the three extra stages 14–16 are evaluated only for a step in which an
+//! output time or an event's interior point falls (counted in `Stats::output_solves`), from
+//! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and
+//! f(t_{n+1}, z_{n+1}) at the step's end, so it is C¹ across steps as RKSTAB's.
+//!
+//! Counters follow `dop853.f`: NFCN = 12 NSTEP + 2 (f(t0) and the `HINIT` probe) when no
+//! attempt failed.
+
+mod tableau;
+
+use crate::error::SimError;
+use crate::integrator::controller::Adaptive;
+use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
+use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::options::{ErrorEstimate, StepControl, Tolerance};
+use crate::output::Observer;
+use crate::rhs::Rhs;
+use crate::rkstab::initial_step;
+use crate::stabilize::{Stabilization, Stabilizer};
+use crate::system::ConstrainedSystem;
+
+use tableau::{A, BHH, C, D, ER};
+
+/// Stages of the step proper (without the FSAL stage 13).
+const STAGES: usize = 12;
+
+/// Stabilized DOP853 and its options (the method-specific part; the shared part is
+/// [`Dop853::common`]). Defaults: `atol = rtol / 10`, PStab on every step (DATOL = 0),
+/// `dop853.f`'s step control.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dop853 {
+    /// Relative tolerance (scalar or one per component of (q, v)).
+    pub rtol: Tolerance,
+    /// Absolute tolerance.
+    pub atol: Tolerance,
+    /// Which local error estimate drives the step control.
+    pub error_estimate: ErrorEstimate,
+    /// Step-size control parameters ([`Dop853::default_step_control`]).
+    pub step_control: StepControl,
+    /// The options every method shares (stabilization, DATOL, limits, samples).
+    pub common: CommonOptions,
+}
+
+impl Dop853 {
+    /// `rtol` with `atol = rtol / 10`, PStab on every step.
+    pub fn new(rtol: f64) -> Self {
+        Self {
+            rtol: Tolerance::Scalar(rtol),
+            atol: Tolerance::Scalar(rtol / 10.0),
+            error_estimate: ErrorEstimate::Stabilized,
+            step_control: Self::default_step_control(),
+            common: CommonOptions::default(),
+        }
+    }
+
+    /// `dop853.f`'s defaults: safety 0.9, step ratio in [0.333, 6], β = 0 (no Lund term).
+    pub fn default_step_control() -> StepControl {
+        StepControl {
+            safety: 0.9,
+            min_ratio: 0.333,
+            max_ratio: 6.0,
+            beta: 0.0,
+            ..StepControl::default()
+        }
+    }
+
+    /// The same method with another stabilization.
+    pub fn with_stabilization(mut self, stabilization: Stabilization) -> Self {
+        self.common.stabilization = stabilization;
+        self
+    }
+
+    /// The same method with other common options.
+    pub fn with_common(mut self, common: CommonOptions) -> Self {
+        self.common = common;
+        self
+    }
+
+    /// `dop853.f`'s conditions (atol > 0, rtol > 10 ε) and the step control's domain.
+    fn validate(&self, len: usize) -> Result<(), SimError> {
+        self.rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
+        self.atol.validate("atol", len, 0.0)?;
+        self.step_control.validate()
+    }
+}
+
+impl Integrator for Dop853 {
+    fn name(&self) -> String {
+        "dop853".to_string()
+    }
+
+    fn common(&self) -> &CommonOptions {
+        &self.common
+    }
+
+    fn integrate_into<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &self,
+        sys: &S,
+        problem: &Problem,
+        observer: &mut O,
+    ) -> Result<Solution, SimError> {
+        let len = 2 * sys.dims().n;
+        self.validate(len)?;
+        let auto_tol = (0..len)
+            .map(|i| self.atol.get(i))
+            .fold(f64::INFINITY, f64::min);
+        let (mut run, mut stats) = prepare(sys, &self.common, problem, Some(auto_tol), observer)?;
+        let mut stepper = Stepper853::new(sys, self, &problem.q0, &problem.v0);
+        let span = (problem.t_end - problem.t0).abs();
+        let h_max = self.step_control.h_max.min(span);
+        let mut h0 = 0.0;
+        if span > 0.0 {
+            let s = &mut stepper;
+            s.rhs.eval(sys, problem.t0, &s.z, 0.0, &mut s.k[0])?;
+            h0 = match self.step_control.h_init {
+                Some(h) => h.min(h_max),
+                None => {
+                    let tol = (&s.rtol, &s.atol);
+                    let (k0, rest) = s.k.split_at_mut(1);
+                    let work = (s.stage.as_mut_slice(), rest[0].as_mut_slice());
+                    let at = (problem.t0, run.dir, h_max);
+                    initial_step(&mut s.rhs, sys, at, &s.z, &k0[0], work, tol, 8)?
+                }
+            };
+        }
+        let control = Adaptive::new(self.step_control, 7, h_max);
+        let schedule = Schedule::Adaptive { control, h0 };
+        run.drive(&mut stepper, schedule, &mut stats)?;
+        let (q, v) = stepper.z.split_at(len / 2);
+        Ok(run.finish(Solution {
+            t: problem.t_end,
+            q: q.to_vec(),
+            v: v.to_vec(),
+            stats,
+            event: None,
+        }))
+    }
+}
+
+/// The continuous extension of the last accepted step: its stages (k_1..k_13 kept aside at
+/// acceptance, k_14..k_16 once needed), its start and its coefficients.
+struct Dense {
+    /// k_1..k_16 of the step (index 12: f at the stabilized end; 13..15 the extra stages).
+    k: [Vec<f64>; 16],
+    z0: Vec<f64>,
+    t: f64,
+    h: f64,
+    /// The eight coefficient vectors of `contd8` (ready once `prepared`).
+    cont: [Vec<f64>; 8],
+    prepared: bool,
+}
+
+impl Dense {
+    fn new(len: usize) -> Self {
+        Self {
+            k: std::array::from_fn(|_| vec![0.0; len]),
+            z0: vec![0.0; len],
+            t: 0.0,
+            h: 0.0,
+            cont: std::array::from_fn(|_| vec![0.0; len]),
+            prepared: false,
+        }
+    }
+
+    /// The extra stages 14..16 and the coefficients of the step from `z0` to `z1`.
+    fn prepare<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        rhs: &mut Rhs,
+        z1: &[f64],
+        stage: &mut [f64],
+    ) -> Result<(), SimError> {
+        let (t, h) = (self.t, self.h);
+        for s in 13..16 {
+            combine(stage, &self.z0, h, A[s], &self.k);
+            rhs.eval(sys, t + C[s] * h, stage, h, &mut self.k[s])?;
+        }
+        let [c0, c1, c2, c3, rest @ ..] = &mut self.cont;
+        for i in 0..z1.len() {
+            let ydiff = z1[i] - self.z0[i];
+            let bspl = h * self.k[0][i] - ydiff;
+            c0[i] = self.z0[i];
+            c1[i] = ydiff;
+            c2[i] = bspl;
+            c3[i] = ydiff - h * self.k[12][i] - bspl;
+        }
+        for (row, out) in D.iter().zip(rest.iter_mut()) {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = h * row.iter().map(|&(j, d)| d * self.k[j][i]).sum::<f64>();
+            }
+        }
+        self.prepared = true;
+        Ok(())
+    }
+
+    /// `contd8`: z(t) for t in the prepared step, into `out`.
+    fn eval_into(&self, t: f64, out: &mut [f64]) {
+        let s = (t - self.t) / self.h;
+        let s1 = 1.0 - s;
+        let [c0, c1, c2, c3, c4, c5, c6, c7] = &self.cont;
+        for i in 0..out.len() {
+            let conpar = c4[i] + s * (c5[i] + s1 * (c6[i] + s * c7[i]));
+            out[i] = c0[i] + s * (c1[i] + s1 * (c2[i] + s * (c3[i] + s1 * conpar)));
+        }
+    }
+}
+
+/// `out = z + h Σ_j a_j k_j` over the nonzero entries `row` of a row of A.
+fn combine(out: &mut [f64], z: &[f64], h: f64, row: &[(usize, f64)], k: &[Vec<f64>]) {
+    for (c, o) in out.iter_mut().enumerate() {
+        let s: f64 = row.iter().map(|&(j, a)| a * k[j][c]).sum();
+        *o = z[c] + h * s;
+    }
+}
+
+/// The DOP853 step with post-stabilization and its preallocated workspace.
+struct Stepper853 {
+    rtol: Tolerance,
+    atol: Tolerance,
+    error_estimate: ErrorEstimate,
+    datol: f64,
+    rhs: Rhs,
+    stab: Stabilizer,
+    /// k_1..k_13 of the current attempt (index 12: f at the stabilized result).
+    k: [Vec<f64>; 13],
+    z: Vec<f64>,
+    stage: Vec<f64>,
+    znew: Vec<f64>,
+    zstab: Vec<f64>,
+    dense: Dense,
+    /// Right-hand sides spent on dense output.
+    dense_solves: usize,
+}
+
+impl Stepper853 {
+    fn new<S: ConstrainedSystem + ?Sized>(sys: &S, m: &Dop853, q0: &[f64], v0: &[f64]) -> Self {
+        let dims = sys.dims();
+        let len = 2 * dims.n;
+        let stabilization = m.common.stabilization;
+        Self {
+            rtol: m.rtol.clone(),
+            atol: m.atol.clone(),
+            error_estimate: m.error_estimate,
+            datol: m.common.datol,
+            rhs: Rhs::new(dims, stabilization, m.common.kkt),
+            stab: Stabilizer::new(stabilization, dims).with_kkt_solver(m.common.kkt),
+            k: std::array::from_fn(|_| vec![0.0; len]),
+            z: q0.iter().chain(v0).copied().collect(),
+            stage: vec![0.0; len],
+            znew: vec![0.0; len],
+            zstab: vec![0.0; len],
+            dense: Dense::new(len),
+            dense_solves: 0,
+        }
+    }
+
+    /// The stages 2..12 and the unstabilized 8th-order result `znew`.
+    fn stages<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        for i in 1..STAGES {
+            combine(&mut self.stage, &self.z, h, A[i], &self.k);
+            self.rhs
+                .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
+        }
+        combine(&mut self.znew, &self.z, h, A[STAGES], &self.k);
+        Ok(())
+    }
+
+    /// `dop853.f`'s scaled error norm of the attempt (the 5th-order estimate damped by the
+    /// 3rd-order one), with the stabilization's correction under the stabilized estimate.
+    fn error_norm(&self, h: f64) -> f64 {
+        let len = self.z.len();
+        let (mut err5, mut err3) = (0.0, 0.0);
+        for c in 0..len {
+            let k = |j: usize| self.k[j][c];
+            let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
+            let mut e3 = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
+            let mut e5: f64 = ER.iter().map(|&(j, e)| e * k(j)).sum();
+            if self.error_estimate == ErrorEstimate::Stabilized {
+                let correction = (self.zstab[c] - self.znew[c]) / h;
+                e3 += correction;
+                e5 += correction;
+            }
+            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.zstab[c].abs());
+            let sk = self.stab.floored_scale(c, sk);
+            err3 += (e3 / sk) * (e3 / sk);
+            err5 += (e5 / sk) * (e5 / sk);
+        }
+        let mut deno = err5 + 0.01 * err3;
+        if deno <= 0.0 {
+            deno = 1.0;
+        }
+        h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
+    fn state(&self) -> &[f64] {
+        &self.z
+    }
+
+    /// One attempt of size h from (t, z) with k[0] = f(t, z); leaves the stabilized result in
+    /// `zstab` and k_13 in k[12].
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        self.stages(sys, t, h)?;
+        self.zstab.copy_from_slice(&self.znew);
+        let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
+        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+        self.rhs
+            .eval(sys, t + h, &self.zstab, h, &mut self.k[STAGES])?;
+        Ok(Attempt {
+            error: self.error_norm(h),
+            stabilized,
+            verdict: None,
+        })
+    }
+
+    fn accept(&mut self, t: f64, h: f64) {
+        let dense = &mut self.dense;
+        (dense.t, dense.h, dense.prepared) = (t, h, false);
+        for (kept, k) in dense.k.iter_mut().zip(self.k.iter_mut()) {
+            std::mem::swap(kept, k);
+        }
+        // FSAL: the next step's k_1 is this step's k_13.
+        self.k[0].copy_from_slice(&dense.k[STAGES]);
+        std::mem::swap(&mut dense.z0, &mut self.z);
+        std::mem::swap(&mut self.z, &mut self.zstab);
+    }
+
+    fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        if !self.dense.prepared {
+            self.dense
+                .prepare(sys, &mut self.rhs, &self.z, &mut self.stage)?;
+            self.dense_solves += 3;
+        }
+        self.dense.eval_into(t, out);
+        Ok(())
+    }
+
+    fn stabilizer(&self) -> Option<&Stabilizer> {
+        Some(&self.stab)
+    }
+
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(self.rhs.row_selection())
+    }
+
+    fn counters(&self) -> StepperCounters {
+        StepperCounters {
+            nfcn: self.rhs.nfcn - self.dense_solves,
+            nstab: self.stab.applications,
+            stabilization_time: self.stab.time,
+            output_solves: self.dense_solves,
+            conditioning: self.rhs.conditioning,
+        }
+    }
+}
