@@ -7,7 +7,8 @@
 //! - `--q NAME=VALUE` (repeatable, on the guess) and `--t`: the consistent state with the
 //!   given coordinates kept fixed (as given when the initialization fails — the state is then
 //!   examined where it is, `|phi|` printed);
-//! - `--at TIME --from DIR`: the row of a previous run's `DIR/trajectory.csv` nearest TIME,
+//! - `--at TIME --from DIR`: the row of a previous run's `DIR/trajectory.csv` (or
+//!   `trajectory.parquet`) nearest TIME,
 //!   exactly as recorded, with that run's parameters from `DIR/summary.json` (then `--param`).
 //!
 //! This is what the near-singular warning of `simulate` points to. Output on stdout only
@@ -185,8 +186,13 @@ fn run_parameters(dir: &Path, model: &str) -> Result<Vec<String>, AppError> {
         .unwrap_or_default())
 }
 
-/// The row of `dir/trajectory.csv` nearest `at`, its coordinates found by the header's names.
+/// The row of the run's trajectory nearest `at` (`trajectory.parquet` when the run wrote one,
+/// else `trajectory.csv`), its coordinates found by the header's names.
 fn from_run(sys: &dyn ConstrainedSystem, dir: &Path, at: f64) -> Result<Examined, AppError> {
+    let parquet = dir.join("trajectory.parquet");
+    if parquet.exists() {
+        return from_parquet(sys, &parquet, state::finite("--at", at)?);
+    }
     let path = dir.join("trajectory.csv");
     let unreadable = |e: csv::Error| AppError::RunFile {
         path: path.clone(),
@@ -246,6 +252,33 @@ fn from_run(sys: &dyn ConstrainedSystem, dir: &Path, at: f64) -> Result<Examined
     Ok(Examined {
         t,
         q,
+        origin: format!(
+            "row t = {t} of {} (nearest --at {at}), as recorded",
+            path.display()
+        ),
+    })
+}
+
+/// [`from_run`] on a `trajectory.parquet`.
+fn from_parquet(sys: &dyn ConstrainedSystem, path: &Path, at: f64) -> Result<Examined, AppError> {
+    let mut names = vec!["t"];
+    names.extend(sys.coordinate_names());
+    let columns = crate::trajectory::read_parquet_columns(path, &names).map_err(|message| {
+        AppError::RunFile {
+            path: path.to_path_buf(),
+            message: format!("{message} (the trajectory needs t and every coordinate of `{}`)", sys.name()),
+        }
+    })?;
+    let nearest = (0..columns[0].len())
+        .min_by(|&a, &b| (columns[0][a] - at).abs().total_cmp(&(columns[0][b] - at).abs()))
+        .ok_or_else(|| AppError::RunFile {
+            path: path.to_path_buf(),
+            message: "no rows".to_string(),
+        })?;
+    let t = columns[0][nearest];
+    Ok(Examined {
+        t,
+        q: columns[1..].iter().map(|c| c[nearest]).collect(),
         origin: format!(
             "row t = {t} of {} (nearest --at {at}), as recorded",
             path.display()

@@ -211,3 +211,40 @@ pub fn write_parquet(path: &Path, rec: &Recorder, columns: &[Column]) -> Result<
         Ok(())
     })
 }
+
+/// The columns `names` of a `trajectory.parquet` (each in row order), read column by column:
+/// what `check --at T --from DIR` needs of a run written as Parquet. The error says what is
+/// wrong (not a Parquet file, a missing column, a column that is not DOUBLE).
+pub fn read_parquet_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>, String> {
+    use parquet::column::reader::ColumnReader;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let reader = SerializedFileReader::new(file).map_err(|e| format!("not a Parquet file: {e}"))?;
+    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    let index = |name: &str| {
+        (0..schema.num_columns())
+            .find(|&i| schema.column(i).name() == name)
+            .ok_or_else(|| format!("no column `{name}`"))
+    };
+    let indices: Vec<usize> = names.iter().map(|n| index(n)).collect::<Result<_, _>>()?;
+    let mut columns = vec![Vec::new(); names.len()];
+    for g in 0..reader.num_row_groups() {
+        let group = reader.get_row_group(g).map_err(|e| e.to_string())?;
+        let rows = group.metadata().num_rows() as usize;
+        for (k, &i) in indices.iter().enumerate() {
+            let ColumnReader::DoubleColumnReader(mut column) =
+                group.get_column_reader(i).map_err(|e| e.to_string())?
+            else {
+                return Err(format!("column `{}` is not DOUBLE", names[k]));
+            };
+            let start = columns[k].len();
+            column
+                .read_records(rows, None, None, &mut columns[k])
+                .map_err(|e| e.to_string())?;
+            if columns[k].len() - start != rows {
+                return Err(format!("column `{}`: a short row group", names[k]));
+            }
+        }
+    }
+    Ok(columns)
+}

@@ -157,3 +157,18 @@ fn default_grid_keeps_small_runs_and_coarsens_large_ones() {
     // Never coarser than the span.
     assert_eq!(default_dt_out(1e-3, 0.1, 10_000_000), 0.1);
 }
+
+/// `check --at T --from DIR` reads the row nearest T from a Parquet trajectory too.
+#[test]
+fn check_reads_a_parquet_run() {
+    let dir = scratch("traj_check_parquet");
+    simulate(&dir, &["pendulum", "--t-end", "1", "--format", "parquet"]);
+    let dir_s = dir.to_str().expect("utf-8");
+    let out = Command::new(env!("CARGO_BIN_EXE_mbsim"))
+        .args(["check", "pendulum", "--at", "0.5", "--from", dir_s])
+        .output()
+        .expect("mbsim runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("row t = 0.5 of") && stdout.contains("trajectory.parquet"), "{stdout}");
+}

@@ -58,8 +58,11 @@ pub fn result_dict<'py>(
     out.set_item("t", PyArray1::from_slice(py, &rec.t))?;
     out.set_item("q", matrix(py, &rec.q, n)?)?;
     out.set_item("v", matrix(py, &rec.v, n)?)?;
-    out.set_item("vdot", matrix(py, &rec.vdot, n)?)?;
-    out.set_item("lambda", matrix(py, &rec.lambda, rows)?)?;
+    // v̇ and λ are recorded when the trajectory holds multipliers or accelerations (`write`
+    // of a config file); otherwise their matrices have no columns.
+    let recorded = |m: &[Vec<f64>], width: usize| m.first().map_or(width, Vec::len);
+    out.set_item("vdot", matrix(py, &rec.vdot, recorded(&rec.vdot, n))?)?;
+    out.set_item("lambda", matrix(py, &rec.lambda, recorded(&rec.lambda, rows))?)?;
     let position: Vec<f64> = rec.drift.iter().map(|d| d.position).collect();
     let velocity: Vec<f64> = rec.drift.iter().map(|d| d.velocity).collect();
     out.set_item("drift_position", PyArray1::from_vec(py, position))?;

@@ -13,8 +13,8 @@ use common::models::Andrews;
 use counted::allocations;
 use mbsim_runtime::tableau::RK4;
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, Integrator, PartitionOptions,
-    Problem, Rkstab, Stabilization, Stats, Tolerance,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Dop853, FixedStep, Integrator,
+    PartitionOptions, Problem, Rkstab, SampleContent, SampleKind, Stabilization, Stats, Tolerance,
 };
 
 /// One test function running its cases in a fixed order (the counter is per thread).
@@ -23,6 +23,7 @@ fn integrators_allocate_only_their_setup() {
     rkstab_allocates_only_its_setup();
     fixed_step_allocates_only_its_setup();
     adams_allocate_only_their_setup();
+    dop853_allocates_only_its_setup();
 }
 
 /// Allocations of a whole run from `Andrews::Q0` to `t_end` with samples every 1e-3: the
@@ -75,4 +76,21 @@ fn adams_allocate_only_their_setup() {
     let (_, short) = allocations_of_run(&Adams::new(scheme, 1e-5), 1e-4);
     let (_, long) = allocations_of_run(&Adams::new(scheme, 1e-5), 1e-3);
     assert_eq!(short, long, "mampc4");
+}
+
+/// The stabilized DOP853 (its dense output's extra stages included), and samples of either
+/// content: projected state-only samples at the grid and at every step point.
+fn dop853_allocates_only_its_setup() {
+    let plain = Dop853::new(1e-8);
+    let mut state_only = Dop853::new(1e-8);
+    state_only.common.samples = SampleKind::Projected;
+    state_only.common.sample_content = SampleContent::State;
+    state_only.common.output_steps = true;
+    state_only.common.step_content = SampleContent::State;
+    for (what, opts) in [("dynamics samples", plain), ("state samples", state_only)] {
+        let (short, short_count) = allocations_of_run(&opts, 0.003);
+        let (long, long_count) = allocations_of_run(&opts, 0.03);
+        assert!(long.naccpt > 5 * short.naccpt, "{short} vs {long}");
+        assert_eq!(short_count, long_count, "dop853, {what}: {short} vs {long}");
+    }
 }

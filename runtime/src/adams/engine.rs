@@ -14,6 +14,11 @@
 //! With fewer slopes in the history than the order needs (the first steps), every formula uses
 //! what there is: Haug's self-starting order ramp 1, 2, …, k (§7.4.4). Weights come from
 //! `quadrature.rs`, so unequal steps are handled exactly (variable-coefficient Adams).
+//!
+//! The corrector sums over (f^p, f_n, …) through c nodes are kept per c for the attempt
+//! ([`CorrectorSums`]): the corrector and the error estimates of the orders k − 1, k, k + 1
+//! need the counts k … k + 3, seven sums of which four differ, so each is computed once. The
+//! kept sum is the one a new computation would give, bit for bit (same nodes, same arithmetic).
 
 use crate::error::SimError;
 
@@ -88,6 +93,7 @@ pub(crate) struct Engine {
     weights: [f64; MAX_NODES],
     /// RK4 stage slopes of the start.
     rk: [Vec<f64>; 2],
+    corrector: CorrectorSums,
     /// Right-hand-side evaluations of the Runge–Kutta start.
     pub(crate) start_nfcn: usize,
 }
@@ -113,6 +119,7 @@ impl Engine {
             nodes: [0.0; MAX_NODES],
             weights: [0.0; MAX_NODES],
             rk: [vec![0.0; d], vec![0.0; d]],
+            corrector: CorrectorSums::new(d),
             start_nfcn: 0,
         }
     }
@@ -124,19 +131,21 @@ impl Engine {
 
     /// Make `t` the exact time of z_n (the driver's step points are t0 + i h, not sums).
     pub(crate) fn set_time(&mut self, t: f64) {
+        self.corrector.forget();
         self.hist.times[0] = t;
     }
 
     /// Evaluate f(t, z_n) into the history (the first slope of a run).
     pub(crate) fn begin<F: Field>(&mut self, field: &mut F, t: f64) -> Result<(), SimError> {
+        self.corrector.forget();
         field.eval(t, &self.z, 0.0, &mut self.fc)?;
         self.hist.push(t, &self.fc);
         Ok(())
     }
 
-    /// `out = h Σ_j w_j g_j` over the first `count` of g = (f^p, f_n, f_{n−1}, …) when
+    /// `sum_a = h Σ_j w_j g_j` over the first `count` of g = (f^p, f_n, f_{n−1}, …) when
     /// `with_fp`, else g = (f_n, f_{n−1}, …), integrated from t_n = history time 0 over θh.
-    fn quadrature(&mut self, h: f64, theta: f64, count: usize, with_fp: bool, which: Sum) {
+    fn quadrature(&mut self, h: f64, theta: f64, count: usize, with_fp: bool) {
         let t_n = self.hist.times[0];
         let offset = usize::from(with_fp);
         for j in 0..count {
@@ -147,10 +156,7 @@ impl Engine {
             };
         }
         lagrange_integrals(&self.nodes[..count], theta, &mut self.weights[..count]);
-        let out = match which {
-            Sum::A => &mut self.sum_a,
-            Sum::B => &mut self.sum_b,
-        };
+        let out = &mut self.sum_a;
         out.iter_mut().for_each(|x| *x = 0.0);
         for j in 0..count {
             let g = if with_fp && j == 0 {
@@ -160,6 +166,22 @@ impl Engine {
             };
             let w = h * self.weights[j];
             out.iter_mut().zip(g).for_each(|(o, gc)| *o += w * gc);
+        }
+    }
+
+    /// `h Σ_j w_j g_j` over the first `count` of g = (f^p, f_n, f_{n−1}, …), integrated over the
+    /// whole step, into `self.corrector.sums[count]`; computed once per attempt and h.
+    fn corrector_sum(&mut self, h: f64, count: usize) {
+        let kept = &mut self.corrector;
+        if kept.h.to_bits() != h.to_bits() {
+            kept.forget();
+            kept.h = h;
+        }
+        if !kept.valid[count] {
+            self.quadrature(h, 1.0, count, true);
+            let kept = &mut self.corrector;
+            std::mem::swap(&mut kept.sums[count], &mut self.sum_a);
+            kept.valid[count] = true;
         }
     }
 
@@ -173,9 +195,10 @@ impl Engine {
         k: usize,
         corrector: Option<usize>,
     ) -> Result<bool, SimError> {
+        self.corrector.forget();
         let t_new = self.hist.times[0] + h;
         let kp = k.min(self.hist.len());
-        self.quadrature(h, 1.0, kp, false, Sum::A);
+        self.quadrature(h, 1.0, kp, false);
         for c in 0..self.z.len() {
             self.zp[c] = self.z[c] + self.sum_a[c];
         }
@@ -187,9 +210,10 @@ impl Engine {
             Some(nodes) => {
                 field.eval(t_new, &self.zp, h, &mut self.fp)?;
                 let kc = nodes.min(self.hist.len() + 1);
-                self.quadrature(h, 1.0, kc, true, Sum::A);
+                self.corrector_sum(h, kc);
+                let sum = &self.corrector.sums[kc];
                 for c in 0..self.z.len() {
-                    self.zc[c] = self.z[c] + self.sum_a[c];
+                    self.zc[c] = self.z[c] + sum[c];
                 }
                 self.nodes_now = kc;
             }
@@ -212,10 +236,11 @@ impl Engine {
         if nodes < 2 || nodes > self.hist.len() + 1 || nodes > MAX_NODES {
             return None;
         }
-        self.quadrature(h, 1.0, nodes, true, Sum::A);
-        self.quadrature(h, 1.0, nodes - 1, true, Sum::B);
+        self.corrector_sum(h, nodes);
+        self.corrector_sum(h, nodes - 1);
         Some(self.scaled_norm(field, tol, |e| {
-            e.sum_a.iter().zip(&e.sum_b).map(|(a, b)| a - b)
+            let sums = &e.corrector.sums;
+            sums[nodes].iter().zip(&sums[nodes - 1]).map(|(a, b)| a - b)
         }))
     }
 
@@ -245,6 +270,7 @@ impl Engine {
 
     /// Make the last attempt the accepted state at t_n + h.
     pub(crate) fn accept(&mut self, h: f64) {
+        self.corrector.forget();
         self.t_prev = self.hist.times[0];
         self.h_prev = h;
         self.nodes_prev = self.nodes_now.max(1);
@@ -288,6 +314,8 @@ impl Engine {
         field: &mut F,
         h: f64,
     ) -> Result<bool, SimError> {
+        // The start uses f^p as scratch.
+        self.corrector.forget();
         let t = self.hist.times[0];
         let mut substeps = 1;
         self.rk4(field, t, h, substeps)?;
@@ -370,9 +398,25 @@ fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
     y.iter_mut().zip(x).for_each(|(yc, xc)| *yc += a * xc);
 }
 
-/// Which scratch sum a quadrature writes.
-#[derive(Clone, Copy)]
-enum Sum {
-    A,
-    B,
+/// The corrector sums of one attempt by node count (see the module docs), valid for one step
+/// size `h` and until f^p or the history changes.
+#[derive(Clone, Debug)]
+struct CorrectorSums {
+    sums: Vec<Vec<f64>>,
+    valid: [bool; MAX_NODES + 1],
+    h: f64,
+}
+
+impl CorrectorSums {
+    fn new(dim: usize) -> Self {
+        Self {
+            sums: vec![vec![0.0; dim]; MAX_NODES + 1],
+            valid: [false; MAX_NODES + 1],
+            h: 0.0,
+        }
+    }
+
+    fn forget(&mut self) {
+        self.valid = [false; MAX_NODES + 1];
+    }
 }

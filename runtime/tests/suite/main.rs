@@ -17,6 +17,7 @@ mod conditioning_structural;
 mod conformance;
 mod continuous;
 mod diagnosis;
+mod dop853;
 mod failures;
 mod four_bar_chain;
 mod hpim;

@@ -1,6 +1,7 @@
 //! Andrews squeezer on [0, 0.03]: significant correct digits vs CPU time for RKSTAB (PStab,
-//! Baumgarte B(20,100), none) and the `russell_ode` peers (DoPri5, DoPri8, Radau5 on the
-//! index-1 ODE form), rtol = 1e-4 … 1e-10, atol = rtol/10.
+//! Baumgarte B(20,100), none), the stabilized DOP853 (PStab), ABM (PStab) and the
+//! `russell_ode` peers (DoPri5, DoPri8, Radau5 on the index-1 ODE form), all on the same
+//! kernels and KKT solve, rtol = 1e-4 … 1e-12, atol = rtol/10.
 //!
 //! Run with `cargo bench -p peers --bench andrews` (add `--features ida` for SUNDIALS IDA). Before the criterion measurements it prints
 //! a table (digits from the end positions against a reference run; cpu = mean thread CPU time
@@ -13,16 +14,18 @@ use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
-use mbsim_peers::{RunResult, rkstab, rkstab_with, russell, significant_digits};
-use mbsim_runtime::{Baumgarte, ErrorEstimate, Rkstab, Stabilization};
+use mbsim_peers::{RunResult, rkstab, rkstab_with, runtime, russell, significant_digits};
+use mbsim_runtime::{Abm, Baumgarte, Dop853, ErrorEstimate, Rkstab, Stabilization};
 use russell_ode::Method;
 
 const T_END: f64 = 0.03;
-const RTOLS: [f64; 7] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10];
+const RTOLS: [f64; 9] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
 
 #[derive(Clone, Copy)]
 enum Solver {
     Rkstab(&'static str, Stabilization),
+    Dop853(&'static str, Stabilization),
+    Abm(&'static str),
     Russell(&'static str, Method),
     #[cfg_attr(not(feature = "ida"), allow(dead_code))]
     Ida,
@@ -31,7 +34,8 @@ enum Solver {
 impl Solver {
     fn name(&self) -> &'static str {
         match self {
-            Solver::Rkstab(n, _) | Solver::Russell(n, _) => n,
+            Solver::Rkstab(n, _) | Solver::Dop853(n, _) | Solver::Russell(n, _) => n,
+            Solver::Abm(n) => n,
             Solver::Ida => "sundials-ida",
         }
     }
@@ -41,6 +45,11 @@ impl Solver {
         let v0 = [0.0; 7];
         match *self {
             Solver::Rkstab(_, stab) => rkstab(&sys, stab, rtol, &Andrews::Q0, &v0, T_END).ok(),
+            Solver::Dop853(_, stab) => {
+                let m = Dop853::new(rtol).with_stabilization(stab);
+                runtime(&sys, &m, &Andrews::Q0, &v0, T_END).ok()
+            }
+            Solver::Abm(_) => runtime(&sys, &Abm::new(rtol), &Andrews::Q0, &v0, T_END).ok(),
             Solver::Russell(_, m) => russell(&sys, m, rtol, &Andrews::Q0, &v0, T_END).ok(),
             #[cfg(feature = "ida")]
             Solver::Ida => mbsim_peers::ida(&sys, rtol, &Andrews::Q0, &v0, T_END).ok(),
@@ -58,6 +67,8 @@ fn solvers() -> Vec<Solver> {
             Stabilization::Baumgarte(Baumgarte::from_chin(20.0, 100.0)),
         ),
         Solver::Rkstab("rkstab-none", Stabilization::None),
+        Solver::Dop853("dop853-pstab", Stabilization::PStab),
+        Solver::Abm("abm-pstab"),
         Solver::Russell("russell-dopri5", Method::DoPri5),
         Solver::Russell("russell-dopri8", Method::DoPri8),
         Solver::Russell("russell-radau5", Method::Radau5),
@@ -87,35 +98,90 @@ fn print_table() {
     let reference = rkstab_with(&sys, opts, &Andrews::Q0, &[0.0; 7], T_END).expect("reference");
     let check =
         russell(&sys, Method::DoPri8, 1e-13, &Andrews::Q0, &[0.0; 7], T_END).expect("dopri8 check");
+    let eighth = Dop853::new(1e-13);
+    let eighth = runtime(&sys, &eighth, &Andrews::Q0, &[0.0; 7], T_END).expect("dop853 check");
     println!(
-        "reference: RKSTAB/PStab rtol 1e-13, plain DOPRI5 error estimate ({} NFCN); DoPri8 rtol 1e-13 agrees to {:.1} digits",
+        "reference: RKSTAB/PStab rtol 1e-13, plain DOPRI5 error estimate ({} NFCN); DoPri8 rtol 1e-13 agrees to {:.1} digits, DOP853/PStab rtol 1e-13 to {:.1}",
         reference.nfcn,
-        significant_digits(&check.q, &reference.q)
+        significant_digits(&check.q, &reference.q),
+        significant_digits(&eighth.q, &reference.q)
     );
     println!(
         "{:<18} {:>7} {:>7} {:>8} {:>12}",
         "solver", "rtol", "digits", "nfcn", "cpu [µs]"
     );
+    let mut curves = Vec::new();
     for solver in solvers() {
+        let mut points = Vec::new();
         for rtol in RTOLS {
             match solver.run(rtol) {
                 Some(r) => {
                     let t = mean_time(|| {
                         solver.run(rtol);
                     });
+                    let digits = significant_digits(&r.q, &reference.q);
+                    let cpu = t.as_secs_f64() * 1e6;
                     println!(
                         "{:<18} {:>7.0e} {:>7.2} {:>8} {:>12.1}",
                         solver.name(),
                         rtol,
-                        significant_digits(&r.q, &reference.q),
+                        digits,
                         r.nfcn,
-                        t.as_secs_f64() * 1e6
+                        cpu
                     );
+                    points.push((digits, cpu));
                 }
                 None => println!("{:<18} {:>7.0e}   failed", solver.name(), rtol),
             }
         }
+        curves.push((solver.name(), points));
     }
+    print_cost_at_digits(&curves);
+}
+
+/// The digits of the comparison: CPU time to reach them, per solver.
+const DIGITS: [f64; 5] = [8.0, 9.0, 10.0, 11.0, 12.0];
+
+/// CPU time per solver at 8…12 correct digits, interpolated in log(cpu) between the two runs
+/// whose digits bracket the target (the runs of neighbouring tolerances); `-` when no run of
+/// the solver reached it (or none fell short of it).
+fn print_cost_at_digits(curves: &[(&str, Vec<(f64, f64)>)]) {
+    println!("\ncpu [µs] at the same accuracy (interpolated between tolerances)");
+    print!("{:<18}", "solver");
+    for d in DIGITS {
+        print!(" {:>9}", format!("{d} dig"));
+    }
+    println!();
+    for (name, points) in curves {
+        print!("{name:<18}");
+        for d in DIGITS {
+            match cost_at(points, d) {
+                Some(cpu) => print!(" {cpu:>9.1}"),
+                None => print!(" {:>9}", "-"),
+            }
+        }
+        println!();
+    }
+}
+
+/// log-linear interpolation of cpu at `digits` between the cheapest run reaching them and the
+/// most accurate run short of them.
+fn cost_at(points: &[(f64, f64)], digits: f64) -> Option<f64> {
+    let above = points
+        .iter()
+        .filter(|(d, _)| *d >= digits)
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let below = points
+        .iter()
+        .filter(|(d, c)| *d < digits && *c <= above.1)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    Some(match below {
+        Some(b) if above.0 > b.0 => {
+            let w = (digits - b.0) / (above.0 - b.0);
+            (b.1.ln() + w * (above.1.ln() - b.1.ln())).exp()
+        }
+        _ => above.1,
+    })
 }
 
 fn bench(c: &mut Criterion) {

@@ -61,6 +61,18 @@ pub fn rkstab_with<S: ConstrainedSystem>(
     v0: &[f64],
     t_end: f64,
 ) -> Result<RunResult, mbsim_runtime::SimError> {
+    runtime(sys, &method, q0, v0, t_end)
+}
+
+/// Any of the runtime's methods (RKSTAB, the stabilized DOP853, ABM, …) from (q0, v0) on
+/// [0, t_end], no samples.
+pub fn runtime<S: ConstrainedSystem, I: Integrator>(
+    sys: &S,
+    method: &I,
+    q0: &[f64],
+    v0: &[f64],
+    t_end: f64,
+) -> Result<RunResult, mbsim_runtime::SimError> {
     let problem = Problem::new(0.0, t_end, q0, v0);
     let end = method.integrate_into(sys, &problem, &mut ())?;
     let s = end.stats;

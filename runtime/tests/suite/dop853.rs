@@ -1,0 +1,95 @@
+//! The stabilized DOP853 beyond the conformance suite (which shows its order 8 under every
+//! stabilization): the order of its dense output between step points, its counters, and its
+//! adaptive runs on the Andrews squeezer against a tight reference, with fewer right-hand sides
+//! than RKSTAB at tight tolerances.
+
+use crate::common;
+
+use common::models::{Andrews, Pendulum};
+use common::{Sys, assert_below, assert_within, simulate};
+use mbsim_runtime::{Dop853, ErrorEstimate, Recorder, Rkstab, Stabilization, Stats};
+
+/// Amplitude 1 rad, as in the conformance suite.
+const THETA0: f64 = 1.0;
+
+/// DOP853 with PStab pinned to `steps` steps per period of the pendulum, sampled at
+/// `fractions` of every step (strictly inside: the dense output, not the step points).
+fn pendulum_inside_steps(steps: usize, fractions: &[f64]) -> (Recorder, Stats) {
+    let p = Pendulum::UNIT;
+    let period = p.period(THETA0);
+    let h = period / steps as f64;
+    let mut m = Dop853::new(0.1);
+    m.step_control.h_init = Some(h);
+    m.step_control.h_max = h;
+    // Samples at the same times for every step count: fractions of the coarsest step.
+    let coarse = period / 10.0;
+    let times: Vec<f64> = (0..10)
+        .flat_map(|i| fractions.iter().map(move |f| (i as f64 + f) * coarse))
+        .collect();
+    let (q0, v0) = p.at_rest(THETA0);
+    let (rec, stats) = simulate(&Sys(p), &m, 0.0, &q0, &v0, period, &times).expect("run");
+    assert_eq!(stats.naccpt, steps, "constant steps");
+    (rec, stats)
+}
+
+/// The dense output of order 7: between step points, the samples converge at the order of
+/// the step points (local interpolation error O(h⁸), global error O(h⁸)). Steps of T/10 and
+/// T/20 sampled at 0.3 and 0.7 of each T/10 (inside steps of both runs), against the same
+/// samples with steps of T/200 (error ≈ 20⁻⁸ times smaller, below round-off).
+#[test]
+fn dense_output_converges_at_order_eight() {
+    let fractions = [0.3, 0.7];
+    let (reference, _) = pendulum_inside_steps(200, &fractions);
+    let error = |steps: usize| {
+        let (rec, stats) = pendulum_inside_steps(steps, &fractions);
+        // Three extra stages per step with samples (every step here), each one KKT solve,
+        // beside the samples' own solves.
+        assert_eq!(stats.output_solves, 3 * steps + rec.t.len(), "{stats:?}");
+        rec.q
+            .iter()
+            .zip(&reference.q)
+            .flat_map(|(q, r)| q.iter().zip(r).map(|(a, b)| (a - b).abs()))
+            .fold(0.0, f64::max)
+    };
+    let (e1, e2) = (error(10), error(20));
+    let order = (e1 / e2).log2();
+    eprintln!("dop853 dense output: err {e1:.3e} -> {e2:.3e}: order {order:.2}");
+    assert_within("dense output order", order, 7.5, 9.0);
+    assert_below("dense output error at T/20", e2, 1e-7);
+}
+
+/// Andrews on [0, 0.03] at rtol (atol = rtol/10), PStab.
+fn andrews<I: mbsim_runtime::Integrator>(method: &I) -> (Recorder, Stats) {
+    let v0 = [0.0; 7];
+    simulate(&Sys(Andrews), method, 0.0, &Andrews::Q0, &v0, 0.03, &[0.03]).expect("andrews")
+}
+
+/// Adaptive runs: NFCN = 12 NSTEP + 2 (`dop853.f` with `HINIT`), a tolerance-proportional
+/// error against RKSTAB at rtol 1e-13 (plain DOPRI5 estimate, as the benchmark's reference)
+/// and fewer right-hand sides than RKSTAB from rtol 1e-8 on.
+#[test]
+fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
+    let mut reference = Rkstab::new(1e-13);
+    reference.error_estimate = ErrorEstimate::Unstabilized;
+    let q_ref = andrews(&reference).0.q[0].clone();
+    for rtol in [1e-6, 1e-8, 1e-10, 1e-12] {
+        let (rec, stats) = andrews(&Dop853::new(rtol));
+        assert_eq!(stats.nfcn, 12 * stats.nstep + 2, "rtol {rtol:e}: {stats}");
+        let err = rec.q[0]
+            .iter()
+            .zip(&q_ref)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        // The global error of a method keeping each local error below rtol: within 100 rtol
+        // (as the ABM check of the models' suite), and above the reference's ~1e-12.
+        assert_below(&format!("dop853 rtol {rtol:e} error"), err, 100.0 * rtol + 1e-11);
+        let (_, rk) = andrews(&Rkstab::new(rtol).with_stabilization(Stabilization::PStab));
+        eprintln!(
+            "rtol {rtol:e}: dop853 err {err:.2e} nfcn {}, rkstab nfcn {}",
+            stats.nfcn, rk.nfcn
+        );
+        if rtol <= 1e-8 {
+            assert!(stats.nfcn < rk.nfcn, "rtol {rtol:e}: {stats} vs rkstab {rk}");
+        }
+    }
+}
