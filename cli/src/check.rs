@@ -266,11 +266,18 @@ fn from_parquet(sys: &dyn ConstrainedSystem, path: &Path, at: f64) -> Result<Exa
     let columns = crate::trajectory::read_parquet_columns(path, &names).map_err(|message| {
         AppError::RunFile {
             path: path.to_path_buf(),
-            message: format!("{message} (the trajectory needs t and every coordinate of `{}`)", sys.name()),
+            message: format!(
+                "{message} (the trajectory needs t and every coordinate of `{}`)",
+                sys.name()
+            ),
         }
     })?;
     let nearest = (0..columns[0].len())
-        .min_by(|&a, &b| (columns[0][a] - at).abs().total_cmp(&(columns[0][b] - at).abs()))
+        .min_by(|&a, &b| {
+            (columns[0][a] - at)
+                .abs()
+                .total_cmp(&(columns[0][b] - at).abs())
+        })
         .ok_or_else(|| AppError::RunFile {
             path: path.to_path_buf(),
             message: "no rows".to_string(),

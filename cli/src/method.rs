@@ -11,9 +11,9 @@
 use clap::ValueEnum;
 use mbsim::runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, Baumgarte, CommonOptions,
-    ConstrainedSystem, Continuous, ContinuousChoice, Dop853, Hpim, HybridOptions, Implicit, Integrator,
-    NewtonKind, Npc, Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme, SimError,
-    Solution, Stabilization, StepControl, StepSize, Structure, Tolerance,
+    ConstrainedSystem, Continuous, ContinuousChoice, Dop853, Hpim, HybridOptions, Implicit,
+    Integrator, NewtonKind, Npc, Observer, PartitionOptions, Problem, Radau, Rkstab, Scheme,
+    SimError, Solution, Stabilization, StepControl, StepSize, Structure, Tolerance,
 };
 
 use crate::error::AppError;

@@ -117,7 +117,9 @@ pub fn write_csv(path: &Path, rec: &Recorder, columns: &[Column]) -> Result<(), 
         let mut header = csv::Writer::from_writer(Vec::new());
         let names = columns.iter().map(|c| c.name.as_str());
         header.write_record(names).map_err(|e| csv_err(path, e))?;
-        let header = header.into_inner().map_err(|e| io_err(path)(e.into_error()))?;
+        let header = header
+            .into_inner()
+            .map_err(|e| io_err(path)(e.into_error()))?;
         out.write_all(&header).map_err(io_err(path))?;
         let mut line = Vec::with_capacity(24 * columns.len());
         let mut buffer = ryu::Buffer::new();
@@ -196,9 +198,10 @@ pub fn write_parquet(path: &Path, rec: &Recorder, columns: &[Column]) -> Result<
             for c in columns {
                 values.clear();
                 values.extend(rows.clone().map(|row| value(rec, row, c.source)));
-                let mut column = group.next_column().map_err(&err)?.ok_or_else(|| {
-                    err(parquet::errors::ParquetError::General("schema".into()))
-                })?;
+                let mut column = group
+                    .next_column()
+                    .map_err(&err)?
+                    .ok_or_else(|| err(parquet::errors::ParquetError::General("schema".into())))?;
                 column
                     .typed::<DoubleType>()
                     .write_batch(&values, None, None)

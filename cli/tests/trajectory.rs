@@ -63,7 +63,13 @@ fn read_parquet(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
 
 #[test]
 fn csv_and_parquet_hold_the_same_values() {
-    let args = ["slider-crank-tsda", "--t-end", "0.2", "--write", "q,v,vdot,lambda,drift"];
+    let args = [
+        "slider-crank-tsda",
+        "--t-end",
+        "0.2",
+        "--write",
+        "q,v,vdot,lambda,drift",
+    ];
     let (csv_dir, pq_dir) = (scratch("traj_csv"), scratch("traj_parquet"));
     simulate(&csv_dir, &[&args[..], &["--format", "csv"]].concat());
     // A stale file of the other format is removed: the directory holds one trajectory.
@@ -75,7 +81,10 @@ fn csv_and_parquet_hold_the_same_values() {
     let (csv_header, csv_rows) = read_csv(&csv_dir.join("trajectory.csv"));
     let (pq_header, pq_rows) = read_parquet(&pq_dir.join("trajectory.parquet"));
     assert_eq!(pq_header, csv_header);
-    assert!(csv_header.iter().any(|h| h.ends_with("_ddot")), "{csv_header:?}");
+    assert!(
+        csv_header.iter().any(|h| h.ends_with("_ddot")),
+        "{csv_header:?}"
+    );
     assert!(csv_rows.len() > 10);
     // Bit for bit: ryu's text reads back to the same f64 the Parquet file stores.
     let bits = |rows: &[Vec<f64>]| -> Vec<Vec<u64>> {
@@ -93,7 +102,16 @@ fn csv_and_parquet_hold_the_same_values() {
 #[test]
 fn write_without_multipliers_skips_them() {
     let dir = scratch("traj_select");
-    simulate(&dir, &["slider-crank-tsda", "--t-end", "0.1", "--write", "q:x*,drift"]);
+    simulate(
+        &dir,
+        &[
+            "slider-crank-tsda",
+            "--t-end",
+            "0.1",
+            "--write",
+            "q:x*,drift",
+        ],
+    );
     let (header, rows) = read_csv(&dir.join("trajectory.csv"));
     assert!(header.len() > 3, "{header:?}");
     for h in &header[1..] {
@@ -101,7 +119,10 @@ fn write_without_multipliers_skips_them() {
         assert!(ok && !h.ends_with("_dot"), "{h} in {header:?}");
     }
     // The drift of projected samples stays on the manifold without a KKT solve per sample.
-    let phi = header.iter().position(|h| h == "phi_norm").expect("phi_norm");
+    let phi = header
+        .iter()
+        .position(|h| h == "phi_norm")
+        .expect("phi_norm");
     assert!(rows.iter().all(|r| r[phi] <= 1e-9), "drift");
 }
 
@@ -109,13 +130,24 @@ fn write_without_multipliers_skips_them() {
 fn selection_by_kind_and_pattern() {
     let coords = ["x", "y", "phi"];
     let rows = vec!["pin_x".to_string(), "pin_y".into(), "slot".into()];
-    let items: Vec<String> = ["lambda:pin*", "q:phi", "drift", "q"].map(String::from).into();
+    let items: Vec<String> = ["lambda:pin*", "q:phi", "drift", "q"]
+        .map(String::from)
+        .into();
     let s = Selection::parse(&items, &coords, &rows).expect("valid");
     assert_eq!(s.q, [0, 1, 2]);
     assert_eq!(s.lambda, [0, 1]);
     assert!(s.drift && s.v.is_empty() && s.needs_dynamics());
     let names: Vec<String> = s.columns(&coords).into_iter().map(|c| c.name).collect();
-    let want = ["t", "x", "y", "phi", "lambda_1", "lambda_2", "phi_norm", "phidot_norm"];
+    let want = [
+        "t",
+        "x",
+        "y",
+        "phi",
+        "lambda_1",
+        "lambda_2",
+        "phi_norm",
+        "phidot_norm",
+    ];
     assert_eq!(names, want);
     let everything = Selection::parse(&DEFAULT_ITEMS.map(String::from), &coords, &rows);
     assert_eq!(everything.expect("valid"), Selection::everything(3, 3));
@@ -169,6 +201,13 @@ fn check_reads_a_parquet_run() {
         .output()
         .expect("mbsim runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("row t = 0.5 of") && stdout.contains("trajectory.parquet"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("row t = 0.5 of") && stdout.contains("trajectory.parquet"),
+        "{stdout}"
+    );
 }

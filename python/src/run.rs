@@ -62,7 +62,10 @@ pub fn result_dict<'py>(
     // of a config file); otherwise their matrices have no columns.
     let recorded = |m: &[Vec<f64>], width: usize| m.first().map_or(width, Vec::len);
     out.set_item("vdot", matrix(py, &rec.vdot, recorded(&rec.vdot, n))?)?;
-    out.set_item("lambda", matrix(py, &rec.lambda, recorded(&rec.lambda, rows))?)?;
+    out.set_item(
+        "lambda",
+        matrix(py, &rec.lambda, recorded(&rec.lambda, rows))?,
+    )?;
     let position: Vec<f64> = rec.drift.iter().map(|d| d.position).collect();
     let velocity: Vec<f64> = rec.drift.iter().map(|d| d.velocity).collect();
     out.set_item("drift_position", PyArray1::from_vec(py, position))?;

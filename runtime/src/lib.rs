@@ -147,8 +147,8 @@ pub use adams::{Abm, Adams, AdamsKind, AdamsScheme, AdamsStart};
 pub use ali3p::{Ali3p, Ali3pPenalty};
 pub use baumgarte::Baumgarte;
 pub use continuous::{Continuous, ContinuousChoice};
-pub use drawing::Drawing;
 pub use dop853::Dop853;
+pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{
     ConstraintRow, Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError,
@@ -160,8 +160,7 @@ pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
 pub use init::{InitOptions, InitReport, VelocityMetric, initialize};
 pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleContent, SampleKind,
-    Solution,
-    integrate,
+    Solution, integrate,
 };
 pub use kkt::{Conditioning, KktLayout, KktSolver, KktWorkspace, accelerations_into};
 pub use options::{ErrorEstimate, StepControl, Tolerance};

@@ -120,7 +120,11 @@ impl Selection {
     /// The columns, `t` first.
     pub fn columns(&self, coordinates: &[&str]) -> Vec<Column> {
         let mut out = vec![column("t".into(), Source::Time)];
-        out.extend(self.q.iter().map(|&i| column(coordinates[i].into(), Source::Q(i))));
+        out.extend(
+            self.q
+                .iter()
+                .map(|&i| column(coordinates[i].into(), Source::Q(i))),
+        );
         let dot = |i: usize| column(format!("{}_dot", coordinates[i]), Source::V(i));
         out.extend(self.v.iter().map(|&i| dot(i)));
         let ddot = |i: usize| column(format!("{}_ddot", coordinates[i]), Source::Vdot(i));

@@ -27,10 +27,10 @@ pub mod merge;
 mod plan;
 mod rows;
 
-use std::io::Write;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+use std::io::Write;
 
 use crate::error::AppError;
 use crate::simulate::args::SimulateArgs;

@@ -38,9 +38,8 @@ use mbsim_runtime::catalog::find;
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep,
-    InitOptions,
-    Integrator, PartitionOptions, Problem, Recorder, Rkstab, Stabilization, Stats, initialize,
-    integrate,
+    InitOptions, Integrator, PartitionOptions, Problem, Recorder, Rkstab, Stabilization, Stats,
+    initialize, integrate,
 };
 use mbsim_runtime::{Ali3p, Implicit, NewtonOptions, Scheme, StepSize};
 

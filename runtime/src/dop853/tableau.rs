@@ -32,9 +32,7 @@ pub(crate) const C: [f64; 16] = [
 /// (the FSAL stage) holds the 8th-order weights b.
 pub(crate) const A: [&[(usize, f64)]; 16] = [
     &[],
-    &[
-        (0, 5.26001519587677318785587544488e-2),
-    ],
+    &[(0, 5.26001519587677318785587544488e-2)],
     &[
         (0, 1.97250569845378994544595329183e-2),
         (1, 5.91751709536136983633785987549e-2),
@@ -304,7 +302,11 @@ mod tests {
     fn rows_sum_to_nodes() {
         for (i, row) in A.iter().enumerate() {
             let sum: f64 = row.iter().map(|(_, a)| a).sum();
-            assert!((sum - C[i]).abs() <= 64.0 * f64::EPSILON, "row {i}: {sum} vs {}", C[i]);
+            assert!(
+                (sum - C[i]).abs() <= 64.0 * f64::EPSILON,
+                "row {i}: {sum} vs {}",
+                C[i]
+            );
         }
     }
 

@@ -65,9 +65,8 @@ impl Sampler {
             vdot: vec![0.0; dims.n],
             lambda: vec![0.0; dims.constraint_rows()],
             meter: DriftMeter::new(dims),
-            projector: project.then(|| {
-                Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(common.kkt)
-            }),
+            projector: project
+                .then(|| Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(common.kkt)),
             content: common.sample_content,
             step_content: common.step_content,
             z: vec![0.0; 2 * dims.n],

@@ -14,8 +14,8 @@ use common::models::{Pendulum, TwoLink};
 use common::{Sys, assert_below, assert_close, assert_within, simulate};
 use mbsim_runtime::tableau::{DOPRI5_FIXED, HEUN, RK4};
 use mbsim_runtime::{
-    Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, Continuous, ContinuousChoice,
-    Dop853, ErrorEstimate, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions, Recorder,
+    Adams, AdamsKind, AdamsScheme, AdamsStart, Baumgarte, Continuous, ContinuousChoice, Dop853,
+    ErrorEstimate, FixedStep, HybridOptions, InitOptions, Integrator, PartitionOptions, Recorder,
     Rkstab, Stabilization, Stats, initialize,
 };
 

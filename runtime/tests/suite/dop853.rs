@@ -82,14 +82,21 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
             .fold(0.0, f64::max);
         // The global error of a method keeping each local error below rtol: within 100 rtol
         // (as the ABM check of the models' suite), and above the reference's ~1e-12.
-        assert_below(&format!("dop853 rtol {rtol:e} error"), err, 100.0 * rtol + 1e-11);
+        assert_below(
+            &format!("dop853 rtol {rtol:e} error"),
+            err,
+            100.0 * rtol + 1e-11,
+        );
         let (_, rk) = andrews(&Rkstab::new(rtol).with_stabilization(Stabilization::PStab));
         eprintln!(
             "rtol {rtol:e}: dop853 err {err:.2e} nfcn {}, rkstab nfcn {}",
             stats.nfcn, rk.nfcn
         );
         if rtol <= 1e-8 {
-            assert!(stats.nfcn < rk.nfcn, "rtol {rtol:e}: {stats} vs rkstab {rk}");
+            assert!(
+                stats.nfcn < rk.nfcn,
+                "rtol {rtol:e}: {stats} vs rkstab {rk}"
+            );
         }
     }
 }
