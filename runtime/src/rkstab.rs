@@ -81,13 +81,6 @@ impl Rkstab {
         self.common = common;
         self
     }
-
-    /// `dopri5.f`'s conditions (atol > 0, rtol > 10 ε) and the step control's domain.
-    fn validate(&self, len: usize) -> Result<(), SimError> {
-        self.rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
-        self.atol.validate("atol", len, 0.0)?;
-        self.step_control.validate()
-    }
 }
 
 impl Integrator for Rkstab {
@@ -105,44 +98,83 @@ impl Integrator for Rkstab {
         problem: &Problem,
         observer: &mut O,
     ) -> Result<Solution, SimError> {
-        let len = 2 * sys.dims().n;
-        self.validate(len)?;
-        let auto_tol = (0..len)
-            .map(|i| self.atol.get(i))
-            .fold(f64::INFINITY, f64::min);
-        let (mut run, mut stats) = prepare(sys, &self.common, problem, Some(auto_tol), observer)?;
-        let mut stepper = Dopri5::new(sys, self, &problem.q0, &problem.v0);
-        let span = (problem.t_end - problem.t0).abs();
-        let h_max = self.step_control.h_max.min(span);
-        let mut h0 = 0.0;
-        if span > 0.0 {
-            stepper
-                .rhs
-                .eval(sys, problem.t0, &stepper.z, 0.0, &mut stepper.k[0])?;
-            h0 = match self.step_control.h_init {
-                Some(h) => h.min(h_max),
-                None => {
-                    let s = &mut stepper;
-                    let tol = (&s.rtol, &s.atol);
-                    let (k0, rest) = s.k.split_at_mut(1);
-                    let work = (s.stage.as_mut_slice(), rest[0].as_mut_slice());
-                    let at = (problem.t0, run.dir, h_max);
-                    initial_step(&mut s.rhs, sys, at, &s.z, &k0[0], work, tol, 5)?
-                }
-            };
-        }
-        let control = Adaptive::new(self.step_control, 4, h_max);
-        let schedule = Schedule::Adaptive { control, h0 };
-        run.drive(&mut stepper, schedule, &mut stats)?;
-        let (q, v) = stepper.z.split_at(len / 2);
-        Ok(run.finish(Solution {
-            t: problem.t_end,
-            q: q.to_vec(),
-            v: v.to_vec(),
-            stats,
-            event: None,
-        }))
+        let how = Explicit {
+            common: &self.common,
+            tolerances: (&self.rtol, &self.atol),
+            control: self.step_control,
+            orders: (4, 5),
+        };
+        integrate_explicit(sys, problem, observer, how, || {
+            Dopri5::new(sys, self, &problem.q0, &problem.v0)
+        })
     }
+}
+
+/// What the start and run of an adaptive explicit Runge–Kutta method with FSAL share (RKSTAB,
+/// the stabilized DOP853): its options, and the orders of its error estimate (Hairer's
+/// controller, p) and of the method (`HINIT`).
+pub(crate) struct Explicit<'a> {
+    pub(crate) common: &'a CommonOptions,
+    pub(crate) tolerances: (&'a Tolerance, &'a Tolerance),
+    pub(crate) control: StepControl,
+    pub(crate) orders: (usize, u32),
+}
+
+/// The parts of such a stepper that the start needs: the field, the state z0, the slope k_1
+/// (FSAL) and two scratch vectors (a slope and a stage).
+pub(crate) trait ExplicitStart {
+    /// (field, z, k_1, scratch slope, scratch stage).
+    fn start_parts(&mut self) -> (&mut Rhs, &[f64], &mut [f64], &mut [f64], &mut [f64]);
+}
+
+/// The run of an adaptive explicit method: `dopri5.f`'s checks of the tolerances (atol > 0,
+/// rtol > 10 ε) and the step control, the shared prologue, the stepper `make` gives, f(t0)
+/// into k_1, the first step by `HINIT` (unless given), Hairer's controller and the driver.
+pub(crate) fn integrate_explicit<S, O, St>(
+    sys: &S,
+    problem: &Problem,
+    observer: &mut O,
+    how: Explicit<'_>,
+    make: impl FnOnce() -> St,
+) -> Result<Solution, SimError>
+where
+    S: ConstrainedSystem + ?Sized,
+    O: Observer + ?Sized,
+    St: Stepper<S> + ExplicitStart,
+{
+    let len = 2 * sys.dims().n;
+    let (rtol, atol) = how.tolerances;
+    rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
+    atol.validate("atol", len, 0.0)?;
+    how.control.validate()?;
+    let auto_tol = (0..len).map(|i| atol.get(i)).fold(f64::INFINITY, f64::min);
+    let (mut run, mut stats) = prepare(sys, how.common, problem, Some(auto_tol), observer)?;
+    let mut stepper = make();
+    let span = (problem.t_end - problem.t0).abs();
+    let h_max = how.control.h_max.min(span);
+    let mut h0 = 0.0;
+    if span > 0.0 {
+        let (rhs, z, k0, k1, stage) = stepper.start_parts();
+        rhs.eval(sys, problem.t0, z, 0.0, k0)?;
+        h0 = match how.control.h_init {
+            Some(h) => h.min(h_max),
+            None => {
+                let at = (problem.t0, run.dir, h_max);
+                let tol = how.tolerances;
+                initial_step(rhs, sys, at, z, k0, (stage, k1), tol, how.orders.1)?
+            }
+        };
+    }
+    let control = Adaptive::new(how.control, how.orders.0, h_max);
+    run.drive(&mut stepper, Schedule::Adaptive { control, h0 }, &mut stats)?;
+    let (q, v) = Stepper::<S>::state(&stepper).split_at(len / 2);
+    Ok(run.finish(Solution {
+        t: problem.t_end,
+        q: q.to_vec(),
+        v: v.to_vec(),
+        stats,
+        event: None,
+    }))
 }
 
 /// The DOPRI5 step with post-stabilization and its preallocated workspace.
@@ -232,6 +264,19 @@ impl Dopri5 {
             sum += (e / sk) * (e / sk);
         }
         (sum / len as f64).sqrt()
+    }
+}
+
+impl ExplicitStart for Dopri5 {
+    fn start_parts(&mut self) -> (&mut Rhs, &[f64], &mut [f64], &mut [f64], &mut [f64]) {
+        let (k0, rest) = self.k.split_at_mut(1);
+        (
+            &mut self.rhs,
+            &self.z,
+            &mut k0[0],
+            &mut rest[0],
+            &mut self.stage,
+        )
     }
 }
 

@@ -27,13 +27,12 @@
 mod tableau;
 
 use crate::error::SimError;
-use crate::integrator::controller::Adaptive;
-use crate::integrator::driver::{Attempt, Schedule, Stepper, StepperCounters};
-use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
+use crate::integrator::{CommonOptions, Integrator, Problem, Solution};
 use crate::options::{ErrorEstimate, StepControl, Tolerance};
 use crate::output::Observer;
 use crate::rhs::Rhs;
-use crate::rkstab::initial_step;
+use crate::rkstab::{Explicit, ExplicitStart, integrate_explicit};
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 
@@ -93,13 +92,6 @@ impl Dop853 {
         self.common = common;
         self
     }
-
-    /// `dop853.f`'s conditions (atol > 0, rtol > 10 ε) and the step control's domain.
-    fn validate(&self, len: usize) -> Result<(), SimError> {
-        self.rtol.validate("rtol", len, 10.0 * f64::EPSILON)?;
-        self.atol.validate("atol", len, 0.0)?;
-        self.step_control.validate()
-    }
 }
 
 impl Integrator for Dop853 {
@@ -117,41 +109,15 @@ impl Integrator for Dop853 {
         problem: &Problem,
         observer: &mut O,
     ) -> Result<Solution, SimError> {
-        let len = 2 * sys.dims().n;
-        self.validate(len)?;
-        let auto_tol = (0..len)
-            .map(|i| self.atol.get(i))
-            .fold(f64::INFINITY, f64::min);
-        let (mut run, mut stats) = prepare(sys, &self.common, problem, Some(auto_tol), observer)?;
-        let mut stepper = Stepper853::new(sys, self, &problem.q0, &problem.v0);
-        let span = (problem.t_end - problem.t0).abs();
-        let h_max = self.step_control.h_max.min(span);
-        let mut h0 = 0.0;
-        if span > 0.0 {
-            let s = &mut stepper;
-            s.rhs.eval(sys, problem.t0, &s.z, 0.0, &mut s.k[0])?;
-            h0 = match self.step_control.h_init {
-                Some(h) => h.min(h_max),
-                None => {
-                    let tol = (&s.rtol, &s.atol);
-                    let (k0, rest) = s.k.split_at_mut(1);
-                    let work = (s.stage.as_mut_slice(), rest[0].as_mut_slice());
-                    let at = (problem.t0, run.dir, h_max);
-                    initial_step(&mut s.rhs, sys, at, &s.z, &k0[0], work, tol, 8)?
-                }
-            };
-        }
-        let control = Adaptive::new(self.step_control, 7, h_max);
-        let schedule = Schedule::Adaptive { control, h0 };
-        run.drive(&mut stepper, schedule, &mut stats)?;
-        let (q, v) = stepper.z.split_at(len / 2);
-        Ok(run.finish(Solution {
-            t: problem.t_end,
-            q: q.to_vec(),
-            v: v.to_vec(),
-            stats,
-            event: None,
-        }))
+        let how = Explicit {
+            common: &self.common,
+            tolerances: (&self.rtol, &self.atol),
+            control: self.step_control,
+            orders: (7, 8),
+        };
+        integrate_explicit(sys, problem, observer, how, || {
+            Stepper853::new(sys, self, &problem.q0, &problem.v0)
+        })
     }
 }
 
@@ -313,6 +279,19 @@ impl Stepper853 {
             deno = 1.0;
         }
         h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
+    }
+}
+
+impl ExplicitStart for Stepper853 {
+    fn start_parts(&mut self) -> (&mut Rhs, &[f64], &mut [f64], &mut [f64], &mut [f64]) {
+        let (k0, rest) = self.k.split_at_mut(1);
+        (
+            &mut self.rhs,
+            &self.z,
+            &mut k0[0],
+            &mut rest[0],
+            &mut self.stage,
+        )
     }
 }
 

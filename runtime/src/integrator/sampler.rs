@@ -103,10 +103,7 @@ impl Sampler {
         z: &[f64],
         observer: &mut O,
     ) -> Result<(), SimError> {
-        match self.content {
-            SampleContent::Dynamics => self.emit_dynamics(sys, t, z, observer),
-            SampleContent::State => self.emit_state(sys, t, z, None, observer),
-        }
+        self.emit_as(self.content, sys, t, z, None, observer)
     }
 
     /// Report the step-point sample at (t, z) to `observer`; `drift` is the drift there if
@@ -119,7 +116,20 @@ impl Sampler {
         drift: Option<Drift>,
         observer: &mut O,
     ) -> Result<(), SimError> {
-        match self.step_content {
+        self.emit_as(self.step_content, sys, t, z, drift, observer)
+    }
+
+    /// The sample of `content` at (t, z).
+    fn emit_as<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        content: SampleContent,
+        sys: &S,
+        t: f64,
+        z: &[f64],
+        drift: Option<Drift>,
+        observer: &mut O,
+    ) -> Result<(), SimError> {
+        match content {
             SampleContent::Dynamics => self.emit_dynamics(sys, t, z, observer),
             SampleContent::State => self.emit_state(sys, t, z, drift, observer),
         }
