@@ -68,6 +68,7 @@ fn solvers() -> Vec<Solver> {
         ),
         Solver::Rkstab("rkstab-none", Stabilization::None),
         Solver::Dop853("dop853-pstab", Stabilization::PStab),
+        Solver::Dop853("dop853-none", Stabilization::None),
         Solver::Abm("abm-pstab"),
         Solver::Russell("russell-dopri5", Method::DoPri5),
         Solver::Russell("russell-dopri8", Method::DoPri8),
