@@ -605,6 +605,11 @@ impl<'o, 'v, S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> ModelRows<'o, 
 
 impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Observer for ModelRows<'_, '_, S, O> {
     fn output(&mut self, s: &Sample<'_>) {
+        // A sample without λ (`SampleContent::State`) has no rows to map.
+        if s.lambda.is_empty() {
+            self.inner.output(s);
+            return;
+        }
         self.view.model_multipliers(s.lambda, &mut self.lambda);
         self.inner.output(&Sample {
             lambda: &self.lambda,
