@@ -335,7 +335,12 @@ fn every_method_on_every_model() {
         // steps its errors here fall from above 1e-5 to the reference's own ~1e-12 within one
         // halving, so no step count gives a clean two-point order on every model).
         let (rec, stats) = run(case, &Dop853::new(rtol));
-        assert_eq!(stats.nfcn, 12 * stats.nstep + 2, "{}: DOP853 NFCN", case.name);
+        assert_eq!(
+            stats.nfcn,
+            12 * stats.nstep + 2,
+            "{}: DOP853 NFCN",
+            case.name
+        );
         let err = error(case, &rec);
         if err > 100.0 * rtol {
             failures.push(format!(
