@@ -222,29 +222,39 @@ fn four_bar_run<I: Integrator>(method: &I) -> SimError {
 }
 
 #[test]
-fn tight_rkstab_runs_stop_at_the_four_bar_change_point() {
-    // Tight tolerances cannot be met across θ1 = π; looser ones step over the point (RKSTAB
-    // rtol 1e-4 … 1e-8 and ABM 1e-10 reach t = 6). Until PStab's round-off floor was measured
-    // norm-wise (for the A02 body-form passages), these runs stopped 3.5e-6 s before π with
-    // h ≈ 1e-15 and the run loop named the state a `SingularConfiguration` (`loop_x`). Now they
-    // underflow further from the point — rtol 1e-10 at t = 3.1424 (7.9e-4 s past π), rtol
-    // 1e-12 at t = 3.1383 (3.3e-3 s before) — where [M Gᵀ; G 0] is not yet ill-conditioned
-    // enough to be named, so the error is a bare `StepSizeUnderflow`. That loss of diagnosis is
-    // recorded here as measured (open in issue 22), not hidden: the test asserts where the runs
-    // stop, and the naming path itself is tested in the runtime's `analysis` suite.
-    for (name, method) in [("rkstab 1e-10", 1e-10), ("rkstab 1e-12", 1e-12)] {
-        let err = four_bar_run(&Rkstab::new(method));
+fn the_four_bar_change_point_is_named_as_a_singular_configuration() {
+    // Tight tolerances cannot be met across θ1 = π (the run underflowed at t ≈ 3.14159 with
+    // h ≈ 1e-15 before the naming); looser ones step over the point (RKSTAB rtol 1e-4 … 1e-8
+    // and ABM 1e-10 reach t = 6: the naming applies to failures only).
+    let runs: Vec<(String, SimError)> = vec![
+        ("rkstab 1e-10".into(), four_bar_run(&Rkstab::new(1e-10))),
+        ("rkstab 1e-12".into(), four_bar_run(&Rkstab::new(1e-12))),
+    ];
+    for (name, err) in runs {
         eprintln!("four-bar, {name}: {err}");
-        let t = match err {
-            SimError::StepSizeUnderflow { t, .. } | SimError::SingularConfiguration { t, .. } => t,
-            other => panic!("{name}: expected a stop at the change point, got {other:?}"),
+        let SimError::SingularConfiguration {
+            t,
+            condition,
+            ref rows,
+            ..
+        } = err
+        else {
+            panic!("{name}: expected SingularConfiguration, got {err:?}")
         };
+        // The crank reaches θ1 = π at t = π exactly; the run stops just before it (measured:
+        // 3.5e-6 before).
         assert_within(
             &format!("{name}: failure time"),
             t,
-            std::f64::consts::PI - 5e-3,
-            std::f64::consts::PI + 1e-3,
+            std::f64::consts::PI - 2e-3,
+            std::f64::consts::PI,
         );
+        assert_below(
+            &format!("{name}: 1/condition"),
+            1.0 / condition,
+            1.0 / analysis::SINGULAR_CONDITION,
+        );
+        assert_eq!(rows[0].name, "loop_x", "{name}");
     }
 }
 

@@ -32,8 +32,7 @@
 //!
 //! The two PStab (or GGᵀ) passes measure that noise for free: a second pass that does not
 //! contract the position correction quadratically (‖δq₂‖∞ ≥ [`STAGNATION`] ‖δq₁‖∞) and is
-//! round-off sized (‖δq₂‖∞ ≤ [`ROUND_OFF_RELATIVE`] ε ‖q‖∞: Φ's round-off is that of its
-//! largest terms, so a coordinate near 0 is no scale of it) is noise, and
+//! round-off sized (|δq₂,i| ≤ [`ROUND_OFF_RELATIVE`] ε |q_i|) is noise, and
 //! [`Stabilizer::round_off`] returns it (else 0). The integrator weights component c of its
 //! error norm with [`Stabilizer::floored_scale`] = max(sk_c, κ |δ₂,c|), κ = [`NOISE_SAFETY`].
 //! With it the chain runs 20 s at rtol 1e-11, 1e-12 and 1e-13, also with the unstabilized
@@ -355,8 +354,7 @@ pub const NOISE_SAFETY: f64 = 16.0;
 /// two-link attempt to 0.11; noise-dominated ones (chain, Andrews at 1e-13) 7e-5…3.
 pub const STAGNATION: f64 = 1e-3;
 
-/// Largest second position pass ‖δq₂‖∞, in units of ε ‖q‖∞, that counts as round-off: 2²⁰ ≈
-/// 1e6. Measured (component-wise, ε |q_c|, which is at most ε ‖q‖∞): noise 1…3e3 (chain at
-/// rtol 1e-12/1e-13, Andrews at 1e-13); the two-link attempt that passes [`STAGNATION`] has
-/// 6e12 ε |q_c| (a real remainder, six decades above the bound for any ‖q‖∞ < 6e6 |q_c|).
+/// Largest second position pass, in units of ε |q_c|, that counts as round-off: 2²⁰ ≈ 1e6.
+/// Measured: noise 1…3e3 ε|q_c| (chain at rtol 1e-12/1e-13, Andrews at 1e-13); the two-link
+/// attempt that passes [`STAGNATION`] has 6e12 ε|q_c| (a real remainder).
 pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
