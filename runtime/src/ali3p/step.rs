@@ -6,6 +6,7 @@
 
 use nalgebra::DMatrix;
 
+use crate::drift::inf_norm;
 use crate::error::{NewtonDiagnosis, SimError, SingularBlock};
 use crate::implicit::tangents::{Point, Tangents};
 use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
@@ -275,11 +276,6 @@ impl<T> Ali3pStepper<T> {
     }
 }
 
-/// ‖x‖∞.
-fn max_abs(x: &[f64]) -> f64 {
-    x.iter().fold(0.0_f64, |s, v| s.max(v.abs()))
-}
-
 impl<T> Ali3pStepper<T> {
     /// The Newton iteration of one step from `work` over [t, t + h]; `work` holds the
     /// converged (q, v*, q̈*, λ*) after it, with M, G, Q, c evaluated there.
@@ -367,9 +363,9 @@ impl<T> Ali3pStepper<T> {
             let hh = 0.25 * h * h;
             self.rhs.iter_mut().for_each(|r| *r *= hh);
             self.lu.solve_in_place(&mut self.rhs);
-            let scale = 1.0 + max_abs(&self.work.z[..n]);
+            let scale = 1.0 + inf_norm(&self.work.z[..n]);
             previous = correction;
-            correction = max_abs(&self.rhs) / scale;
+            correction = inf_norm(&self.rhs) / scale;
             if self.rhs.iter().any(|x| !x.is_finite()) {
                 correction = f64::NAN;
                 continue;
@@ -468,7 +464,7 @@ impl<T> Ali3pStepper<T> {
                 *l += s * r;
             }
             self.counters.projections += 1;
-            let norm = max_abs(&self.res);
+            let norm = inf_norm(&self.res);
             if norm == 0.0 || norm > 0.5 * previous {
                 break;
             }
@@ -493,7 +489,7 @@ impl<T> Ali3pStepper<T> {
             for (i, r) in self.res.iter_mut().enumerate() {
                 *r = e[i] + (0..x.len()).map(|j| self.jac[(i, j)] * x[j]).sum::<f64>();
             }
-            let norm = max_abs(&self.res);
+            let norm = inf_norm(&self.res);
             if pass == self.max_projections || norm == 0.0 || norm > 0.5 * previous {
                 break;
             }
