@@ -4,7 +4,7 @@
 //! (constraint rows by name) and `detail` (the variant's other fields as a dict). Nothing here
 //! panics; PyO3 turns a panic inside a function into `PanicException` in any case.
 
-use mbsim::runtime::{ConstraintRow, SimError};
+use mbsim::runtime::{ConstraintRow, SimError, SingularBlock};
 use mbsim_cli::AppError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -201,6 +201,22 @@ fn raise(py: Python<'_>, name: &str, message: String, attrs: Bound<'_, PyDict>) 
     })
 }
 
+/// The coordinates a failure names: those the motion without inertia moves (a singular M on
+/// ker G).
+fn coordinates(e: &SimError) -> Vec<String> {
+    match e {
+        SimError::SingularKkt {
+            block: SingularBlock::MassOnKernel { coordinates },
+            ..
+        }
+        | SimError::SingularIterationMatrix {
+            block: SingularBlock::MassOnKernel { coordinates },
+            ..
+        } => coordinates.iter().map(|c| c.name.clone()).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// `e` as the Python exception a user catches (a [`SimError`] names its rows itself).
 pub fn to_py(py: Python<'_>, e: AppError) -> PyErr {
     let message = e.to_string();
@@ -213,6 +229,10 @@ pub fn to_py(py: Python<'_>, e: AppError) -> PyErr {
                 attrs.set_item("t", d.t)?;
                 attrs.set_item("h", d.h)?;
                 attrs.set_item("rows", d.rows)?;
+                attrs.set_item("coordinates", coordinates(sim))?;
+                if let SimError::NonFiniteKernel { at, .. } = sim {
+                    attrs.set_item("at", at)?;
+                }
                 let detail = PyDict::new(py);
                 for (k, v) in d.detail {
                     detail.set_item(k, v)?;

@@ -76,3 +76,15 @@ def test_singular_configuration_names_the_rows():
     assert e.h is not None and e.h > 0
     assert e.rows == ["loop_x"]
     assert e.detail["condition"] > 1e10
+
+
+def test_singular_mass_names_the_coordinates():
+    # Haug's pendulum with m = J' = 0 at φ1 = 3π/2: ker G is (1, 0, 1)/√2, so the motion
+    # without inertia moves x1 and phi1 (not y1); the message says so too.
+    with pytest.raises(mbsim.SimulationError) as info:
+        mbsim.load("haug-pendulum").simulate(params={"m": 0.0, "j": 0.0}, t_end=0.1)
+    e = info.value
+    assert e.kind == "SingularKkt", str(e)
+    assert sorted(e.coordinates) == ["phi1", "x1"]
+    assert "it moves x1 (0), phi1 (2)" in str(e)
+

@@ -37,6 +37,23 @@ macro_rules! kernel_enum {
             }
         }
 
+        impl Kernel {
+            /// The output's shape for a row of the kernel table; `None` for the KKT solution
+            /// and the events' outputs.
+            pub fn shape(self) -> Option<mbsim_kernel_table::Shape> {
+                match self {
+                    $($( Kernel::$variant => Some(mbsim_kernel_table::KernelId::$variant.spec().shape), )*)*
+                    Kernel::KktSolution
+                    | Kernel::EventFunctions
+                    | Kernel::EventJacobian
+                    | Kernel::EventOffset
+                    | Kernel::EventGamma
+                    | Kernel::EventNormal
+                    | Kernel::ImpulseSolution => None,
+                }
+            }
+        }
+
         impl std::fmt::Display for Kernel {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 let name = match self {
@@ -59,29 +76,41 @@ mbsim_kernel_table::kernel_table!(kernel_enum);
 
 /// Which block of the augmented KKT matrix [M Gᵀ; G 0] made it singular (\[CHIN\] Lemma 4.1:
 /// it is nonsingular iff G has full row rank and M is positive definite on ker G).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SingularBlock {
     /// The constraint Jacobian G = [Φ_q; A] has (nearly) lost row rank: redundant constraints,
     /// or a singular configuration of the mechanism.
     Jacobian,
     /// G has full row rank, but the mass matrix M is not positive definite on the null space
     /// of G (e.g. a body without mass or inertia in a direction the constraints leave free).
-    MassOnKernel,
+    MassOnKernel {
+        /// The coordinates the motion without inertia moves (the eigenvector of M's smallest
+        /// eigenvalue on ker G), largest share first; empty where the diagnosis was not made
+        /// (ALI3-P's iteration matrix).
+        coordinates: Vec<Coordinate>,
+    },
 }
 
 impl SingularBlock {
     /// The plain-language diagnosis used by [`SimError::SingularKkt`]'s message.
-    fn explain(block: SingularBlock, rows: &[ConstraintRow]) -> String {
+    fn explain(block: &SingularBlock, rows: &[ConstraintRow]) -> String {
         match block {
             SingularBlock::Jacobian => format!(
                 "the constraint Jacobian G = [Φ_q; A] has lost rank; dependent constraint \
                  rows: {} (redundant constraints or a singular configuration)",
                 ConstraintRow::list(rows)
             ),
-            SingularBlock::MassOnKernel => "the constraint Jacobian has full rank, but the mass \
-                 matrix M is not positive definite on its null space (a motion the constraints \
-                 allow has no inertia)"
-                .to_string(),
+            SingularBlock::MassOnKernel { coordinates } if coordinates.is_empty() => {
+                "the constraint Jacobian has full rank, but the mass matrix M is not positive \
+                 definite on its null space (a motion the constraints allow has no inertia)"
+                    .to_string()
+            }
+            SingularBlock::MassOnKernel { coordinates } => format!(
+                "the constraint Jacobian has full rank, but the mass matrix M is not positive \
+                 definite on its null space: a motion the constraints allow has no inertia; it \
+                 moves {}",
+                Coordinate::list(coordinates)
+            ),
         }
     }
 }
@@ -135,7 +164,7 @@ pub enum SimError {
     /// [`SingularBlock::MassOnKernel`] it is empty.
     #[error(
         "singular KKT matrix at t = {t:e} (step h = {h:e}): {}",
-        SingularBlock::explain(*block, dependent_rows)
+        SingularBlock::explain(block, dependent_rows)
     )]
     SingularKkt {
         /// Time of the failing evaluation.
@@ -179,13 +208,16 @@ pub enum SimError {
     },
     /// A kernel returned NaN or ±∞.
     #[error(
-        "kernel `{kernel}` returned a non-finite value in entry {entry} at t = {t:e}, q = {q:?}, v = {v:?}"
+        "kernel `{kernel}` returned a non-finite value at {at} (entry {entry}) at t = {t:e}, q = {q:?}, v = {v:?}"
     )]
     NonFiniteKernel {
         /// Which kernel.
         kernel: Kernel,
         /// Column-major entry index into the kernel's output.
         entry: usize,
+        /// What the entry is, by name: "(`y2`, `phi2`)" for an entry of M or Φ_q (row, column),
+        /// "`loop_x`" for a constraint row, "the multiplier of `loop_x`" for the KKT solution.
+        at: String,
         /// Time of the evaluation.
         t: f64,
         /// Coordinates of the evaluation.
@@ -254,7 +286,7 @@ pub enum SimError {
     /// (M̂ = M + βh²c K + γhc C, see `crate::implicit`).
     #[error(
         "singular Newton iteration matrix at t = {t:e} (step h = {h:e}, iteration {iteration}): {}",
-        SingularBlock::explain(*block, dependent_rows)
+        SingularBlock::explain(block, dependent_rows)
     )]
     SingularIterationMatrix {
         /// Time at the end of the step being solved.
@@ -489,7 +521,7 @@ impl ViolatedRow {
 
 /// A generalized coordinate named for a message: its index into q and its name
 /// ([`crate::ConstrainedSystem::coordinate_names`], else `q[i]`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Coordinate {
     /// Index into q.
     pub index: usize,

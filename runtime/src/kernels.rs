@@ -11,6 +11,7 @@
 use nalgebra::DMatrix;
 
 use crate::error::{Kernel, SimError};
+use crate::naming::{EntryNames, ModelNames};
 use crate::sparse::Jac;
 use crate::system::{ConstrainedSystem, DynamicsOut};
 use crate::table::{self, KernelArgs, KernelId, KernelOut};
@@ -24,7 +25,7 @@ pub fn checked<S: ConstrainedSystem + ?Sized>(
     mut out: KernelOut<'_>,
 ) -> Result<(), SimError> {
     table::call(sys, id, args, out.reborrow());
-    finite(id, args, &out)
+    finite(&ModelNames(sys), id, args, &out)
 }
 
 /// Any `core` or `tangent` row of the kernel table, evaluated into `out` and checked.
@@ -35,17 +36,23 @@ pub fn checked_tangent<S: TangentSystem + ?Sized>(
     mut out: KernelOut<'_>,
 ) -> Result<(), SimError> {
     table::call_tangent(sys, id, args, out.reborrow());
-    finite(id, args, &out)
+    finite(&ModelNames(sys), id, args, &out)
 }
 
 /// `Err(NonFiniteKernel)` for the first non-finite entry of a kernel's output (column-major);
 /// `v` is reported when the row takes it.
-fn finite(id: KernelId, args: &KernelArgs<'_>, out: &KernelOut<'_>) -> Result<(), SimError> {
+fn finite(
+    names: &dyn EntryNames,
+    id: KernelId,
+    args: &KernelArgs<'_>,
+    out: &KernelOut<'_>,
+) -> Result<(), SimError> {
     match out.first_non_finite() {
         None => Ok(()),
         Some(entry) => Err(SimError::NonFiniteKernel {
             kernel: id.into(),
             entry,
+            at: names.describe(id.into(), entry),
             t: args.t,
             q: args.q.to_vec(),
             v: if id.spec().takes(table::Input::V) {
@@ -68,19 +75,19 @@ fn args<'a>(t: f64, q: &'a [f64], v: &'a [f64]) -> KernelArgs<'a> {
     }
 }
 
-/// `Err(NonFiniteKernel)` for the first non-finite entry of `data`.
+/// `Err(NonFiniteKernel)` for the first non-finite entry of `data`, named by `names`.
 pub(crate) fn check(
+    names: &dyn EntryNames,
     kernel: Kernel,
     data: &[f64],
-    t: f64,
-    q: &[f64],
-    v: &[f64],
+    (t, q, v): (f64, &[f64], &[f64]),
 ) -> Result<(), SimError> {
     match data.iter().position(|x| !x.is_finite()) {
         None => Ok(()),
         Some(entry) => Err(SimError::NonFiniteKernel {
             kernel,
             entry,
+            at: names.describe(kernel, entry),
             t,
             q: q.to_vec(),
             v: v.to_vec(),
@@ -227,17 +234,25 @@ pub(crate) fn check_dynamics<S: ConstrainedSystem + ?Sized>(
     gamma: &mut [f64],
 ) -> Result<(), SimError> {
     let (a, d) = (args(t, q, v), sys.dims());
-    finite(KernelId::Mass, &a, &KernelOut::Matrix(mass.as_view_mut()))?;
-    finite(KernelId::Force, &a, &KernelOut::Vector(force))?;
+    let names = ModelNames(sys);
     finite(
+        &names,
+        KernelId::Mass,
+        &a,
+        &KernelOut::Matrix(mass.as_view_mut()),
+    )?;
+    finite(&names, KernelId::Force, &a, &KernelOut::Vector(force))?;
+    finite(
+        &names,
         KernelId::PhiQ,
         &a,
         &KernelOut::Matrix(jac.view_mut((0, 0), (d.m, d.n))),
     )?;
     finite(
+        &names,
         KernelId::NhMatrix,
         &a,
         &KernelOut::Matrix(jac.view_mut((d.m, 0), (d.k, d.n))),
     )?;
-    finite(KernelId::Gamma, &a, &KernelOut::Vector(gamma))
+    finite(&names, KernelId::Gamma, &a, &KernelOut::Vector(gamma))
 }

@@ -26,6 +26,7 @@ use crate::error::{ConstraintRow, Kernel, SimError};
 use crate::kernels;
 use crate::kkt_layout::Factors;
 use crate::lu::diagnose_singular;
+use crate::naming::ModelNames;
 use crate::redundancy::RowSelection;
 use crate::sparse::{Jac, SparseKkt};
 use crate::system::{ConstrainedSystem, Dims};
@@ -254,7 +255,7 @@ impl KktWorkspace {
                 Metric::Mass => Some(&self.mass),
                 Metric::Identity => None,
             };
-            let (block, dependent) = diagnose_singular(&self.jac, w);
+            let (block, dependent) = diagnose_singular(&self.jac, w, sys.coordinate_names());
             SimError::SingularKkt {
                 t,
                 h,
@@ -273,7 +274,7 @@ impl KktWorkspace {
         v: &[f64],
     ) -> Result<(), SimError> {
         if let Some(sp) = &self.sparse {
-            return sp.check_dynamics(self.dims, (t, q, v), &self.force, &self.gamma);
+            return sp.check_dynamics(sys, (t, q, v), &self.force, &self.gamma);
         }
         kernels::check_dynamics(
             sys,
@@ -386,7 +387,9 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
     ws.rhs[..d.n].copy_from_slice(&ws.force);
     ws.rhs[d.n..].copy_from_slice(&ws.gamma);
     ws.solve_rhs();
-    if let Err(non_finite) = kernels::check(Kernel::KktSolution, &ws.rhs, t, q, v) {
+    if let Err(non_finite) =
+        kernels::check(&ModelNames(sys), Kernel::KktSolution, &ws.rhs, (t, q, v))
+    {
         ws.check_kernels(sys, t, q, v)?;
         return Err(non_finite);
     }

@@ -38,6 +38,8 @@
 //!   the optional parts through a `&dyn ConstrainedSystem`.
 //! - `kernels.rs`: checked kernel calls (NaN/∞ → [`SimError::NonFiniteKernel`]), G = [Φ_q; A].
 //! - `lu.rs`: in-place pivoted LU ([`lu::DenseLu`]) and the dependent-row diagnosis.
+//! - `naming.rs`: kernel entries and singular directions named after the model's coordinates
+//!   and constraint rows, for error messages.
 //! - `kkt.rs`: [`KktWorkspace`], [`accelerations_into`] (one factorization per evaluation);
 //!   `kkt_layout.rs` picks dense or banded per workspace ([`KktSolver`], [`KktLayout`]) from
 //!   the model's patterns; `banded.rs` the RCM ordering and the banded LU; `sparse.rs` M and
@@ -129,6 +131,7 @@ mod kernels;
 pub mod kkt;
 mod kkt_layout;
 pub mod lu;
+mod naming;
 pub mod options;
 pub mod output;
 pub mod radau;

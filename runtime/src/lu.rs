@@ -362,12 +362,15 @@ pub fn dependent_rows(g: &DMatrix<f64>, tol: f64) -> (Vec<usize>, Option<(usize,
 /// 1. rows with ρ ≤ τ_G = √(N ε K ω) (distance to the earlier independent rows, see
 ///    [`dependent_rows`]) are dependent → [`SingularBlock::Jacobian`](crate::SingularBlock::Jacobian);
 /// 2. otherwise, with Z an orthonormal basis of ker G, W is tested on it: if the smallest
-///    eigenvalue of Zᵀ W Z is ≤ τ_W = N ε K → [`SingularBlock::MassOnKernel`](crate::SingularBlock::MassOnKernel);
+///    eigenvalue of Zᵀ W Z is ≤ τ_W = N ε K → [`SingularBlock::MassOnKernel`](crate::SingularBlock::MassOnKernel),
+///    naming the coordinates its eigenvector Z y moves (the motion without inertia; names from
+///    `coordinate_names`);
 /// 3. if neither threshold is crossed (the LU failed in between), the block with the smaller
 ///    margin ρ_min/τ_G vs λ_min/τ_W is named; for the Jacobian, the row with the smallest ρ.
 pub fn diagnose_singular(
     g: &DMatrix<f64>,
     w: Option<&DMatrix<f64>>,
+    coordinate_names: &[&str],
 ) -> (crate::error::SingularBlock, Vec<usize>) {
     use crate::error::SingularBlock;
     let (r, n) = g.shape();
@@ -410,27 +413,45 @@ pub fn diagnose_singular(
             kernel.push(e);
         }
     }
-    let lambda_min = if kernel.is_empty() {
-        f64::INFINITY
-    } else {
-        let z = DMatrix::from_columns(&kernel);
-        let s = match w {
-            Some(w) => z.transpose() * w * &z,
-            None => z.transpose() * &z,
-        };
-        let s = (&s + s.transpose()) * 0.5;
-        s.symmetric_eigenvalues().min()
+    let (lambda_min, direction) = smallest_on_kernel(&kernel, w);
+    let massless = || SingularBlock::MassOnKernel {
+        coordinates: crate::naming::moving_coordinates(direction.as_slice(), coordinate_names),
     };
     let tau_w = eps_n * big;
     if lambda_min.is_nan() || lambda_min <= tau_w {
-        return (SingularBlock::MassOnKernel, Vec::new());
+        return (massless(), Vec::new());
     }
     match weakest {
         Some((row, rho)) if tau_g > 0.0 && rho / tau_g <= lambda_min / tau_w => {
             (SingularBlock::Jacobian, vec![row])
         }
-        _ => (SingularBlock::MassOnKernel, Vec::new()),
+        _ => (massless(), Vec::new()),
     }
+}
+
+/// The smallest eigenvalue of Zᵀ W Z (W = I for `None`) over the orthonormal `kernel` basis Z,
+/// and its eigenvector mapped back to coordinates, Z y (∞ and an empty vector for an empty
+/// kernel; NaN where W holds one).
+fn smallest_on_kernel(
+    kernel: &[nalgebra::DVector<f64>],
+    w: Option<&DMatrix<f64>>,
+) -> (f64, nalgebra::DVector<f64>) {
+    if kernel.is_empty() {
+        return (f64::INFINITY, nalgebra::DVector::zeros(0));
+    }
+    let z = DMatrix::from_columns(kernel);
+    let s = match w {
+        Some(w) => z.transpose() * w * &z,
+        None => z.transpose() * &z,
+    };
+    let s = (&s + s.transpose()) * 0.5;
+    if s.iter().any(|x| !x.is_finite()) {
+        return (f64::NAN, nalgebra::DVector::zeros(0));
+    }
+    let eigen = s.symmetric_eigen();
+    let smallest = eigen.eigenvalues.argmin().0;
+    let direction = &z * eigen.eigenvectors.column(smallest);
+    (eigen.eigenvalues[smallest], direction)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use nalgebra::DMatrix;
 
 use crate::error::{Kernel, SimError};
 use crate::kernels;
+use crate::naming::{EntryNames, ModelNames};
 use crate::system::{ConstrainedSystem, Dims, DynamicsNonzeros, Sparsity};
 
 /// A matrix with a fixed row-major pattern and its values in that order.
@@ -173,7 +174,7 @@ impl JacobianStore {
             None => kernels::jacobian(sys, t, q, &mut self.dense),
             Some(g) => {
                 sys.jacobian_nonzeros_into(t, q, &mut g.values);
-                check_jacobian(g, sys.dims(), t, q, &[])
+                check_jacobian(sys, g, (t, q, &[]))
             }
         }
     }
@@ -281,6 +282,7 @@ impl SparseKkt {
         match self.mass.first_non_finite() {
             None => Ok(()),
             Some(p) => Err(non_finite(
+                &ModelNames(sys),
                 Kernel::Mass,
                 self.mass.dense_index(p, 0, self.mass.rows),
                 (t, q, &[]),
@@ -296,43 +298,55 @@ impl SparseKkt {
         q: &[f64],
     ) -> Result<(), SimError> {
         sys.jacobian_nonzeros_into(t, q, &mut self.jac.values);
-        check_jacobian(&self.jac, sys.dims(), t, q, &[])
+        check_jacobian(sys, &self.jac, (t, q, &[]))
     }
 
     /// `Err(NonFiniteKernel)` naming the first non-finite entry of M, Q, G, γ at hand.
-    pub(crate) fn check_dynamics(
+    pub(crate) fn check_dynamics<S: ConstrainedSystem + ?Sized>(
         &self,
-        dims: Dims,
-        (t, q, v): (f64, &[f64], &[f64]),
+        sys: &S,
+        state: (f64, &[f64], &[f64]),
         force: &[f64],
         gamma: &[f64],
     ) -> Result<(), SimError> {
+        let names = ModelNames(sys);
         if let Some(p) = self.mass.first_non_finite() {
-            let entry = self.mass.dense_index(p, 0, dims.n);
-            return Err(non_finite(Kernel::Mass, entry, (t, q, v)));
+            let entry = self.mass.dense_index(p, 0, sys.dims().n);
+            return Err(non_finite(&names, Kernel::Mass, entry, state));
         }
-        kernels::check(Kernel::Force, force, t, q, v)?;
-        check_jacobian(&self.jac, dims, t, q, v)?;
-        kernels::check(Kernel::Gamma, gamma, t, q, v)
+        kernels::check(&names, Kernel::Force, force, state)?;
+        check_jacobian(sys, &self.jac, state)?;
+        kernels::check(&names, Kernel::Gamma, gamma, state)
     }
 }
 
 /// `Err(NonFiniteKernel)` for the first non-finite nonzero of G, named as an entry of Φ_q or A.
-fn check_jacobian(g: &SparseMatrix, d: Dims, t: f64, q: &[f64], v: &[f64]) -> Result<(), SimError> {
+fn check_jacobian<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    g: &SparseMatrix,
+    state: (f64, &[f64], &[f64]),
+) -> Result<(), SimError> {
     let Some(p) = g.first_non_finite() else {
         return Ok(());
     };
+    let d = sys.dims();
     let (kernel, entry) = match g.entries[p].0 < d.m {
         true => (Kernel::PhiQ, g.dense_index(p, 0, d.m)),
         false => (Kernel::NhMatrix, g.dense_index(p, d.m, d.k)),
     };
-    Err(non_finite(kernel, entry, (t, q, v)))
+    Err(non_finite(&ModelNames(sys), kernel, entry, state))
 }
 
-fn non_finite(kernel: Kernel, entry: usize, (t, q, v): (f64, &[f64], &[f64])) -> SimError {
+fn non_finite(
+    names: &dyn EntryNames,
+    kernel: Kernel,
+    entry: usize,
+    (t, q, v): (f64, &[f64], &[f64]),
+) -> SimError {
     SimError::NonFiniteKernel {
         kernel,
         entry,
+        at: names.describe(kernel, entry),
         t,
         q: q.to_vec(),
         v: v.to_vec(),

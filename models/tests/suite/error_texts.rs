@@ -1,10 +1,12 @@
-//! The texts of the run-time errors that name constraint rows (issues 22 item 3 and 24 item
-//! 1): every row by its name in the model, never by a bare index. Each text comes from a real
-//! failure of a generated model (the A02 chain, whose rows are `coupler[i]`), snapshotted.
+//! The texts of the run-time errors that name constraint rows and coordinates (issues 22 item 3
+//! and 24 item 1): every row and coordinate by its name in the model, never by a bare index.
+//! Each text comes from a real failure of a generated model (the A02 chain, whose rows are
+//! `coupler[i]`; Haug's pendulum with a vanishing or non-finite parameter), snapshotted.
 
 use mbsim_models::four_bar_chain::{FourBarChain, WINDOWS};
+use mbsim_models::haug_pendulum::HaugPendulum;
 use mbsim_runtime::{
-    ConstrainedSystem, Implicit, InitOptions, KktWorkspace, Problem, Rkstab, SimError,
+    ConstrainedSystem, Implicit, InitOptions, Integrator, KktWorkspace, Problem, Rkstab, SimError,
     accelerations_into, initialize, integrate,
 };
 
@@ -73,6 +75,61 @@ fn errors_name_constraint_rows() {
     .collect();
     for text in &texts {
         assert!(!text.contains("rows: ["), "a row by index: {text}");
+    }
+    insta::assert_snapshot!(texts.join("\n"));
+}
+
+/// Haug's pendulum with `data` from its consistent start, over 0.1 s with `method`.
+fn pendulum_run(data: HaugPendulum, method: &impl Integrator) -> SimError {
+    let (q, v) = HaugPendulum::initial(&data);
+    let problem = Problem::new(0.0, 0.1, &q, &v);
+    integrate(&data, method, &problem).expect_err("the run fails at its start")
+}
+
+#[test]
+fn errors_name_coordinates() {
+    // m = J' = 0: M = 0, and at φ1 = 3π/2 ker G is (1, 0, 1)/√2, the motion without inertia
+    // moves x1 and φ1 (not y1).
+    let massless = HaugPendulum {
+        m: 0.0,
+        j: 0.0,
+        ..HaugPendulum::chosen()
+    };
+    // J' = NaN: the entry M(φ1, φ1) is named by its coordinates; g = NaN: Q's y1 entry.
+    let nan_inertia = HaugPendulum {
+        j: f64::NAN,
+        ..HaugPendulum::chosen()
+    };
+    let nan_gravity = HaugPendulum {
+        g: f64::NAN,
+        ..HaugPendulum::chosen()
+    };
+    let texts: Vec<String> = [
+        (
+            "RKSTAB, m = J' = 0",
+            pendulum_run(massless.clone(), &Rkstab::new(1e-8)),
+        ),
+        (
+            "Newmark, m = J' = 0",
+            pendulum_run(massless, &Implicit::newmark(1e-3)),
+        ),
+        (
+            "RKSTAB, J' = NaN",
+            pendulum_run(nan_inertia, &Rkstab::new(1e-8)),
+        ),
+        (
+            "RKSTAB, g = NaN",
+            pendulum_run(nan_gravity, &Rkstab::new(1e-8)),
+        ),
+    ]
+    .into_iter()
+    .map(|(what, e)| format!("{what}:\n  {e}"))
+    .collect();
+    for text in &texts {
+        assert!(
+            !text.contains("entry") || text.contains('`'),
+            "unnamed: {text}"
+        );
     }
     insta::assert_snapshot!(texts.join("\n"));
 }

@@ -9,8 +9,11 @@
 - ``SimulationError`` (also a ``RuntimeError``): the integration, the consistent
   initialization or an analysis failed. It carries the runtime's diagnosis (Rust's
   ``SimError``): ``kind`` (the variant, e.g. ``"SingularConfiguration"``), ``t`` and ``h`` (or
-  ``None`` when the failure has none), ``rows`` (the constraint rows at fault, by name) and
-  ``detail`` (the variant's other numbers: condition, iterations, residual, ...).
+  ``None`` when the failure has none), ``rows`` (the constraint rows at fault, by name),
+  ``coordinates`` (the coordinates a motion without inertia moves, by name, when M is singular
+  on the constraints' null space), ``at`` (for a non-finite kernel value: its entry by name,
+  e.g. ``"(`x1`, `phi2`)"``) and ``detail`` (the variant's other numbers: condition,
+  iterations, residual, ...).
 - ``ModelFileError``: a model file or string that does not build; the message is located
   (``file:line:col: what is wrong``), as the Rust compiler or ``mbsim generate`` shows it.
 - ``DistributedError``: a distributed sweep (``backend="ray"`` or ``"dask"``) could not
@@ -45,6 +48,8 @@ class SimulationError(MbsimError, RuntimeError):
     t: float | None = None
     h: float | None = None
     rows: list[str] = []
+    coordinates: list[str] = []
+    at: str | None = None
     detail: dict[str, float] = {}
 
 

@@ -234,7 +234,15 @@ impl<T> Ali3pStepper<T> {
     }
 
     /// `lu` ← W + (h²/4) α GᵀG with W = M + (h/2) C + (h²/4) K (also kept in `w`), factored.
-    fn factor(&mut self, t: f64, h: f64, alpha: f64, iteration: usize) -> Result<(), SimError> {
+    /// Singular only when W is singular on ker G (α GᵀG is positive definite off it): the error
+    /// names the coordinates of the matrix's null direction, the motion without inertia.
+    fn factor(
+        &mut self,
+        coordinate_names: &[&str],
+        (t, h): (f64, f64),
+        alpha: f64,
+        iteration: usize,
+    ) -> Result<(), SimError> {
         let hh = 0.25 * h * h;
         self.w.copy_from(&self.mass);
         self.w
@@ -244,11 +252,15 @@ impl<T> Ali3pStepper<T> {
         a.gemm_tr(hh * alpha, &self.jac, &self.jac, 1.0);
         self.counters.factorizations += 1;
         if self.lu.factor().is_err() {
+            let mut a = self.w.clone();
+            a.gemm_tr(hh * alpha, &self.jac, &self.jac, 1.0);
             return Err(SimError::SingularIterationMatrix {
                 t,
                 h,
                 iteration,
-                block: SingularBlock::MassOnKernel,
+                block: SingularBlock::MassOnKernel {
+                    coordinates: null_direction(a, coordinate_names),
+                },
                 dependent_rows: Vec::new(),
             });
         }
@@ -350,7 +362,7 @@ impl<T> Ali3pStepper<T> {
                 self.tangents
                     .eval(sys, &point, &mut self.k, &mut self.cmat)?;
             }
-            self.factor(t1, h, alpha, iteration)?;
+            self.factor(sys.coordinate_names(), (t1, h), alpha, iteration)?;
             self.counters.iterations += 1;
             // rhs = −(h²/4) (M q̈ + Gᵀ(α c + λ*) − Q), then Δq = f_q⁻¹ rhs.
             for i in 0..n {
@@ -387,7 +399,7 @@ impl<T> Ali3pStepper<T> {
     ) -> Result<(), SimError> {
         let (n, m, alpha) = (self.dims.n, self.dims.m, self.alpha(h));
         let s = 0.25 * h * h * alpha;
-        self.factor(t, h, alpha, self.max_iterations)?;
+        self.factor(sys.coordinate_names(), (t, h), alpha, self.max_iterations)?;
         let (q, v) = self.work.z.split_at(n);
         let args = KernelArgs {
             t,
@@ -617,4 +629,17 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for Ali3pStepper<
             conditioning: self.conditioning,
         }
     }
+}
+
+/// The coordinates moved by the eigenvector of the smallest |eigenvalue| of the symmetric part
+/// of `a` (cold path: after a failed factorization), named for the message.
+fn null_direction(a: DMatrix<f64>, coordinate_names: &[&str]) -> Vec<crate::error::Coordinate> {
+    let a = (&a + a.transpose()) * 0.5;
+    if a.iter().any(|x| !x.is_finite()) {
+        return Vec::new();
+    }
+    let eigen = a.symmetric_eigen();
+    let smallest = eigen.eigenvalues.iamin();
+    let x = eigen.eigenvectors.column(smallest);
+    crate::naming::moving_coordinates(x.as_slice(), coordinate_names)
 }

@@ -266,7 +266,12 @@ fn project<S: ConstrainedSystem + ?Sized>(
 fn potential<S: Energy + ?Sized>(sys: &S, t: f64, q: &[f64]) -> Result<f64, SimError> {
     let mut out = [0.0];
     sys.potential_energy_into(t, q, &mut out);
-    kernels::check(crate::error::Kernel::PotentialEnergy, &out, t, q, &[])?;
+    kernels::check(
+        &crate::naming::ModelNames(sys),
+        crate::error::Kernel::PotentialEnergy,
+        &out,
+        (t, q, &[]),
+    )?;
     Ok(out[0])
 }
 

@@ -81,7 +81,11 @@ impl Monitor {
         self.evaluations += 1;
         let (q, v) = z.split_at(z.len() / 2);
         events.events_into(t, q, v, &mut self.g);
-        crate::kernels::check(Kernel::EventFunctions, &self.g, t, q, v)
+        let names = crate::naming::EventNames {
+            events: events.event_names(),
+            coordinates: &[],
+        };
+        crate::kernels::check(&names, Kernel::EventFunctions, &self.g, (t, q, v))
     }
 
     /// Scan the accepted step [t, t_new] (the stepper holds its end state and interpolant);

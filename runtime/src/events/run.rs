@@ -17,6 +17,7 @@ use crate::init::{InitOptions, initialize};
 use crate::integrator::{Integrator, OutputGrid, Problem, Solution};
 use crate::kernels::check;
 use crate::kkt::{KktWorkspace, Metric, accelerations_into};
+use crate::naming::EventNames;
 use crate::output::{Observer, Sample, Stats, StepInfo};
 use crate::system::ConstrainedSystem;
 
@@ -248,8 +249,12 @@ fn initial_mode<S: ConstrainedSystem + ?Sized>(
     let mut mode = Mode::default();
     let mut g = vec![0.0; ne];
     events.events_into(t, q, v, &mut g);
-    check(Kernel::EventFunctions, &g, t, q, v)?;
-    let rate = contact_rates(events, t, q, v)?;
+    let names = EventNames {
+        events: events.event_names(),
+        coordinates: sys.coordinate_names(),
+    };
+    check(&names, Kernel::EventFunctions, &g, (t, q, v))?;
+    let rate = contact_rates(events, sys.coordinate_names(), (t, q, v))?;
     let scale = q.iter().fold(1.0_f64, |s, x| s.max(x.abs()));
     let touch = 1e-10 * scale;
     for i in 0..ne {
@@ -295,14 +300,22 @@ fn initial_mode<S: ConstrainedSystem + ?Sized>(
 }
 
 /// ġ = g_q v + g_t of every slot (impact slots' relative velocity).
-fn contact_rates(events: &dyn Events, t: f64, q: &[f64], v: &[f64]) -> Result<Vec<f64>, SimError> {
+fn contact_rates(
+    events: &dyn Events,
+    coordinates: &'static [&'static str],
+    (t, q, v): (f64, &[f64], &[f64]),
+) -> Result<Vec<f64>, SimError> {
+    let names = EventNames {
+        events: events.event_names(),
+        coordinates,
+    };
     let ne = events.event_names().len();
     let mut jac = nalgebra::DMatrix::zeros(ne, q.len());
     let mut rate = vec![0.0; ne];
     events.event_jacobian_into(t, q, jac.as_view_mut());
-    check(Kernel::EventJacobian, jac.as_slice(), t, q, v)?;
+    check(&names, Kernel::EventJacobian, jac.as_slice(), (t, q, v))?;
     events.event_offset_into(t, q, &mut rate);
-    check(Kernel::EventOffset, &rate, t, q, v)?;
+    check(&names, Kernel::EventOffset, &rate, (t, q, v))?;
     for (i, r) in rate.iter_mut().enumerate() {
         *r += (0..q.len()).map(|j| jac[(i, j)] * v[j]).sum::<f64>();
     }
@@ -324,9 +337,13 @@ fn free_acceleration<S: ConstrainedSystem + ?Sized>(
     let mut jac = nalgebra::DMatrix::zeros(ne, d.n);
     let mut gamma = vec![0.0; ne];
     view.events.event_jacobian_into(t, q, jac.as_view_mut());
-    check(Kernel::EventJacobian, jac.as_slice(), t, q, v)?;
+    let names = EventNames {
+        events: view.events.event_names(),
+        coordinates: view.coordinate_names(),
+    };
+    check(&names, Kernel::EventJacobian, jac.as_slice(), (t, q, v))?;
     view.events.event_gamma_into(t, q, v, &mut gamma);
-    check(Kernel::EventGamma, &gamma, t, q, v)?;
+    check(&names, Kernel::EventGamma, &gamma, (t, q, v))?;
     let jv: f64 = (0..d.n).map(|j| jac[(slot, j)] * vdot[j]).sum();
     Ok(jv - gamma[slot])
 }
@@ -349,7 +366,11 @@ fn stick_or_slip<S: ConstrainedSystem + ?Sized>(
     let row = view.row_of(slot).expect("a sticking slot has a row");
     let mut normal = vec![0.0; events.event_names().len()];
     events.event_normal_into(t, q, v, &mut normal);
-    check(Kernel::EventNormal, &normal, t, q, v)?;
+    let names = EventNames {
+        events: events.event_names(),
+        coordinates: sys.coordinate_names(),
+    };
+    check(&names, Kernel::EventNormal, &normal, (t, q, v))?;
     let Action::Friction { mu_static, .. } = events.event_spec(slot).action else {
         unreachable!("stick_or_slip is called for friction slots")
     };
@@ -407,7 +428,7 @@ fn apply<S: ConstrainedSystem + ?Sized>(
                 EventKind::LiftOff
             }
             Action::Impact { restitution } => {
-                let rate = contact_rates(events, t, q, v)?[slot];
+                let rate = contact_rates(events, view.coordinate_names(), (t, q, v))?[slot];
                 let g_ddot = free_acceleration(view, slot, t, q, v)?;
                 // The next flight: after the rebound −e ġ, or (ġ ≥ 0: g found at 0 while already
                 // separating, a crossing of the interpolant's round-off) at ġ itself.
@@ -463,7 +484,7 @@ fn apply<S: ConstrainedSystem + ?Sized>(
     }
     if !impacts.is_empty() {
         impulse(view, mode, &impacts, t, q, v)?;
-        let rates = contact_rates(events, t, q, v)?;
+        let rates = contact_rates(events, view.coordinate_names(), (t, q, v))?;
         for (slot, kind) in &mut kinds {
             if let EventKind::Impact {
                 separation_speed, ..
@@ -555,7 +576,11 @@ fn impulse<S: ConstrainedSystem + ?Sized>(
     ws.factor(&sys, Metric::Mass, t, 0.0)?;
     ws.solve_projection(&rc);
     // A restitution or a residual gone bad (NaN, ∞) reaches Δv: named, never applied.
-    check(Kernel::ImpulseSolution, &ws.rhs[..d.n], t, q, v)?;
+    let names = EventNames {
+        events: view.events.event_names(),
+        coordinates: sys.coordinate_names(),
+    };
+    check(&names, Kernel::ImpulseSolution, &ws.rhs[..d.n], (t, q, v))?;
     for (vi, dv) in v.iter_mut().zip(&ws.rhs[..d.n]) {
         *vi += dv;
     }

@@ -397,7 +397,7 @@ impl Newton {
         if !self.factor_selected(cq, cv, t) {
             self.factored_h = None;
             let w = self.lu.matrix_mut().view((0, 0), (n, n)).into_owned();
-            let (block, dependent) = diagnose_singular(&self.jac, Some(&w));
+            let (block, dependent) = diagnose_singular(&self.jac, Some(&w), sys.coordinate_names());
             return Err(SimError::SingularIterationMatrix {
                 t,
                 h,

@@ -247,7 +247,7 @@ impl StageSolver {
             self.factored_h = None;
             let (a11, a2_11) = (self.tab.a[0][0], self.tab.a2[0][0]);
             let w = &self.m0 + &self.k0 * (h * h * a2_11) + &self.c0 * (h * a11);
-            let (block, dependent) = diagnose_singular(&self.g0, Some(&w));
+            let (block, dependent) = diagnose_singular(&self.g0, Some(&w), sys.coordinate_names());
             return Err(SimError::SingularIterationMatrix {
                 t: t + h,
                 h,

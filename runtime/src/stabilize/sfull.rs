@@ -52,7 +52,8 @@ impl Stabilizer {
         if !self.factor_hh(t) {
             // HHᵀ is singular exactly when G = [Φ_q; A] lacks full row rank (H is block
             // triangular with G on the diagonal), so the identity-metric diagnosis names the rows.
-            let (block, dependent) = diagnose_singular(&self.jac_r.dense, None);
+            let (block, dependent) =
+                diagnose_singular(&self.jac_r.dense, None, sys.coordinate_names());
             return Err(SimError::SingularKkt {
                 t,
                 h,

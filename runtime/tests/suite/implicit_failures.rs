@@ -172,7 +172,10 @@ fn a_failed_constant_step_is_redone_in_substeps() {
             ..
         }) => {
             assert_eq!((t, h, iteration), (0.5, 0.5, 0));
-            assert_eq!(block, SingularBlock::MassOnKernel);
+            assert!(
+                matches!(&block, SingularBlock::MassOnKernel { coordinates } if !coordinates.is_empty()),
+                "{block:?}"
+            );
         }
         other => panic!("expected SingularIterationMatrix, got {other:?}"),
     }
