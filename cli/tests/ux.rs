@@ -471,3 +471,31 @@ fn a_given_value_stays_and_the_report_says_what_moved() {
     let locked = mbsim(&[&args[..], &["--q", "y=-1.5", "--lock", "y"]].concat());
     insta::assert_snapshot!("locked_value_infeasible", error_text(&locked));
 }
+
+#[test]
+fn the_fmu_method_setting_lists_every_method() {
+    // The FMU's `method` string takes every `--method` name (the slave parses it with the
+    // CLI's enum); its description in modelDescription.xml lists them, kept complete here.
+    use clap::ValueEnum;
+    let entry = mbsim_models::catalog()
+        .iter()
+        .find(|e| e.name == "andrews")
+        .expect("andrews is in the catalog");
+    let sys = (entry.build)();
+    let (q0, v0) = (entry.initial)(sys.as_ref());
+    let vars = mbsim_fmu::variables::variables(sys.as_ref(), &q0, &v0, entry.rtol);
+    let method = vars
+        .iter()
+        .find(|v| v.name == "method")
+        .expect("a method setting");
+    for m in mbsim_cli::method::Method::value_variants() {
+        let name = m.cli_name();
+        assert!(
+            method.description.contains(&format!(" {name},"))
+                || method.description.contains(&format!("({name},"))
+                || method.description.contains(&format!(" {name})")),
+            "`{name}` missing from {:?}",
+            method.description
+        );
+    }
+}

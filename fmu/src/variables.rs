@@ -84,7 +84,7 @@ pub fn variables(sys: &dyn ConstrainedSystem, q0: &[f64], v0: &[f64], rtol: f64)
     push(
         "method".into(),
         Kind::Setting("rkstab"),
-        "integrator, as mbsim simulate --method (rkstab, abm, ab, ampc, mampc, newmark, hht, generalized-alpha, radau)".into(),
+        "integrator, as mbsim simulate --method (rkstab, dop853, abm, ab, ampc, mampc, newmark, hht, generalized-alpha, radau, hpim, npc, ali3p)".into(),
     );
     push(
         "stabilization".into(),
