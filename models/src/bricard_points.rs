@@ -106,6 +106,64 @@ impl BricardPoints {
     }
 }
 
+/// [`BricardPoints`] with its redundant row deleted by hand (`square4`, u4 · u5 = 0, the row
+/// `mbsim check` names redundant): 23 independent rows, the yardstick of `cargo bench -p
+/// mbsim-tests --bench redundant`.
+#[model(
+    coordinates: [p1x, p1y, p1z, p2x, p2y, p2z, p3x, p3y, p3z, p4x, p4y, p4z, u1x, u1y, u1z, u2x, u2y, u2z, u3x, u3y, u3z, u4x, u4y, u4z],
+    holonomic: [
+        unit1 = u1x.powi(2) + u1y.powi(2) + u1z.powi(2) - 1.0,
+        unit2 = u2x.powi(2) + u2y.powi(2) + u2z.powi(2) - 1.0,
+        unit3 = u3x.powi(2) + u3y.powi(2) + u3z.powi(2) - 1.0,
+        unit4 = u4x.powi(2) + u4y.powi(2) + u4z.powi(2) - 1.0,
+        length0 = p1x.powi(2) + p1y.powi(2) + p1z.powi(2) - len.powi(2),
+        start0 = p1y,
+        end0 = u1x * p1x + u1y * p1y + u1z * p1z,
+        square0 = u1y,
+        length1 = (p2x - p1x).powi(2) + (p2y - p1y).powi(2) + (p2z - p1z).powi(2) - len.powi(2),
+        start1 = u1x * (p2x - p1x) + u1y * (p2y - p1y) + u1z * (p2z - p1z),
+        end1 = u2x * (p2x - p1x) + u2y * (p2y - p1y) + u2z * (p2z - p1z),
+        square1 = u1x * u2x + u1y * u2y + u1z * u2z,
+        length2 = (p3x - p2x).powi(2) + (p3y - p2y).powi(2) + (p3z - p2z).powi(2) - len.powi(2),
+        start2 = u2x * (p3x - p2x) + u2y * (p3y - p2y) + u2z * (p3z - p2z),
+        end2 = u3x * (p3x - p2x) + u3y * (p3y - p2y) + u3z * (p3z - p2z),
+        square2 = u2x * u3x + u2y * u3y + u2z * u3z,
+        length3 = (p4x - p3x).powi(2) + (p4y - p3y).powi(2) + (p4z - p3z).powi(2) - len.powi(2),
+        start3 = u3x * (p4x - p3x) + u3y * (p4y - p3y) + u3z * (p4z - p3z),
+        end3 = u4x * (p4x - p3x) + u4y * (p4y - p3y) + u4z * (p4z - p3z),
+        square3 = u3x * u4x + u3y * u4y + u3z * u4z,
+        length4 = (-p4x).powi(2) + (-p4y).powi(2) + (len - p4z).powi(2) - len.powi(2),
+        start4 = u4x * (-p4x) + u4y * (-p4y) + u4z * (len - p4z),
+        end4 = (-p4x),
+    ],
+    kinetic: m / 6.0 * (p1x_dot.powi(2) + p1y_dot.powi(2) + p1z_dot.powi(2)) + m * side.powi(2) / 24.0 * (u1x_dot.powi(2) + u1y_dot.powi(2) + u1z_dot.powi(2)) + m / 6.0 * (p1x_dot.powi(2) + p1y_dot.powi(2) + p1z_dot.powi(2) + p2x_dot.powi(2) + p2y_dot.powi(2) + p2z_dot.powi(2) + p1x_dot * p2x_dot + p1y_dot * p2y_dot + p1z_dot * p2z_dot) + m * side.powi(2) / 24.0 * (u1x_dot.powi(2) + u1y_dot.powi(2) + u1z_dot.powi(2) + u2x_dot.powi(2) + u2y_dot.powi(2) + u2z_dot.powi(2)) + m / 6.0 * (p2x_dot.powi(2) + p2y_dot.powi(2) + p2z_dot.powi(2) + p3x_dot.powi(2) + p3y_dot.powi(2) + p3z_dot.powi(2) + p2x_dot * p3x_dot + p2y_dot * p3y_dot + p2z_dot * p3z_dot) + m * side.powi(2) / 24.0 * (u2x_dot.powi(2) + u2y_dot.powi(2) + u2z_dot.powi(2) + u3x_dot.powi(2) + u3y_dot.powi(2) + u3z_dot.powi(2)) + m / 6.0 * (p3x_dot.powi(2) + p3y_dot.powi(2) + p3z_dot.powi(2) + p4x_dot.powi(2) + p4y_dot.powi(2) + p4z_dot.powi(2) + p3x_dot * p4x_dot + p3y_dot * p4y_dot + p3z_dot * p4z_dot) + m * side.powi(2) / 24.0 * (u3x_dot.powi(2) + u3y_dot.powi(2) + u3z_dot.powi(2) + u4x_dot.powi(2) + u4y_dot.powi(2) + u4z_dot.powi(2)) + m / 6.0 * (p4x_dot.powi(2) + p4y_dot.powi(2) + p4z_dot.powi(2)) + m * side.powi(2) / 24.0 * (u4x_dot.powi(2) + u4y_dot.powi(2) + u4z_dot.powi(2)),
+    potential: m * g / 2.0 * (p1y) + m * g / 2.0 * (p1y + p2y) + m * g / 2.0 * (p2y + p3y) + m * g / 2.0 * (p3y + p4y) + m * g / 2.0 * (p4y),
+)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct BricardPointsReduced {
+    /// Bar mass [kg] (1).
+    pub m: f64,
+    /// Bar length [m] (1).
+    pub len: f64,
+    /// Side of the square cross-section [m] (0.1).
+    pub side: f64,
+    /// Gravitational acceleration [m/s²] (9.81).
+    pub g: f64,
+}
+
+impl BricardPointsReduced {
+    /// The data of [`BricardPoints::published`].
+    pub fn published() -> Self {
+        let c = BricardPoints::published();
+        Self {
+            m: c.m,
+            len: c.len,
+            side: c.side,
+            g: c.g,
+        }
+    }
+}
+
 /// The `mbsim` catalog entry of this model.
 pub const ENTRY: ModelEntry = ModelEntry {
     name: "bricard-points",

@@ -113,6 +113,61 @@ impl FourBarChainExtra {
     }
 }
 
+/// [`FourBarChainExtra`] with its redundant row deleted by hand: the extra crank's tip joint
+/// keeps only its x row (`extra_tip_y`, the row `mbsim check` names redundant, is gone). The
+/// same mechanism with 29 independent rows: the yardstick of `cargo bench -p mbsim-tests --bench
+/// redundant`.
+#[model(
+    const N = 4,
+    const B = 10,
+    coordinates: [x[0..B], y[0..B], phi[0..B]],
+    let ax[b in 0..B] = x[b] - len / 2.0 * phi[b].cos(),
+    let ay[b in 0..B] = y[b] - len / 2.0 * phi[b].sin(),
+    let bx[b in 0..B] = x[b] + len / 2.0 * phi[b].cos(),
+    let by[b in 0..B] = y[b] + len / 2.0 * phi[b].sin(),
+    holonomic: [
+        for i in 0..=N { [pivot_x = ax[i] - i * len, pivot_y = ay[i]] },
+        for i in 0..N {
+            [
+                left_x = ax[N + 1 + i] - bx[i],
+                left_y = ay[N + 1 + i] - by[i],
+                right_x = bx[N + 1 + i] - bx[i + 1],
+                right_y = by[N + 1 + i] - by[i + 1],
+            ]
+        },
+        extra_pivot_x = ax[2 * N + 1] - len / 2.0,
+        extra_pivot_y = ay[2 * N + 1],
+        extra_tip_x = bx[2 * N + 1] - x[N + 1],
+    ],
+    mass: diag(
+        for b in 0..B { m },
+        for b in 0..B { m },
+        for b in 0..B { m * len.powi(2) / 12.0 },
+    ),
+    force: [for b in 0..B { 0.0 }, for b in 0..B { -m * g }, for b in 0..B { 0.0 }],
+)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct FourBarChainExtraReduced {
+    /// Rod length ℓ [m] (1).
+    pub len: f64,
+    /// Rod mass [kg] (1).
+    pub m: f64,
+    /// Gravitational acceleration [m/s²] (9.81).
+    pub g: f64,
+}
+
+impl FourBarChainExtraReduced {
+    /// The data of [`FourBarChainExtra::unit`].
+    pub fn unit() -> Self {
+        let c = FourBarChainExtra::unit();
+        Self {
+            len: c.len,
+            m: c.m,
+            g: c.g,
+        }
+    }
+}
+
 /// The `mbsim` catalog entry of this model.
 pub const ENTRY: ModelEntry = ModelEntry {
     name: "four-bar-chain-extra",

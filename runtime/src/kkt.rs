@@ -217,37 +217,49 @@ impl KktWorkspace {
         let factors = self
             .factors
             .get_or_insert_with(|| Factors::for_system(sys, dims, solver, sparse));
-        // The sparse path covers the common case, no row left out; the redundancy machinery
-        // works on dense copies.
-        let mut dense = self.sparse.is_none();
-        let mut regular = match &self.sparse {
-            Some(sp) if self.rows.is_empty() => factors.factor_sparse(metric, sp),
-            _ => Err(()),
-        };
-        if !dense && !self.rows.is_empty() {
-            densify(&self.sparse, metric, &mut self.mass, &mut self.jac);
-            dense = true;
-        }
-        if dense {
-            regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
-        }
+        // The sparse path assembles from the nonzeros, left-out rows included; the selection
+        // itself (a cold path) works on dense copies.
+        let mut regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
         if regular.is_ok() && !self.rows.is_empty() {
-            let omega = match metric {
-                Metric::Mass => (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs())),
-                Metric::Identity => 1.0,
+            let omega = match (metric, sparse) {
+                (Metric::Identity, _) => 1.0,
+                (Metric::Mass, None) => {
+                    (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs()))
+                }
+                (Metric::Mass, Some(sp)) => sp.mass.largest_diagonal(),
             };
             let spread = factors.pivot_spread();
-            if self
-                .rows
-                .revise(&self.jac, omega, spread, t, |x| factors.solve_in_place(x))
-            {
-                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+            let shape = (dims.constraint_rows(), dims.n);
+            let regained = match sparse {
+                Some(sp) => self.rows.regained_by_rows(
+                    shape,
+                    |i, out| sp.jac.write_row(i, out),
+                    omega,
+                    t,
+                    |x| factors.solve_in_place(x),
+                ),
+                None => self
+                    .rows
+                    .regained(&self.jac, omega, t, |x| factors.solve_in_place(x)),
+            };
+            let changed = regained
+                || (self.rows.degraded(spread) && {
+                    densify(
+                        &self.sparse,
+                        Metric::Identity,
+                        &mut self.mass,
+                        &mut self.jac,
+                    );
+                    self.rows.reselect_degraded(&self.jac, spread, t)
+                });
+            if changed {
+                regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
             }
         }
         if regular.is_err() {
             densify(&self.sparse, metric, &mut self.mass, &mut self.jac);
             if self.jac.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.jac, t) {
-                regular = factors.factor(metric, &self.mass, &self.jac, &self.rows);
+                regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
             }
         }
         regular.map_err(|()| {
@@ -407,6 +419,21 @@ fn jac_of<'a>(sparse: &'a Option<Box<SparseKkt>>, dense: &'a DMatrix<f64>) -> Ja
 }
 
 /// Write the dense copies of M (for `metric` Mass) and G from the nonzeros, if any.
+/// Assemble and factor [W Gᵀ; G 0] with `rows` left out: from the nonzeros on the sparse
+/// path, else from the dense `mass` and `jac`.
+fn assemble(
+    factors: &mut Factors,
+    metric: Metric,
+    sparse: Option<&SparseKkt>,
+    rows: &RowSelection,
+    (mass, jac): (&DMatrix<f64>, &DMatrix<f64>),
+) -> Result<(), ()> {
+    match sparse {
+        Some(sp) => factors.factor_sparse(metric, sp, rows),
+        None => factors.factor(metric, mass, jac, rows),
+    }
+}
+
 fn densify(
     sparse: &Option<Box<SparseKkt>>,
     metric: Metric,

@@ -165,12 +165,18 @@ impl Factors {
         }
     }
 
-    /// Assemble [W Gᵀ; G 0] (W = M or I) from the nonzeros of `sparse` (no row left out) and
-    /// factor it; `Err` when singular.
-    pub(crate) fn factor_sparse(&mut self, metric: Metric, sparse: &SparseKkt) -> Result<(), ()> {
+    /// Assemble [W Gᵀ; G 0] (W = M or I) from the nonzeros of `sparse` with the rows of
+    /// `left_out` left out (see [`crate::redundancy`]) and factor it; `Err` when singular. The
+    /// same matrix, entry for entry, as [`Factors::factor`] assembles from dense copies.
+    pub(crate) fn factor_sparse(
+        &mut self,
+        metric: Metric,
+        sparse: &SparseKkt,
+        left_out: &RowSelection,
+    ) -> Result<(), ()> {
         match self {
-            Factors::Dense(lu) => factor_dense_sparse(lu, metric, sparse),
-            Factors::Banded(b) => b.factor_sparse(metric, sparse),
+            Factors::Dense(lu) => factor_dense_sparse(lu, metric, sparse, left_out),
+            Factors::Banded(b) => b.factor_sparse(metric, sparse, left_out),
         }
     }
 
@@ -259,7 +265,12 @@ fn factor_dense(
 }
 
 /// The dense LU's matrix from nonzeros: the dense factorization needs its zero fill anyway.
-fn factor_dense_sparse(lu: &mut DenseLu, metric: Metric, sparse: &SparseKkt) -> Result<(), ()> {
+fn factor_dense_sparse(
+    lu: &mut DenseLu,
+    metric: Metric,
+    sparse: &SparseKkt,
+    left_out: &RowSelection,
+) -> Result<(), ()> {
     let a = lu.matrix_mut();
     a.fill(0.0);
     let n = a.nrows() - sparse.jac.rows();
@@ -274,6 +285,9 @@ fn factor_dense_sparse(lu: &mut DenseLu, metric: Metric, sparse: &SparseKkt) -> 
     for (&(r, c), &x) in sparse.jac.entries().iter().zip(&sparse.jac.values) {
         a[(n + r, c)] = x;
         a[(c, n + r)] = x;
+    }
+    if !left_out.is_empty() {
+        left_out.mask_scaled(a, n, |i| sparse.jac.row_scale(i));
     }
     lu.factor().map_err(|_| ())
 }
@@ -299,8 +313,14 @@ impl Slots {
 }
 
 impl BandedKkt {
-    /// [`Factors::factor_sparse`] on the band: clear, scatter through the slots, factor.
-    fn factor_sparse(&mut self, metric: Metric, sp: &SparseKkt) -> Result<(), ()> {
+    /// [`Factors::factor_sparse`] on the band: clear, scatter through the slots (a left-out
+    /// row's entries skipped, its diagonal d_i added), factor.
+    fn factor_sparse(
+        &mut self,
+        metric: Metric,
+        sp: &SparseKkt,
+        left_out: &RowSelection,
+    ) -> Result<(), ()> {
         let slots = self
             .slots
             .as_ref()
@@ -319,9 +339,23 @@ impl BandedKkt {
                 }
             }
         }
-        for (&(k, k_mirror), &x) in slots.jac.iter().zip(&sp.jac.values) {
-            band[k] += x;
-            band[k_mirror] += x;
+        if left_out.is_empty() {
+            for (&(k, k_mirror), &x) in slots.jac.iter().zip(&sp.jac.values) {
+                band[k] += x;
+                band[k_mirror] += x;
+            }
+        } else {
+            for (p, (&(k, k_mirror), &x)) in slots.jac.iter().zip(&sp.jac.values).enumerate() {
+                if !left_out.contains(sp.jac.row_of(p)) {
+                    band[k] += x;
+                    band[k_mirror] += x;
+                }
+            }
+            for &i in left_out.left_out() {
+                let p = self.position[self.n + i];
+                let k = self.lu.slot(p, p);
+                self.lu.band_mut()[k] += sp.jac.row_scale(i);
+            }
         }
         self.lu.factor().map_err(|_| ())
     }

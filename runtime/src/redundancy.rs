@@ -93,6 +93,8 @@ pub struct RowSelection {
     events: Vec<Reselection>,
     /// Scratch for the regained test (length of the factored order).
     probe: Vec<f64>,
+    /// Scratch for the regained test: the row g_i under test (length n).
+    row: Vec<f64>,
     /// The pivot spread of the first factorization with the current set (NaN before it).
     spread_at_selection: f64,
 }
@@ -104,6 +106,7 @@ impl Default for RowSelection {
             rows: Vec::new(),
             events: Vec::new(),
             probe: Vec::new(),
+            row: Vec::new(),
             spread_at_selection: f64::NAN,
         }
     }
@@ -227,22 +230,40 @@ impl RowSelection {
         g: &DMatrix<f64>,
         omega: f64,
         t: f64,
+        solve: impl FnMut(&mut [f64]),
+    ) -> bool {
+        let row = |i: usize, out: &mut [f64]| {
+            for (o, x) in out.iter_mut().zip(g.row(i).iter()) {
+                *o = *x;
+            }
+        };
+        self.regained_by_rows(g.shape(), row, omega, t, solve)
+    }
+
+    /// [`Self::regained`] with G given by rows: `row(i, out)` writes row i of the `shape`
+    /// = (r, n) matrix G into `out` (length n) — the sparse path's G without a dense copy. The
+    /// same arithmetic in the same order as on a dense G, so the same rows come back.
+    pub(crate) fn regained_by_rows(
+        &mut self,
+        (r, n): (usize, usize),
+        row: impl Fn(usize, &mut [f64]),
+        omega: f64,
+        t: f64,
         mut solve: impl FnMut(&mut [f64]),
     ) -> bool {
-        let (r, n) = g.shape();
         self.probe.resize(n + r, 0.0);
+        self.row.resize(n, 0.0);
         let mut back = Vec::new();
         for &i in &self.rows {
-            let norm2: f64 = g.row(i).iter().map(|x| x * x).sum();
+            row(i, &mut self.row);
+            let norm2: f64 = self.row.iter().map(|x| x * x).sum();
             if norm2 == 0.0 {
                 continue;
             }
             self.probe.fill(0.0);
-            for j in 0..n {
-                self.probe[j] = g[(i, j)];
-            }
+            self.probe[..n].copy_from_slice(&self.row);
             solve(&mut self.probe);
-            let s: f64 = (0..n).map(|j| g[(i, j)] * self.probe[j]).sum();
+            let s: f64 = (0..n).map(|j| self.row[j] * self.probe[j]).sum();
             if s.is_finite() && s * omega.max(f64::MIN_POSITIVE) >= f64::EPSILON.sqrt() * norm2 {
                 back.push(i);
             }
@@ -264,11 +285,22 @@ impl RowSelection {
     /// and columns start at `offset` (`a` = [W Gᵀ; G 0] with offset n): zero row and column
     /// offset + i and put d_i (module docs) on the diagonal.
     pub fn mask_dense(&self, a: &mut DMatrix<f64>, offset: usize, g: &DMatrix<f64>) {
+        self.mask_scaled(a, offset, |i| row_scale(g, i));
+    }
+
+    /// [`Self::mask_dense`] with the diagonal d_i = `scale(i)` given (the sparse path's
+    /// [`crate::sparse::SparseMatrix::row_scale`], equal to [`row_scale`] of the dense G).
+    pub(crate) fn mask_scaled(
+        &self,
+        a: &mut DMatrix<f64>,
+        offset: usize,
+        scale: impl Fn(usize) -> f64,
+    ) {
         for &i in &self.rows {
             let k = offset + i;
             a.row_mut(k).fill(0.0);
             a.column_mut(k).fill(0.0);
-            a[(k, k)] = row_scale(g, i);
+            a[(k, k)] = scale(i);
         }
     }
 

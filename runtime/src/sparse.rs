@@ -80,6 +80,37 @@ impl SparseMatrix {
         }
     }
 
+    /// Row `i` into `out` (length = columns; zero outside the pattern).
+    pub(crate) fn write_row(&self, i: usize, out: &mut [f64]) {
+        out.fill(0.0);
+        let range = self.row_start[i]..self.row_start[i + 1];
+        for (&(_, j), &a) in self.entries[range.clone()].iter().zip(&self.values[range]) {
+            out[j] = a;
+        }
+    }
+
+    /// max_j |a_ij| of row `i`, 1 where it is 0 or not finite: the diagonal that stands in for
+    /// a left-out row, [`crate::redundancy`]'s `row_scale` of the dense matrix.
+    pub(crate) fn row_scale(&self, i: usize) -> f64 {
+        let range = self.row_start[i]..self.row_start[i + 1];
+        let s = self.values[range]
+            .iter()
+            .fold(0.0_f64, |s, x| s.max(x.abs()));
+        if s > 0.0 && s.is_finite() { s } else { 1.0 }
+    }
+
+    /// max_i |a_ii| over the pattern's diagonal (0 without one): the dense diagonal's fold.
+    pub(crate) fn largest_diagonal(&self) -> f64 {
+        (self.entries.iter().zip(&self.values))
+            .filter(|((i, j), _)| i == j)
+            .fold(0.0_f64, |s, (_, a)| s.max(a.abs()))
+    }
+
+    /// The row of value `p`.
+    pub(crate) fn row_of(&self, p: usize) -> usize {
+        self.entries[p].0
+    }
+
     /// Write the matrix into `dense` (zero elsewhere): the cold paths' dense copy.
     pub(crate) fn write_dense(&self, dense: &mut DMatrix<f64>) {
         dense.fill(0.0);

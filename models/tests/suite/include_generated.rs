@@ -36,6 +36,7 @@ included! {
     bouncing_ball: BouncingBall;
     bricard: Bricard;
     bricard_points: BricardPoints;
+    bricard_points_reduced: BricardPointsReduced;
     crank_slider_wu: CrankSliderWu;
     deformable_slider_crank: DeformableSliderCrank;
     five_link: FiveLink;
@@ -43,6 +44,7 @@ included! {
     four_bar_chain: FourBarChain;
     four_bar_chain_bodies: FourBarChainBodies;
     four_bar_chain_extra: FourBarChainExtra;
+    four_bar_chain_extra_reduced: FourBarChainExtraReduced;
     four_bar_change_point: FourBarChangePoint;
     haug_pendulum: HaugPendulum;
     heavy_top: HeavyTop;
