@@ -13,7 +13,7 @@ type Fixture = (&'static str, fn() -> Model);
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    let models: [Fixture; 7] = [
+    let models: [Fixture; 8] = [
         ("cartesian_pendulum", fixtures::cartesian_pendulum),
         ("closed_chain3", || fixtures::closed_chain(3)),
         ("closed_chain20", || fixtures::closed_chain(20)),
@@ -22,6 +22,8 @@ fn main() {
         ("node_zoo", fixtures::node_zoo),
         // 66 nonzeros below M's diagonal: the mirrored (upper triangle computed) emission.
         ("bodies12", || fixtures::n_link_pendulum_bodies(12)),
+        // KKT order 40 with nonholonomic rows: the sparse forms, the dense ones scattering them.
+        ("skate_chain8", || fixtures::skate_chain(8)),
     ];
     let whole = emit::EmitOptions {
         with_struct: true,
@@ -45,6 +47,15 @@ fn main() {
     write(
         &out_dir,
         "andrews_split",
+        &emit::emit_source(&model, &kernels, &split),
+    );
+    // The skate chain split too: its dense forms scatter the split sparse forms from the heap.
+    let mut model = fixtures::skate_chain(8);
+    model.name = "SkateChain8Split".into();
+    let kernels = kernels::derive(&mut model);
+    write(
+        &out_dir,
+        "skate_chain8_split",
         &emit::emit_source(&model, &kernels, &split),
     );
 }

@@ -157,7 +157,7 @@ pub fn emit_file_extras(
     }
 }
 
-pub use crate::emit_kernel::{NONZERO_FORMS_MAX_FILL, NONZERO_FORMS_MIN_ORDER, nonzero_forms};
+pub use crate::emit_sparse::{NONZERO_FORMS_MAX_FILL, NONZERO_FORMS_MIN_ORDER, nonzero_forms};
 
 /// Items parsed from the emitter's own tokens.
 fn parse_items(tokens: TokenStream) -> Vec<syn::Item> {
@@ -203,16 +203,38 @@ fn struct_def(model: &Model, fields: &[TokenStream]) -> TokenStream {
     }
 }
 
-/// The inherent impl's structural patterns (the split kernels' helpers follow them).
+/// The inherent impl's structural patterns (the split kernels' helpers follow them): Φ_q's and
+/// L's always, M's and A's where `mass_sparsity`/`a_sparsity` state them or the dense forms
+/// scatter the sparse ones through them (`emit_sparse.rs`).
 fn sparsity_consts(model: &Model, kernels: &Kernels, name: &Ident) -> TokenStream {
     let phi_q_nz = sparsity(model, &kernels.phi_q);
     let l_nz = sparsity(model, &kernels.l);
+    let scattered = crate::emit_sparse::nonzero_forms(model, kernels);
+    let optional = |mat: &ExprMatrix, konst: Ident, doc: &str| {
+        let stated = !is_dense(model, mat);
+        ((stated || scattered) && !mat.entries.is_empty()).then(|| {
+            let nonzeros = sparsity(model, mat);
+            quote!(#[doc = #doc] pub const #konst: &'static [(usize, usize)] = &[#nonzeros];)
+        })
+    };
+    let mass_nz = optional(
+        &kernels.mass,
+        format_ident!("MASS_SPARSITY"),
+        " Structural nonzeros of M, row-major.",
+    );
+    let a_nz = optional(
+        &kernels.nh_matrix,
+        format_ident!("A_SPARSITY"),
+        " Structural nonzeros of A, row-major.",
+    );
     quote! {
         impl #name {
             /// Structural nonzeros of Φ_q, row-major.
             pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[#phi_q_nz];
             /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
             pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
+            #mass_nz
+            #a_nz
         }
     }
 }
@@ -235,9 +257,19 @@ fn constrained_system(
     let names = constraint_names(model);
     let diagnostics = generated_diagnostics(model, kernels, rt);
     let accessors = accessors(model, fields, rt);
-    let mass_sparsity = optional_sparsity(model, &kernels.mass, quote!(mass_sparsity), rt);
-    let a_sparsity = optional_sparsity(model, &kernels.nh_matrix, quote!(a_sparsity), rt);
-    let nonzero_forms = crate::emit_kernel::nonzero_forms(model, kernels).then(|| {
+    let mass_sparsity = optional_sparsity(
+        model,
+        &kernels.mass,
+        (quote!(mass_sparsity), quote!(MASS_SPARSITY)),
+        rt,
+    );
+    let a_sparsity = optional_sparsity(
+        model,
+        &kernels.nh_matrix,
+        (quote!(a_sparsity), quote!(A_SPARSITY)),
+        rt,
+    );
+    let nonzero_forms = crate::emit_sparse::nonzero_forms(model, kernels).then(|| {
         quote!(
             fn has_nonzero_forms(&self) -> bool {
                 true
@@ -361,24 +393,27 @@ fn sparsity(model: &Model, mat: &ExprMatrix) -> TokenStream {
     quote!(#(#pairs),*)
 }
 
+/// Whether every entry of `mat` may be nonzero (an empty matrix too).
+fn is_dense(model: &Model, mat: &ExprMatrix) -> bool {
+    mat.entries.iter().all(|&e| !model.pool.is_zero(e))
+}
+
 /// The override of the provided `method` (`mass_sparsity`, `a_sparsity`) stating `mat`'s
-/// structural nonzeros; nothing when every entry may be nonzero (the default, `None`, means
-/// dense) or the matrix is empty.
+/// structural nonzeros (the constant `konst`); nothing when every entry may be nonzero (the
+/// default, `None`, means dense) or the matrix is empty.
 fn optional_sparsity(
     model: &Model,
     mat: &ExprMatrix,
-    method: TokenStream,
+    (method, konst): (TokenStream, TokenStream),
     rt: &syn::Path,
 ) -> Option<TokenStream> {
-    let dense = mat.entries.iter().all(|&e| !model.pool.is_zero(e));
-    if dense {
+    if is_dense(model, mat) {
         return None;
     }
     let (rows, cols) = (ulit(mat.rows), ulit(mat.cols));
-    let nonzeros = sparsity(model, mat);
     Some(quote! {
         fn #method(&self) -> Option<#rt::Sparsity> {
-            Some(#rt::Sparsity { rows: #rows, cols: #cols, nonzeros: &[#nonzeros] })
+            Some(#rt::Sparsity { rows: #rows, cols: #cols, nonzeros: Self::#konst })
         }
     })
 }

@@ -9,6 +9,7 @@ use crate::cse::Schedule;
 use crate::emit::{EmitOptions, ulit};
 use crate::emit_ast::{assign_stmt, entry, indexed, let_stmt, path};
 use crate::emit_expr::{ExprEmitter, Prec};
+use crate::emit_sparse::{nonzero_forms, sparse_forms};
 use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
 use crate::pool::{ExprId, SymbolKind};
@@ -18,7 +19,7 @@ use quote::{format_ident, quote};
 use syn::{Expr, ImplItemFn, Stmt};
 
 /// One output of a kernel.
-struct Output {
+pub(crate) struct Output {
     binding: &'static str,
     shape: Shape,
     entries: Vec<ExprId>,
@@ -27,7 +28,12 @@ struct Output {
 }
 
 impl Output {
-    fn new(model: &Model, binding: &'static str, shape: Shape, entries: Vec<ExprId>) -> Output {
+    pub(crate) fn new(
+        model: &Model,
+        binding: &'static str,
+        shape: Shape,
+        entries: Vec<ExprId>,
+    ) -> Output {
         let mirror = mirrored(model, shape, &entries);
         Output {
             binding,
@@ -39,7 +45,7 @@ impl Output {
 }
 
 #[derive(Clone, Copy)]
-enum Shape {
+pub(crate) enum Shape {
     Vector(usize),
     Matrix(usize, usize),
 }
@@ -51,18 +57,18 @@ type Inputs<'a> = &'a [(Input, usize)];
 pub(crate) type ByGroup = [Vec<ImplItemFn>; 3];
 
 /// A kernel's trait method and, for kernels split into parts, the private helper methods.
-struct KernelCode {
-    method: ImplItemFn,
-    helpers: Vec<ImplItemFn>,
+pub(crate) struct KernelCode {
+    pub(crate) method: ImplItemFn,
+    pub(crate) helpers: Vec<ImplItemFn>,
 }
 
 /// What every kernel of a model shares: the model, how parameters are read (`self.m`,
 /// `self.m[3]`), the options and, for a structured model, the pool-wide sub-sum rewrites (else
 /// each schedule finds its own among the nodes its outputs reach).
-struct Context<'a> {
-    model: &'a Model,
+pub(crate) struct Context<'a> {
+    pub(crate) model: &'a Model,
     params: &'a [Expr],
-    options: &'a EmitOptions,
+    pub(crate) options: &'a EmitOptions,
     splits: Option<&'a crate::cse::Splits>,
 }
 
@@ -86,85 +92,34 @@ pub(crate) fn kernel_functions(
         options,
         splits: pool_splits.as_ref(),
     };
+    // A large sparse model's dense forms of M and G scatter its sparse forms (`emit_sparse.rs`).
+    let sparse = nonzero_forms(model, kernels).then(|| sparse_forms(&cx, kernels));
     for spec in KERNELS {
         let Some(entries) = kernels.entries(spec.id) else {
             continue;
         };
+        let g = group_index(spec.group);
+        if let Some(method) = sparse.as_ref().and_then(|s| s.dense_row(spec.id)) {
+            methods[g].push(method);
+            continue;
+        }
         let output = Output::new(model, "out", shape(spec, dims), entries.to_vec());
         let code = kernel_fn(&cx, (spec.method, &inputs(spec, dims)), &[output]);
-        let g = group_index(spec.group);
         methods[g].push(code.method);
         helpers[g].extend(code.helpers);
     }
-    let code = fused(&cx, kernels);
-    methods[0].push(code.method);
-    helpers[0].extend(code.helpers);
-    if nonzero_forms(model, kernels) {
-        for code in sparse_forms(&cx, kernels) {
-            methods[0].push(code.method);
-            helpers[0].extend(code.helpers);
-        }
+    let Some(sparse) = sparse else {
+        let code = fused(&cx, kernels);
+        methods[0].push(code.method);
+        helpers[0].extend(code.helpers);
+        return (methods, helpers);
+    };
+    methods[0].push(sparse.dense_fused());
+    for code in sparse.codes {
+        methods[0].push(code.method);
+        helpers[0].extend(code.helpers);
     }
     (methods, helpers)
-}
-
-/// Smallest KKT order n + m + k whose model gets the sparse kernel forms: the runtime's
-/// `KktSolver::MIN_BANDED_ORDER`, below which the KKT solve is dense anyway.
-pub const NONZERO_FORMS_MIN_ORDER: usize = 40;
-
-/// The sparse forms are emitted when M's and G's nonzeros are at most this fraction of their
-/// n² + (m + k)·n entries (the zero fill they save is then at least 4× the entries written).
-pub const NONZERO_FORMS_MAX_FILL: f64 = 0.25;
-
-/// Whether the model gets the sparse kernel forms (`has_nonzero_forms`): large enough for the
-/// banded KKT path and sparse enough that the dense forms' zero fill dominates. Measured on the
-/// body-coordinate four-bar chain (`cargo bench -p mbsim-runtime --bench kkt`).
-pub fn nonzero_forms(model: &Model, kernels: &Kernels) -> bool {
-    let n = model.n();
-    let rows = kernels.phi.len() + kernels.nh_offset.len();
-    let nonzero = |entries: &[ExprId]| entries.iter().filter(|&&e| !model.pool.is_zero(e)).count();
-    let stored = nonzero(&kernels.mass.entries) + nonzero(&kernels.jacobian().entries);
-    let dense = n * n + rows * n;
-    n + rows >= NONZERO_FORMS_MIN_ORDER && (stored as f64) <= NONZERO_FORMS_MAX_FILL * dense as f64
-}
-
-/// The sparse forms of M and G: a matrix's structurally nonzero entries, row by row (the order
-/// of the emitted sparsity patterns), written as a vector with nothing to zero-fill. The fused
-/// `dynamics_nonzeros_into` (M, Q, G, γ with one schedule), `mass_nonzeros_into` and
-/// `jacobian_nonzeros_into` (G = [Φ_q; A]).
-fn sparse_forms(cx: &Context<'_>, kernels: &Kernels) -> [KernelCode; 3] {
-    let model = cx.model;
-    let nonzeros = |binding, mat: &ExprMatrix| {
-        let entries: Vec<ExprId> = (mat.entries.iter().copied())
-            .filter(|&e| !model.pool.is_zero(e))
-            .collect();
-        Output::new(model, binding, Shape::Vector(entries.len()), entries)
-    };
-    let vector = |binding, entries: &[ExprId]| {
-        let shape = Shape::Vector(entries.len());
-        Output::new(model, binding, shape, entries.to_vec())
-    };
-    let jacobian = kernels.jacobian();
-    let outputs = [
-        nonzeros("mass", &kernels.mass),
-        vector("force", &kernels.force),
-        nonzeros("jacobian", &jacobian),
-        vector("gamma", &kernels.gamma),
-    ];
-    let v = [(Input::V, model.n())];
-    [
-        kernel_fn(cx, ("dynamics_nonzeros_into", &v[..]), &outputs),
-        kernel_fn(
-            cx,
-            ("mass_nonzeros_into", &[]),
-            &[nonzeros("out", &kernels.mass)],
-        ),
-        kernel_fn(
-            cx,
-            ("jacobian_nonzeros_into", &[]),
-            &[nonzeros("out", &jacobian)],
-        ),
-    ]
 }
 
 /// `dynamics_into`: M, Q, G and γ with one schedule.
@@ -215,7 +170,11 @@ fn inputs(spec: &KernelSpec, (n, m, k): (usize, usize, usize)) -> Vec<(Input, us
 }
 
 /// One kernel's code.
-fn kernel_fn(cx: &Context<'_>, spec: (&str, Inputs<'_>), outputs: &[Output]) -> KernelCode {
+pub(crate) fn kernel_fn(
+    cx: &Context<'_>,
+    spec: (&str, Inputs<'_>),
+    outputs: &[Output],
+) -> KernelCode {
     let (name, inputs) = spec;
     let (model, rt) = (cx.model, &cx.options.runtime_path);
     let pool = &model.pool;

@@ -1,6 +1,6 @@
 //! Fixture models shared by tests and benchmarks: the closed planar n-link chain, the Andrews
 //! squeezer (digest P6, data of Hairer–Wanner II §VII.7 \[EXT\]), a rheonomic two-coordinate
-//! constraint, and the Cartesian planar pendulum.
+//! constraint, the Cartesian planar pendulum, and a chain of knife-edge skates (nonholonomic).
 //!
 //! They are built with the pool constructors, independently of the Python oracles
 //! (`tests/oracle/kernels.py`), which define the same constraints in SymPy/SymEngine.
@@ -411,6 +411,44 @@ pub fn cartesian_pendulum() -> Model {
         .mass_diagonal(&[mass, mass])
         .force(&[zero, weight]);
     b.build().expect("the pendulum fixture is valid")
+}
+
+/// A chain of `links` knife-edge skates in the plane (x_i, y_i, θ_i each): the first at
+/// distance `len` from the origin, each at distance `len` from the previous one
+/// (Φ = [x₀² + y₀² − len², (x_{i+1} − x_i)² + (y_{i+1} − y_i)² − len²]), each sliding along its
+/// blade only (−sin θ_i ẋ_i + cos θ_i ẏ_i = 0, k = links), M = diag(m, m, j) per skate, gravity
+/// `g` along −y. KKT order 5·links, M and G under a tenth full from 8 links on: large and sparse
+/// enough for the sparse kernel forms with nonholonomic rows (`emit::nonzero_forms`).
+pub fn skate_chain(links: usize) -> Model {
+    let mut b = ModelBuilder::new(&format!("SkateChain{links}"));
+    let skates: Vec<[(ExprId, ExprId); 3]> = (0..links)
+        .map(|i| ["x", "y", "th"].map(|c| b.coordinate(&format!("{c}{i}"))))
+        .collect();
+    let [len, m, j, g] = ["len", "m", "j", "g"].map(|p| b.parameter(p));
+    let pool = b.pool();
+    let l2 = pool.powi(len, 2);
+    let (mut holonomic, mut blades) = (Vec::new(), Vec::new());
+    let (mut mass, mut force) = (Vec::new(), Vec::new());
+    let (zero, weight) = (pool.zero(), pool.mul2(m, g));
+    let weight = pool.neg(weight);
+    let mut previous = (zero, zero);
+    for &[(x, vx), (y, vy), (th, _)] in &skates {
+        let (dx, dy) = (pool.sub(x, previous.0), pool.sub(y, previous.1));
+        let (dx2, dy2) = (pool.powi(dx, 2), pool.powi(dy, 2));
+        let distance = pool.add2(dx2, dy2);
+        holonomic.push(pool.sub(distance, l2));
+        let (s, c) = (pool.func(Func::Sin, th), pool.func(Func::Cos, th));
+        let (along_x, along_y) = (pool.mul2(s, vx), pool.mul2(c, vy));
+        blades.push(pool.sub(along_y, along_x));
+        mass.extend([m, m, j]);
+        force.extend([zero, weight, zero]);
+        previous = (x, y);
+    }
+    b.holonomic(&holonomic)
+        .nonholonomic(&blades)
+        .mass_diagonal(&mass)
+        .force(&force);
+    b.build().expect("the skate chain fixture is valid")
 }
 
 /// A one-body model that exercises every node kind in Φ, M and Q: a bouncing point on a road

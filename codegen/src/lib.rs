@@ -16,6 +16,7 @@ pub mod emit;
 mod emit_ast;
 mod emit_expr;
 mod emit_kernel;
+mod emit_sparse;
 pub mod error;
 pub mod eval;
 /// Models shared by the workspace's tests and benchmarks; not part of the public API (enabled by

@@ -155,7 +155,8 @@ fn particle_chain(links: usize) -> Model {
 }
 
 /// The sparse kernel forms: emitted from KKT order 40 on (14 links: n + m = 42; 13 links: 39)
-/// for a sparse model, deterministic, and written without a zero fill of M or G.
+/// for a sparse model, deterministic, and written without a zero fill of M or G; the dense
+/// forms of M and G then scatter them instead of repeating their expressions.
 #[test]
 fn sparse_forms_from_order_40_on() {
     for (links, expected) in [(13, false), (14, true)] {
@@ -176,12 +177,38 @@ fn sparse_forms_from_order_40_on() {
             "two emissions differ"
         );
         if expected {
-            let start = text.find("fn dynamics_nonzeros_into").expect("emitted");
-            let body = &text[start..start + text[start..].find("\n    }\n").expect("ends")];
+            let body = method_body(&text, "fn dynamics_nonzeros_into");
             assert!(body.contains("force.fill(0.0)"), "Q has structural zeros");
             for output in ["mass.fill", "jacobian.fill", "gamma.fill"] {
                 assert!(!body.contains(output), "{output} in the sparse form");
             }
         }
+        // The dense forms of M and G: their own expressions for a small model, a scatter of the
+        // sparse forms' (no temporaries, no entry written by index) for a large one.
+        for (dense, sparse) in [
+            (
+                "fn dynamics_into",
+                "self.dynamics_nonzeros_into(t, q, v, nonzeros);",
+            ),
+            (
+                "fn mass_into",
+                "self.mass_nonzeros_into(t, q, &mut nonzeros);",
+            ),
+            (
+                "fn phi_q_into",
+                "self.jacobian_nonzeros_into(t, q, &mut nonzeros);",
+            ),
+        ] {
+            let body = method_body(&text, dense);
+            assert_eq!(body.contains(sparse), expected, "{links} links: {dense}");
+            let computes = body.contains("let x0 =") || body.contains("[(0, 0)] =");
+            assert_eq!(computes, !expected, "{links} links: {dense} computes");
+        }
     }
+}
+
+/// The text of the emitted method that starts with `signature`, up to its closing brace.
+fn method_body<'t>(text: &'t str, signature: &str) -> &'t str {
+    let start = text.find(signature).expect("emitted");
+    &text[start..start + text[start..].find("\n    }\n").expect("ends")]
 }

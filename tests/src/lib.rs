@@ -16,4 +16,6 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/node_zoo.rs"));
     include!(concat!(env!("OUT_DIR"), "/bodies12.rs"));
     include!(concat!(env!("OUT_DIR"), "/andrews_split.rs"));
+    include!(concat!(env!("OUT_DIR"), "/skate_chain8.rs"));
+    include!(concat!(env!("OUT_DIR"), "/skate_chain8_split.rs"));
 }

@@ -5,9 +5,10 @@
 //! `check_tangent_kernels`, which adds every tangent row.
 
 use mbsim_codegen::fixtures;
+use mbsim_runtime::ConstrainedSystem;
 use mbsim_tests::generated::{
     Andrews, AndrewsSplit, CartesianPendulum, ClosedChain3, ClosedChain20, NLinkPendulumBodies12,
-    NodeZoo, Rheonomic,
+    NodeZoo, Rheonomic, SkateChain8, SkateChain8Split,
 };
 use mbsim_tests::support::{check_kernels, check_tangent_kernels};
 
@@ -72,4 +73,24 @@ fn andrews_split_into_parts() {
     // The same kernels emitted through the large-model path (scratch array, parts of 4 statements).
     let make = |p: &[f64]| Box::new(AndrewsSplit::from_parameters(p.try_into().unwrap())) as _;
     check_tangent_kernels(fixtures::andrews(), make, 7, SAMPLES, keep);
+}
+
+#[test]
+fn skate_chain_sparse_forms() {
+    // The sparse forms with nonholonomic rows (A's nonzeros after Φ_q's), and the dense forms
+    // (`mass_into`, `phi_q_into`, `nh_matrix_into`, `dynamics_into`) scattering them.
+    let sys = SkateChain8::from_parameters([1.0; 4]);
+    assert!(
+        sys.has_nonzero_forms() && sys.dims().k == 8,
+        "the fixture has what it tests"
+    );
+    let make = |p: &[f64]| Box::new(SkateChain8::from_parameters(p.try_into().unwrap())) as _;
+    check_tangent_kernels(fixtures::skate_chain(8), make, 9, SAMPLES, keep);
+}
+
+#[test]
+fn skate_chain_split_into_parts() {
+    // The same with every kernel split into parts: the dense forms scatter from heap arrays.
+    let make = |p: &[f64]| Box::new(SkateChain8Split::from_parameters(p.try_into().unwrap())) as _;
+    check_kernels(fixtures::skate_chain(8), make, 10, SAMPLES, keep);
 }

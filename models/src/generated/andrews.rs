@@ -91,6 +91,22 @@ impl Andrews {
         (5, 5),
         (5, 6),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (4, 3),
+        (4, 4),
+        (5, 5),
+        (5, 6),
+        (6, 5),
+        (6, 6),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for Andrews {
     fn name(&self) -> &'static str {
@@ -319,21 +335,7 @@ impl ::mbsim::__private::ConstrainedSystem for Andrews {
         Some(::mbsim::__private::Sparsity {
             rows: 7,
             cols: 7,
-            nonzeros: &[
-                (0, 0),
-                (0, 1),
-                (1, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (3, 4),
-                (4, 3),
-                (4, 4),
-                (5, 5),
-                (5, 6),
-                (6, 5),
-                (6, 6),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {

@@ -491,6 +491,104 @@ impl Bricard {
         (34, 33),
         (34, 34),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+        (3, 6),
+        (4, 3),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (5, 3),
+        (5, 4),
+        (5, 5),
+        (5, 6),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (10, 11),
+        (10, 12),
+        (10, 13),
+        (11, 10),
+        (11, 11),
+        (11, 12),
+        (11, 13),
+        (12, 10),
+        (12, 11),
+        (12, 12),
+        (12, 13),
+        (13, 10),
+        (13, 11),
+        (13, 12),
+        (13, 13),
+        (14, 14),
+        (15, 15),
+        (16, 16),
+        (17, 17),
+        (17, 18),
+        (17, 19),
+        (17, 20),
+        (18, 17),
+        (18, 18),
+        (18, 19),
+        (18, 20),
+        (19, 17),
+        (19, 18),
+        (19, 19),
+        (19, 20),
+        (20, 17),
+        (20, 18),
+        (20, 19),
+        (20, 20),
+        (21, 21),
+        (22, 22),
+        (23, 23),
+        (24, 24),
+        (24, 25),
+        (24, 26),
+        (24, 27),
+        (25, 24),
+        (25, 25),
+        (25, 26),
+        (25, 27),
+        (26, 24),
+        (26, 25),
+        (26, 26),
+        (26, 27),
+        (27, 24),
+        (27, 25),
+        (27, 26),
+        (27, 27),
+        (28, 28),
+        (29, 29),
+        (30, 30),
+        (31, 31),
+        (31, 32),
+        (31, 33),
+        (31, 34),
+        (32, 31),
+        (32, 32),
+        (32, 33),
+        (32, 34),
+        (33, 31),
+        (33, 32),
+        (33, 33),
+        (33, 34),
+        (34, 31),
+        (34, 32),
+        (34, 33),
+        (34, 34),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for Bricard {
     fn name(&self) -> &'static str {
@@ -619,103 +717,7 @@ impl ::mbsim::__private::ConstrainedSystem for Bricard {
         Some(::mbsim::__private::Sparsity {
             rows: 35,
             cols: 35,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (3, 4),
-                (3, 5),
-                (3, 6),
-                (4, 3),
-                (4, 4),
-                (4, 5),
-                (4, 6),
-                (5, 3),
-                (5, 4),
-                (5, 5),
-                (5, 6),
-                (6, 3),
-                (6, 4),
-                (6, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (10, 11),
-                (10, 12),
-                (10, 13),
-                (11, 10),
-                (11, 11),
-                (11, 12),
-                (11, 13),
-                (12, 10),
-                (12, 11),
-                (12, 12),
-                (12, 13),
-                (13, 10),
-                (13, 11),
-                (13, 12),
-                (13, 13),
-                (14, 14),
-                (15, 15),
-                (16, 16),
-                (17, 17),
-                (17, 18),
-                (17, 19),
-                (17, 20),
-                (18, 17),
-                (18, 18),
-                (18, 19),
-                (18, 20),
-                (19, 17),
-                (19, 18),
-                (19, 19),
-                (19, 20),
-                (20, 17),
-                (20, 18),
-                (20, 19),
-                (20, 20),
-                (21, 21),
-                (22, 22),
-                (23, 23),
-                (24, 24),
-                (24, 25),
-                (24, 26),
-                (24, 27),
-                (25, 24),
-                (25, 25),
-                (25, 26),
-                (25, 27),
-                (26, 24),
-                (26, 25),
-                (26, 26),
-                (26, 27),
-                (27, 24),
-                (27, 25),
-                (27, 26),
-                (27, 27),
-                (28, 28),
-                (29, 29),
-                (30, 30),
-                (31, 31),
-                (31, 32),
-                (31, 33),
-                (31, 34),
-                (32, 31),
-                (32, 32),
-                (32, 33),
-                (32, 34),
-                (33, 31),
-                (33, 32),
-                (33, 33),
-                (33, 34),
-                (34, 31),
-                (34, 32),
-                (34, 33),
-                (34, 34),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn has_nonzero_forms(&self) -> bool {
@@ -894,387 +896,14 @@ impl ::mbsim::__private::ConstrainedSystem for Bricard {
         out[33] = x67;
         out[34] = x72;
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (35, 35), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 250];
+        self.jacobian_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 2.0 * q[3];
-        let x1 = 2.0 * q[4];
-        let x2 = 2.0 * q[5];
-        let x3 = 2.0 * q[6];
-        let x4 = 2.0 * q[10];
-        let x5 = 2.0 * q[11];
-        let x6 = 2.0 * q[12];
-        let x7 = 2.0 * q[13];
-        let x8 = 2.0 * q[17];
-        let x9 = 2.0 * q[18];
-        let x10 = 2.0 * q[19];
-        let x11 = 2.0 * q[20];
-        let x12 = 2.0 * q[24];
-        let x13 = 2.0 * q[25];
-        let x14 = 2.0 * q[26];
-        let x15 = 2.0 * q[27];
-        let x16 = 2.0 * q[31];
-        let x17 = 2.0 * q[32];
-        let x18 = 2.0 * q[33];
-        let x19 = 2.0 * q[34];
-        let x20 = q[3] * self.len;
-        let x21 = q[4] * self.len;
-        let x22 = q[5] * self.len;
-        let x23 = -x22;
-        let x24 = q[6] * self.len;
-        let x25 = -x24;
-        let x26 = -x20;
-        let x27 = -2.0 * q[6];
-        let x28 = -2.0 * q[3];
-        let x29 = -2.0 * q[4];
-        let x30 = -2.0 * q[5];
-        let x31 = q[10] * self.len;
-        let x32 = q[11] * self.len;
-        let x33 = q[12] * self.len;
-        let x34 = -x33;
-        let x35 = q[13] * self.len;
-        let x36 = -x35;
-        let x37 = -x31;
-        let x38 = x7 * q[11];
-        let x39 = x38 + x6 * q[10];
-        let x40 = x7 * q[12] - 2.0 * q[10] * q[11];
-        let x41 = q[13].powi(2);
-        let x42 = q[10].powi(2);
-        let x43 = q[12].powi(2);
-        let x44 = -x43;
-        let x45 = q[11].powi(2);
-        let x46 = x41 + x42 + x44 - x45;
-        let x47 = x1 * x39 + x2 * x40 + x3 * x46;
-        let x48 = x27 * x39 + x0 * x40 + x1 * x46;
-        let x49 = q[4].powi(2);
-        let x50 = q[3].powi(2);
-        let x51 = -q[6].powi(2);
-        let x52 = q[5].powi(2);
-        let x53 = x49 + x50 + x51 - x52;
-        let x54 = x2 * q[4];
-        let x55 = x54 + x3 * q[3];
-        let x56 = x3 * q[4] + x28 * q[5];
-        let x57 = x54 + x28 * q[6];
-        let x58 = x52 + x50 + x51 - x49;
-        let x59 = x3 * q[5] + x1 * q[3];
-        let x60 = q[17] * self.len;
-        let x61 = q[18] * self.len;
-        let x62 = q[19] * self.len;
-        let x63 = -x62;
-        let x64 = q[20] * self.len;
-        let x65 = -x64;
-        let x66 = -x60;
-        let x67 = -2.0 * q[17] * q[19];
-        let x68 = x67 - 2.0 * q[18] * q[20];
-        let x69 = x9 * q[17] - 2.0 * q[19] * q[20];
-        let x70 = q[18].powi(2);
-        let x71 = q[19].powi(2);
-        let x72 = -q[20].powi(2);
-        let x73 = q[17].powi(2);
-        let x74 = x70 + x71 + x72 - x73;
-        let x75 = -2.0 * q[12] * x68 + x5 * x69 - 2.0 * q[10] * x74;
-        let x76 = -2.0 * q[13] * x68 + x4 * x69 + x5 * x74;
-        let x77 = -x41;
-        let x78 = x45 + x42 + x77 + x44;
-        let x79 = x6 * q[11] + x7 * q[10];
-        let x80 = -2.0 * q[10] * q[12];
-        let x81 = x38 + x80;
-        let x82 = x80 - 2.0 * q[11] * q[13];
-        let x83 = x5 * q[10] - 2.0 * q[12] * q[13];
-        let x84 = x45 + x43 + x77 - x42;
-        let x85 = q[24] * self.len;
-        let x86 = q[25] * self.len;
-        let x87 = q[26] * self.len;
-        let x88 = -x87;
-        let x89 = q[27] * self.len;
-        let x90 = -x89;
-        let x91 = -x85;
-        let x92 = x15 * q[24];
-        let x93 = x92 - 2.0 * q[25] * q[26];
-        let x94 = q[25].powi(2);
-        let x95 = q[27].powi(2);
-        let x96 = q[26].powi(2);
-        let x97 = -x96;
-        let x98 = q[24].powi(2);
-        let x99 = x94 + x95 + x97 - x98;
-        let x100 = -2.0 * q[24] * q[25] - 2.0 * q[26] * q[27];
-        let x101 = -2.0 * q[19] * x93 + x9 * x99 - 2.0 * q[17] * x100;
-        let x102 = -2.0 * q[20] * x93 + x8 * x99 + x9 * x100;
-        let x103 = x70 + x73 + x72 - x71;
-        let x104 = x10 * q[18] + x11 * q[17];
-        let x105 = x11 * q[18] + x67;
-        let x106 = q[31] * self.len;
-        let x107 = q[32] * self.len;
-        let x108 = q[33] * self.len;
-        let x109 = -x108;
-        let x110 = q[34] * self.len;
-        let x111 = -x110;
-        let x112 = -x106;
-        let x113 = x19 * q[32] + x18 * q[31];
-        let x114 = x19 * q[33] - 2.0 * q[31] * q[32];
-        let x115 = q[34].powi(2) + q[31].powi(2) - q[33].powi(2) - q[32].powi(2);
-        let x116 = x13 * x113 + x14 * x114 + x15 * x115;
-        let x117 = -2.0 * q[27] * x113 + x12 * x114 + x13 * x115;
-        let x118 = -x95;
-        let x119 = x94 + x98 + x118 + x97;
-        let x120 = x14 * q[25];
-        let x121 = x120 + x92;
-        let x122 = x15 * q[25] - 2.0 * q[24] * q[26];
-        let x123 = -2.0 * q[33];
-        let x124 = x120 - 2.0 * q[24] * q[27];
-        let x125 = x96 + x98 + x118 - x94;
-        let x126 = x15 * q[26] + x13 * q[24];
-        out[(0, 3)] = x0;
-        out[(0, 4)] = x1;
-        out[(0, 5)] = x2;
-        out[(0, 6)] = x3;
-        out[(1, 10)] = x4;
-        out[(1, 11)] = x5;
-        out[(1, 12)] = x6;
-        out[(1, 13)] = x7;
-        out[(2, 17)] = x8;
-        out[(2, 18)] = x9;
-        out[(2, 19)] = x10;
-        out[(2, 20)] = x11;
-        out[(3, 24)] = x12;
-        out[(3, 25)] = x13;
-        out[(3, 26)] = x14;
-        out[(3, 27)] = x15;
-        out[(4, 31)] = x16;
-        out[(4, 32)] = x17;
-        out[(4, 33)] = x18;
-        out[(4, 34)] = x19;
-        out[(5, 0)] = -1.0;
-        out[(5, 3)] = x20;
-        out[(5, 4)] = x21;
-        out[(5, 5)] = x23;
-        out[(5, 6)] = x25;
-        out[(6, 1)] = -1.0;
-        out[(6, 3)] = x24;
-        out[(6, 4)] = x22;
-        out[(6, 5)] = x21;
-        out[(6, 6)] = x20;
-        out[(7, 2)] = -1.0;
-        out[(7, 3)] = x23;
-        out[(7, 4)] = x24;
-        out[(7, 5)] = x26;
-        out[(7, 6)] = x21;
-        out[(8, 3)] = x27;
-        out[(8, 4)] = x2;
-        out[(8, 5)] = x1;
-        out[(8, 6)] = x28;
-        out[(9, 3)] = x29;
-        out[(9, 4)] = x28;
-        out[(9, 5)] = x27;
-        out[(9, 6)] = x30;
-        out[(10, 0)] = 1.0;
-        out[(10, 3)] = x20;
-        out[(10, 4)] = x21;
-        out[(10, 5)] = x23;
-        out[(10, 6)] = x25;
-        out[(10, 7)] = -1.0;
-        out[(10, 10)] = x31;
-        out[(10, 11)] = x32;
-        out[(10, 12)] = x34;
-        out[(10, 13)] = x36;
-        out[(11, 1)] = 1.0;
-        out[(11, 3)] = x24;
-        out[(11, 4)] = x22;
-        out[(11, 5)] = x21;
-        out[(11, 6)] = x20;
-        out[(11, 8)] = -1.0;
-        out[(11, 10)] = x35;
-        out[(11, 11)] = x33;
-        out[(11, 12)] = x32;
-        out[(11, 13)] = x31;
-        out[(12, 2)] = 1.0;
-        out[(12, 3)] = x23;
-        out[(12, 4)] = x24;
-        out[(12, 5)] = x26;
-        out[(12, 6)] = x21;
-        out[(12, 9)] = -1.0;
-        out[(12, 10)] = x34;
-        out[(12, 11)] = x35;
-        out[(12, 12)] = x37;
-        out[(12, 13)] = x32;
-        out[(13, 3)] = x0 * x39 + x3 * x40 + x30 * x46;
-        out[(13, 4)] = x47;
-        out[(13, 5)] = x30 * x39 + x1 * x40 + x28 * x46;
-        out[(13, 6)] = x48;
-        out[(13, 10)] = x6 * x53 - 2.0 * q[11] * x55 + x4 * x56;
-        out[(13, 11)] = x7 * x53 - 2.0 * q[10] * x55 - 2.0 * q[11] * x56;
-        out[(13, 12)] = x4 * x53 + x7 * x55 - 2.0 * q[12] * x56;
-        out[(13, 13)] = x5 * x53 + x6 * x55 + x7 * x56;
-        out[(14, 3)] = x48;
-        out[(14, 4)] = x2 * x39 + x29 * x40 + x0 * x46;
-        out[(14, 5)] = x47;
-        out[(14, 6)] = x28 * x39 + x27 * x40 + x2 * x46;
-        out[(14, 10)] = x6 * x57 - 2.0 * q[11] * x58 + x4 * x59;
-        out[(14, 11)] = x7 * x57 - 2.0 * q[10] * x58 - 2.0 * q[11] * x59;
-        out[(14, 12)] = x4 * x57 + x7 * x58 - 2.0 * q[12] * x59;
-        out[(14, 13)] = x5 * x57 + x6 * x58 + x7 * x59;
-        out[(15, 7)] = 1.0;
-        out[(15, 10)] = x31;
-        out[(15, 11)] = x32;
-        out[(15, 12)] = x34;
-        out[(15, 13)] = x36;
-        out[(15, 14)] = -1.0;
-        out[(15, 17)] = x60;
-        out[(15, 18)] = x61;
-        out[(15, 19)] = x63;
-        out[(15, 20)] = x65;
-        out[(16, 8)] = 1.0;
-        out[(16, 10)] = x35;
-        out[(16, 11)] = x33;
-        out[(16, 12)] = x32;
-        out[(16, 13)] = x31;
-        out[(16, 15)] = -1.0;
-        out[(16, 17)] = x64;
-        out[(16, 18)] = x62;
-        out[(16, 19)] = x61;
-        out[(16, 20)] = x60;
-        out[(17, 9)] = 1.0;
-        out[(17, 10)] = x34;
-        out[(17, 11)] = x35;
-        out[(17, 12)] = x37;
-        out[(17, 13)] = x32;
-        out[(17, 16)] = -1.0;
-        out[(17, 17)] = x63;
-        out[(17, 18)] = x64;
-        out[(17, 19)] = x66;
-        out[(17, 20)] = x61;
-        out[(18, 10)] = x4 * x68 + x7 * x69 - 2.0 * q[12] * x74;
-        out[(18, 11)] = x5 * x68 + x6 * x69 + x7 * x74;
-        out[(18, 12)] = x75;
-        out[(18, 13)] = x76;
-        out[(18, 17)] = -2.0 * q[19] * x78 + x9 * x79 - 2.0 * q[17] * x81;
-        out[(18, 18)] = -2.0 * q[20] * x78 + x8 * x79 + x9 * x81;
-        out[(18, 19)] = -2.0 * q[17] * x78 - 2.0 * q[20] * x79 + x10 * x81;
-        out[(18, 20)] = -2.0 * q[18] * x78 - 2.0 * q[19] * x79 - 2.0 * q[20] * x81;
-        out[(19, 10)] = x75;
-        out[(19, 11)] = x76;
-        out[(19, 12)] = -2.0 * q[10] * x68 - 2.0 * q[13] * x69 + x6 * x74;
-        out[(19, 13)] = -2.0 * q[11] * x68 - 2.0 * q[12] * x69 - 2.0 * q[13] * x74;
-        out[(19, 17)] = -2.0 * q[19] * x82 + x9 * x83 - 2.0 * q[17] * x84;
-        out[(19, 18)] = -2.0 * q[20] * x82 + x8 * x83 + x9 * x84;
-        out[(19, 19)] = -2.0 * q[17] * x82 - 2.0 * q[20] * x83 + x10 * x84;
-        out[(19, 20)] = -2.0 * q[18] * x82 - 2.0 * q[19] * x83 - 2.0 * q[20] * x84;
-        out[(20, 14)] = 1.0;
-        out[(20, 17)] = x60;
-        out[(20, 18)] = x61;
-        out[(20, 19)] = x63;
-        out[(20, 20)] = x65;
-        out[(20, 21)] = -1.0;
-        out[(20, 24)] = x85;
-        out[(20, 25)] = x86;
-        out[(20, 26)] = x88;
-        out[(20, 27)] = x90;
-        out[(21, 15)] = 1.0;
-        out[(21, 17)] = x64;
-        out[(21, 18)] = x62;
-        out[(21, 19)] = x61;
-        out[(21, 20)] = x60;
-        out[(21, 22)] = -1.0;
-        out[(21, 24)] = x89;
-        out[(21, 25)] = x87;
-        out[(21, 26)] = x86;
-        out[(21, 27)] = x85;
-        out[(22, 16)] = 1.0;
-        out[(22, 17)] = x63;
-        out[(22, 18)] = x64;
-        out[(22, 19)] = x66;
-        out[(22, 20)] = x61;
-        out[(22, 23)] = -1.0;
-        out[(22, 24)] = x88;
-        out[(22, 25)] = x89;
-        out[(22, 26)] = x91;
-        out[(22, 27)] = x86;
-        out[(23, 17)] = x8 * x93 + x11 * x99 - 2.0 * q[19] * x100;
-        out[(23, 18)] = x9 * x93 + x10 * x99 + x11 * x100;
-        out[(23, 19)] = x101;
-        out[(23, 20)] = x102;
-        out[(23, 24)] = x15 * x103 - 2.0 * q[24] * x104 - 2.0 * q[25] * x105;
-        out[(23, 25)] = -2.0 * q[26] * x103 + x13 * x104 - 2.0 * q[24] * x105;
-        out[(23, 26)] = -2.0 * q[25] * x103 - 2.0 * q[26] * x104 - 2.0 * q[27] * x105;
-        out[(23, 27)] = x12 * x103 + x15 * x104 - 2.0 * q[26] * x105;
-        out[(24, 17)] = x101;
-        out[(24, 18)] = x102;
-        out[(24, 19)] = -2.0 * q[17] * x93 - 2.0 * q[20] * x99 + x10 * x100;
-        out[(24, 20)] = -2.0 * q[18] * x93 - 2.0 * q[19] * x99 - 2.0 * q[20] * x100;
-        out[(24, 24)] = x15 * x68 - 2.0 * q[24] * x69 - 2.0 * q[25] * x74;
-        out[(24, 25)] = -2.0 * q[26] * x68 + x13 * x69 - 2.0 * q[24] * x74;
-        out[(24, 26)] = -2.0 * q[25] * x68 - 2.0 * q[26] * x69 - 2.0 * q[27] * x74;
-        out[(24, 27)] = x12 * x68 + x15 * x69 - 2.0 * q[26] * x74;
-        out[(25, 21)] = 1.0;
-        out[(25, 24)] = x85;
-        out[(25, 25)] = x86;
-        out[(25, 26)] = x88;
-        out[(25, 27)] = x90;
-        out[(25, 28)] = -1.0;
-        out[(25, 31)] = x106;
-        out[(25, 32)] = x107;
-        out[(25, 33)] = x109;
-        out[(25, 34)] = x111;
-        out[(26, 22)] = 1.0;
-        out[(26, 24)] = x89;
-        out[(26, 25)] = x87;
-        out[(26, 26)] = x86;
-        out[(26, 27)] = x85;
-        out[(26, 29)] = -1.0;
-        out[(26, 31)] = x110;
-        out[(26, 32)] = x108;
-        out[(26, 33)] = x107;
-        out[(26, 34)] = x106;
-        out[(27, 23)] = 1.0;
-        out[(27, 24)] = x88;
-        out[(27, 25)] = x89;
-        out[(27, 26)] = x91;
-        out[(27, 27)] = x86;
-        out[(27, 30)] = -1.0;
-        out[(27, 31)] = x109;
-        out[(27, 32)] = x110;
-        out[(27, 33)] = x112;
-        out[(27, 34)] = x107;
-        out[(28, 24)] = x12 * x113 + x15 * x114 - 2.0 * q[26] * x115;
-        out[(28, 25)] = x116;
-        out[(28, 26)] = -2.0 * q[26] * x113 + x13 * x114 - 2.0 * q[24] * x115;
-        out[(28, 27)] = x117;
-        out[(28, 31)] = x18 * x119 - 2.0 * q[32] * x121 + x16 * x122;
-        out[(28, 32)] = x19 * x119 - 2.0 * q[31] * x121 - 2.0 * q[32] * x122;
-        out[(28, 33)] = x16 * x119 + x19 * x121 + x123 * x122;
-        out[(28, 34)] = x17 * x119 + x18 * x121 + x19 * x122;
-        out[(29, 24)] = x117;
-        out[(29, 25)] = x14 * x113 - 2.0 * q[25] * x114 + x12 * x115;
-        out[(29, 26)] = x116;
-        out[(29, 27)] = -2.0 * q[24] * x113 - 2.0 * q[27] * x114 + x14 * x115;
-        out[(29, 31)] = x18 * x124 - 2.0 * q[32] * x125 + x16 * x126;
-        out[(29, 32)] = x19 * x124 - 2.0 * q[31] * x125 - 2.0 * q[32] * x126;
-        out[(29, 33)] = x16 * x124 + x19 * x125 + x123 * x126;
-        out[(29, 34)] = x17 * x124 + x18 * x125 + x19 * x126;
-        out[(30, 28)] = 1.0;
-        out[(30, 31)] = x106;
-        out[(30, 32)] = x107;
-        out[(30, 33)] = x109;
-        out[(30, 34)] = x111;
-        out[(31, 29)] = 1.0;
-        out[(31, 31)] = x110;
-        out[(31, 32)] = x108;
-        out[(31, 33)] = x107;
-        out[(31, 34)] = x106;
-        out[(32, 30)] = 1.0;
-        out[(32, 31)] = x109;
-        out[(32, 32)] = x110;
-        out[(32, 33)] = x112;
-        out[(32, 34)] = x107;
-        out[(33, 31)] = x16;
-        out[(33, 32)] = x17;
-        out[(33, 33)] = x123;
-        out[(33, 34)] = -2.0 * q[34];
-        out[(34, 31)] = x18;
-        out[(34, 32)] = x19;
-        out[(34, 33)] = x16;
-        out[(34, 34)] = x17;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn phi_t_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
@@ -2027,207 +1656,14 @@ impl ::mbsim::__private::ConstrainedSystem for Bricard {
         out[(34, 33)] = x16;
         out[(34, 34)] = x17;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
+    fn mass_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (35, 35), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 95];
+        self.mass_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = self.side.powi(2);
-        let x1 = q[4].powi(2);
-        let x2 = self.len.powi(2) + x0;
-        let x3 = q[5].powi(2);
-        let x4 = 1.0 / 3.0 * self.m * x2 * x3;
-        let x5 = q[6].powi(2);
-        let x6 = 1.0 / 3.0 * self.m * x2 * x5;
-        let x7 = -2.0 / 3.0 * q[3] * q[4] * self.m * x0;
-        let x8 = -2.0 / 3.0 * q[4] * q[6] * self.m * x0
-            - 1.0 / 3.0 * q[3] * q[5] * self.m * x2
-            + 1.0 / 3.0 * q[4] * q[6] * self.m * x2;
-        let x9 = -1.0 / 3.0 * q[4] * q[5] * self.m * x2;
-        let x10 = -1.0 / 3.0 * q[3] * q[6] * self.m * x2;
-        let x11 = 2.0 / 3.0 * q[4] * q[5] * self.m * x0 + x9 + x10;
-        let x12 = q[3].powi(2);
-        let x13 = x9 + x10 + 2.0 / 3.0 * q[3] * q[6] * self.m * x0;
-        let x14 = -2.0 / 3.0 * q[3] * q[5] * self.m * x0
-            - 1.0 / 3.0 * q[4] * q[6] * self.m * x2
-            + 1.0 / 3.0 * q[3] * q[5] * self.m * x2;
-        let x15 = 1.0 / 3.0 * self.m * x2 * x12;
-        let x16 = 1.0 / 3.0 * self.m * x2 * x1;
-        let x17 = -2.0 / 3.0 * q[5] * q[6] * self.m * x0;
-        let x18 = q[11].powi(2);
-        let x19 = q[12].powi(2);
-        let x20 = 1.0 / 3.0 * self.m * x2 * x19;
-        let x21 = q[13].powi(2);
-        let x22 = 1.0 / 3.0 * self.m * x2 * x21;
-        let x23 = -2.0 / 3.0 * q[10] * q[11] * self.m * x0;
-        let x24 = -2.0 / 3.0 * q[11] * q[13] * self.m * x0
-            - 1.0 / 3.0 * q[10] * q[12] * self.m * x2
-            + 1.0 / 3.0 * q[11] * q[13] * self.m * x2;
-        let x25 = -1.0 / 3.0 * q[11] * q[12] * self.m * x2;
-        let x26 = -1.0 / 3.0 * q[10] * q[13] * self.m * x2;
-        let x27 = 2.0 / 3.0 * q[11] * q[12] * self.m * x0 + x25 + x26;
-        let x28 = q[10].powi(2);
-        let x29 = x25 + x26 + 2.0 / 3.0 * q[10] * q[13] * self.m * x0;
-        let x30 = -2.0 / 3.0 * q[10] * q[12] * self.m * x0
-            - 1.0 / 3.0 * q[11] * q[13] * self.m * x2
-            + 1.0 / 3.0 * q[10] * q[12] * self.m * x2;
-        let x31 = 1.0 / 3.0 * self.m * x2 * x28;
-        let x32 = 1.0 / 3.0 * self.m * x2 * x18;
-        let x33 = -2.0 / 3.0 * q[12] * q[13] * self.m * x0;
-        let x34 = q[18].powi(2);
-        let x35 = q[19].powi(2);
-        let x36 = 1.0 / 3.0 * self.m * x2 * x35;
-        let x37 = q[20].powi(2);
-        let x38 = 1.0 / 3.0 * self.m * x2 * x37;
-        let x39 = -2.0 / 3.0 * q[17] * q[18] * self.m * x0;
-        let x40 = -2.0 / 3.0 * q[18] * q[20] * self.m * x0
-            - 1.0 / 3.0 * q[17] * q[19] * self.m * x2
-            + 1.0 / 3.0 * q[18] * q[20] * self.m * x2;
-        let x41 = -1.0 / 3.0 * q[18] * q[19] * self.m * x2;
-        let x42 = -1.0 / 3.0 * q[17] * q[20] * self.m * x2;
-        let x43 = 2.0 / 3.0 * q[18] * q[19] * self.m * x0 + x41 + x42;
-        let x44 = q[17].powi(2);
-        let x45 = x41 + x42 + 2.0 / 3.0 * q[17] * q[20] * self.m * x0;
-        let x46 = -2.0 / 3.0 * q[17] * q[19] * self.m * x0
-            - 1.0 / 3.0 * q[18] * q[20] * self.m * x2
-            + 1.0 / 3.0 * q[17] * q[19] * self.m * x2;
-        let x47 = 1.0 / 3.0 * self.m * x2 * x44;
-        let x48 = 1.0 / 3.0 * self.m * x2 * x34;
-        let x49 = -2.0 / 3.0 * q[19] * q[20] * self.m * x0;
-        let x50 = q[25].powi(2);
-        let x51 = q[26].powi(2);
-        let x52 = 1.0 / 3.0 * self.m * x2 * x51;
-        let x53 = q[27].powi(2);
-        let x54 = 1.0 / 3.0 * self.m * x2 * x53;
-        let x55 = -2.0 / 3.0 * q[24] * q[25] * self.m * x0;
-        let x56 = -2.0 / 3.0 * q[25] * q[27] * self.m * x0
-            - 1.0 / 3.0 * q[24] * q[26] * self.m * x2
-            + 1.0 / 3.0 * q[25] * q[27] * self.m * x2;
-        let x57 = -1.0 / 3.0 * q[25] * q[26] * self.m * x2;
-        let x58 = -1.0 / 3.0 * q[24] * q[27] * self.m * x2;
-        let x59 = 2.0 / 3.0 * q[25] * q[26] * self.m * x0 + x57 + x58;
-        let x60 = q[24].powi(2);
-        let x61 = x57 + x58 + 2.0 / 3.0 * q[24] * q[27] * self.m * x0;
-        let x62 = -2.0 / 3.0 * q[24] * q[26] * self.m * x0
-            - 1.0 / 3.0 * q[25] * q[27] * self.m * x2
-            + 1.0 / 3.0 * q[24] * q[26] * self.m * x2;
-        let x63 = 1.0 / 3.0 * self.m * x2 * x60;
-        let x64 = 1.0 / 3.0 * self.m * x2 * x50;
-        let x65 = -2.0 / 3.0 * q[26] * q[27] * self.m * x0;
-        let x66 = q[32].powi(2);
-        let x67 = q[33].powi(2);
-        let x68 = 1.0 / 3.0 * self.m * x2 * x67;
-        let x69 = q[34].powi(2);
-        let x70 = 1.0 / 3.0 * self.m * x2 * x69;
-        let x71 = -2.0 / 3.0 * q[31] * q[32] * self.m * x0;
-        let x72 = -2.0 / 3.0 * q[32] * q[34] * self.m * x0
-            - 1.0 / 3.0 * q[31] * q[33] * self.m * x2
-            + 1.0 / 3.0 * q[32] * q[34] * self.m * x2;
-        let x73 = -1.0 / 3.0 * q[32] * q[33] * self.m * x2;
-        let x74 = -1.0 / 3.0 * q[31] * q[34] * self.m * x2;
-        let x75 = 2.0 / 3.0 * q[32] * q[33] * self.m * x0 + x73 + x74;
-        let x76 = q[31].powi(2);
-        let x77 = x73 + x74 + 2.0 / 3.0 * q[31] * q[34] * self.m * x0;
-        let x78 = -2.0 / 3.0 * q[31] * q[33] * self.m * x0
-            - 1.0 / 3.0 * q[32] * q[34] * self.m * x2
-            + 1.0 / 3.0 * q[31] * q[33] * self.m * x2;
-        let x79 = 1.0 / 3.0 * self.m * x2 * x76;
-        let x80 = 1.0 / 3.0 * self.m * x2 * x66;
-        let x81 = -2.0 / 3.0 * q[33] * q[34] * self.m * x0;
-        out[(0, 0)] = self.m;
-        out[(1, 1)] = self.m;
-        out[(2, 2)] = self.m;
-        out[(3, 3)] = 2.0 / 3.0 * self.m * x0 * x1 + x4 + x6;
-        out[(3, 4)] = x7;
-        out[(3, 5)] = x8;
-        out[(3, 6)] = x11;
-        out[(4, 3)] = x7;
-        out[(4, 4)] = x4 + x6 + 2.0 / 3.0 * self.m * x0 * x12;
-        out[(4, 5)] = x13;
-        out[(4, 6)] = x14;
-        out[(5, 3)] = x8;
-        out[(5, 4)] = x13;
-        out[(5, 5)] = 2.0 / 3.0 * self.m * x0 * x5 + x15 + x16;
-        out[(5, 6)] = x17;
-        out[(6, 3)] = x11;
-        out[(6, 4)] = x14;
-        out[(6, 5)] = x17;
-        out[(6, 6)] = x15 + x16 + 2.0 / 3.0 * self.m * x0 * x3;
-        out[(7, 7)] = self.m;
-        out[(8, 8)] = self.m;
-        out[(9, 9)] = self.m;
-        out[(10, 10)] = 2.0 / 3.0 * self.m * x0 * x18 + x20 + x22;
-        out[(10, 11)] = x23;
-        out[(10, 12)] = x24;
-        out[(10, 13)] = x27;
-        out[(11, 10)] = x23;
-        out[(11, 11)] = x20 + x22 + 2.0 / 3.0 * self.m * x0 * x28;
-        out[(11, 12)] = x29;
-        out[(11, 13)] = x30;
-        out[(12, 10)] = x24;
-        out[(12, 11)] = x29;
-        out[(12, 12)] = 2.0 / 3.0 * self.m * x0 * x21 + x31 + x32;
-        out[(12, 13)] = x33;
-        out[(13, 10)] = x27;
-        out[(13, 11)] = x30;
-        out[(13, 12)] = x33;
-        out[(13, 13)] = x31 + x32 + 2.0 / 3.0 * self.m * x0 * x19;
-        out[(14, 14)] = self.m;
-        out[(15, 15)] = self.m;
-        out[(16, 16)] = self.m;
-        out[(17, 17)] = 2.0 / 3.0 * self.m * x0 * x34 + x36 + x38;
-        out[(17, 18)] = x39;
-        out[(17, 19)] = x40;
-        out[(17, 20)] = x43;
-        out[(18, 17)] = x39;
-        out[(18, 18)] = x36 + x38 + 2.0 / 3.0 * self.m * x0 * x44;
-        out[(18, 19)] = x45;
-        out[(18, 20)] = x46;
-        out[(19, 17)] = x40;
-        out[(19, 18)] = x45;
-        out[(19, 19)] = 2.0 / 3.0 * self.m * x0 * x37 + x47 + x48;
-        out[(19, 20)] = x49;
-        out[(20, 17)] = x43;
-        out[(20, 18)] = x46;
-        out[(20, 19)] = x49;
-        out[(20, 20)] = x47 + x48 + 2.0 / 3.0 * self.m * x0 * x35;
-        out[(21, 21)] = self.m;
-        out[(22, 22)] = self.m;
-        out[(23, 23)] = self.m;
-        out[(24, 24)] = 2.0 / 3.0 * self.m * x0 * x50 + x52 + x54;
-        out[(24, 25)] = x55;
-        out[(24, 26)] = x56;
-        out[(24, 27)] = x59;
-        out[(25, 24)] = x55;
-        out[(25, 25)] = x52 + x54 + 2.0 / 3.0 * self.m * x0 * x60;
-        out[(25, 26)] = x61;
-        out[(25, 27)] = x62;
-        out[(26, 24)] = x56;
-        out[(26, 25)] = x61;
-        out[(26, 26)] = 2.0 / 3.0 * self.m * x0 * x53 + x63 + x64;
-        out[(26, 27)] = x65;
-        out[(27, 24)] = x59;
-        out[(27, 25)] = x62;
-        out[(27, 26)] = x65;
-        out[(27, 27)] = x63 + x64 + 2.0 / 3.0 * self.m * x0 * x51;
-        out[(28, 28)] = self.m;
-        out[(29, 29)] = self.m;
-        out[(30, 30)] = self.m;
-        out[(31, 31)] = 2.0 / 3.0 * self.m * x0 * x66 + x68 + x70;
-        out[(31, 32)] = x71;
-        out[(31, 33)] = x72;
-        out[(31, 34)] = x75;
-        out[(32, 31)] = x71;
-        out[(32, 32)] = x68 + x70 + 2.0 / 3.0 * self.m * x0 * x76;
-        out[(32, 33)] = x77;
-        out[(32, 34)] = x78;
-        out[(33, 31)] = x72;
-        out[(33, 32)] = x77;
-        out[(33, 33)] = 2.0 / 3.0 * self.m * x0 * x69 + x79 + x80;
-        out[(33, 34)] = x81;
-        out[(34, 31)] = x75;
-        out[(34, 32)] = x78;
-        out[(34, 33)] = x81;
-        out[(34, 34)] = x79 + x80 + 2.0 / 3.0 * self.m * x0 * x67;
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn force_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
@@ -2316,876 +1752,31 @@ impl ::mbsim::__private::ConstrainedSystem for Bricard {
     }
     fn dynamics_into(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
-        assert_eq!(q.len(), 35, "q must have n = {} entries", 35);
-        assert_eq!(v.len(), 35, "v must have n = {} entries", 35);
         let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (35, 35), "mass has the wrong shape");
-        assert_eq!(force.len(), 35, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (35, 35), "jacobian has the wrong shape");
-        assert_eq!(gamma.len(), 35, "gamma has the wrong shape");
+        let mut mass_nonzeros = [0.0_f64; 95];
+        let mut jacobian_nonzeros = [0.0_f64; 250];
+        let nonzeros = ::mbsim::__private::DynamicsNonzeros {
+            mass: &mut mass_nonzeros,
+            force,
+            jacobian: &mut jacobian_nonzeros,
+            gamma,
+        };
+        self.dynamics_nonzeros_into(t, q, v, nonzeros);
         mass.fill(0.0);
-        force.fill(0.0);
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&mass_nonzeros) {
+            mass[(r, c)] = x;
+        }
         jacobian.fill(0.0);
-        let x0 = self.side.powi(2);
-        let x1 = q[4].powi(2);
-        let x2 = self.len.powi(2) + x0;
-        let x3 = q[5].powi(2);
-        let x4 = 1.0 / 3.0 * self.m * x2 * x3;
-        let x5 = q[6].powi(2);
-        let x6 = 1.0 / 3.0 * self.m * x2 * x5;
-        let x7 = -2.0 / 3.0 * q[3] * q[4] * self.m * x0;
-        let x8 = -2.0 / 3.0 * q[4] * q[6] * self.m * x0
-            - 1.0 / 3.0 * q[3] * q[5] * self.m * x2
-            + 1.0 / 3.0 * q[4] * q[6] * self.m * x2;
-        let x9 = -1.0 / 3.0 * q[4] * q[5] * self.m * x2;
-        let x10 = -1.0 / 3.0 * q[3] * q[6] * self.m * x2;
-        let x11 = 2.0 / 3.0 * q[4] * q[5] * self.m * x0 + x9 + x10;
-        let x12 = q[3].powi(2);
-        let x13 = x9 + x10 + 2.0 / 3.0 * q[3] * q[6] * self.m * x0;
-        let x14 = -2.0 / 3.0 * q[3] * q[5] * self.m * x0
-            - 1.0 / 3.0 * q[4] * q[6] * self.m * x2
-            + 1.0 / 3.0 * q[3] * q[5] * self.m * x2;
-        let x15 = 1.0 / 3.0 * self.m * x2 * x12;
-        let x16 = 1.0 / 3.0 * self.m * x2 * x1;
-        let x17 = -2.0 / 3.0 * q[5] * q[6] * self.m * x0;
-        let x18 = q[11].powi(2);
-        let x19 = q[12].powi(2);
-        let x20 = 1.0 / 3.0 * self.m * x2 * x19;
-        let x21 = q[13].powi(2);
-        let x22 = 1.0 / 3.0 * self.m * x2 * x21;
-        let x23 = -2.0 / 3.0 * q[10] * q[11] * self.m * x0;
-        let x24 = -2.0 / 3.0 * q[11] * q[13] * self.m * x0
-            - 1.0 / 3.0 * q[10] * q[12] * self.m * x2
-            + 1.0 / 3.0 * q[11] * q[13] * self.m * x2;
-        let x25 = -1.0 / 3.0 * q[11] * q[12] * self.m * x2;
-        let x26 = -1.0 / 3.0 * q[10] * q[13] * self.m * x2;
-        let x27 = 2.0 / 3.0 * q[11] * q[12] * self.m * x0 + x25 + x26;
-        let x28 = q[10].powi(2);
-        let x29 = x25 + x26 + 2.0 / 3.0 * q[10] * q[13] * self.m * x0;
-        let x30 = -2.0 / 3.0 * q[10] * q[12] * self.m * x0
-            - 1.0 / 3.0 * q[11] * q[13] * self.m * x2
-            + 1.0 / 3.0 * q[10] * q[12] * self.m * x2;
-        let x31 = 1.0 / 3.0 * self.m * x2 * x28;
-        let x32 = 1.0 / 3.0 * self.m * x2 * x18;
-        let x33 = -2.0 / 3.0 * q[12] * q[13] * self.m * x0;
-        let x34 = q[18].powi(2);
-        let x35 = q[19].powi(2);
-        let x36 = 1.0 / 3.0 * self.m * x2 * x35;
-        let x37 = q[20].powi(2);
-        let x38 = 1.0 / 3.0 * self.m * x2 * x37;
-        let x39 = -2.0 / 3.0 * q[17] * q[18] * self.m * x0;
-        let x40 = -2.0 / 3.0 * q[18] * q[20] * self.m * x0
-            - 1.0 / 3.0 * q[17] * q[19] * self.m * x2
-            + 1.0 / 3.0 * q[18] * q[20] * self.m * x2;
-        let x41 = -1.0 / 3.0 * q[18] * q[19] * self.m * x2;
-        let x42 = -1.0 / 3.0 * q[17] * q[20] * self.m * x2;
-        let x43 = 2.0 / 3.0 * q[18] * q[19] * self.m * x0 + x41 + x42;
-        let x44 = q[17].powi(2);
-        let x45 = x41 + x42 + 2.0 / 3.0 * q[17] * q[20] * self.m * x0;
-        let x46 = -2.0 / 3.0 * q[17] * q[19] * self.m * x0
-            - 1.0 / 3.0 * q[18] * q[20] * self.m * x2
-            + 1.0 / 3.0 * q[17] * q[19] * self.m * x2;
-        let x47 = 1.0 / 3.0 * self.m * x2 * x44;
-        let x48 = 1.0 / 3.0 * self.m * x2 * x34;
-        let x49 = -2.0 / 3.0 * q[19] * q[20] * self.m * x0;
-        let x50 = q[25].powi(2);
-        let x51 = q[26].powi(2);
-        let x52 = 1.0 / 3.0 * self.m * x2 * x51;
-        let x53 = q[27].powi(2);
-        let x54 = 1.0 / 3.0 * self.m * x2 * x53;
-        let x55 = -2.0 / 3.0 * q[24] * q[25] * self.m * x0;
-        let x56 = -2.0 / 3.0 * q[25] * q[27] * self.m * x0
-            - 1.0 / 3.0 * q[24] * q[26] * self.m * x2
-            + 1.0 / 3.0 * q[25] * q[27] * self.m * x2;
-        let x57 = -1.0 / 3.0 * q[25] * q[26] * self.m * x2;
-        let x58 = -1.0 / 3.0 * q[24] * q[27] * self.m * x2;
-        let x59 = 2.0 / 3.0 * q[25] * q[26] * self.m * x0 + x57 + x58;
-        let x60 = q[24].powi(2);
-        let x61 = x57 + x58 + 2.0 / 3.0 * q[24] * q[27] * self.m * x0;
-        let x62 = -2.0 / 3.0 * q[24] * q[26] * self.m * x0
-            - 1.0 / 3.0 * q[25] * q[27] * self.m * x2
-            + 1.0 / 3.0 * q[24] * q[26] * self.m * x2;
-        let x63 = 1.0 / 3.0 * self.m * x2 * x60;
-        let x64 = 1.0 / 3.0 * self.m * x2 * x50;
-        let x65 = -2.0 / 3.0 * q[26] * q[27] * self.m * x0;
-        let x66 = q[32].powi(2);
-        let x67 = q[33].powi(2);
-        let x68 = 1.0 / 3.0 * self.m * x2 * x67;
-        let x69 = q[34].powi(2);
-        let x70 = 1.0 / 3.0 * self.m * x2 * x69;
-        let x71 = -2.0 / 3.0 * q[31] * q[32] * self.m * x0;
-        let x72 = -2.0 / 3.0 * q[32] * q[34] * self.m * x0
-            - 1.0 / 3.0 * q[31] * q[33] * self.m * x2
-            + 1.0 / 3.0 * q[32] * q[34] * self.m * x2;
-        let x73 = -1.0 / 3.0 * q[32] * q[33] * self.m * x2;
-        let x74 = -1.0 / 3.0 * q[31] * q[34] * self.m * x2;
-        let x75 = 2.0 / 3.0 * q[32] * q[33] * self.m * x0 + x73 + x74;
-        let x76 = q[31].powi(2);
-        let x77 = x73 + x74 + 2.0 / 3.0 * q[31] * q[34] * self.m * x0;
-        let x78 = -2.0 / 3.0 * q[31] * q[33] * self.m * x0
-            - 1.0 / 3.0 * q[32] * q[34] * self.m * x2
-            + 1.0 / 3.0 * q[31] * q[33] * self.m * x2;
-        let x79 = 1.0 / 3.0 * self.m * x2 * x76;
-        let x80 = 1.0 / 3.0 * self.m * x2 * x66;
-        let x81 = -2.0 / 3.0 * q[33] * q[34] * self.m * x0;
-        let x82 = -self.m * self.g;
-        let x83 = -q[3] * v[4] + v[3] * q[4] + q[5] * v[6] - v[5] * q[6];
-        let x84 = -q[3] * v[5] - q[4] * v[6] + v[3] * q[5] + v[4] * q[6];
-        let x85 = -q[3] * v[6] + q[4] * v[5] - v[4] * q[5] + v[3] * q[6];
-        let x86 = v[10] * q[11];
-        let x87 = q[12] * v[13];
-        let x88 = -q[10] * v[11] + x86 + x87 - v[12] * q[13];
-        let x89 = v[10] * q[12];
-        let x90 = v[11] * q[13];
-        let x91 = -q[10] * v[12] - q[11] * v[13] + x89 + x90;
-        let x92 = -q[10] * v[13] + q[11] * v[12] - v[11] * q[12] + v[10] * q[13];
-        let x93 = q[19] * v[20];
-        let x94 = -q[17] * v[18] + v[17] * q[18] + x93 - v[19] * q[20];
-        let x95 = v[17] * q[19];
-        let x96 = v[18] * q[20];
-        let x97 = -q[17] * v[19] - q[18] * v[20] + x95 + x96;
-        let x98 = -q[17] * v[20] + q[18] * v[19] - v[18] * q[19] + v[17] * q[20];
-        let x99 = v[24] * q[25];
-        let x100 = q[26] * v[27];
-        let x101 = -q[24] * v[25] + x99 + x100 - v[26] * q[27];
-        let x102 = v[24] * q[26];
-        let x103 = -q[24] * v[26] - q[25] * v[27] + x102 + v[25] * q[27];
-        let x104 = q[25] * v[26];
-        let x105 = v[24] * q[27];
-        let x106 = -q[24] * v[27] + x104 - v[25] * q[26] + x105;
-        let x107 = v[31] * q[32];
-        let x108 = -q[31] * v[32] + x107 + q[33] * v[34] - v[33] * q[34];
-        let x109 = -q[31] * v[33] - q[32] * v[34] + v[31] * q[33] + v[32] * q[34];
-        let x110 = -q[31] * v[34] + q[32] * v[33] - v[32] * q[33] + v[31] * q[34];
-        let x111 = 2.0 * q[3];
-        let x112 = 2.0 * q[4];
-        let x113 = 2.0 * q[5];
-        let x114 = 2.0 * q[6];
-        let x115 = 2.0 * q[10];
-        let x116 = 2.0 * q[11];
-        let x117 = 2.0 * q[12];
-        let x118 = 2.0 * q[13];
-        let x119 = 2.0 * q[17];
-        let x120 = 2.0 * q[18];
-        let x121 = 2.0 * q[19];
-        let x122 = 2.0 * q[20];
-        let x123 = 2.0 * q[24];
-        let x124 = 2.0 * q[25];
-        let x125 = 2.0 * q[26];
-        let x126 = 2.0 * q[27];
-        let x127 = 2.0 * q[31];
-        let x128 = 2.0 * q[32];
-        let x129 = 2.0 * q[33];
-        let x130 = 2.0 * q[34];
-        let x131 = q[3] * self.len;
-        let x132 = q[4] * self.len;
-        let x133 = q[5] * self.len;
-        let x134 = -x133;
-        let x135 = q[6] * self.len;
-        let x136 = -x135;
-        let x137 = -x131;
-        let x138 = -2.0 * q[6];
-        let x139 = -2.0 * q[3];
-        let x140 = -2.0 * q[4];
-        let x141 = -2.0 * q[5];
-        let x142 = q[10] * self.len;
-        let x143 = q[11] * self.len;
-        let x144 = q[12] * self.len;
-        let x145 = -x144;
-        let x146 = q[13] * self.len;
-        let x147 = -x146;
-        let x148 = -x142;
-        let x149 = x118 * q[11];
-        let x150 = x149 + x117 * q[10];
-        let x151 = x118 * q[12] - 2.0 * q[10] * q[11];
-        let x152 = -x19;
-        let x153 = x21 + x28 + x152 - x18;
-        let x154 = x112 * x150 + x113 * x151 + x114 * x153;
-        let x155 = x138 * x150 + x111 * x151 + x112 * x153;
-        let x156 = -x5;
-        let x157 = x1 + x12 + x156 - x3;
-        let x158 = x113 * q[4];
-        let x159 = x158 + x114 * q[3];
-        let x160 = x114 * q[4] + x139 * q[5];
-        let x161 = x158 + x139 * q[6];
-        let x162 = x3 + x12 + x156 - x1;
-        let x163 = x114 * q[5] + x112 * q[3];
-        let x164 = q[17] * self.len;
-        let x165 = q[18] * self.len;
-        let x166 = q[19] * self.len;
-        let x167 = -x166;
-        let x168 = q[20] * self.len;
-        let x169 = -x168;
-        let x170 = -x164;
-        let x171 = -2.0 * q[17] * q[19];
-        let x172 = x171 - 2.0 * q[18] * q[20];
-        let x173 = x120 * q[17] - 2.0 * q[19] * q[20];
-        let x174 = -x37;
-        let x175 = x34 + x35 + x174 - x44;
-        let x176 = -2.0 * q[12] * x172 + x116 * x173 - 2.0 * q[10] * x175;
-        let x177 = -2.0 * q[13] * x172 + x115 * x173 + x116 * x175;
-        let x178 = -x21;
-        let x179 = x18 + x28 + x178 + x152;
-        let x180 = x117 * q[11] + x118 * q[10];
-        let x181 = -2.0 * q[10] * q[12];
-        let x182 = x149 + x181;
-        let x183 = x181 - 2.0 * q[11] * q[13];
-        let x184 = x116 * q[10] - 2.0 * q[12] * q[13];
-        let x185 = x18 + x19 + x178 - x28;
-        let x186 = q[24] * self.len;
-        let x187 = q[25] * self.len;
-        let x188 = q[26] * self.len;
-        let x189 = -x188;
-        let x190 = q[27] * self.len;
-        let x191 = -x190;
-        let x192 = -x186;
-        let x193 = x126 * q[24];
-        let x194 = x193 - 2.0 * q[25] * q[26];
-        let x195 = -x51;
-        let x196 = x50 + x53 + x195 - x60;
-        let x197 = -2.0 * q[24] * q[25] - 2.0 * q[26] * q[27];
-        let x198 = -2.0 * q[19] * x194 + x120 * x196 - 2.0 * q[17] * x197;
-        let x199 = -2.0 * q[20] * x194 + x119 * x196 + x120 * x197;
-        let x200 = x34 + x44 + x174 - x35;
-        let x201 = x121 * q[18] + x122 * q[17];
-        let x202 = x122 * q[18] + x171;
-        let x203 = q[31] * self.len;
-        let x204 = q[32] * self.len;
-        let x205 = q[33] * self.len;
-        let x206 = -x205;
-        let x207 = q[34] * self.len;
-        let x208 = -x207;
-        let x209 = -x203;
-        let x210 = x130 * q[32] + x129 * q[31];
-        let x211 = x130 * q[33] - 2.0 * q[31] * q[32];
-        let x212 = x69 + x76 - x67 - x66;
-        let x213 = x124 * x210 + x125 * x211 + x126 * x212;
-        let x214 = -2.0 * q[27] * x210 + x123 * x211 + x124 * x212;
-        let x215 = -x53;
-        let x216 = x50 + x60 + x215 + x195;
-        let x217 = x125 * q[25];
-        let x218 = x217 + x193;
-        let x219 = x126 * q[25] - 2.0 * q[24] * q[26];
-        let x220 = -2.0 * q[33];
-        let x221 = x217 - 2.0 * q[24] * q[27];
-        let x222 = x51 + x60 + x215 - x50;
-        let x223 = x126 * q[26] + x124 * q[24];
-        let x224 = v[4].powi(2);
-        let x225 = -2.0 * x224;
-        let x226 = v[5].powi(2);
-        let x227 = -2.0 * x226;
-        let x228 = -2.0 * v[6].powi(2);
-        let x229 = v[3].powi(2);
-        let x230 = v[11].powi(2);
-        let x231 = -2.0 * x230;
-        let x232 = v[12].powi(2);
-        let x233 = -2.0 * x232;
-        let x234 = v[13].powi(2);
-        let x235 = -2.0 * x234;
-        let x236 = v[10].powi(2);
-        let x237 = -2.0 * x236;
-        let x238 = v[18].powi(2);
-        let x239 = v[19].powi(2);
-        let x240 = -2.0 * x239;
-        let x241 = -2.0 * v[20].powi(2);
-        let x242 = v[17].powi(2);
-        let x243 = -2.0 * x242;
-        let x244 = v[25].powi(2);
-        let x245 = -2.0 * x244;
-        let x246 = v[26].powi(2);
-        let x247 = -2.0 * x246;
-        let x248 = v[27].powi(2);
-        let x249 = -2.0 * x248;
-        let x250 = v[24].powi(2);
-        let x251 = -2.0 * x250;
-        let x252 = v[32].powi(2);
-        let x253 = -2.0 * x252;
-        let x254 = v[33].powi(2);
-        let x255 = -2.0 * x254;
-        let x256 = v[34].powi(2);
-        let x257 = -2.0 * x256;
-        let x258 = v[31].powi(2);
-        let x259 = -2.0 * x258;
-        let x260 = 2.0 * x229;
-        let x261 = 2.0 * x224 + x260 + x227 + x228;
-        let x262 = -1.0 / 2.0 * self.len * x261;
-        let x263 = 4.0 * v[4] * v[5];
-        let x264 = 4.0 * v[3] * v[6];
-        let x265 = x263 + x264;
-        let x266 = -1.0 / 2.0 * self.len * x265;
-        let x267 = 4.0 * v[4] * v[6] - 4.0 * v[3] * v[5];
-        let x268 = -1.0 / 2.0 * self.len * x267;
-        let x269 = 4.0 * v[3] * v[4] + 4.0 * v[5] * v[6];
-        let x270 = 2.0 * x230;
-        let x271 = 2.0 * x236;
-        let x272 = x270 + x271 + x233 + x235;
-        let x273 = -1.0 / 2.0 * self.len * x272;
-        let x274 = 4.0 * v[11] * v[12] + 4.0 * v[10] * v[13];
-        let x275 = -1.0 / 2.0 * self.len * x274;
-        let x276 = 4.0 * v[11] * v[13];
-        let x277 = -4.0 * v[10] * v[12];
-        let x278 = x276 + x277;
-        let x279 = -1.0 / 2.0 * self.len * x278;
-        let x280 = x276 + 4.0 * v[10] * v[12];
-        let x281 = 4.0 * v[12] * v[13] - 4.0 * v[10] * v[11];
-        let x282 = 2.0 * x234 + x271 + x231 + x233;
-        let x283 = x111 * v[3];
-        let x284 = x138 * v[6];
-        let x285 = x118 * v[11];
-        let x286 = x116 * v[13];
-        let x287 = x285 + x286 + x117 * v[10] + x115 * v[12];
-        let x288 = x113 * v[4];
-        let x289 = x112 * v[5];
-        let x290 = x118 * v[12] + x117 * v[13] + (-2.0 * x86) - 2.0 * q[10] * v[11];
-        let x291 = x115 * v[10];
-        let x292 = -2.0 * q[12] * v[12];
-        let x293 = x118 * v[13] + x291 + x292 - 2.0 * q[11] * v[11];
-        let x294 = 2.0 * x238;
-        let x295 = x294 + 2.0 * x242 + x240 + x241;
-        let x296 = -1.0 / 2.0 * self.len * x295;
-        let x297 = 4.0 * v[18] * v[19] + 4.0 * v[17] * v[20];
-        let x298 = -1.0 / 2.0 * self.len * x297;
-        let x299 = -4.0 * v[17] * v[19];
-        let x300 = 4.0 * v[18] * v[20] + x299;
-        let x301 = -1.0 / 2.0 * self.len * x300;
-        let x302 = x299 - 4.0 * v[18] * v[20];
-        let x303 = 4.0 * v[17] * v[18] - 4.0 * v[19] * v[20];
-        let x304 = x294 + 2.0 * x239 + x241 + x243;
-        let x305 = x116 * v[11];
-        let x306 = -2.0 * q[13] * v[13];
-        let x307 = -2.0 * x95;
-        let x308 = -2.0 * q[17] * v[19];
-        let x309 = x307 + x308 + (-2.0 * x96) - 2.0 * q[18] * v[20];
-        let x310 = x120 * v[17] + x119 * v[18] - 2.0 * v[19] * q[20] + (-2.0 * x93);
-        let x311 = -2.0 * x89;
-        let x312 = -2.0 * q[10] * v[12];
-        let x313 = x120 * v[18];
-        let x314 = -2.0 * q[20] * v[20];
-        let x315 = x313 + x121 * v[19] + x314 - 2.0 * q[17] * v[17];
-        let x316 = 2.0 * x244;
-        let x317 = 2.0 * x250;
-        let x318 = x316 + x317 + x247 + x249;
-        let x319 = -1.0 / 2.0 * self.len * x318;
-        let x320 = 4.0 * v[25] * v[26];
-        let x321 = 4.0 * v[24] * v[27];
-        let x322 = x320 + x321;
-        let x323 = -1.0 / 2.0 * self.len * x322;
-        let x324 = 4.0 * v[25] * v[27] - 4.0 * v[24] * v[26];
-        let x325 = -1.0 / 2.0 * self.len * x324;
-        let x326 = x321 - 4.0 * v[25] * v[26];
-        let x327 = x316 + 2.0 * x248 + x247 + x251;
-        let x328 = -4.0 * v[24] * v[25] - 4.0 * v[26] * v[27];
-        let x329 = x126 * v[24];
-        let x330 = x123 * v[27];
-        let x331 = x329 + x330 - 2.0 * v[25] * q[26] + (-2.0 * x104);
-        let x332 = x124 * v[25];
-        let x333 = -2.0 * q[26] * v[26];
-        let x334 = x332 + x126 * v[27] + x333 - 2.0 * q[24] * v[24];
-        let x335 = (-2.0 * x99) - 2.0 * q[24] * v[25] - 2.0 * v[26] * q[27]
-            + (-2.0 * x100);
-        let x336 = 2.0 * x258;
-        let x337 = -1.0 / 2.0 * self.len * (2.0 * x252 + x336 + x255 + x257);
-        let x338 = -1.0 / 2.0 * self.len * (4.0 * v[32] * v[33] + 4.0 * v[31] * v[34]);
-        let x339 = 4.0 * v[32] * v[34];
-        let x340 = -4.0 * v[31] * v[33];
-        let x341 = -1.0 / 2.0 * self.len * (x339 + x340);
-        let x342 = x339 + 4.0 * v[31] * v[33];
-        let x343 = 4.0 * v[33] * v[34] - 4.0 * v[31] * v[32];
-        let x344 = 2.0 * x256;
-        let x345 = x344 + x336 + x253 + x255;
-        let x346 = x123 * v[24];
-        let x347 = -2.0 * q[27] * v[27];
-        let x348 = x130 * v[32] + x128 * v[34] + x129 * v[31] + x127 * v[33];
-        let x349 = x125 * v[25];
-        let x350 = x124 * v[26];
-        let x351 = x130 * v[33] + x129 * v[34] + (-2.0 * x107) - 2.0 * q[31] * v[32];
-        let x352 = x130 * v[34] + x127 * v[31] + x220 * v[33] - 2.0 * q[32] * v[32];
-        mass[(0, 0)] = self.m;
-        mass[(1, 1)] = self.m;
-        mass[(2, 2)] = self.m;
-        mass[(3, 3)] = 2.0 / 3.0 * self.m * x0 * x1 + x4 + x6;
-        mass[(3, 4)] = x7;
-        mass[(3, 5)] = x8;
-        mass[(3, 6)] = x11;
-        mass[(4, 3)] = x7;
-        mass[(4, 4)] = x4 + x6 + 2.0 / 3.0 * self.m * x0 * x12;
-        mass[(4, 5)] = x13;
-        mass[(4, 6)] = x14;
-        mass[(5, 3)] = x8;
-        mass[(5, 4)] = x13;
-        mass[(5, 5)] = 2.0 / 3.0 * self.m * x0 * x5 + x15 + x16;
-        mass[(5, 6)] = x17;
-        mass[(6, 3)] = x11;
-        mass[(6, 4)] = x14;
-        mass[(6, 5)] = x17;
-        mass[(6, 6)] = x15 + x16 + 2.0 / 3.0 * self.m * x0 * x3;
-        mass[(7, 7)] = self.m;
-        mass[(8, 8)] = self.m;
-        mass[(9, 9)] = self.m;
-        mass[(10, 10)] = 2.0 / 3.0 * self.m * x0 * x18 + x20 + x22;
-        mass[(10, 11)] = x23;
-        mass[(10, 12)] = x24;
-        mass[(10, 13)] = x27;
-        mass[(11, 10)] = x23;
-        mass[(11, 11)] = x20 + x22 + 2.0 / 3.0 * self.m * x0 * x28;
-        mass[(11, 12)] = x29;
-        mass[(11, 13)] = x30;
-        mass[(12, 10)] = x24;
-        mass[(12, 11)] = x29;
-        mass[(12, 12)] = 2.0 / 3.0 * self.m * x0 * x21 + x31 + x32;
-        mass[(12, 13)] = x33;
-        mass[(13, 10)] = x27;
-        mass[(13, 11)] = x30;
-        mass[(13, 12)] = x33;
-        mass[(13, 13)] = x31 + x32 + 2.0 / 3.0 * self.m * x0 * x19;
-        mass[(14, 14)] = self.m;
-        mass[(15, 15)] = self.m;
-        mass[(16, 16)] = self.m;
-        mass[(17, 17)] = 2.0 / 3.0 * self.m * x0 * x34 + x36 + x38;
-        mass[(17, 18)] = x39;
-        mass[(17, 19)] = x40;
-        mass[(17, 20)] = x43;
-        mass[(18, 17)] = x39;
-        mass[(18, 18)] = x36 + x38 + 2.0 / 3.0 * self.m * x0 * x44;
-        mass[(18, 19)] = x45;
-        mass[(18, 20)] = x46;
-        mass[(19, 17)] = x40;
-        mass[(19, 18)] = x45;
-        mass[(19, 19)] = 2.0 / 3.0 * self.m * x0 * x37 + x47 + x48;
-        mass[(19, 20)] = x49;
-        mass[(20, 17)] = x43;
-        mass[(20, 18)] = x46;
-        mass[(20, 19)] = x49;
-        mass[(20, 20)] = x47 + x48 + 2.0 / 3.0 * self.m * x0 * x35;
-        mass[(21, 21)] = self.m;
-        mass[(22, 22)] = self.m;
-        mass[(23, 23)] = self.m;
-        mass[(24, 24)] = 2.0 / 3.0 * self.m * x0 * x50 + x52 + x54;
-        mass[(24, 25)] = x55;
-        mass[(24, 26)] = x56;
-        mass[(24, 27)] = x59;
-        mass[(25, 24)] = x55;
-        mass[(25, 25)] = x52 + x54 + 2.0 / 3.0 * self.m * x0 * x60;
-        mass[(25, 26)] = x61;
-        mass[(25, 27)] = x62;
-        mass[(26, 24)] = x56;
-        mass[(26, 25)] = x61;
-        mass[(26, 26)] = 2.0 / 3.0 * self.m * x0 * x53 + x63 + x64;
-        mass[(26, 27)] = x65;
-        mass[(27, 24)] = x59;
-        mass[(27, 25)] = x62;
-        mass[(27, 26)] = x65;
-        mass[(27, 27)] = x63 + x64 + 2.0 / 3.0 * self.m * x0 * x51;
-        mass[(28, 28)] = self.m;
-        mass[(29, 29)] = self.m;
-        mass[(30, 30)] = self.m;
-        mass[(31, 31)] = 2.0 / 3.0 * self.m * x0 * x66 + x68 + x70;
-        mass[(31, 32)] = x71;
-        mass[(31, 33)] = x72;
-        mass[(31, 34)] = x75;
-        mass[(32, 31)] = x71;
-        mass[(32, 32)] = x68 + x70 + 2.0 / 3.0 * self.m * x0 * x76;
-        mass[(32, 33)] = x77;
-        mass[(32, 34)] = x78;
-        mass[(33, 31)] = x72;
-        mass[(33, 32)] = x77;
-        mass[(33, 33)] = 2.0 / 3.0 * self.m * x0 * x69 + x79 + x80;
-        mass[(33, 34)] = x81;
-        mass[(34, 31)] = x75;
-        mass[(34, 32)] = x78;
-        mass[(34, 33)] = x81;
-        mass[(34, 34)] = x79 + x80 + 2.0 / 3.0 * self.m * x0 * x67;
-        force[1] = x82;
-        force[3] = -4.0 / 3.0 * v[4] * self.m * x0 * x83
-            - 2.0 / 3.0 * v[5] * self.m * x2 * x84
-            - 2.0 / 3.0 * v[6] * self.m * x2 * x85;
-        force[4] = 4.0 / 3.0 * v[3] * self.m * x0 * x83
-            - 2.0 / 3.0 * v[6] * self.m * x2 * x84
-            + 2.0 / 3.0 * v[5] * self.m * x2 * x85;
-        force[5] = 4.0 / 3.0 * v[6] * self.m * x0 * x83
-            + 2.0 / 3.0 * v[3] * self.m * x2 * x84
-            - 2.0 / 3.0 * v[4] * self.m * x2 * x85;
-        force[6] = -4.0 / 3.0 * v[5] * self.m * x0 * x83
-            + 2.0 / 3.0 * v[4] * self.m * x2 * x84
-            + 2.0 / 3.0 * v[3] * self.m * x2 * x85;
-        force[8] = x82;
-        force[10] = -4.0 / 3.0 * v[11] * self.m * x0 * x88
-            - 2.0 / 3.0 * v[12] * self.m * x2 * x91
-            - 2.0 / 3.0 * v[13] * self.m * x2 * x92;
-        force[11] = 4.0 / 3.0 * v[10] * self.m * x0 * x88
-            - 2.0 / 3.0 * v[13] * self.m * x2 * x91
-            + 2.0 / 3.0 * v[12] * self.m * x2 * x92;
-        force[12] = 4.0 / 3.0 * v[13] * self.m * x0 * x88
-            + 2.0 / 3.0 * v[10] * self.m * x2 * x91
-            - 2.0 / 3.0 * v[11] * self.m * x2 * x92;
-        force[13] = -4.0 / 3.0 * v[12] * self.m * x0 * x88
-            + 2.0 / 3.0 * v[11] * self.m * x2 * x91
-            + 2.0 / 3.0 * v[10] * self.m * x2 * x92;
-        force[15] = x82;
-        force[17] = -4.0 / 3.0 * v[18] * self.m * x0 * x94
-            - 2.0 / 3.0 * v[19] * self.m * x2 * x97
-            - 2.0 / 3.0 * v[20] * self.m * x2 * x98;
-        force[18] = 4.0 / 3.0 * v[17] * self.m * x0 * x94
-            - 2.0 / 3.0 * v[20] * self.m * x2 * x97
-            + 2.0 / 3.0 * v[19] * self.m * x2 * x98;
-        force[19] = 4.0 / 3.0 * v[20] * self.m * x0 * x94
-            + 2.0 / 3.0 * v[17] * self.m * x2 * x97
-            - 2.0 / 3.0 * v[18] * self.m * x2 * x98;
-        force[20] = -4.0 / 3.0 * v[19] * self.m * x0 * x94
-            + 2.0 / 3.0 * v[18] * self.m * x2 * x97
-            + 2.0 / 3.0 * v[17] * self.m * x2 * x98;
-        force[22] = x82;
-        force[24] = -4.0 / 3.0 * v[25] * self.m * x0 * x101
-            - 2.0 / 3.0 * v[26] * self.m * x2 * x103
-            - 2.0 / 3.0 * v[27] * self.m * x2 * x106;
-        force[25] = 4.0 / 3.0 * v[24] * self.m * x0 * x101
-            - 2.0 / 3.0 * v[27] * self.m * x2 * x103
-            + 2.0 / 3.0 * v[26] * self.m * x2 * x106;
-        force[26] = 4.0 / 3.0 * v[27] * self.m * x0 * x101
-            + 2.0 / 3.0 * v[24] * self.m * x2 * x103
-            - 2.0 / 3.0 * v[25] * self.m * x2 * x106;
-        force[27] = -4.0 / 3.0 * v[26] * self.m * x0 * x101
-            + 2.0 / 3.0 * v[25] * self.m * x2 * x103
-            + 2.0 / 3.0 * v[24] * self.m * x2 * x106;
-        force[29] = x82;
-        force[31] = -4.0 / 3.0 * v[32] * self.m * x0 * x108
-            - 2.0 / 3.0 * v[33] * self.m * x2 * x109
-            - 2.0 / 3.0 * v[34] * self.m * x2 * x110;
-        force[32] = 4.0 / 3.0 * v[31] * self.m * x0 * x108
-            - 2.0 / 3.0 * v[34] * self.m * x2 * x109
-            + 2.0 / 3.0 * v[33] * self.m * x2 * x110;
-        force[33] = 4.0 / 3.0 * v[34] * self.m * x0 * x108
-            + 2.0 / 3.0 * v[31] * self.m * x2 * x109
-            - 2.0 / 3.0 * v[32] * self.m * x2 * x110;
-        force[34] = -4.0 / 3.0 * v[33] * self.m * x0 * x108
-            + 2.0 / 3.0 * v[32] * self.m * x2 * x109
-            + 2.0 / 3.0 * v[31] * self.m * x2 * x110;
-        jacobian[(0, 3)] = x111;
-        jacobian[(0, 4)] = x112;
-        jacobian[(0, 5)] = x113;
-        jacobian[(0, 6)] = x114;
-        jacobian[(1, 10)] = x115;
-        jacobian[(1, 11)] = x116;
-        jacobian[(1, 12)] = x117;
-        jacobian[(1, 13)] = x118;
-        jacobian[(2, 17)] = x119;
-        jacobian[(2, 18)] = x120;
-        jacobian[(2, 19)] = x121;
-        jacobian[(2, 20)] = x122;
-        jacobian[(3, 24)] = x123;
-        jacobian[(3, 25)] = x124;
-        jacobian[(3, 26)] = x125;
-        jacobian[(3, 27)] = x126;
-        jacobian[(4, 31)] = x127;
-        jacobian[(4, 32)] = x128;
-        jacobian[(4, 33)] = x129;
-        jacobian[(4, 34)] = x130;
-        jacobian[(5, 0)] = -1.0;
-        jacobian[(5, 3)] = x131;
-        jacobian[(5, 4)] = x132;
-        jacobian[(5, 5)] = x134;
-        jacobian[(5, 6)] = x136;
-        jacobian[(6, 1)] = -1.0;
-        jacobian[(6, 3)] = x135;
-        jacobian[(6, 4)] = x133;
-        jacobian[(6, 5)] = x132;
-        jacobian[(6, 6)] = x131;
-        jacobian[(7, 2)] = -1.0;
-        jacobian[(7, 3)] = x134;
-        jacobian[(7, 4)] = x135;
-        jacobian[(7, 5)] = x137;
-        jacobian[(7, 6)] = x132;
-        jacobian[(8, 3)] = x138;
-        jacobian[(8, 4)] = x113;
-        jacobian[(8, 5)] = x112;
-        jacobian[(8, 6)] = x139;
-        jacobian[(9, 3)] = x140;
-        jacobian[(9, 4)] = x139;
-        jacobian[(9, 5)] = x138;
-        jacobian[(9, 6)] = x141;
-        jacobian[(10, 0)] = 1.0;
-        jacobian[(10, 3)] = x131;
-        jacobian[(10, 4)] = x132;
-        jacobian[(10, 5)] = x134;
-        jacobian[(10, 6)] = x136;
-        jacobian[(10, 7)] = -1.0;
-        jacobian[(10, 10)] = x142;
-        jacobian[(10, 11)] = x143;
-        jacobian[(10, 12)] = x145;
-        jacobian[(10, 13)] = x147;
-        jacobian[(11, 1)] = 1.0;
-        jacobian[(11, 3)] = x135;
-        jacobian[(11, 4)] = x133;
-        jacobian[(11, 5)] = x132;
-        jacobian[(11, 6)] = x131;
-        jacobian[(11, 8)] = -1.0;
-        jacobian[(11, 10)] = x146;
-        jacobian[(11, 11)] = x144;
-        jacobian[(11, 12)] = x143;
-        jacobian[(11, 13)] = x142;
-        jacobian[(12, 2)] = 1.0;
-        jacobian[(12, 3)] = x134;
-        jacobian[(12, 4)] = x135;
-        jacobian[(12, 5)] = x137;
-        jacobian[(12, 6)] = x132;
-        jacobian[(12, 9)] = -1.0;
-        jacobian[(12, 10)] = x145;
-        jacobian[(12, 11)] = x146;
-        jacobian[(12, 12)] = x148;
-        jacobian[(12, 13)] = x143;
-        jacobian[(13, 3)] = x111 * x150 + x114 * x151 + x141 * x153;
-        jacobian[(13, 4)] = x154;
-        jacobian[(13, 5)] = x141 * x150 + x112 * x151 + x139 * x153;
-        jacobian[(13, 6)] = x155;
-        jacobian[(13, 10)] = x117 * x157 - 2.0 * q[11] * x159 + x115 * x160;
-        jacobian[(13, 11)] = x118 * x157 - 2.0 * q[10] * x159 - 2.0 * q[11] * x160;
-        jacobian[(13, 12)] = x115 * x157 + x118 * x159 - 2.0 * q[12] * x160;
-        jacobian[(13, 13)] = x116 * x157 + x117 * x159 + x118 * x160;
-        jacobian[(14, 3)] = x155;
-        jacobian[(14, 4)] = x113 * x150 + x140 * x151 + x111 * x153;
-        jacobian[(14, 5)] = x154;
-        jacobian[(14, 6)] = x139 * x150 + x138 * x151 + x113 * x153;
-        jacobian[(14, 10)] = x117 * x161 - 2.0 * q[11] * x162 + x115 * x163;
-        jacobian[(14, 11)] = x118 * x161 - 2.0 * q[10] * x162 - 2.0 * q[11] * x163;
-        jacobian[(14, 12)] = x115 * x161 + x118 * x162 - 2.0 * q[12] * x163;
-        jacobian[(14, 13)] = x116 * x161 + x117 * x162 + x118 * x163;
-        jacobian[(15, 7)] = 1.0;
-        jacobian[(15, 10)] = x142;
-        jacobian[(15, 11)] = x143;
-        jacobian[(15, 12)] = x145;
-        jacobian[(15, 13)] = x147;
-        jacobian[(15, 14)] = -1.0;
-        jacobian[(15, 17)] = x164;
-        jacobian[(15, 18)] = x165;
-        jacobian[(15, 19)] = x167;
-        jacobian[(15, 20)] = x169;
-        jacobian[(16, 8)] = 1.0;
-        jacobian[(16, 10)] = x146;
-        jacobian[(16, 11)] = x144;
-        jacobian[(16, 12)] = x143;
-        jacobian[(16, 13)] = x142;
-        jacobian[(16, 15)] = -1.0;
-        jacobian[(16, 17)] = x168;
-        jacobian[(16, 18)] = x166;
-        jacobian[(16, 19)] = x165;
-        jacobian[(16, 20)] = x164;
-        jacobian[(17, 9)] = 1.0;
-        jacobian[(17, 10)] = x145;
-        jacobian[(17, 11)] = x146;
-        jacobian[(17, 12)] = x148;
-        jacobian[(17, 13)] = x143;
-        jacobian[(17, 16)] = -1.0;
-        jacobian[(17, 17)] = x167;
-        jacobian[(17, 18)] = x168;
-        jacobian[(17, 19)] = x170;
-        jacobian[(17, 20)] = x165;
-        jacobian[(18, 10)] = x115 * x172 + x118 * x173 - 2.0 * q[12] * x175;
-        jacobian[(18, 11)] = x116 * x172 + x117 * x173 + x118 * x175;
-        jacobian[(18, 12)] = x176;
-        jacobian[(18, 13)] = x177;
-        jacobian[(18, 17)] = -2.0 * q[19] * x179 + x120 * x180 - 2.0 * q[17] * x182;
-        jacobian[(18, 18)] = -2.0 * q[20] * x179 + x119 * x180 + x120 * x182;
-        jacobian[(18, 19)] = -2.0 * q[17] * x179 - 2.0 * q[20] * x180 + x121 * x182;
-        jacobian[(18, 20)] = -2.0 * q[18] * x179 - 2.0 * q[19] * x180
-            - 2.0 * q[20] * x182;
-        jacobian[(19, 10)] = x176;
-        jacobian[(19, 11)] = x177;
-        jacobian[(19, 12)] = -2.0 * q[10] * x172 - 2.0 * q[13] * x173 + x117 * x175;
-        jacobian[(19, 13)] = -2.0 * q[11] * x172 - 2.0 * q[12] * x173
-            - 2.0 * q[13] * x175;
-        jacobian[(19, 17)] = -2.0 * q[19] * x183 + x120 * x184 - 2.0 * q[17] * x185;
-        jacobian[(19, 18)] = -2.0 * q[20] * x183 + x119 * x184 + x120 * x185;
-        jacobian[(19, 19)] = -2.0 * q[17] * x183 - 2.0 * q[20] * x184 + x121 * x185;
-        jacobian[(19, 20)] = -2.0 * q[18] * x183 - 2.0 * q[19] * x184
-            - 2.0 * q[20] * x185;
-        jacobian[(20, 14)] = 1.0;
-        jacobian[(20, 17)] = x164;
-        jacobian[(20, 18)] = x165;
-        jacobian[(20, 19)] = x167;
-        jacobian[(20, 20)] = x169;
-        jacobian[(20, 21)] = -1.0;
-        jacobian[(20, 24)] = x186;
-        jacobian[(20, 25)] = x187;
-        jacobian[(20, 26)] = x189;
-        jacobian[(20, 27)] = x191;
-        jacobian[(21, 15)] = 1.0;
-        jacobian[(21, 17)] = x168;
-        jacobian[(21, 18)] = x166;
-        jacobian[(21, 19)] = x165;
-        jacobian[(21, 20)] = x164;
-        jacobian[(21, 22)] = -1.0;
-        jacobian[(21, 24)] = x190;
-        jacobian[(21, 25)] = x188;
-        jacobian[(21, 26)] = x187;
-        jacobian[(21, 27)] = x186;
-        jacobian[(22, 16)] = 1.0;
-        jacobian[(22, 17)] = x167;
-        jacobian[(22, 18)] = x168;
-        jacobian[(22, 19)] = x170;
-        jacobian[(22, 20)] = x165;
-        jacobian[(22, 23)] = -1.0;
-        jacobian[(22, 24)] = x189;
-        jacobian[(22, 25)] = x190;
-        jacobian[(22, 26)] = x192;
-        jacobian[(22, 27)] = x187;
-        jacobian[(23, 17)] = x119 * x194 + x122 * x196 - 2.0 * q[19] * x197;
-        jacobian[(23, 18)] = x120 * x194 + x121 * x196 + x122 * x197;
-        jacobian[(23, 19)] = x198;
-        jacobian[(23, 20)] = x199;
-        jacobian[(23, 24)] = x126 * x200 - 2.0 * q[24] * x201 - 2.0 * q[25] * x202;
-        jacobian[(23, 25)] = -2.0 * q[26] * x200 + x124 * x201 - 2.0 * q[24] * x202;
-        jacobian[(23, 26)] = -2.0 * q[25] * x200 - 2.0 * q[26] * x201
-            - 2.0 * q[27] * x202;
-        jacobian[(23, 27)] = x123 * x200 + x126 * x201 - 2.0 * q[26] * x202;
-        jacobian[(24, 17)] = x198;
-        jacobian[(24, 18)] = x199;
-        jacobian[(24, 19)] = -2.0 * q[17] * x194 - 2.0 * q[20] * x196 + x121 * x197;
-        jacobian[(24, 20)] = -2.0 * q[18] * x194 - 2.0 * q[19] * x196
-            - 2.0 * q[20] * x197;
-        jacobian[(24, 24)] = x126 * x172 - 2.0 * q[24] * x173 - 2.0 * q[25] * x175;
-        jacobian[(24, 25)] = -2.0 * q[26] * x172 + x124 * x173 - 2.0 * q[24] * x175;
-        jacobian[(24, 26)] = -2.0 * q[25] * x172 - 2.0 * q[26] * x173
-            - 2.0 * q[27] * x175;
-        jacobian[(24, 27)] = x123 * x172 + x126 * x173 - 2.0 * q[26] * x175;
-        jacobian[(25, 21)] = 1.0;
-        jacobian[(25, 24)] = x186;
-        jacobian[(25, 25)] = x187;
-        jacobian[(25, 26)] = x189;
-        jacobian[(25, 27)] = x191;
-        jacobian[(25, 28)] = -1.0;
-        jacobian[(25, 31)] = x203;
-        jacobian[(25, 32)] = x204;
-        jacobian[(25, 33)] = x206;
-        jacobian[(25, 34)] = x208;
-        jacobian[(26, 22)] = 1.0;
-        jacobian[(26, 24)] = x190;
-        jacobian[(26, 25)] = x188;
-        jacobian[(26, 26)] = x187;
-        jacobian[(26, 27)] = x186;
-        jacobian[(26, 29)] = -1.0;
-        jacobian[(26, 31)] = x207;
-        jacobian[(26, 32)] = x205;
-        jacobian[(26, 33)] = x204;
-        jacobian[(26, 34)] = x203;
-        jacobian[(27, 23)] = 1.0;
-        jacobian[(27, 24)] = x189;
-        jacobian[(27, 25)] = x190;
-        jacobian[(27, 26)] = x192;
-        jacobian[(27, 27)] = x187;
-        jacobian[(27, 30)] = -1.0;
-        jacobian[(27, 31)] = x206;
-        jacobian[(27, 32)] = x207;
-        jacobian[(27, 33)] = x209;
-        jacobian[(27, 34)] = x204;
-        jacobian[(28, 24)] = x123 * x210 + x126 * x211 - 2.0 * q[26] * x212;
-        jacobian[(28, 25)] = x213;
-        jacobian[(28, 26)] = -2.0 * q[26] * x210 + x124 * x211 - 2.0 * q[24] * x212;
-        jacobian[(28, 27)] = x214;
-        jacobian[(28, 31)] = x129 * x216 - 2.0 * q[32] * x218 + x127 * x219;
-        jacobian[(28, 32)] = x130 * x216 - 2.0 * q[31] * x218 - 2.0 * q[32] * x219;
-        jacobian[(28, 33)] = x127 * x216 + x130 * x218 + x220 * x219;
-        jacobian[(28, 34)] = x128 * x216 + x129 * x218 + x130 * x219;
-        jacobian[(29, 24)] = x214;
-        jacobian[(29, 25)] = x125 * x210 - 2.0 * q[25] * x211 + x123 * x212;
-        jacobian[(29, 26)] = x213;
-        jacobian[(29, 27)] = -2.0 * q[24] * x210 - 2.0 * q[27] * x211 + x125 * x212;
-        jacobian[(29, 31)] = x129 * x221 - 2.0 * q[32] * x222 + x127 * x223;
-        jacobian[(29, 32)] = x130 * x221 - 2.0 * q[31] * x222 - 2.0 * q[32] * x223;
-        jacobian[(29, 33)] = x127 * x221 + x130 * x222 + x220 * x223;
-        jacobian[(29, 34)] = x128 * x221 + x129 * x222 + x130 * x223;
-        jacobian[(30, 28)] = 1.0;
-        jacobian[(30, 31)] = x203;
-        jacobian[(30, 32)] = x204;
-        jacobian[(30, 33)] = x206;
-        jacobian[(30, 34)] = x208;
-        jacobian[(31, 29)] = 1.0;
-        jacobian[(31, 31)] = x207;
-        jacobian[(31, 32)] = x205;
-        jacobian[(31, 33)] = x204;
-        jacobian[(31, 34)] = x203;
-        jacobian[(32, 30)] = 1.0;
-        jacobian[(32, 31)] = x206;
-        jacobian[(32, 32)] = x207;
-        jacobian[(32, 33)] = x209;
-        jacobian[(32, 34)] = x204;
-        jacobian[(33, 31)] = x127;
-        jacobian[(33, 32)] = x128;
-        jacobian[(33, 33)] = x220;
-        jacobian[(33, 34)] = -2.0 * q[34];
-        jacobian[(34, 31)] = x129;
-        jacobian[(34, 32)] = x130;
-        jacobian[(34, 33)] = x127;
-        jacobian[(34, 34)] = x128;
-        gamma[0] = x225 + x227 + x228 - 2.0 * x229;
-        gamma[1] = x231 + x233 + x235 + x237;
-        gamma[2] = -2.0 * x238 + x240 + x241 + x243;
-        gamma[3] = x245 + x247 + x249 + x251;
-        gamma[4] = x253 + x255 + x257 + x259;
-        gamma[5] = x262;
-        gamma[6] = x266;
-        gamma[7] = x268;
-        gamma[8] = x264 - 4.0 * v[4] * v[5];
-        gamma[9] = x269;
-        gamma[10] = x262 + x273;
-        gamma[11] = x266 + x275;
-        gamma[12] = x268 + x279;
-        gamma[13] = -x150 * x261 - x157 * x280 - x151 * x265 - x159 * x281 - x153 * x267
-            - x160 * x282 - 2.0 * (x112 * v[4] + x283 + x284 + x141 * v[5]) * x287
-            - 2.0 * (x288 + x289 + x114 * v[3] + x111 * v[6]) * x290
-            - 2.0 * (x114 * v[4] + x112 * v[6] + x141 * v[3] + x139 * v[5]) * x293;
-        gamma[14] = -x150 * (x263 - 4.0 * v[3] * v[6]) - x161 * x280
-            - x151 * (2.0 * x226 + x260 + x225 + x228) - x162 * x281 - x153 * x269
-            - x163 * x282 - 2.0 * (x288 + x289 + x138 * v[3] + x139 * v[6]) * x287
-            - 2.0 * x290 * (x113 * v[5] + x283 + x284 + x140 * v[4])
-            - 2.0 * x293 * (x114 * v[5] + x113 * v[6] + x112 * v[3] + x111 * v[4]);
-        gamma[15] = x273 + x296;
-        gamma[16] = x275 + x298;
-        gamma[17] = x279 + x301;
-        gamma[18] = -x172 * x272 - x179 * x302 - x173 * x274 - x180 * x303 - x175 * x278
-            - x182 * x304 - 2.0 * (x305 + x291 + x306 + x292) * x309
-            - 2.0 * (x117 * v[11] + x116 * v[12] + x118 * v[10] + x115 * v[13]) * x310
-            - 2.0 * (x285 + x286 + x311 + x312) * x315;
-        gamma[19] = -x172 * (x277 - 4.0 * v[11] * v[13]) - x183 * x302
-            - x173 * (4.0 * v[10] * v[11] - 4.0 * v[12] * v[13]) - x184 * x303
-            - x175 * (x270 + 2.0 * x232 + x235 + x237) - x185 * x304
-            - 2.0 * x309 * (x311 + x312 + (-2.0 * x90) - 2.0 * q[11] * v[13])
-            - 2.0 * x310
-                * (x116 * v[10] + x115 * v[11] - 2.0 * v[12] * q[13] + (-2.0 * x87))
-            - 2.0 * x315 * (x305 + x117 * v[12] + x306 - 2.0 * q[10] * v[10]);
-        gamma[20] = x296 + x319;
-        gamma[21] = x298 + x323;
-        gamma[22] = x301 + x325;
-        gamma[23] = -x194 * x295 - x200 * x326 - x196 * x297 - x201 * x327 - x197 * x300
-            - x202 * x328
-            - 2.0 * (x313 + x119 * v[17] + x314 - 2.0 * q[19] * v[19]) * x331
-            - 2.0 * (x121 * v[18] + x120 * v[19] + x122 * v[17] + x119 * v[20]) * x334
-            - 2.0 * (x122 * v[18] + x120 * v[20] + x307 + x308) * x335;
-        gamma[24] = -x194 * x302 - x172 * x326 - x196 * x303 - x173 * x327 - x197 * x304
-            - x175 * x328 - 2.0 * x309 * x331 - 2.0 * x310 * x334 - 2.0 * x315 * x335;
-        gamma[25] = x319 + x337;
-        gamma[26] = x323 + x338;
-        gamma[27] = x325 + x341;
-        gamma[28] = -x210 * x318 - x216 * x342 - x211 * x322 - x218 * x343 - x212 * x324
-            - x219 * x345 - 2.0 * (x332 + x346 + x347 + x333) * x348
-            - 2.0 * (x349 + x350 + x329 + x330) * x351
-            - 2.0 * (x126 * v[25] + x124 * v[27] + (-2.0 * x102) - 2.0 * q[24] * v[26])
-                * x352;
-        gamma[29] = -x210 * (x320 - 4.0 * v[24] * v[27]) - x221 * x342
-            - x211 * (2.0 * x246 + x317 + x245 + x249) - x222 * x343
-            - x212 * (4.0 * v[26] * v[27] + 4.0 * v[24] * v[25]) - x223 * x345
-            - 2.0 * x348 * (x349 + x350 + (-2.0 * x105) - 2.0 * q[24] * v[27])
-            - 2.0 * x351 * (x125 * v[26] + x346 + x347 - 2.0 * q[25] * v[25])
-            - 2.0 * x352 * (x126 * v[26] + x125 * v[27] + x124 * v[24] + x123 * v[25]);
-        gamma[30] = x337;
-        gamma[31] = x338;
-        gamma[32] = x341;
-        gamma[33] = 2.0 * x254 + x344 + x253 + x259;
-        gamma[34] = x340 - 4.0 * v[32] * v[34];
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&jacobian_nonzeros) {
+            jacobian[(r, c)] = x;
+        }
     }
     fn dynamics_nonzeros_into(
         &self,

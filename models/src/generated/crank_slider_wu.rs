@@ -40,6 +40,13 @@ impl CrankSliderWu {
         (1, 1),
         (2, 1),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
     fn name(&self) -> &'static str {
@@ -159,7 +166,7 @@ impl ::mbsim::__private::ConstrainedSystem for CrankSliderWu {
         Some(::mbsim::__private::Sparsity {
             rows: 4,
             cols: 4,
-            nonzeros: &[(0, 0), (1, 1), (2, 2), (3, 3)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {

@@ -372,6 +372,85 @@ impl FlyballGovernor {
         (23, 26),
         (23, 27),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+        (3, 6),
+        (4, 3),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (5, 3),
+        (5, 4),
+        (5, 5),
+        (5, 6),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (10, 11),
+        (10, 12),
+        (10, 13),
+        (11, 10),
+        (11, 11),
+        (11, 12),
+        (11, 13),
+        (12, 10),
+        (12, 11),
+        (12, 12),
+        (12, 13),
+        (13, 10),
+        (13, 11),
+        (13, 12),
+        (13, 13),
+        (14, 14),
+        (15, 15),
+        (16, 16),
+        (17, 17),
+        (17, 18),
+        (17, 19),
+        (17, 20),
+        (18, 17),
+        (18, 18),
+        (18, 19),
+        (18, 20),
+        (19, 17),
+        (19, 18),
+        (19, 19),
+        (19, 20),
+        (20, 17),
+        (20, 18),
+        (20, 19),
+        (20, 20),
+        (21, 21),
+        (22, 22),
+        (23, 23),
+        (24, 24),
+        (24, 25),
+        (24, 26),
+        (24, 27),
+        (25, 24),
+        (25, 25),
+        (25, 26),
+        (25, 27),
+        (26, 24),
+        (26, 25),
+        (26, 26),
+        (26, 27),
+        (27, 24),
+        (27, 25),
+        (27, 26),
+        (27, 27),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
     fn name(&self) -> &'static str {
@@ -579,84 +658,7 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
         Some(::mbsim::__private::Sparsity {
             rows: 28,
             cols: 28,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (3, 4),
-                (3, 5),
-                (3, 6),
-                (4, 3),
-                (4, 4),
-                (4, 5),
-                (4, 6),
-                (5, 3),
-                (5, 4),
-                (5, 5),
-                (5, 6),
-                (6, 3),
-                (6, 4),
-                (6, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (10, 11),
-                (10, 12),
-                (10, 13),
-                (11, 10),
-                (11, 11),
-                (11, 12),
-                (11, 13),
-                (12, 10),
-                (12, 11),
-                (12, 12),
-                (12, 13),
-                (13, 10),
-                (13, 11),
-                (13, 12),
-                (13, 13),
-                (14, 14),
-                (15, 15),
-                (16, 16),
-                (17, 17),
-                (17, 18),
-                (17, 19),
-                (17, 20),
-                (18, 17),
-                (18, 18),
-                (18, 19),
-                (18, 20),
-                (19, 17),
-                (19, 18),
-                (19, 19),
-                (19, 20),
-                (20, 17),
-                (20, 18),
-                (20, 19),
-                (20, 20),
-                (21, 21),
-                (22, 22),
-                (23, 23),
-                (24, 24),
-                (24, 25),
-                (24, 26),
-                (24, 27),
-                (25, 24),
-                (25, 25),
-                (25, 26),
-                (25, 27),
-                (26, 24),
-                (26, 25),
-                (26, 26),
-                (26, 27),
-                (27, 24),
-                (27, 25),
-                (27, 26),
-                (27, 27),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn has_nonzero_forms(&self) -> bool {
@@ -800,290 +802,14 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
         out[22] = x29 * x58 + x33 * x59 + x36 * x60;
         out[23] = x53 * x58 + x54 * x59 + x55 * x60;
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (24, 28), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 175];
+        self.jacobian_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 2.0 * q[3];
-        let x1 = 2.0 * q[4];
-        let x2 = 2.0 * q[5];
-        let x3 = 2.0 * q[6];
-        let x4 = 2.0 * q[10];
-        let x5 = 2.0 * q[11];
-        let x6 = 2.0 * q[12];
-        let x7 = 2.0 * q[13];
-        let x8 = 2.0 * q[17];
-        let x9 = 2.0 * q[18];
-        let x10 = 2.0 * q[19];
-        let x11 = 2.0 * q[20];
-        let x12 = 2.0 * q[24];
-        let x13 = 2.0 * q[25];
-        let x14 = 2.0 * q[26];
-        let x15 = 2.0 * q[27];
-        let x16 = q[5] * self.len;
-        let x17 = q[6] * self.len;
-        let x18 = q[3] * self.len;
-        let x19 = q[4] * self.len;
-        let x20 = -x19;
-        let x21 = -x18;
-        let x22 = -x16;
-        let x23 = -2.0 * q[4];
-        let x24 = -2.0 * q[3];
-        let x25 = x7 * q[11];
-        let x26 = x25 + x6 * q[10];
-        let x27 = x7 * q[12] - 2.0 * q[10] * q[11];
-        let x28 = q[13].powi(2);
-        let x29 = q[10].powi(2);
-        let x30 = -q[12].powi(2);
-        let x31 = q[11].powi(2);
-        let x32 = x28 + x29 + x30 - x31;
-        let x33 = x1 * x26 + x2 * x27 + x3 * x32;
-        let x34 = -2.0 * q[6] * x26 + x0 * x27 + x1 * x32;
-        let x35 = q[4].powi(2);
-        let x36 = q[3].powi(2);
-        let x37 = q[6].powi(2);
-        let x38 = -x37;
-        let x39 = q[5].powi(2);
-        let x40 = -x39;
-        let x41 = x35 + x36 + x38 + x40;
-        let x42 = x2 * q[4];
-        let x43 = x3 * q[3];
-        let x44 = x42 + x43;
-        let x45 = x24 * q[5];
-        let x46 = x3 * q[4] + x45;
-        let x47 = x24 * q[6];
-        let x48 = x42 + x47;
-        let x49 = -x35;
-        let x50 = x39 + x36 + x38 + x49;
-        let x51 = x1 * q[3];
-        let x52 = x3 * q[5] + x51;
-        let x53 = x4 * x48 + x7 * x50 - 2.0 * q[12] * x52;
-        let x54 = x5 * x48 + x6 * x50 + x7 * x52;
-        let x55 = -x36;
-        let x56 = x23 * q[5];
-        let x57 = x23 * q[6];
-        let x58 = q[7] - q[0];
-        let x59 = q[8] - q[1];
-        let x60 = q[9] - q[2];
-        let x61 = x1 * x58 + x2 * x59 + x3 * x60;
-        let x62 = -2.0 * q[6] * x58 + x0 * x59 + x1 * x60;
-        let x63 = -2.0 * q[5] * q[6];
-        let x64 = x31 + x29 - x28 + x30;
-        let x65 = x6 * q[11] + x7 * q[10];
-        let x66 = x25 - 2.0 * q[10] * q[12];
-        let x67 = q[3] * self.xab;
-        let x68 = x16 + x67;
-        let x69 = q[4] * self.xab;
-        let x70 = x17 + x69;
-        let x71 = q[5] * self.xab;
-        let x72 = -x71;
-        let x73 = x18 + x72;
-        let x74 = q[6] * self.xab;
-        let x75 = -x74;
-        let x76 = -1.0 / 2.0 * self.len;
-        let x77 = x76 * self.mball / (self.mrod + self.mball) + x76;
-        let x78 = -2.0 * q[19] * x77;
-        let x79 = -2.0 * q[20] * x77;
-        let x80 = -2.0 * q[17] * x77;
-        let x81 = x20 + x74;
-        let x82 = x9 * x77;
-        let x83 = -x67;
-        let x84 = x10 * q[18] - 2.0 * q[17] * q[20];
-        let x85 = q[19].powi(2) + q[17].powi(2) - q[20].powi(2) - q[18].powi(2);
-        let x86 = x11 * q[19] + x9 * q[17];
-        let x87 = -2.0 * q[5] * x84 + x1 * x85 + x24 * x86;
-        let x88 = -2.0 * q[6] * x84 + x0 * x85 + x1 * x86;
-        let x89 = x45 + x57;
-        let x90 = x51 + x63;
-        let x91 = x35 + x39 + x38 + x55;
-        let x92 = x16 + x83;
-        let x93 = x17 + (-x69);
-        let x94 = x18 + x71;
-        let x95 = -2.0 * q[26] * x77;
-        let x96 = -2.0 * q[27] * x77;
-        let x97 = -2.0 * q[24] * x77;
-        let x98 = x20 + x75;
-        let x99 = x13 * x77;
-        let x100 = x14 * q[25] - 2.0 * q[24] * q[27];
-        let x101 = q[26].powi(2) + q[24].powi(2) - q[27].powi(2) - q[25].powi(2);
-        let x102 = x15 * q[26] + x13 * q[24];
-        let x103 = -2.0 * q[5] * x100 + x1 * x101 + x24 * x102;
-        let x104 = -2.0 * q[6] * x100 + x0 * x101 + x1 * x102;
-        out[(0, 3)] = x0;
-        out[(0, 4)] = x1;
-        out[(0, 5)] = x2;
-        out[(0, 6)] = x3;
-        out[(1, 10)] = x4;
-        out[(1, 11)] = x5;
-        out[(1, 12)] = x6;
-        out[(1, 13)] = x7;
-        out[(2, 17)] = x8;
-        out[(2, 18)] = x9;
-        out[(2, 19)] = x10;
-        out[(2, 20)] = x11;
-        out[(3, 24)] = x12;
-        out[(3, 25)] = x13;
-        out[(3, 26)] = x14;
-        out[(3, 27)] = x15;
-        out[(4, 0)] = -1.0;
-        out[(4, 3)] = x16;
-        out[(4, 4)] = x17;
-        out[(4, 5)] = x18;
-        out[(4, 6)] = x19;
-        out[(5, 1)] = -1.0;
-        out[(5, 3)] = x20;
-        out[(5, 4)] = x21;
-        out[(5, 5)] = x17;
-        out[(5, 6)] = x16;
-        out[(6, 2)] = -1.0;
-        out[(6, 3)] = x18;
-        out[(6, 4)] = x20;
-        out[(6, 5)] = x22;
-        out[(6, 6)] = x17;
-        out[(7, 3)] = x2;
-        out[(7, 4)] = x3;
-        out[(7, 5)] = x0;
-        out[(7, 6)] = x1;
-        out[(8, 3)] = x23;
-        out[(8, 4)] = x24;
-        out[(8, 5)] = x3;
-        out[(8, 6)] = x2;
-        out[(9, 3)] = x0 * x26 + x3 * x27 - 2.0 * q[5] * x32;
-        out[(9, 4)] = x33;
-        out[(9, 5)] = -2.0 * q[5] * x26 + x1 * x27 + x24 * x32;
-        out[(9, 6)] = x34;
-        out[(9, 10)] = x6 * x41 - 2.0 * q[11] * x44 + x4 * x46;
-        out[(9, 11)] = x7 * x41 - 2.0 * q[10] * x44 - 2.0 * q[11] * x46;
-        out[(9, 12)] = x4 * x41 + x7 * x44 - 2.0 * q[12] * x46;
-        out[(9, 13)] = x5 * x41 + x6 * x44 + x7 * x46;
-        out[(10, 3)] = x34;
-        out[(10, 4)] = x2 * x26 + x23 * x27 + x0 * x32;
-        out[(10, 5)] = x33;
-        out[(10, 6)] = x24 * x26 - 2.0 * q[6] * x27 + x2 * x32;
-        out[(10, 10)] = x6 * x48 - 2.0 * q[11] * x50 + x4 * x52;
-        out[(10, 11)] = x7 * x48 - 2.0 * q[10] * x50 - 2.0 * q[11] * x52;
-        out[(10, 12)] = x53;
-        out[(10, 13)] = x54;
-        out[(11, 0)] = x39 + x37 + x49 + x55;
-        out[(11, 1)] = x47 + x56;
-        out[(11, 2)] = x2 * q[3] + x57;
-        out[(11, 3)] = x0 * x58 + x3 * x59 - 2.0 * q[5] * x60;
-        out[(11, 4)] = x61;
-        out[(11, 5)] = -2.0 * q[5] * x58 + x1 * x59 + x24 * x60;
-        out[(11, 6)] = x62;
-        out[(11, 7)] = x41;
-        out[(11, 8)] = x44;
-        out[(11, 9)] = x46;
-        out[(12, 0)] = x43 + x56;
-        out[(12, 1)] = x35 + x37 + x40 + x55;
-        out[(12, 2)] = x24 * q[4] + x63;
-        out[(12, 3)] = x62;
-        out[(12, 4)] = x2 * x58 + x23 * x59 + x0 * x60;
-        out[(12, 5)] = x61;
-        out[(12, 6)] = x24 * x58 - 2.0 * q[6] * x59 + x2 * x60;
-        out[(12, 7)] = x48;
-        out[(12, 8)] = x50;
-        out[(12, 9)] = x52;
-        out[(13, 3)] = -2.0 * q[6] * x64 + x0 * x65 + x1 * x66;
-        out[(13, 4)] = x2 * x64 + x23 * x65 + x0 * x66;
-        out[(13, 5)] = x1 * x64 + x2 * x65 + x3 * x66;
-        out[(13, 6)] = x24 * x64 - 2.0 * q[6] * x65 + x2 * x66;
-        out[(13, 10)] = x53;
-        out[(13, 11)] = x54;
-        out[(13, 12)] = -2.0 * q[12] * x48 + x5 * x50 - 2.0 * q[10] * x52;
-        out[(13, 13)] = -2.0 * q[13] * x48 + x4 * x50 + x5 * x52;
-        out[(14, 0)] = 1.0;
-        out[(14, 3)] = x68;
-        out[(14, 4)] = x70;
-        out[(14, 5)] = x73;
-        out[(14, 6)] = x19 + x75;
-        out[(14, 14)] = -1.0;
-        out[(14, 17)] = x78;
-        out[(14, 18)] = x79;
-        out[(14, 19)] = x80;
-        out[(14, 20)] = -2.0 * q[18] * x77;
-        out[(15, 1)] = 1.0;
-        out[(15, 3)] = x81;
-        out[(15, 4)] = x21 + x71;
-        out[(15, 5)] = x70;
-        out[(15, 6)] = x68;
-        out[(15, 15)] = -1.0;
-        out[(15, 17)] = x82;
-        out[(15, 18)] = x8 * x77;
-        out[(15, 19)] = x79;
-        out[(15, 20)] = x78;
-        out[(16, 2)] = 1.0;
-        out[(16, 3)] = x73;
-        out[(16, 4)] = x81;
-        out[(16, 5)] = x22 + x83;
-        out[(16, 6)] = x70;
-        out[(16, 16)] = -1.0;
-        out[(16, 17)] = x80;
-        out[(16, 18)] = x82;
-        out[(16, 19)] = x10 * x77;
-        out[(16, 20)] = x79;
-        out[(17, 3)] = x0 * x84 + x3 * x85 - 2.0 * q[5] * x86;
-        out[(17, 4)] = x1 * x84 + x2 * x85 + x3 * x86;
-        out[(17, 5)] = x87;
-        out[(17, 6)] = x88;
-        out[(17, 17)] = -2.0 * q[20] * x41 + x8 * x44 + x9 * x46;
-        out[(17, 18)] = x10 * x41 - 2.0 * q[18] * x44 + x8 * x46;
-        out[(17, 19)] = x9 * x41 + x10 * x44 + x11 * x46;
-        out[(17, 20)] = -2.0 * q[17] * x41 - 2.0 * q[20] * x44 + x10 * x46;
-        out[(18, 3)] = x87;
-        out[(18, 4)] = x88;
-        out[(18, 5)] = x24 * x84 - 2.0 * q[6] * x85 + x2 * x86;
-        out[(18, 6)] = x23 * x84 - 2.0 * q[5] * x85 - 2.0 * q[6] * x86;
-        out[(18, 17)] = -2.0 * q[20] * x89 + x8 * x90 + x9 * x91;
-        out[(18, 18)] = x10 * x89 - 2.0 * q[18] * x90 + x8 * x91;
-        out[(18, 19)] = x9 * x89 + x10 * x90 + x11 * x91;
-        out[(18, 20)] = -2.0 * q[17] * x89 - 2.0 * q[20] * x90 + x10 * x91;
-        out[(19, 0)] = 1.0;
-        out[(19, 3)] = x92;
-        out[(19, 4)] = x93;
-        out[(19, 5)] = x94;
-        out[(19, 6)] = x19 + x74;
-        out[(19, 21)] = -1.0;
-        out[(19, 24)] = x95;
-        out[(19, 25)] = x96;
-        out[(19, 26)] = x97;
-        out[(19, 27)] = -2.0 * q[25] * x77;
-        out[(20, 1)] = 1.0;
-        out[(20, 3)] = x98;
-        out[(20, 4)] = x21 + x72;
-        out[(20, 5)] = x93;
-        out[(20, 6)] = x92;
-        out[(20, 22)] = -1.0;
-        out[(20, 24)] = x99;
-        out[(20, 25)] = x12 * x77;
-        out[(20, 26)] = x96;
-        out[(20, 27)] = x95;
-        out[(21, 2)] = 1.0;
-        out[(21, 3)] = x94;
-        out[(21, 4)] = x98;
-        out[(21, 5)] = x22 + x67;
-        out[(21, 6)] = x93;
-        out[(21, 23)] = -1.0;
-        out[(21, 24)] = x97;
-        out[(21, 25)] = x99;
-        out[(21, 26)] = x14 * x77;
-        out[(21, 27)] = x96;
-        out[(22, 3)] = x0 * x100 + x3 * x101 - 2.0 * q[5] * x102;
-        out[(22, 4)] = x1 * x100 + x2 * x101 + x3 * x102;
-        out[(22, 5)] = x103;
-        out[(22, 6)] = x104;
-        out[(22, 24)] = -2.0 * q[27] * x41 + x12 * x44 + x13 * x46;
-        out[(22, 25)] = x14 * x41 - 2.0 * q[25] * x44 + x12 * x46;
-        out[(22, 26)] = x13 * x41 + x14 * x44 + x15 * x46;
-        out[(22, 27)] = -2.0 * q[24] * x41 - 2.0 * q[27] * x44 + x14 * x46;
-        out[(23, 3)] = x103;
-        out[(23, 4)] = x104;
-        out[(23, 5)] = x24 * x100 - 2.0 * q[6] * x101 + x2 * x102;
-        out[(23, 6)] = x23 * x100 - 2.0 * q[5] * x101 - 2.0 * q[6] * x102;
-        out[(23, 24)] = -2.0 * q[27] * x89 + x12 * x90 + x13 * x91;
-        out[(23, 25)] = x14 * x89 - 2.0 * q[25] * x90 + x12 * x91;
-        out[(23, 26)] = x13 * x89 + x14 * x90 + x15 * x91;
-        out[(23, 27)] = -2.0 * q[24] * x89 - 2.0 * q[27] * x90 + x14 * x91;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn phi_t_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
@@ -1659,162 +1385,14 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
         out[(23, 27)] = -2.0 * q[24] * x126 - 2.0 * v[24] * x127 - 2.0 * q[27] * x128
             - 2.0 * v[27] * x129 + 2.0 * q[26] * x130 + x14 * x131;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
+    fn mass_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (28, 28), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 76];
+        self.mass_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = self.len.powi(2);
-        let x1 = self.w.powi(2);
-        let x2 = x0 + x1;
-        let x3 = q[4].powi(2);
-        let x4 = 1.0 / 3.0 * self.mshaft * x2 * x3;
-        let x5 = q[5].powi(2);
-        let x6 = 1.0 / 3.0 * self.mshaft * x2 * x5;
-        let x7 = q[6].powi(2);
-        let x8 = -1.0 / 3.0 * q[3] * q[4] * self.mshaft * x2
-            + 1.0 / 3.0 * q[5] * q[6] * self.mshaft * x2
-            - 2.0 / 3.0 * q[5] * q[6] * self.mshaft * x1;
-        let x9 = -1.0 / 3.0 * q[4] * q[6] * self.mshaft * x2;
-        let x10 = -1.0 / 3.0 * q[3] * q[5] * self.mshaft * x2;
-        let x11 = x9 + x10 + 2.0 / 3.0 * q[4] * q[6] * self.mshaft * x1;
-        let x12 = -2.0 / 3.0 * q[3] * q[6] * self.mshaft * x1;
-        let x13 = q[3].powi(2);
-        let x14 = 1.0 / 3.0 * self.mshaft * x2 * x13;
-        let x15 = 1.0 / 3.0 * self.mshaft * x2 * x7;
-        let x16 = -2.0 / 3.0 * q[4] * q[5] * self.mshaft * x1;
-        let x17 = x9 + x10 + 2.0 / 3.0 * q[3] * q[5] * self.mshaft * x1;
-        let x18 = -1.0 / 3.0 * q[5] * q[6] * self.mshaft * x2
-            + 1.0 / 3.0 * q[3] * q[4] * self.mshaft * x2
-            - 2.0 / 3.0 * q[3] * q[4] * self.mshaft * x1;
-        let x19 = self.cube.powi(2);
-        let x20 = 2.0 / 3.0 * self.mslider * x19 * q[11].powi(2);
-        let x21 = 2.0 / 3.0 * self.mslider * x19 * q[12].powi(2);
-        let x22 = 2.0 / 3.0 * self.mslider * x19 * q[13].powi(2);
-        let x23 = -2.0 / 3.0 * q[10] * q[11] * self.mslider * x19;
-        let x24 = -2.0 / 3.0 * q[10] * q[12] * self.mslider * x19;
-        let x25 = -2.0 / 3.0 * q[10] * q[13] * self.mslider * x19;
-        let x26 = 2.0 / 3.0 * self.mslider * x19 * q[10].powi(2);
-        let x27 = -2.0 / 3.0 * q[11] * q[12] * self.mslider * x19;
-        let x28 = -2.0 / 3.0 * q[11] * q[13] * self.mslider * x19;
-        let x29 = -2.0 / 3.0 * q[12] * q[13] * self.mslider * x19;
-        let x30 = self.mrod + self.mball;
-        let x31 = 1.0 / 12.0 * self.mrod * x2
-            + 1.0 / 4.0 * self.mrod * x0 * self.mball.powi(2) / x30.powi(2)
-            + self.mball
-                * (1.0 / 2.0 * self.len - 1.0 / 2.0 * self.mball * self.len / x30)
-                    .powi(2);
-        let x32 = q[18].powi(2);
-        let x33 = 4.0 * x31 * x32;
-        let x34 = q[19].powi(2);
-        let x35 = 4.0 * x31 * x34;
-        let x36 = q[20].powi(2);
-        let x37 = -4.0 * q[17] * q[18] * x31 + 4.0 * q[19] * q[20] * x31
-            - 2.0 / 3.0 * q[19] * q[20] * self.mrod * x1;
-        let x38 = -4.0 * q[18] * q[20] * x31;
-        let x39 = -4.0 * q[17] * q[19] * x31;
-        let x40 = x38 + x39 + 2.0 / 3.0 * q[18] * q[20] * self.mrod * x1;
-        let x41 = -2.0 / 3.0 * q[17] * q[20] * self.mrod * x1;
-        let x42 = q[17].powi(2);
-        let x43 = 4.0 * x31 * x42;
-        let x44 = 4.0 * x31 * x36;
-        let x45 = -2.0 / 3.0 * q[18] * q[19] * self.mrod * x1;
-        let x46 = x38 + x39 + 2.0 / 3.0 * q[17] * q[19] * self.mrod * x1;
-        let x47 = 4.0 * q[17] * q[18] * x31 - 4.0 * q[19] * q[20] * x31
-            - 2.0 / 3.0 * q[17] * q[18] * self.mrod * x1;
-        let x48 = q[25].powi(2);
-        let x49 = 4.0 * x31 * x48;
-        let x50 = q[26].powi(2);
-        let x51 = 4.0 * x31 * x50;
-        let x52 = q[27].powi(2);
-        let x53 = -4.0 * q[24] * q[25] * x31 + 4.0 * q[26] * q[27] * x31
-            - 2.0 / 3.0 * q[26] * q[27] * self.mrod * x1;
-        let x54 = -4.0 * q[25] * q[27] * x31;
-        let x55 = -4.0 * q[24] * q[26] * x31;
-        let x56 = x54 + x55 + 2.0 / 3.0 * q[25] * q[27] * self.mrod * x1;
-        let x57 = -2.0 / 3.0 * q[24] * q[27] * self.mrod * x1;
-        let x58 = q[24].powi(2);
-        let x59 = 4.0 * x31 * x58;
-        let x60 = 4.0 * x31 * x52;
-        let x61 = -2.0 / 3.0 * q[25] * q[26] * self.mrod * x1;
-        let x62 = x54 + x55 + 2.0 / 3.0 * q[24] * q[26] * self.mrod * x1;
-        let x63 = 4.0 * q[24] * q[25] * x31 - 4.0 * q[26] * q[27] * x31
-            - 2.0 / 3.0 * q[24] * q[25] * self.mrod * x1;
-        out[(0, 0)] = self.mshaft;
-        out[(1, 1)] = self.mshaft;
-        out[(2, 2)] = self.mshaft;
-        out[(3, 3)] = x4 + x6 + 2.0 / 3.0 * self.mshaft * x1 * x7;
-        out[(3, 4)] = x8;
-        out[(3, 5)] = x11;
-        out[(3, 6)] = x12;
-        out[(4, 3)] = x8;
-        out[(4, 4)] = x14 + x15 + 2.0 / 3.0 * self.mshaft * x1 * x5;
-        out[(4, 5)] = x16;
-        out[(4, 6)] = x17;
-        out[(5, 3)] = x11;
-        out[(5, 4)] = x16;
-        out[(5, 5)] = x14 + x15 + 2.0 / 3.0 * self.mshaft * x1 * x3;
-        out[(5, 6)] = x18;
-        out[(6, 3)] = x12;
-        out[(6, 4)] = x17;
-        out[(6, 5)] = x18;
-        out[(6, 6)] = x4 + x6 + 2.0 / 3.0 * self.mshaft * x1 * x13;
-        out[(7, 7)] = self.mslider;
-        out[(8, 8)] = self.mslider;
-        out[(9, 9)] = self.mslider;
-        out[(10, 10)] = x20 + x21 + x22;
-        out[(10, 11)] = x23;
-        out[(10, 12)] = x24;
-        out[(10, 13)] = x25;
-        out[(11, 10)] = x23;
-        out[(11, 11)] = x21 + x22 + x26;
-        out[(11, 12)] = x27;
-        out[(11, 13)] = x28;
-        out[(12, 10)] = x24;
-        out[(12, 11)] = x27;
-        out[(12, 12)] = x20 + x22 + x26;
-        out[(12, 13)] = x29;
-        out[(13, 10)] = x25;
-        out[(13, 11)] = x28;
-        out[(13, 12)] = x29;
-        out[(13, 13)] = x20 + x21 + x26;
-        out[(14, 14)] = x30;
-        out[(15, 15)] = x30;
-        out[(16, 16)] = x30;
-        out[(17, 17)] = x33 + x35 + 2.0 / 3.0 * self.mrod * x1 * x36;
-        out[(17, 18)] = x37;
-        out[(17, 19)] = x40;
-        out[(17, 20)] = x41;
-        out[(18, 17)] = x37;
-        out[(18, 18)] = x43 + x44 + 2.0 / 3.0 * self.mrod * x1 * x34;
-        out[(18, 19)] = x45;
-        out[(18, 20)] = x46;
-        out[(19, 17)] = x40;
-        out[(19, 18)] = x45;
-        out[(19, 19)] = x43 + x44 + 2.0 / 3.0 * self.mrod * x1 * x32;
-        out[(19, 20)] = x47;
-        out[(20, 17)] = x41;
-        out[(20, 18)] = x46;
-        out[(20, 19)] = x47;
-        out[(20, 20)] = x33 + x35 + 2.0 / 3.0 * self.mrod * x1 * x42;
-        out[(21, 21)] = x30;
-        out[(22, 22)] = x30;
-        out[(23, 23)] = x30;
-        out[(24, 24)] = x49 + x51 + 2.0 / 3.0 * self.mrod * x1 * x52;
-        out[(24, 25)] = x53;
-        out[(24, 26)] = x56;
-        out[(24, 27)] = x57;
-        out[(25, 24)] = x53;
-        out[(25, 25)] = x59 + x60 + 2.0 / 3.0 * self.mrod * x1 * x50;
-        out[(25, 26)] = x61;
-        out[(25, 27)] = x62;
-        out[(26, 24)] = x56;
-        out[(26, 25)] = x61;
-        out[(26, 26)] = x59 + x60 + 2.0 / 3.0 * self.mrod * x1 * x48;
-        out[(26, 27)] = x63;
-        out[(27, 24)] = x57;
-        out[(27, 25)] = x62;
-        out[(27, 26)] = x63;
-        out[(27, 27)] = x49 + x51 + 2.0 / 3.0 * self.mrod * x1 * x58;
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn force_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
@@ -2014,768 +1592,31 @@ impl ::mbsim::__private::ConstrainedSystem for FlyballGovernor {
     }
     fn dynamics_into(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
-        assert_eq!(q.len(), 28, "q must have n = {} entries", 28);
-        assert_eq!(v.len(), 28, "v must have n = {} entries", 28);
         let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (28, 28), "mass has the wrong shape");
-        assert_eq!(force.len(), 28, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (24, 28), "jacobian has the wrong shape");
-        assert_eq!(gamma.len(), 24, "gamma has the wrong shape");
+        let mut mass_nonzeros = [0.0_f64; 76];
+        let mut jacobian_nonzeros = [0.0_f64; 175];
+        let nonzeros = ::mbsim::__private::DynamicsNonzeros {
+            mass: &mut mass_nonzeros,
+            force,
+            jacobian: &mut jacobian_nonzeros,
+            gamma,
+        };
+        self.dynamics_nonzeros_into(t, q, v, nonzeros);
         mass.fill(0.0);
-        force.fill(0.0);
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&mass_nonzeros) {
+            mass[(r, c)] = x;
+        }
         jacobian.fill(0.0);
-        let x0 = self.len.powi(2);
-        let x1 = self.w.powi(2);
-        let x2 = x0 + x1;
-        let x3 = q[4].powi(2);
-        let x4 = 1.0 / 3.0 * self.mshaft * x2 * x3;
-        let x5 = q[5].powi(2);
-        let x6 = 1.0 / 3.0 * self.mshaft * x2 * x5;
-        let x7 = q[6].powi(2);
-        let x8 = -1.0 / 3.0 * q[3] * q[4] * self.mshaft * x2
-            + 1.0 / 3.0 * q[5] * q[6] * self.mshaft * x2
-            - 2.0 / 3.0 * q[5] * q[6] * self.mshaft * x1;
-        let x9 = -1.0 / 3.0 * q[4] * q[6] * self.mshaft * x2;
-        let x10 = -1.0 / 3.0 * q[3] * q[5] * self.mshaft * x2;
-        let x11 = x9 + x10 + 2.0 / 3.0 * q[4] * q[6] * self.mshaft * x1;
-        let x12 = -2.0 / 3.0 * q[3] * q[6] * self.mshaft * x1;
-        let x13 = q[3].powi(2);
-        let x14 = 1.0 / 3.0 * self.mshaft * x2 * x13;
-        let x15 = 1.0 / 3.0 * self.mshaft * x2 * x7;
-        let x16 = -2.0 / 3.0 * q[4] * q[5] * self.mshaft * x1;
-        let x17 = x9 + x10 + 2.0 / 3.0 * q[3] * q[5] * self.mshaft * x1;
-        let x18 = -1.0 / 3.0 * q[5] * q[6] * self.mshaft * x2
-            + 1.0 / 3.0 * q[3] * q[4] * self.mshaft * x2
-            - 2.0 / 3.0 * q[3] * q[4] * self.mshaft * x1;
-        let x19 = self.cube.powi(2);
-        let x20 = q[11].powi(2);
-        let x21 = 2.0 / 3.0 * self.mslider * x19 * x20;
-        let x22 = q[12].powi(2);
-        let x23 = 2.0 / 3.0 * self.mslider * x19 * x22;
-        let x24 = q[13].powi(2);
-        let x25 = 2.0 / 3.0 * self.mslider * x19 * x24;
-        let x26 = -2.0 / 3.0 * q[10] * q[11] * self.mslider * x19;
-        let x27 = -2.0 / 3.0 * q[10] * q[12] * self.mslider * x19;
-        let x28 = -2.0 / 3.0 * q[10] * q[13] * self.mslider * x19;
-        let x29 = q[10].powi(2);
-        let x30 = 2.0 / 3.0 * self.mslider * x19 * x29;
-        let x31 = -2.0 / 3.0 * q[11] * q[12] * self.mslider * x19;
-        let x32 = -2.0 / 3.0 * q[11] * q[13] * self.mslider * x19;
-        let x33 = -2.0 / 3.0 * q[12] * q[13] * self.mslider * x19;
-        let x34 = self.mrod + self.mball;
-        let x35 = 1.0 / 2.0 * self.len;
-        let x36 = -1.0 / 2.0 * self.len;
-        let x37 = x34.powi(-1);
-        let x38 = x36 * self.mball * x37;
-        let x39 = 1.0 / 12.0 * self.mrod * x2
-            + 1.0 / 4.0 * self.mrod * x0 * self.mball.powi(2) / x34.powi(2)
-            + self.mball * (x35 + x38).powi(2);
-        let x40 = q[18].powi(2);
-        let x41 = 4.0 * x39 * x40;
-        let x42 = q[19].powi(2);
-        let x43 = 4.0 * x39 * x42;
-        let x44 = q[20].powi(2);
-        let x45 = -4.0 * q[17] * q[18] * x39 + 4.0 * q[19] * q[20] * x39
-            - 2.0 / 3.0 * q[19] * q[20] * self.mrod * x1;
-        let x46 = -4.0 * q[18] * q[20] * x39;
-        let x47 = -4.0 * q[17] * q[19] * x39;
-        let x48 = x46 + x47 + 2.0 / 3.0 * q[18] * q[20] * self.mrod * x1;
-        let x49 = -2.0 / 3.0 * q[17] * q[20] * self.mrod * x1;
-        let x50 = q[17].powi(2);
-        let x51 = 4.0 * x39 * x50;
-        let x52 = 4.0 * x39 * x44;
-        let x53 = -2.0 / 3.0 * q[18] * q[19] * self.mrod * x1;
-        let x54 = x46 + x47 + 2.0 / 3.0 * q[17] * q[19] * self.mrod * x1;
-        let x55 = 4.0 * q[17] * q[18] * x39 - 4.0 * q[19] * q[20] * x39
-            - 2.0 / 3.0 * q[17] * q[18] * self.mrod * x1;
-        let x56 = q[25].powi(2);
-        let x57 = 4.0 * x39 * x56;
-        let x58 = q[26].powi(2);
-        let x59 = 4.0 * x39 * x58;
-        let x60 = q[27].powi(2);
-        let x61 = -4.0 * q[24] * q[25] * x39 + 4.0 * q[26] * q[27] * x39
-            - 2.0 / 3.0 * q[26] * q[27] * self.mrod * x1;
-        let x62 = -4.0 * q[25] * q[27] * x39;
-        let x63 = -4.0 * q[24] * q[26] * x39;
-        let x64 = x62 + x63 + 2.0 / 3.0 * q[25] * q[27] * self.mrod * x1;
-        let x65 = -2.0 / 3.0 * q[24] * q[27] * self.mrod * x1;
-        let x66 = q[24].powi(2);
-        let x67 = 4.0 * x39 * x66;
-        let x68 = 4.0 * x39 * x60;
-        let x69 = -2.0 / 3.0 * q[25] * q[26] * self.mrod * x1;
-        let x70 = x62 + x63 + 2.0 / 3.0 * q[24] * q[26] * self.mrod * x1;
-        let x71 = 4.0 * q[24] * q[25] * x39 - 4.0 * q[26] * q[27] * x39
-            - 2.0 / 3.0 * q[24] * q[25] * self.mrod * x1;
-        let x72 = q[5] * v[6];
-        let x73 = -q[3] * v[4] + v[3] * q[4] + x72 - v[5] * q[6];
-        let x74 = v[3] * q[5];
-        let x75 = v[4] * q[6];
-        let x76 = -q[3] * v[5] - q[4] * v[6] + x74 + x75;
-        let x77 = v[3] * q[6];
-        let x78 = -q[3] * v[6] + q[4] * v[5] - v[4] * q[5] + x77;
-        let x79 = -x22;
-        let x80 = x20 + x29 - x24 + x79;
-        let x81 = 2.0 * q[20];
-        let x82 = 2.0 * q[19];
-        let x83 = x81 * q[18] + x82 * q[17];
-        let x84 = x35 * self.mball * x37 * x83;
-        let x85 = q[7] - q[14] + 1.0 / 2.0 * self.cube * x80 + x84;
-        let x86 = 2.0 * q[12];
-        let x87 = 2.0 * q[13];
-        let x88 = x86 * q[11] + x87 * q[10];
-        let x89 = x81 * q[19];
-        let x90 = x89 - 2.0 * q[17] * q[18];
-        let x91 = x35 * self.mball * x37 * x90;
-        let x92 = q[8] - q[15] + 1.0 / 2.0 * self.cube * x88 + x91;
-        let x93 = x87 * q[11];
-        let x94 = x93 - 2.0 * q[10] * q[12];
-        let x95 = -x40;
-        let x96 = x44 + x50 - x42 + x95;
-        let x97 = x35 * self.mball * x37 * x96;
-        let x98 = q[9] - q[16] + 1.0 / 2.0 * self.cube * x94 + x97;
-        let x99 = x85.powi(2) + x92.powi(2) + x98.powi(2);
-        let x100 = 1.0 / x99.sqrt();
-        let x101 = -self.l0;
-        let x102 = 2.0 * q[11];
-        let x103 = 2.0 * q[10];
-        let x104 = x103 * v[10];
-        let x105 = -2.0 * q[12] * v[12];
-        let x106 = x102 * v[11] + x104 - 2.0 * q[13] * v[13] + x105;
-        let x107 = 2.0 * q[18];
-        let x108 = 2.0 * q[17];
-        let x109 = x86 * v[11] + x102 * v[12] + x87 * v[10] + x103 * v[13];
-        let x110 = x81 * v[19];
-        let x111 = x82 * v[20];
-        let x112 = v[17] * q[18];
-        let x113 = x87 * v[11];
-        let x114 = x102 * v[13];
-        let x115 = v[10] * q[12];
-        let x116 = x113 + x114 + (-2.0 * x115) - 2.0 * q[10] * v[12];
-        let x117 = x108 * v[17];
-        let x118 = -2.0 * q[18] * v[18];
-        let x119 = self.k * (x99.sqrt() + x101)
-            + self.c
-                * (x85
-                    * (v[7] - v[14] + 1.0 / 2.0 * self.cube * x106
-                        + x35 * self.mball * x37
-                            * (x81 * v[18] + x107 * v[20] + x82 * v[17] + x108 * v[19]))
-                    + x92
-                        * (v[8] - v[15] + 1.0 / 2.0 * self.cube * x109
-                            + x35 * self.mball * x37
-                                * (x110 + x111 + (-2.0 * x112) - 2.0 * q[17] * v[18]))
-                    + x98
-                        * (v[9] - v[16] + 1.0 / 2.0 * self.cube * x116
-                            + x35 * self.mball * x37
-                                * (x81 * v[20] + x117 - 2.0 * q[19] * v[19] + x118)))
-                * x100;
-        let x120 = x85 * x100 * x119;
-        let x121 = -1.0 / 2.0 * self.cube * x80;
-        let x122 = 2.0 * q[27];
-        let x123 = 2.0 * q[26];
-        let x124 = x122 * q[25] + x123 * q[24];
-        let x125 = x35 * self.mball * x37 * x124;
-        let x126 = q[7] - q[21] + x121 + x125;
-        let x127 = -1.0 / 2.0 * self.cube * x88;
-        let x128 = x122 * q[26];
-        let x129 = x128 - 2.0 * q[24] * q[25];
-        let x130 = x35 * self.mball * x37 * x129;
-        let x131 = q[8] - q[22] + x127 + x130;
-        let x132 = -1.0 / 2.0 * self.cube * x94;
-        let x133 = -x56;
-        let x134 = x60 + x66 - x58 + x133;
-        let x135 = x35 * self.mball * x37 * x134;
-        let x136 = q[9] - q[23] + x132 + x135;
-        let x137 = x126.powi(2) + x131.powi(2) + x136.powi(2);
-        let x138 = 1.0 / x137.sqrt();
-        let x139 = 2.0 * q[25];
-        let x140 = 2.0 * q[24];
-        let x141 = x122 * v[26];
-        let x142 = x123 * v[27];
-        let x143 = v[24] * q[25];
-        let x144 = x140 * v[24];
-        let x145 = -2.0 * q[25] * v[25];
-        let x146 = self.k * (x101 + x137.sqrt())
-            + self.c
-                * (x126
-                    * (v[7] - v[21] - 1.0 / 2.0 * self.cube * x106
-                        + x35 * self.mball * x37
-                            * (x122 * v[25] + x139 * v[27] + x123 * v[24]
-                                + x140 * v[26]))
-                    + x131
-                        * (v[8] - v[22] - 1.0 / 2.0 * self.cube * x109
-                            + x35 * self.mball * x37
-                                * (x141 + x142 + (-2.0 * x143) - 2.0 * q[24] * v[25]))
-                    + x136
-                        * (v[9] - v[23] - 1.0 / 2.0 * self.cube * x116
-                            + x35 * self.mball * x37
-                                * (x122 * v[27] + x144 - 2.0 * q[26] * v[26] + x145)))
-                * x138;
-        let x147 = x126 * x138 * x146;
-        let x148 = x92 * x100 * x119;
-        let x149 = x131 * x138 * x146;
-        let x150 = x98 * x100 * x119;
-        let x151 = x136 * x138 * x146;
-        let x152 = v[10] * q[11];
-        let x153 = -q[10] * v[11] + x152 + q[12] * v[13] - v[12] * q[13];
-        let x154 = -q[10] * v[12] - q[11] * v[13] + x115 + v[11] * q[13];
-        let x155 = -q[10] * v[13] + q[11] * v[12] - v[11] * q[12] + v[10] * q[13];
-        let x156 = x127 * x98 * x100 * x119 + 1.0 / 2.0 * x148 * self.cube * x94;
-        let x157 = x132 * x85 * x100 * x119 + 1.0 / 2.0 * x150 * self.cube * x80;
-        let x158 = x121 * x92 * x100 * x119 + 1.0 / 2.0 * x120 * self.cube * x88;
-        let x159 = 1.0 / 2.0 * x151 * self.cube * x88
-            + (-1.0 / 2.0 * x149 * self.cube * x94);
-        let x160 = 1.0 / 2.0 * x147 * self.cube * x94
-            + (-1.0 / 2.0 * x151 * self.cube * x80);
-        let x161 = 1.0 / 2.0 * x149 * self.cube * x80
-            + (-1.0 / 2.0 * x147 * self.cube * x88);
-        let x162 = -self.g * x34;
-        let x163 = -q[17] * v[18] + x112 + q[19] * v[20] - v[19] * q[20];
-        let x164 = -q[17] * v[19] - q[18] * v[20] + v[17] * q[19] + v[18] * q[20];
-        let x165 = v[17] * q[20];
-        let x166 = -q[17] * v[20] + q[18] * v[19] - v[18] * q[19] + x165;
-        let x167 = x38 * x90 * x98 * x100 * x119 + x97 * x92 * x100 * x119;
-        let x168 = x38 * x96 * x85 * x100 * x119 + x84 * x98 * x100 * x119;
-        let x169 = x38 * x83 * x92 * x100 * x119 + x91 * x85 * x100 * x119;
-        let x170 = -q[24] * v[25] + x143 + q[26] * v[27] - v[26] * q[27];
-        let x171 = -q[24] * v[26] - q[25] * v[27] + v[24] * q[26] + v[25] * q[27];
-        let x172 = v[24] * q[27];
-        let x173 = -q[24] * v[27] + q[25] * v[26] - v[25] * q[26] + x172;
-        let x174 = x38 * x129 * x136 * x138 * x146 + x135 * x131 * x138 * x146;
-        let x175 = x38 * x134 * x126 * x138 * x146 + x125 * x136 * x138 * x146;
-        let x176 = x38 * x124 * x131 * x138 * x146 + x130 * x126 * x138 * x146;
-        let x177 = 2.0 * q[3];
-        let x178 = 2.0 * q[4];
-        let x179 = 2.0 * q[5];
-        let x180 = 2.0 * q[6];
-        let x181 = q[5] * self.len;
-        let x182 = q[6] * self.len;
-        let x183 = q[3] * self.len;
-        let x184 = q[4] * self.len;
-        let x185 = -x184;
-        let x186 = -x183;
-        let x187 = -x181;
-        let x188 = -2.0 * q[4];
-        let x189 = -2.0 * q[3];
-        let x190 = x93 + x86 * q[10];
-        let x191 = x87 * q[12] - 2.0 * q[10] * q[11];
-        let x192 = x24 + x29 + x79 - x20;
-        let x193 = x178 * x190 + x179 * x191 + x180 * x192;
-        let x194 = -2.0 * q[6] * x190 + x177 * x191 + x178 * x192;
-        let x195 = -x7;
-        let x196 = -x5;
-        let x197 = x3 + x13 + x195 + x196;
-        let x198 = x179 * q[4];
-        let x199 = x180 * q[3];
-        let x200 = x198 + x199;
-        let x201 = x189 * q[5];
-        let x202 = x180 * q[4] + x201;
-        let x203 = x189 * q[6];
-        let x204 = x198 + x203;
-        let x205 = -x3;
-        let x206 = x5 + x13 + x195 + x205;
-        let x207 = x178 * q[3];
-        let x208 = x180 * q[5] + x207;
-        let x209 = x103 * x204 + x87 * x206 - 2.0 * q[12] * x208;
-        let x210 = x102 * x204 + x86 * x206 + x87 * x208;
-        let x211 = -x13;
-        let x212 = x188 * q[5];
-        let x213 = x188 * q[6];
-        let x214 = q[7] - q[0];
-        let x215 = q[8] - q[1];
-        let x216 = q[9] - q[2];
-        let x217 = x178 * x214 + x179 * x215 + x180 * x216;
-        let x218 = -2.0 * q[6] * x214 + x177 * x215 + x178 * x216;
-        let x219 = -2.0 * q[5] * q[6];
-        let x220 = q[3] * self.xab;
-        let x221 = x181 + x220;
-        let x222 = q[4] * self.xab;
-        let x223 = x182 + x222;
-        let x224 = q[5] * self.xab;
-        let x225 = -x224;
-        let x226 = x183 + x225;
-        let x227 = q[6] * self.xab;
-        let x228 = -x227;
-        let x229 = x38 + x36;
-        let x230 = -2.0 * q[19] * x229;
-        let x231 = -2.0 * q[20] * x229;
-        let x232 = -2.0 * q[17] * x229;
-        let x233 = x185 + x227;
-        let x234 = x107 * x229;
-        let x235 = -x220;
-        let x236 = x82 * q[18] - 2.0 * q[17] * q[20];
-        let x237 = x42 + x50 - x44 + x95;
-        let x238 = x89 + x107 * q[17];
-        let x239 = -2.0 * q[5] * x236 + x178 * x237 + x189 * x238;
-        let x240 = -2.0 * q[6] * x236 + x177 * x237 + x178 * x238;
-        let x241 = x201 + x213;
-        let x242 = x207 + x219;
-        let x243 = x3 + x5 + x195 + x211;
-        let x244 = x181 + x235;
-        let x245 = x182 + (-x222);
-        let x246 = x183 + x224;
-        let x247 = -2.0 * q[26] * x229;
-        let x248 = -2.0 * q[27] * x229;
-        let x249 = -2.0 * q[24] * x229;
-        let x250 = x185 + x228;
-        let x251 = x139 * x229;
-        let x252 = x123 * q[25] - 2.0 * q[24] * q[27];
-        let x253 = x58 + x66 - x60 + x133;
-        let x254 = x128 + x139 * q[24];
-        let x255 = -2.0 * q[5] * x252 + x178 * x253 + x189 * x254;
-        let x256 = -2.0 * q[6] * x252 + x177 * x253 + x178 * x254;
-        let x257 = v[4].powi(2);
-        let x258 = -2.0 * x257;
-        let x259 = v[5].powi(2);
-        let x260 = -2.0 * x259;
-        let x261 = v[6].powi(2);
-        let x262 = -2.0 * x261;
-        let x263 = v[3].powi(2);
-        let x264 = -2.0 * x263;
-        let x265 = v[11].powi(2);
-        let x266 = -2.0 * x265;
-        let x267 = v[10].powi(2);
-        let x268 = v[13].powi(2);
-        let x269 = -2.0 * x268;
-        let x270 = -2.0 * v[12].powi(2);
-        let x271 = v[20].powi(2);
-        let x272 = -2.0 * x271;
-        let x273 = v[17].powi(2);
-        let x274 = v[19].powi(2);
-        let x275 = -2.0 * x274;
-        let x276 = -2.0 * v[18].powi(2);
-        let x277 = v[27].powi(2);
-        let x278 = -2.0 * x277;
-        let x279 = v[24].powi(2);
-        let x280 = v[26].powi(2);
-        let x281 = -2.0 * x280;
-        let x282 = -2.0 * v[25].powi(2);
-        let x283 = 4.0 * v[4] * v[6];
-        let x284 = x36 * (x283 + 4.0 * v[3] * v[5]);
-        let x285 = 4.0 * v[5] * v[6];
-        let x286 = x36 * (x285 - 4.0 * v[3] * v[4]);
-        let x287 = 2.0 * x263;
-        let x288 = x36 * (2.0 * x261 + x287 + x258 + x260);
-        let x289 = -4.0 * v[3] * v[5];
-        let x290 = -4.0 * v[4] * v[6] + x289;
-        let x291 = 4.0 * v[3] * v[4];
-        let x292 = -4.0 * v[5] * v[6] + x291;
-        let x293 = 2.0 * x257;
-        let x294 = x293 + x287 + x260 + x262;
-        let x295 = 4.0 * v[11] * v[13];
-        let x296 = x295 + 4.0 * v[10] * v[12];
-        let x297 = 4.0 * v[4] * v[5];
-        let x298 = x297 + 4.0 * v[3] * v[6];
-        let x299 = 4.0 * v[12] * v[13] - 4.0 * v[10] * v[11];
-        let x300 = x283 + x289;
-        let x301 = 2.0 * x267;
-        let x302 = x301 + 2.0 * x268 + x266 + x270;
-        let x303 = x178 * v[4];
-        let x304 = x177 * v[3];
-        let x305 = -2.0 * q[6] * v[6];
-        let x306 = x303 + x304 - 2.0 * q[5] * v[5] + x305;
-        let x307 = x113 + x114 + x86 * v[10] + x103 * v[12];
-        let x308 = x179 * v[4];
-        let x309 = x178 * v[5];
-        let x310 = x308 + x309 + x180 * v[3] + x177 * v[6];
-        let x311 = x87 * v[12] + x86 * v[13] + (-2.0 * x152) - 2.0 * q[10] * v[11];
-        let x312 = -2.0 * x74;
-        let x313 = x189 * v[5];
-        let x314 = x180 * v[4] + x178 * v[6] + x312 + x313;
-        let x315 = x104 + x87 * v[13] + x105 - 2.0 * q[11] * v[11];
-        let x316 = x297 - 4.0 * v[3] * v[6];
-        let x317 = 2.0 * x259;
-        let x318 = x317 + x287 + x258 + x262;
-        let x319 = x285 + x291;
-        let x320 = x308 + x309 + (-2.0 * x77) + x189 * v[6];
-        let x321 = x179 * v[5];
-        let x322 = x321 + x304 + x188 * v[4] + x305;
-        let x323 = x178 * v[3];
-        let x324 = x177 * v[4];
-        let x325 = x180 * v[5] + x179 * v[6] + x323 + x324;
-        let x326 = v[7] - v[0];
-        let x327 = v[8] - v[1];
-        let x328 = v[9] - v[2];
-        let x329 = 4.0 * v[19] * v[20];
-        let x330 = 2.0 * x273;
-        let x331 = 4.0 * v[18] * v[19] - 4.0 * v[17] * v[20];
-        let x332 = x330 + 2.0 * x274 + x272 + x276;
-        let x333 = x329 + 4.0 * v[17] * v[18];
-        let x334 = x82 * v[18] + x107 * v[19] + (-2.0 * x165) - 2.0 * q[17] * v[20];
-        let x335 = x117 + x82 * v[19] + x118 - 2.0 * q[20] * v[20];
-        let x336 = x110 + x111 + x107 * v[17] + x108 * v[18];
-        let x337 = x293 + x317 + x262 + x264;
-        let x338 = x312 + x313 + (-2.0 * x75) + x188 * v[6];
-        let x339 = x323 + x324 - 2.0 * v[5] * q[6] + (-2.0 * x72);
-        let x340 = x303 + x321 + x305 + x189 * v[3];
-        let x341 = 4.0 * v[26] * v[27];
-        let x342 = 2.0 * x279;
-        let x343 = 4.0 * v[25] * v[26] - 4.0 * v[24] * v[27];
-        let x344 = x342 + 2.0 * x280 + x278 + x282;
-        let x345 = x341 + 4.0 * v[24] * v[25];
-        let x346 = x123 * v[25] + x139 * v[26] + (-2.0 * x172) - 2.0 * q[24] * v[27];
-        let x347 = x144 + x123 * v[26] + x145 - 2.0 * q[27] * v[27];
-        let x348 = x141 + x142 + x139 * v[24] + x140 * v[25];
-        mass[(0, 0)] = self.mshaft;
-        mass[(1, 1)] = self.mshaft;
-        mass[(2, 2)] = self.mshaft;
-        mass[(3, 3)] = x4 + x6 + 2.0 / 3.0 * self.mshaft * x1 * x7;
-        mass[(3, 4)] = x8;
-        mass[(3, 5)] = x11;
-        mass[(3, 6)] = x12;
-        mass[(4, 3)] = x8;
-        mass[(4, 4)] = x14 + x15 + 2.0 / 3.0 * self.mshaft * x1 * x5;
-        mass[(4, 5)] = x16;
-        mass[(4, 6)] = x17;
-        mass[(5, 3)] = x11;
-        mass[(5, 4)] = x16;
-        mass[(5, 5)] = x14 + x15 + 2.0 / 3.0 * self.mshaft * x1 * x3;
-        mass[(5, 6)] = x18;
-        mass[(6, 3)] = x12;
-        mass[(6, 4)] = x17;
-        mass[(6, 5)] = x18;
-        mass[(6, 6)] = x4 + x6 + 2.0 / 3.0 * self.mshaft * x1 * x13;
-        mass[(7, 7)] = self.mslider;
-        mass[(8, 8)] = self.mslider;
-        mass[(9, 9)] = self.mslider;
-        mass[(10, 10)] = x21 + x23 + x25;
-        mass[(10, 11)] = x26;
-        mass[(10, 12)] = x27;
-        mass[(10, 13)] = x28;
-        mass[(11, 10)] = x26;
-        mass[(11, 11)] = x23 + x25 + x30;
-        mass[(11, 12)] = x31;
-        mass[(11, 13)] = x32;
-        mass[(12, 10)] = x27;
-        mass[(12, 11)] = x31;
-        mass[(12, 12)] = x21 + x25 + x30;
-        mass[(12, 13)] = x33;
-        mass[(13, 10)] = x28;
-        mass[(13, 11)] = x32;
-        mass[(13, 12)] = x33;
-        mass[(13, 13)] = x21 + x23 + x30;
-        mass[(14, 14)] = x34;
-        mass[(15, 15)] = x34;
-        mass[(16, 16)] = x34;
-        mass[(17, 17)] = x41 + x43 + 2.0 / 3.0 * self.mrod * x1 * x44;
-        mass[(17, 18)] = x45;
-        mass[(17, 19)] = x48;
-        mass[(17, 20)] = x49;
-        mass[(18, 17)] = x45;
-        mass[(18, 18)] = x51 + x52 + 2.0 / 3.0 * self.mrod * x1 * x42;
-        mass[(18, 19)] = x53;
-        mass[(18, 20)] = x54;
-        mass[(19, 17)] = x48;
-        mass[(19, 18)] = x53;
-        mass[(19, 19)] = x51 + x52 + 2.0 / 3.0 * self.mrod * x1 * x40;
-        mass[(19, 20)] = x55;
-        mass[(20, 17)] = x49;
-        mass[(20, 18)] = x54;
-        mass[(20, 19)] = x55;
-        mass[(20, 20)] = x41 + x43 + 2.0 / 3.0 * self.mrod * x1 * x50;
-        mass[(21, 21)] = x34;
-        mass[(22, 22)] = x34;
-        mass[(23, 23)] = x34;
-        mass[(24, 24)] = x57 + x59 + 2.0 / 3.0 * self.mrod * x1 * x60;
-        mass[(24, 25)] = x61;
-        mass[(24, 26)] = x64;
-        mass[(24, 27)] = x65;
-        mass[(25, 24)] = x61;
-        mass[(25, 25)] = x67 + x68 + 2.0 / 3.0 * self.mrod * x1 * x58;
-        mass[(25, 26)] = x69;
-        mass[(25, 27)] = x70;
-        mass[(26, 24)] = x64;
-        mass[(26, 25)] = x69;
-        mass[(26, 26)] = x67 + x68 + 2.0 / 3.0 * self.mrod * x1 * x56;
-        mass[(26, 27)] = x71;
-        mass[(27, 24)] = x65;
-        mass[(27, 25)] = x70;
-        mass[(27, 26)] = x71;
-        mass[(27, 27)] = x57 + x59 + 2.0 / 3.0 * self.mrod * x1 * x66;
-        force[2] = -self.mshaft * self.g;
-        force[3] = -2.0 / 3.0 * v[4] * self.mshaft * x2 * x73
-            - 2.0 / 3.0 * v[5] * self.mshaft * x2 * x76
-            - 4.0 / 3.0 * v[6] * self.mshaft * x1 * x78;
-        force[4] = 2.0 / 3.0 * v[3] * self.mshaft * x2 * x73
-            - 2.0 / 3.0 * v[6] * self.mshaft * x2 * x76
-            + 4.0 / 3.0 * v[5] * self.mshaft * x1 * x78;
-        force[5] = 2.0 / 3.0 * v[6] * self.mshaft * x2 * x73
-            + 2.0 / 3.0 * v[3] * self.mshaft * x2 * x76
-            - 4.0 / 3.0 * v[4] * self.mshaft * x1 * x78;
-        force[6] = -2.0 / 3.0 * v[5] * self.mshaft * x2 * x73
-            + 2.0 / 3.0 * v[4] * self.mshaft * x2 * x76
-            + 4.0 / 3.0 * v[3] * self.mshaft * x1 * x78;
-        force[7] = (-x120) + (-x147);
-        force[8] = (-x148) + (-x149);
-        force[9] = -self.mslider * self.g + (-x150) + (-x151);
-        force[10] = -4.0 / 3.0 * v[11] * self.mslider * x19 * x153
-            - 4.0 / 3.0 * v[12] * self.mslider * x19 * x154
-            - 4.0 / 3.0 * v[13] * self.mslider * x19 * x155 - 2.0 * q[11] * x156
-            - 2.0 * q[12] * x157 - 2.0 * q[13] * x158 - 2.0 * q[11] * x159
-            - 2.0 * q[12] * x160 - 2.0 * q[13] * x161;
-        force[11] = 4.0 / 3.0 * v[10] * self.mslider * x19 * x153
-            - 4.0 / 3.0 * v[13] * self.mslider * x19 * x154
-            + 4.0 / 3.0 * v[12] * self.mslider * x19 * x155 + x103 * x156 + x87 * x157
-            - 2.0 * q[12] * x158 + x103 * x159 + x87 * x160 - 2.0 * q[12] * x161;
-        force[12] = 4.0 / 3.0 * v[13] * self.mslider * x19 * x153
-            + 4.0 / 3.0 * v[10] * self.mslider * x19 * x154
-            - 4.0 / 3.0 * v[11] * self.mslider * x19 * x155 - 2.0 * q[13] * x156
-            + x103 * x157 + x102 * x158 - 2.0 * q[13] * x159 + x103 * x160 + x102 * x161;
-        force[13] = -4.0 / 3.0 * v[12] * self.mslider * x19 * x153
-            + 4.0 / 3.0 * v[11] * self.mslider * x19 * x154
-            + 4.0 / 3.0 * v[10] * self.mslider * x19 * x155 + x86 * x156
-            - 2.0 * q[11] * x157 + x103 * x158 + x86 * x159 - 2.0 * q[11] * x160
-            + x103 * x161;
-        force[14] = x120;
-        force[15] = x148;
-        force[16] = x162 + x150;
-        force[17] = -8.0 * v[18] * x39 * x163 - 8.0 * v[19] * x39 * x164
-            - 4.0 / 3.0 * v[20] * self.mrod * x1 * x166 - 2.0 * q[18] * x167
-            - 2.0 * q[19] * x168 - 2.0 * q[20] * x169;
-        force[18] = 8.0 * v[17] * x39 * x163 - 8.0 * v[20] * x39 * x164
-            + 4.0 / 3.0 * v[19] * self.mrod * x1 * x166 + x108 * x167 + x81 * x168
-            - 2.0 * q[19] * x169;
-        force[19] = 8.0 * v[20] * x39 * x163 + 8.0 * v[17] * x39 * x164
-            - 4.0 / 3.0 * v[18] * self.mrod * x1 * x166 - 2.0 * q[20] * x167
-            + x108 * x168 + x107 * x169;
-        force[20] = -8.0 * v[19] * x39 * x163 + 8.0 * v[18] * x39 * x164
-            + 4.0 / 3.0 * v[17] * self.mrod * x1 * x166 + x82 * x167 - 2.0 * q[18] * x168
-            + x108 * x169;
-        force[21] = x147;
-        force[22] = x149;
-        force[23] = x162 + x151;
-        force[24] = -8.0 * v[25] * x39 * x170 - 8.0 * v[26] * x39 * x171
-            - 4.0 / 3.0 * v[27] * self.mrod * x1 * x173 - 2.0 * q[25] * x174
-            - 2.0 * q[26] * x175 - 2.0 * q[27] * x176;
-        force[25] = 8.0 * v[24] * x39 * x170 - 8.0 * v[27] * x39 * x171
-            + 4.0 / 3.0 * v[26] * self.mrod * x1 * x173 + x140 * x174 + x122 * x175
-            - 2.0 * q[26] * x176;
-        force[26] = 8.0 * v[27] * x39 * x170 + 8.0 * v[24] * x39 * x171
-            - 4.0 / 3.0 * v[25] * self.mrod * x1 * x173 - 2.0 * q[27] * x174
-            + x140 * x175 + x139 * x176;
-        force[27] = -8.0 * v[26] * x39 * x170 + 8.0 * v[25] * x39 * x171
-            + 4.0 / 3.0 * v[24] * self.mrod * x1 * x173 + x123 * x174
-            - 2.0 * q[25] * x175 + x140 * x176;
-        jacobian[(0, 3)] = x177;
-        jacobian[(0, 4)] = x178;
-        jacobian[(0, 5)] = x179;
-        jacobian[(0, 6)] = x180;
-        jacobian[(1, 10)] = x103;
-        jacobian[(1, 11)] = x102;
-        jacobian[(1, 12)] = x86;
-        jacobian[(1, 13)] = x87;
-        jacobian[(2, 17)] = x108;
-        jacobian[(2, 18)] = x107;
-        jacobian[(2, 19)] = x82;
-        jacobian[(2, 20)] = x81;
-        jacobian[(3, 24)] = x140;
-        jacobian[(3, 25)] = x139;
-        jacobian[(3, 26)] = x123;
-        jacobian[(3, 27)] = x122;
-        jacobian[(4, 0)] = -1.0;
-        jacobian[(4, 3)] = x181;
-        jacobian[(4, 4)] = x182;
-        jacobian[(4, 5)] = x183;
-        jacobian[(4, 6)] = x184;
-        jacobian[(5, 1)] = -1.0;
-        jacobian[(5, 3)] = x185;
-        jacobian[(5, 4)] = x186;
-        jacobian[(5, 5)] = x182;
-        jacobian[(5, 6)] = x181;
-        jacobian[(6, 2)] = -1.0;
-        jacobian[(6, 3)] = x183;
-        jacobian[(6, 4)] = x185;
-        jacobian[(6, 5)] = x187;
-        jacobian[(6, 6)] = x182;
-        jacobian[(7, 3)] = x179;
-        jacobian[(7, 4)] = x180;
-        jacobian[(7, 5)] = x177;
-        jacobian[(7, 6)] = x178;
-        jacobian[(8, 3)] = x188;
-        jacobian[(8, 4)] = x189;
-        jacobian[(8, 5)] = x180;
-        jacobian[(8, 6)] = x179;
-        jacobian[(9, 3)] = x177 * x190 + x180 * x191 - 2.0 * q[5] * x192;
-        jacobian[(9, 4)] = x193;
-        jacobian[(9, 5)] = -2.0 * q[5] * x190 + x178 * x191 + x189 * x192;
-        jacobian[(9, 6)] = x194;
-        jacobian[(9, 10)] = x86 * x197 - 2.0 * q[11] * x200 + x103 * x202;
-        jacobian[(9, 11)] = x87 * x197 - 2.0 * q[10] * x200 - 2.0 * q[11] * x202;
-        jacobian[(9, 12)] = x103 * x197 + x87 * x200 - 2.0 * q[12] * x202;
-        jacobian[(9, 13)] = x102 * x197 + x86 * x200 + x87 * x202;
-        jacobian[(10, 3)] = x194;
-        jacobian[(10, 4)] = x179 * x190 + x188 * x191 + x177 * x192;
-        jacobian[(10, 5)] = x193;
-        jacobian[(10, 6)] = x189 * x190 - 2.0 * q[6] * x191 + x179 * x192;
-        jacobian[(10, 10)] = x86 * x204 - 2.0 * q[11] * x206 + x103 * x208;
-        jacobian[(10, 11)] = x87 * x204 - 2.0 * q[10] * x206 - 2.0 * q[11] * x208;
-        jacobian[(10, 12)] = x209;
-        jacobian[(10, 13)] = x210;
-        jacobian[(11, 0)] = x5 + x7 + x205 + x211;
-        jacobian[(11, 1)] = x203 + x212;
-        jacobian[(11, 2)] = x179 * q[3] + x213;
-        jacobian[(11, 3)] = x177 * x214 + x180 * x215 - 2.0 * q[5] * x216;
-        jacobian[(11, 4)] = x217;
-        jacobian[(11, 5)] = -2.0 * q[5] * x214 + x178 * x215 + x189 * x216;
-        jacobian[(11, 6)] = x218;
-        jacobian[(11, 7)] = x197;
-        jacobian[(11, 8)] = x200;
-        jacobian[(11, 9)] = x202;
-        jacobian[(12, 0)] = x199 + x212;
-        jacobian[(12, 1)] = x3 + x7 + x196 + x211;
-        jacobian[(12, 2)] = x189 * q[4] + x219;
-        jacobian[(12, 3)] = x218;
-        jacobian[(12, 4)] = x179 * x214 + x188 * x215 + x177 * x216;
-        jacobian[(12, 5)] = x217;
-        jacobian[(12, 6)] = x189 * x214 - 2.0 * q[6] * x215 + x179 * x216;
-        jacobian[(12, 7)] = x204;
-        jacobian[(12, 8)] = x206;
-        jacobian[(12, 9)] = x208;
-        jacobian[(13, 3)] = -2.0 * q[6] * x80 + x177 * x88 + x178 * x94;
-        jacobian[(13, 4)] = x179 * x80 + x188 * x88 + x177 * x94;
-        jacobian[(13, 5)] = x178 * x80 + x179 * x88 + x180 * x94;
-        jacobian[(13, 6)] = x189 * x80 - 2.0 * q[6] * x88 + x179 * x94;
-        jacobian[(13, 10)] = x209;
-        jacobian[(13, 11)] = x210;
-        jacobian[(13, 12)] = -2.0 * q[12] * x204 + x102 * x206 - 2.0 * q[10] * x208;
-        jacobian[(13, 13)] = -2.0 * q[13] * x204 + x103 * x206 + x102 * x208;
-        jacobian[(14, 0)] = 1.0;
-        jacobian[(14, 3)] = x221;
-        jacobian[(14, 4)] = x223;
-        jacobian[(14, 5)] = x226;
-        jacobian[(14, 6)] = x184 + x228;
-        jacobian[(14, 14)] = -1.0;
-        jacobian[(14, 17)] = x230;
-        jacobian[(14, 18)] = x231;
-        jacobian[(14, 19)] = x232;
-        jacobian[(14, 20)] = -2.0 * q[18] * x229;
-        jacobian[(15, 1)] = 1.0;
-        jacobian[(15, 3)] = x233;
-        jacobian[(15, 4)] = x186 + x224;
-        jacobian[(15, 5)] = x223;
-        jacobian[(15, 6)] = x221;
-        jacobian[(15, 15)] = -1.0;
-        jacobian[(15, 17)] = x234;
-        jacobian[(15, 18)] = x108 * x229;
-        jacobian[(15, 19)] = x231;
-        jacobian[(15, 20)] = x230;
-        jacobian[(16, 2)] = 1.0;
-        jacobian[(16, 3)] = x226;
-        jacobian[(16, 4)] = x233;
-        jacobian[(16, 5)] = x187 + x235;
-        jacobian[(16, 6)] = x223;
-        jacobian[(16, 16)] = -1.0;
-        jacobian[(16, 17)] = x232;
-        jacobian[(16, 18)] = x234;
-        jacobian[(16, 19)] = x82 * x229;
-        jacobian[(16, 20)] = x231;
-        jacobian[(17, 3)] = x177 * x236 + x180 * x237 - 2.0 * q[5] * x238;
-        jacobian[(17, 4)] = x178 * x236 + x179 * x237 + x180 * x238;
-        jacobian[(17, 5)] = x239;
-        jacobian[(17, 6)] = x240;
-        jacobian[(17, 17)] = -2.0 * q[20] * x197 + x108 * x200 + x107 * x202;
-        jacobian[(17, 18)] = x82 * x197 - 2.0 * q[18] * x200 + x108 * x202;
-        jacobian[(17, 19)] = x107 * x197 + x82 * x200 + x81 * x202;
-        jacobian[(17, 20)] = -2.0 * q[17] * x197 - 2.0 * q[20] * x200 + x82 * x202;
-        jacobian[(18, 3)] = x239;
-        jacobian[(18, 4)] = x240;
-        jacobian[(18, 5)] = x189 * x236 - 2.0 * q[6] * x237 + x179 * x238;
-        jacobian[(18, 6)] = x188 * x236 - 2.0 * q[5] * x237 - 2.0 * q[6] * x238;
-        jacobian[(18, 17)] = -2.0 * q[20] * x241 + x108 * x242 + x107 * x243;
-        jacobian[(18, 18)] = x82 * x241 - 2.0 * q[18] * x242 + x108 * x243;
-        jacobian[(18, 19)] = x107 * x241 + x82 * x242 + x81 * x243;
-        jacobian[(18, 20)] = -2.0 * q[17] * x241 - 2.0 * q[20] * x242 + x82 * x243;
-        jacobian[(19, 0)] = 1.0;
-        jacobian[(19, 3)] = x244;
-        jacobian[(19, 4)] = x245;
-        jacobian[(19, 5)] = x246;
-        jacobian[(19, 6)] = x184 + x227;
-        jacobian[(19, 21)] = -1.0;
-        jacobian[(19, 24)] = x247;
-        jacobian[(19, 25)] = x248;
-        jacobian[(19, 26)] = x249;
-        jacobian[(19, 27)] = -2.0 * q[25] * x229;
-        jacobian[(20, 1)] = 1.0;
-        jacobian[(20, 3)] = x250;
-        jacobian[(20, 4)] = x186 + x225;
-        jacobian[(20, 5)] = x245;
-        jacobian[(20, 6)] = x244;
-        jacobian[(20, 22)] = -1.0;
-        jacobian[(20, 24)] = x251;
-        jacobian[(20, 25)] = x140 * x229;
-        jacobian[(20, 26)] = x248;
-        jacobian[(20, 27)] = x247;
-        jacobian[(21, 2)] = 1.0;
-        jacobian[(21, 3)] = x246;
-        jacobian[(21, 4)] = x250;
-        jacobian[(21, 5)] = x187 + x220;
-        jacobian[(21, 6)] = x245;
-        jacobian[(21, 23)] = -1.0;
-        jacobian[(21, 24)] = x249;
-        jacobian[(21, 25)] = x251;
-        jacobian[(21, 26)] = x123 * x229;
-        jacobian[(21, 27)] = x248;
-        jacobian[(22, 3)] = x177 * x252 + x180 * x253 - 2.0 * q[5] * x254;
-        jacobian[(22, 4)] = x178 * x252 + x179 * x253 + x180 * x254;
-        jacobian[(22, 5)] = x255;
-        jacobian[(22, 6)] = x256;
-        jacobian[(22, 24)] = -2.0 * q[27] * x197 + x140 * x200 + x139 * x202;
-        jacobian[(22, 25)] = x123 * x197 - 2.0 * q[25] * x200 + x140 * x202;
-        jacobian[(22, 26)] = x139 * x197 + x123 * x200 + x122 * x202;
-        jacobian[(22, 27)] = -2.0 * q[24] * x197 - 2.0 * q[27] * x200 + x123 * x202;
-        jacobian[(23, 3)] = x255;
-        jacobian[(23, 4)] = x256;
-        jacobian[(23, 5)] = x189 * x252 - 2.0 * q[6] * x253 + x179 * x254;
-        jacobian[(23, 6)] = x188 * x252 - 2.0 * q[5] * x253 - 2.0 * q[6] * x254;
-        jacobian[(23, 24)] = -2.0 * q[27] * x241 + x140 * x242 + x139 * x243;
-        jacobian[(23, 25)] = x123 * x241 - 2.0 * q[25] * x242 + x140 * x243;
-        jacobian[(23, 26)] = x139 * x241 + x123 * x242 + x122 * x243;
-        jacobian[(23, 27)] = -2.0 * q[24] * x241 - 2.0 * q[27] * x242 + x123 * x243;
-        gamma[0] = x258 + x260 + x262 + x264;
-        gamma[1] = x266 - 2.0 * x267 + x269 + x270;
-        gamma[2] = x272 - 2.0 * x273 + x275 + x276;
-        gamma[3] = x278 - 2.0 * x279 + x281 + x282;
-        gamma[4] = x284;
-        gamma[5] = x286;
-        gamma[6] = x288;
-        gamma[7] = x290;
-        gamma[8] = x292;
-        gamma[9] = -x190 * x294 - x197 * x296 - x191 * x298 - x200 * x299 - x192 * x300
-            - x202 * x302 - 2.0 * x306 * x307 - 2.0 * x310 * x311 - 2.0 * x314 * x315;
-        gamma[10] = -x190 * x316 - x204 * x296 - x191 * x318 - x206 * x299 - x192 * x319
-            - x208 * x302 - 2.0 * x307 * x320 - 2.0 * x311 * x322 - 2.0 * x315 * x325;
-        gamma[11] = -x214 * x294 - x215 * x298 - x216 * x300 - 2.0 * x306 * x326
-            - 2.0 * x310 * x327 - 2.0 * x314 * x328;
-        gamma[12] = -x214 * x316 - x215 * x318 - x216 * x319 - 2.0 * x320 * x326
-            - 2.0 * x322 * x327 - 2.0 * x325 * x328;
-        gamma[13] = -x80 * x316 - x204 * (2.0 * x265 + x301 + x269 + x270) - x88 * x318
-            - x206 * (4.0 * v[11] * v[12] + 4.0 * v[10] * v[13]) - x94 * x319
-            - x208 * (x295 - 4.0 * v[10] * v[12]) - 2.0 * x106 * x320 - 2.0 * x109 * x322
-            - 2.0 * x116 * x325;
-        gamma[14] = x284 + x229 * (4.0 * v[18] * v[20] + 4.0 * v[17] * v[19])
-            - 1.0 / 2.0 * self.xab * x294;
-        gamma[15] = x286 + x229 * (x329 - 4.0 * v[17] * v[18])
-            - 1.0 / 2.0 * self.xab * x298;
-        gamma[16] = x288 + x229 * (2.0 * x271 + x330 + x275 + x276)
-            - 1.0 / 2.0 * self.xab * x300;
-        gamma[17] = -x236 * x294 - x197 * x331 - x237 * x298 - x200 * x332 - x238 * x300
-            - x202 * x333 - 2.0 * x306 * x334 - 2.0 * x310 * x335 - 2.0 * x314 * x336;
-        gamma[18] = -x236 * x290 - x241 * x331 - x237 * x292 - x242 * x332 - x238 * x337
-            - x243 * x333 - 2.0 * x334 * x338 - 2.0 * x335 * x339 - 2.0 * x336 * x340;
-        gamma[19] = x284 + 1.0 / 2.0 * self.xab * x294
-            + x229 * (4.0 * v[25] * v[27] + 4.0 * v[24] * v[26]);
-        gamma[20] = x286 + 1.0 / 2.0 * self.xab * x298
-            + x229 * (x341 - 4.0 * v[24] * v[25]);
-        gamma[21] = x288 + 1.0 / 2.0 * self.xab * x300
-            + x229 * (2.0 * x277 + x342 + x281 + x282);
-        gamma[22] = -x252 * x294 - x197 * x343 - x253 * x298 - x200 * x344 - x254 * x300
-            - x202 * x345 - 2.0 * x306 * x346 - 2.0 * x310 * x347 - 2.0 * x314 * x348;
-        gamma[23] = -x252 * x290 - x241 * x343 - x253 * x292 - x242 * x344 - x254 * x337
-            - x243 * x345 - 2.0 * x338 * x346 - 2.0 * x339 * x347 - 2.0 * x340 * x348;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&jacobian_nonzeros) {
+            jacobian[(r, c)] = x;
+        }
     }
     fn dynamics_nonzeros_into(
         &self,

@@ -46,6 +46,14 @@ impl FourBarChangePoint {
         (1, 1),
         (1, 2),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (2, 2),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for FourBarChangePoint {
     fn name(&self) -> &'static str {
@@ -192,7 +200,7 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChangePoint {
         Some(::mbsim::__private::Sparsity {
             rows: 3,
             cols: 3,
-            nonzeros: &[(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -22,6 +22,8 @@ impl HaugPendulum {
     ];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 2), (1, 2)];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (1, 1), (2, 2)];
 }
 impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
     fn name(&self) -> &'static str {
@@ -105,7 +107,7 @@ impl ::mbsim::__private::ConstrainedSystem for HaugPendulum {
         Some(::mbsim::__private::Sparsity {
             rows: 3,
             cols: 3,
-            nonzeros: &[(0, 0), (1, 1), (2, 2)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {

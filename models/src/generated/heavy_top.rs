@@ -58,6 +58,28 @@ impl HeavyTop {
         (3, 5),
         (3, 6),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+        (3, 6),
+        (4, 3),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (5, 3),
+        (5, 4),
+        (5, 5),
+        (5, 6),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (6, 6),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for HeavyTop {
     fn name(&self) -> &'static str {
@@ -159,27 +181,7 @@ impl ::mbsim::__private::ConstrainedSystem for HeavyTop {
         Some(::mbsim::__private::Sparsity {
             rows: 7,
             cols: 7,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (3, 4),
-                (3, 5),
-                (3, 6),
-                (4, 3),
-                (4, 4),
-                (4, 5),
-                (4, 6),
-                (5, 3),
-                (5, 4),
-                (5, 5),
-                (5, 6),
-                (6, 3),
-                (6, 4),
-                (6, 5),
-                (6, 6),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

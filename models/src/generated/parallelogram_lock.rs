@@ -60,6 +60,18 @@ impl ParallelogramLock {
         (8, 5),
         (8, 8),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for ParallelogramLock {
     fn name(&self) -> &'static str {
@@ -171,17 +183,7 @@ impl ::mbsim::__private::ConstrainedSystem for ParallelogramLock {
         Some(::mbsim::__private::Sparsity {
             rows: 9,
             cols: 9,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -30,6 +30,17 @@ impl RigidSliderCrankCh5 {
     ];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 3), (1, 3), (2, 2)];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (0, 2),
+        (1, 1),
+        (1, 2),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (3, 3),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for RigidSliderCrankCh5 {
     fn name(&self) -> &'static str {
@@ -140,7 +151,7 @@ impl ::mbsim::__private::ConstrainedSystem for RigidSliderCrankCh5 {
         Some(::mbsim::__private::Sparsity {
             rows: 4,
             cols: 4,
-            nonzeros: &[(0, 0), (0, 2), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2), (3, 3)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

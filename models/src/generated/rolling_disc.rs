@@ -22,6 +22,26 @@ impl RollingDisc {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (0, 2),
+        (0, 3),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 4),
+        (3, 0),
+        (3, 1),
+        (3, 3),
+        (4, 2),
+        (4, 4),
+    ];
+    /// Structural nonzeros of A, row-major.
+    pub const A_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 4), (1, 1), (1, 4)];
 }
 impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
     fn name(&self) -> &'static str {
@@ -123,30 +143,14 @@ impl ::mbsim::__private::ConstrainedSystem for RollingDisc {
         Some(::mbsim::__private::Sparsity {
             rows: 5,
             cols: 5,
-            nonzeros: &[
-                (0, 0),
-                (0, 2),
-                (0, 3),
-                (1, 1),
-                (1, 2),
-                (1, 3),
-                (2, 0),
-                (2, 1),
-                (2, 2),
-                (2, 4),
-                (3, 0),
-                (3, 1),
-                (3, 3),
-                (4, 2),
-                (4, 4),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn a_sparsity(&self) -> Option<::mbsim::__private::Sparsity> {
         Some(::mbsim::__private::Sparsity {
             rows: 2,
             cols: 5,
-            nonzeros: &[(0, 0), (0, 4), (1, 1), (1, 4)],
+            nonzeros: Self::A_SPARSITY,
         })
     }
     fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {

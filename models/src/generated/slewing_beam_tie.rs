@@ -10,6 +10,19 @@ impl SlewingBeamTie {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[(0, 6), (0, 8)];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for SlewingBeamTie {
     fn name(&self) -> &'static str {
@@ -66,18 +79,7 @@ impl ::mbsim::__private::ConstrainedSystem for SlewingBeamTie {
         Some(::mbsim::__private::Sparsity {
             rows: 10,
             cols: 10,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

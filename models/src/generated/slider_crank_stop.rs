@@ -25,6 +25,8 @@ impl SliderCrankStop {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0)];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (1, 1)];
 }
 impl ::mbsim::__private::ConstrainedSystem for SliderCrankStop {
     fn name(&self) -> &'static str {
@@ -144,7 +146,7 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankStop {
         Some(::mbsim::__private::Sparsity {
             rows: 2,
             cols: 2,
-            nonzeros: &[(0, 0), (1, 1)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -84,6 +84,21 @@ impl SliderCrankTsda {
         (10, 2),
         (10, 11),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (11, 11),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
     fn name(&self) -> &'static str {
@@ -271,20 +286,7 @@ impl ::mbsim::__private::ConstrainedSystem for SliderCrankTsda {
         Some(::mbsim::__private::Sparsity {
             rows: 12,
             cols: 12,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (11, 11),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn generated_diagnostics(&self) -> Option<::mbsim::__private::GeneratedDiagnostics> {

@@ -198,6 +198,66 @@ impl SpatialSliderCrank {
         (19, 19),
         (19, 20),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (3, 4),
+        (3, 5),
+        (3, 6),
+        (4, 3),
+        (4, 4),
+        (4, 5),
+        (4, 6),
+        (5, 3),
+        (5, 4),
+        (5, 5),
+        (5, 6),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (10, 11),
+        (10, 12),
+        (10, 13),
+        (11, 10),
+        (11, 11),
+        (11, 12),
+        (11, 13),
+        (12, 10),
+        (12, 11),
+        (12, 12),
+        (12, 13),
+        (13, 10),
+        (13, 11),
+        (13, 12),
+        (13, 13),
+        (14, 14),
+        (15, 15),
+        (16, 16),
+        (17, 17),
+        (17, 18),
+        (17, 19),
+        (17, 20),
+        (18, 17),
+        (18, 18),
+        (18, 19),
+        (18, 20),
+        (19, 17),
+        (19, 18),
+        (19, 19),
+        (19, 20),
+        (20, 17),
+        (20, 18),
+        (20, 19),
+        (20, 20),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
     fn name(&self) -> &'static str {
@@ -348,65 +408,7 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
         Some(::mbsim::__private::Sparsity {
             rows: 21,
             cols: 21,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (3, 4),
-                (3, 5),
-                (3, 6),
-                (4, 3),
-                (4, 4),
-                (4, 5),
-                (4, 6),
-                (5, 3),
-                (5, 4),
-                (5, 5),
-                (5, 6),
-                (6, 3),
-                (6, 4),
-                (6, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (10, 11),
-                (10, 12),
-                (10, 13),
-                (11, 10),
-                (11, 11),
-                (11, 12),
-                (11, 13),
-                (12, 10),
-                (12, 11),
-                (12, 12),
-                (12, 13),
-                (13, 10),
-                (13, 11),
-                (13, 12),
-                (13, 13),
-                (14, 14),
-                (15, 15),
-                (16, 16),
-                (17, 17),
-                (17, 18),
-                (17, 19),
-                (17, 20),
-                (18, 17),
-                (18, 18),
-                (18, 19),
-                (18, 20),
-                (19, 17),
-                (19, 18),
-                (19, 19),
-                (19, 20),
-                (20, 17),
-                (20, 18),
-                (20, 19),
-                (20, 20),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn has_nonzero_forms(&self) -> bool {
@@ -503,136 +505,14 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
         out[18] = q[16] - self.ez;
         out[19] = x22 + 2.0 * q[17] * q[18];
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (20, 21), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 93];
+        self.jacobian_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 2.0 * q[3];
-        let x1 = 2.0 * q[4];
-        let x2 = 2.0 * q[5];
-        let x3 = 2.0 * q[6];
-        let x4 = 2.0 * q[10];
-        let x5 = 2.0 * q[11];
-        let x6 = 2.0 * q[12];
-        let x7 = 2.0 * q[13];
-        let x8 = 2.0 * q[17];
-        let x9 = 2.0 * q[18];
-        let x10 = 2.0 * q[19];
-        let x11 = 2.0 * q[20];
-        let x12 = -2.0 * q[3];
-        let x13 = -2.0 * q[6] * self.rc;
-        let x14 = x2 * self.rc;
-        let x15 = x1 * self.rc;
-        let x16 = q[10] * self.len;
-        let x17 = -x16;
-        let x18 = q[11] * self.len;
-        let x19 = -x18;
-        let x20 = q[12] * self.len;
-        let x21 = q[13] * self.len;
-        let x22 = x0 * self.rc;
-        let x23 = -x21;
-        let x24 = -x20;
-        let x25 = x11 * q[18] + x10 * q[17];
-        let x26 = -2.0 * q[17];
-        let x27 = x11 * q[19] + x26 * q[18];
-        let x28 = q[20].powi(2) + q[17].powi(2) - q[19].powi(2) - q[18].powi(2);
-        let x29 = x6 * q[11] - 2.0 * q[10] * q[13];
-        let x30 = q[12].powi(2) + q[10].powi(2) - q[13].powi(2) - q[11].powi(2);
-        let x31 = x7 * q[12] + x5 * q[10];
-        let x32 = -2.0 * q[19];
-        out[(0, 3)] = x0;
-        out[(0, 4)] = x1;
-        out[(0, 5)] = x2;
-        out[(0, 6)] = x3;
-        out[(1, 10)] = x4;
-        out[(1, 11)] = x5;
-        out[(1, 12)] = x6;
-        out[(1, 13)] = x7;
-        out[(2, 17)] = x8;
-        out[(2, 18)] = x9;
-        out[(2, 19)] = x10;
-        out[(2, 20)] = x11;
-        out[(3, 0)] = -1.0;
-        out[(4, 1)] = -1.0;
-        out[(5, 2)] = -1.0;
-        out[(6, 3)] = x3;
-        out[(6, 4)] = x2;
-        out[(6, 5)] = x1;
-        out[(6, 6)] = x0;
-        out[(7, 3)] = -2.0 * q[5];
-        out[(7, 4)] = x3;
-        out[(7, 5)] = x12;
-        out[(7, 6)] = x1;
-        out[(8, 0)] = 1.0;
-        out[(8, 3)] = x13;
-        out[(8, 4)] = x14;
-        out[(8, 5)] = x15;
-        out[(8, 6)] = x12 * self.rc;
-        out[(8, 7)] = -1.0;
-        out[(8, 10)] = x17;
-        out[(8, 11)] = x19;
-        out[(8, 12)] = x20;
-        out[(8, 13)] = x21;
-        out[(9, 1)] = 1.0;
-        out[(9, 3)] = x22;
-        out[(9, 4)] = -2.0 * q[4] * self.rc;
-        out[(9, 5)] = x14;
-        out[(9, 6)] = x13;
-        out[(9, 8)] = -1.0;
-        out[(9, 10)] = x23;
-        out[(9, 11)] = x24;
-        out[(9, 12)] = x19;
-        out[(9, 13)] = x17;
-        out[(10, 2)] = 1.0;
-        out[(10, 3)] = x15;
-        out[(10, 4)] = x22;
-        out[(10, 5)] = x3 * self.rc;
-        out[(10, 6)] = x14;
-        out[(10, 9)] = -1.0;
-        out[(10, 10)] = x20;
-        out[(10, 11)] = x23;
-        out[(10, 12)] = x16;
-        out[(10, 13)] = x19;
-        out[(11, 7)] = -1.0;
-        out[(11, 10)] = x16;
-        out[(11, 11)] = x18;
-        out[(11, 12)] = x24;
-        out[(11, 13)] = x23;
-        out[(11, 14)] = 1.0;
-        out[(12, 8)] = -1.0;
-        out[(12, 10)] = x21;
-        out[(12, 11)] = x20;
-        out[(12, 12)] = x18;
-        out[(12, 13)] = x16;
-        out[(12, 15)] = 1.0;
-        out[(13, 9)] = -1.0;
-        out[(13, 10)] = x24;
-        out[(13, 11)] = x21;
-        out[(13, 12)] = x17;
-        out[(13, 13)] = x18;
-        out[(13, 16)] = 1.0;
-        out[(14, 10)] = -2.0 * q[13] * x25 + x4 * x27 + x5 * x28;
-        out[(14, 11)] = x6 * x25 - 2.0 * q[11] * x27 + x4 * x28;
-        out[(14, 12)] = x5 * x25 + x6 * x27 + x7 * x28;
-        out[(14, 13)] = -2.0 * q[10] * x25 - 2.0 * q[13] * x27 + x6 * x28;
-        out[(14, 17)] = x10 * x29 - 2.0 * q[18] * x30 + x8 * x31;
-        out[(14, 18)] = x11 * x29 + x26 * x30 - 2.0 * q[18] * x31;
-        out[(14, 19)] = x8 * x29 + x11 * x30 + x32 * x31;
-        out[(14, 20)] = x9 * x29 + x10 * x30 + x11 * x31;
-        out[(15, 17)] = x11;
-        out[(15, 18)] = x10;
-        out[(15, 19)] = x9;
-        out[(15, 20)] = x8;
-        out[(16, 17)] = x32;
-        out[(16, 18)] = x11;
-        out[(16, 19)] = x26;
-        out[(16, 20)] = x9;
-        out[(17, 15)] = 1.0;
-        out[(18, 16)] = 1.0;
-        out[(19, 17)] = x9;
-        out[(19, 18)] = x8;
-        out[(19, 19)] = x11;
-        out[(19, 20)] = x10;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn phi_t_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
@@ -850,109 +730,14 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
         out[(19, 19)] = x11;
         out[(19, 20)] = x10;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
+    fn mass_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (21, 21), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 57];
+        self.mass_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = q[4].powi(2);
-        let x1 = q[5].powi(2);
-        let x2 = 0.02 * x1;
-        let x3 = q[6].powi(2);
-        let x4 = 0.02 * x3;
-        let x5 = -0.04 * q[3] * q[4];
-        let x6 = -0.02 * q[3] * q[5] - 0.02 * q[4] * q[6];
-        let x7 = -0.02 * q[3] * q[6] + 0.02 * q[4] * q[5];
-        let x8 = q[3].powi(2);
-        let x9 = -0.02 * q[4] * q[5] + 0.02 * q[3] * q[6];
-        let x10 = 0.02 * x8;
-        let x11 = 0.02 * x0;
-        let x12 = -0.04 * q[5] * q[6];
-        let x13 = q[11].powi(2);
-        let x14 = self.len.powi(2);
-        let x15 = q[12].powi(2);
-        let x16 = 1.0 / 3.0 * self.mrod * x14 * x15;
-        let x17 = q[13].powi(2);
-        let x18 = 1.0 / 3.0 * self.mrod * x14 * x17;
-        let x19 = -0.0004 * q[10] * q[11];
-        let x20 = -0.0004 * q[11] * q[13] - 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14
-            + 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14;
-        let x21 = -1.0 / 3.0 * q[11] * q[12] * self.mrod * x14;
-        let x22 = -1.0 / 3.0 * q[10] * q[13] * self.mrod * x14;
-        let x23 = 0.0004 * q[11] * q[12] + x21 + x22;
-        let x24 = q[10].powi(2);
-        let x25 = x21 + x22 + 0.0004 * q[10] * q[13];
-        let x26 = -0.0004 * q[10] * q[12] - 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14
-            + 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14;
-        let x27 = 1.0 / 3.0 * self.mrod * x14 * x24;
-        let x28 = 1.0 / 3.0 * self.mrod * x14 * x13;
-        let x29 = -0.0004 * q[12] * q[13];
-        let x30 = 0.006666666666666666 * self.mslider * q[18].powi(2);
-        let x31 = 0.006666666666666666 * self.mslider * q[19].powi(2);
-        let x32 = 0.006666666666666666 * self.mslider * q[20].powi(2);
-        let x33 = -0.006666666666666666 * q[17] * q[18] * self.mslider;
-        let x34 = -0.006666666666666666 * q[17] * q[19] * self.mslider;
-        let x35 = -0.006666666666666666 * q[17] * q[20] * self.mslider;
-        let x36 = 0.006666666666666666 * self.mslider * q[17].powi(2);
-        let x37 = -0.006666666666666666 * q[18] * q[19] * self.mslider;
-        let x38 = -0.006666666666666666 * q[18] * q[20] * self.mslider;
-        let x39 = -0.006666666666666666 * q[19] * q[20] * self.mslider;
-        out[(0, 0)] = self.mcrank;
-        out[(1, 1)] = self.mcrank;
-        out[(2, 2)] = self.mcrank;
-        out[(3, 3)] = 0.04 * x0 + x2 + x4;
-        out[(3, 4)] = x5;
-        out[(3, 5)] = x6;
-        out[(3, 6)] = x7;
-        out[(4, 3)] = x5;
-        out[(4, 4)] = x2 + x4 + 0.04 * x8;
-        out[(4, 5)] = x9;
-        out[(4, 6)] = x6;
-        out[(5, 3)] = x6;
-        out[(5, 4)] = x9;
-        out[(5, 5)] = 0.04 * x3 + x10 + x11;
-        out[(5, 6)] = x12;
-        out[(6, 3)] = x7;
-        out[(6, 4)] = x6;
-        out[(6, 5)] = x12;
-        out[(6, 6)] = x10 + x11 + 0.04 * x1;
-        out[(7, 7)] = self.mrod;
-        out[(8, 8)] = self.mrod;
-        out[(9, 9)] = self.mrod;
-        out[(10, 10)] = 0.0004 * x13 + x16 + x18;
-        out[(10, 11)] = x19;
-        out[(10, 12)] = x20;
-        out[(10, 13)] = x23;
-        out[(11, 10)] = x19;
-        out[(11, 11)] = x16 + x18 + 0.0004 * x24;
-        out[(11, 12)] = x25;
-        out[(11, 13)] = x26;
-        out[(12, 10)] = x20;
-        out[(12, 11)] = x25;
-        out[(12, 12)] = 0.0004 * x17 + x27 + x28;
-        out[(12, 13)] = x29;
-        out[(13, 10)] = x23;
-        out[(13, 11)] = x26;
-        out[(13, 12)] = x29;
-        out[(13, 13)] = x27 + x28 + 0.0004 * x15;
-        out[(14, 14)] = self.mslider;
-        out[(15, 15)] = self.mslider;
-        out[(16, 16)] = self.mslider;
-        out[(17, 17)] = x30 + x31 + x32;
-        out[(17, 18)] = x33;
-        out[(17, 19)] = x34;
-        out[(17, 20)] = x35;
-        out[(18, 17)] = x33;
-        out[(18, 18)] = x31 + x32 + x36;
-        out[(18, 19)] = x37;
-        out[(18, 20)] = x38;
-        out[(19, 17)] = x34;
-        out[(19, 18)] = x37;
-        out[(19, 19)] = x30 + x32 + x36;
-        out[(19, 20)] = x39;
-        out[(20, 17)] = x35;
-        out[(20, 18)] = x38;
-        out[(20, 19)] = x39;
-        out[(20, 20)] = x30 + x31 + x36;
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn force_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
@@ -1003,343 +788,31 @@ impl ::mbsim::__private::ConstrainedSystem for SpatialSliderCrank {
     }
     fn dynamics_into(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
-        assert_eq!(q.len(), 21, "q must have n = {} entries", 21);
-        assert_eq!(v.len(), 21, "v must have n = {} entries", 21);
         let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (21, 21), "mass has the wrong shape");
-        assert_eq!(force.len(), 21, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (20, 21), "jacobian has the wrong shape");
-        assert_eq!(gamma.len(), 20, "gamma has the wrong shape");
+        let mut mass_nonzeros = [0.0_f64; 57];
+        let mut jacobian_nonzeros = [0.0_f64; 93];
+        let nonzeros = ::mbsim::__private::DynamicsNonzeros {
+            mass: &mut mass_nonzeros,
+            force,
+            jacobian: &mut jacobian_nonzeros,
+            gamma,
+        };
+        self.dynamics_nonzeros_into(t, q, v, nonzeros);
         mass.fill(0.0);
-        force.fill(0.0);
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&mass_nonzeros) {
+            mass[(r, c)] = x;
+        }
         jacobian.fill(0.0);
-        gamma.fill(0.0);
-        let x0 = q[4].powi(2);
-        let x1 = q[5].powi(2);
-        let x2 = 0.02 * x1;
-        let x3 = q[6].powi(2);
-        let x4 = 0.02 * x3;
-        let x5 = -0.04 * q[3] * q[4];
-        let x6 = -0.02 * q[3] * q[5] - 0.02 * q[4] * q[6];
-        let x7 = -0.02 * q[3] * q[6] + 0.02 * q[4] * q[5];
-        let x8 = q[3].powi(2);
-        let x9 = -0.02 * q[4] * q[5] + 0.02 * q[3] * q[6];
-        let x10 = 0.02 * x8;
-        let x11 = 0.02 * x0;
-        let x12 = -0.04 * q[5] * q[6];
-        let x13 = q[11].powi(2);
-        let x14 = self.len.powi(2);
-        let x15 = q[12].powi(2);
-        let x16 = 1.0 / 3.0 * self.mrod * x14 * x15;
-        let x17 = q[13].powi(2);
-        let x18 = 1.0 / 3.0 * self.mrod * x14 * x17;
-        let x19 = -0.0004 * q[10] * q[11];
-        let x20 = -0.0004 * q[11] * q[13] - 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14
-            + 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14;
-        let x21 = -1.0 / 3.0 * q[11] * q[12] * self.mrod * x14;
-        let x22 = -1.0 / 3.0 * q[10] * q[13] * self.mrod * x14;
-        let x23 = 0.0004 * q[11] * q[12] + x21 + x22;
-        let x24 = q[10].powi(2);
-        let x25 = x21 + x22 + 0.0004 * q[10] * q[13];
-        let x26 = -0.0004 * q[10] * q[12] - 1.0 / 3.0 * q[11] * q[13] * self.mrod * x14
-            + 1.0 / 3.0 * q[10] * q[12] * self.mrod * x14;
-        let x27 = 1.0 / 3.0 * self.mrod * x14 * x24;
-        let x28 = 1.0 / 3.0 * self.mrod * x14 * x13;
-        let x29 = -0.0004 * q[12] * q[13];
-        let x30 = q[18].powi(2);
-        let x31 = 0.006666666666666666 * self.mslider * x30;
-        let x32 = q[19].powi(2);
-        let x33 = 0.006666666666666666 * self.mslider * x32;
-        let x34 = q[20].powi(2);
-        let x35 = 0.006666666666666666 * self.mslider * x34;
-        let x36 = -0.006666666666666666 * q[17] * q[18] * self.mslider;
-        let x37 = -0.006666666666666666 * q[17] * q[19] * self.mslider;
-        let x38 = -0.006666666666666666 * q[17] * q[20] * self.mslider;
-        let x39 = q[17].powi(2);
-        let x40 = 0.006666666666666666 * self.mslider * x39;
-        let x41 = -0.006666666666666666 * q[18] * q[19] * self.mslider;
-        let x42 = -0.006666666666666666 * q[18] * q[20] * self.mslider;
-        let x43 = -0.006666666666666666 * q[19] * q[20] * self.mslider;
-        let x44 = -0.01 * q[3] * v[4] + 0.01 * v[3] * q[4] + 0.01 * q[5] * v[6]
-            - 0.01 * v[5] * q[6];
-        let x45 = -0.005 * q[3] * v[5] - 0.005 * q[4] * v[6] + 0.005 * v[3] * q[5]
-            + 0.005 * v[4] * q[6];
-        let x46 = -0.005 * q[3] * v[6] + 0.005 * q[4] * v[5] - 0.005 * v[4] * q[5]
-            + 0.005 * v[3] * q[6];
-        let x47 = -0.0001 * q[10] * v[11] + 0.0001 * v[10] * q[11]
-            + 0.0001 * q[12] * v[13] - 0.0001 * v[12] * q[13];
-        let x48 = -q[10] * v[12] - q[11] * v[13] + v[10] * q[12] + v[11] * q[13];
-        let x49 = v[10] * q[13];
-        let x50 = -q[10] * v[13] + q[11] * v[12] - v[11] * q[12] + x49;
-        let x51 = v[17] * q[18];
-        let x52 = -q[17] * v[18] + x51 + q[19] * v[20] - v[19] * q[20];
-        let x53 = -q[17] * v[19] - q[18] * v[20] + v[17] * q[19] + v[18] * q[20];
-        let x54 = -q[17] * v[20] + q[18] * v[19] - v[18] * q[19] + v[17] * q[20];
-        let x55 = 2.0 * q[3];
-        let x56 = 2.0 * q[4];
-        let x57 = 2.0 * q[5];
-        let x58 = 2.0 * q[6];
-        let x59 = 2.0 * q[10];
-        let x60 = 2.0 * q[11];
-        let x61 = 2.0 * q[12];
-        let x62 = 2.0 * q[13];
-        let x63 = 2.0 * q[17];
-        let x64 = 2.0 * q[18];
-        let x65 = 2.0 * q[19];
-        let x66 = 2.0 * q[20];
-        let x67 = -2.0 * q[3];
-        let x68 = -2.0 * q[6] * self.rc;
-        let x69 = x57 * self.rc;
-        let x70 = x56 * self.rc;
-        let x71 = q[10] * self.len;
-        let x72 = -x71;
-        let x73 = q[11] * self.len;
-        let x74 = -x73;
-        let x75 = q[12] * self.len;
-        let x76 = q[13] * self.len;
-        let x77 = x55 * self.rc;
-        let x78 = -x76;
-        let x79 = -x75;
-        let x80 = x66 * q[18] + x65 * q[17];
-        let x81 = -2.0 * q[17];
-        let x82 = x66 * q[19] + x81 * q[18];
-        let x83 = x34 + x39 - x32 - x30;
-        let x84 = x61 * q[11] - 2.0 * q[10] * q[13];
-        let x85 = x15 + x24 - x17 - x13;
-        let x86 = x62 * q[12] + x60 * q[10];
-        let x87 = -2.0 * q[19];
-        let x88 = -2.0 * v[4].powi(2);
-        let x89 = v[5].powi(2);
-        let x90 = -2.0 * v[6].powi(2);
-        let x91 = v[3].powi(2);
-        let x92 = v[11].powi(2);
-        let x93 = -2.0 * x92;
-        let x94 = v[12].powi(2);
-        let x95 = -2.0 * x94;
-        let x96 = -2.0 * v[13].powi(2);
-        let x97 = v[10].powi(2);
-        let x98 = -2.0 * v[18].powi(2);
-        let x99 = -2.0 * v[19].powi(2);
-        let x100 = v[20].powi(2);
-        let x101 = v[17].powi(2);
-        let x102 = -4.0 * v[3] * v[6];
-        let x103 = 2.0 * x97;
-        let x104 = 2.0 * x92 + x103 + x95 + x96;
-        let x105 = 4.0 * v[11] * v[12];
-        let x106 = x105 + 4.0 * v[10] * v[13];
-        let x107 = 4.0 * v[11] * v[13] - 4.0 * v[10] * v[12];
-        let x108 = 4.0 * v[17] * v[19];
-        let x109 = -4.0 * v[17] * v[18];
-        mass[(0, 0)] = self.mcrank;
-        mass[(1, 1)] = self.mcrank;
-        mass[(2, 2)] = self.mcrank;
-        mass[(3, 3)] = 0.04 * x0 + x2 + x4;
-        mass[(3, 4)] = x5;
-        mass[(3, 5)] = x6;
-        mass[(3, 6)] = x7;
-        mass[(4, 3)] = x5;
-        mass[(4, 4)] = x2 + x4 + 0.04 * x8;
-        mass[(4, 5)] = x9;
-        mass[(4, 6)] = x6;
-        mass[(5, 3)] = x6;
-        mass[(5, 4)] = x9;
-        mass[(5, 5)] = 0.04 * x3 + x10 + x11;
-        mass[(5, 6)] = x12;
-        mass[(6, 3)] = x7;
-        mass[(6, 4)] = x6;
-        mass[(6, 5)] = x12;
-        mass[(6, 6)] = x10 + x11 + 0.04 * x1;
-        mass[(7, 7)] = self.mrod;
-        mass[(8, 8)] = self.mrod;
-        mass[(9, 9)] = self.mrod;
-        mass[(10, 10)] = 0.0004 * x13 + x16 + x18;
-        mass[(10, 11)] = x19;
-        mass[(10, 12)] = x20;
-        mass[(10, 13)] = x23;
-        mass[(11, 10)] = x19;
-        mass[(11, 11)] = x16 + x18 + 0.0004 * x24;
-        mass[(11, 12)] = x25;
-        mass[(11, 13)] = x26;
-        mass[(12, 10)] = x20;
-        mass[(12, 11)] = x25;
-        mass[(12, 12)] = 0.0004 * x17 + x27 + x28;
-        mass[(12, 13)] = x29;
-        mass[(13, 10)] = x23;
-        mass[(13, 11)] = x26;
-        mass[(13, 12)] = x29;
-        mass[(13, 13)] = x27 + x28 + 0.0004 * x15;
-        mass[(14, 14)] = self.mslider;
-        mass[(15, 15)] = self.mslider;
-        mass[(16, 16)] = self.mslider;
-        mass[(17, 17)] = x31 + x33 + x35;
-        mass[(17, 18)] = x36;
-        mass[(17, 19)] = x37;
-        mass[(17, 20)] = x38;
-        mass[(18, 17)] = x36;
-        mass[(18, 18)] = x33 + x35 + x40;
-        mass[(18, 19)] = x41;
-        mass[(18, 20)] = x42;
-        mass[(19, 17)] = x37;
-        mass[(19, 18)] = x41;
-        mass[(19, 19)] = x31 + x35 + x40;
-        mass[(19, 20)] = x43;
-        mass[(20, 17)] = x38;
-        mass[(20, 18)] = x42;
-        mass[(20, 19)] = x43;
-        mass[(20, 20)] = x31 + x33 + x40;
-        force[2] = -self.mcrank * self.g;
-        force[3] = -8.0 * v[4] * x44 - 8.0 * v[5] * x45 - 8.0 * v[6] * x46;
-        force[4] = 8.0 * v[3] * x44 - 8.0 * v[6] * x45 + 8.0 * v[5] * x46;
-        force[5] = 8.0 * v[6] * x44 + 8.0 * v[3] * x45 - 8.0 * v[4] * x46;
-        force[6] = -8.0 * v[5] * x44 + 8.0 * v[4] * x45 + 8.0 * v[3] * x46;
-        force[9] = -self.mrod * self.g;
-        force[10] = -8.0 * v[11] * x47 - 2.0 / 3.0 * v[12] * self.mrod * x14 * x48
-            - 2.0 / 3.0 * v[13] * self.mrod * x14 * x50;
-        force[11] = 8.0 * v[10] * x47 - 2.0 / 3.0 * v[13] * self.mrod * x14 * x48
-            + 2.0 / 3.0 * v[12] * self.mrod * x14 * x50;
-        force[12] = 8.0 * v[13] * x47 + 2.0 / 3.0 * v[10] * self.mrod * x14 * x48
-            - 2.0 / 3.0 * v[11] * self.mrod * x14 * x50;
-        force[13] = -8.0 * v[12] * x47 + 2.0 / 3.0 * v[11] * self.mrod * x14 * x48
-            + 2.0 / 3.0 * v[10] * self.mrod * x14 * x50;
-        force[16] = -self.mslider * self.g;
-        force[17] = -0.013333333333333332 * v[18] * self.mslider * x52
-            - 0.013333333333333332 * v[19] * self.mslider * x53
-            - 0.013333333333333332 * v[20] * self.mslider * x54;
-        force[18] = 0.013333333333333332 * v[17] * self.mslider * x52
-            - 0.013333333333333332 * v[20] * self.mslider * x53
-            + 0.013333333333333332 * v[19] * self.mslider * x54;
-        force[19] = 0.013333333333333332 * v[20] * self.mslider * x52
-            + 0.013333333333333332 * v[17] * self.mslider * x53
-            - 0.013333333333333332 * v[18] * self.mslider * x54;
-        force[20] = -0.013333333333333332 * v[19] * self.mslider * x52
-            + 0.013333333333333332 * v[18] * self.mslider * x53
-            + 0.013333333333333332 * v[17] * self.mslider * x54;
-        jacobian[(0, 3)] = x55;
-        jacobian[(0, 4)] = x56;
-        jacobian[(0, 5)] = x57;
-        jacobian[(0, 6)] = x58;
-        jacobian[(1, 10)] = x59;
-        jacobian[(1, 11)] = x60;
-        jacobian[(1, 12)] = x61;
-        jacobian[(1, 13)] = x62;
-        jacobian[(2, 17)] = x63;
-        jacobian[(2, 18)] = x64;
-        jacobian[(2, 19)] = x65;
-        jacobian[(2, 20)] = x66;
-        jacobian[(3, 0)] = -1.0;
-        jacobian[(4, 1)] = -1.0;
-        jacobian[(5, 2)] = -1.0;
-        jacobian[(6, 3)] = x58;
-        jacobian[(6, 4)] = x57;
-        jacobian[(6, 5)] = x56;
-        jacobian[(6, 6)] = x55;
-        jacobian[(7, 3)] = -2.0 * q[5];
-        jacobian[(7, 4)] = x58;
-        jacobian[(7, 5)] = x67;
-        jacobian[(7, 6)] = x56;
-        jacobian[(8, 0)] = 1.0;
-        jacobian[(8, 3)] = x68;
-        jacobian[(8, 4)] = x69;
-        jacobian[(8, 5)] = x70;
-        jacobian[(8, 6)] = x67 * self.rc;
-        jacobian[(8, 7)] = -1.0;
-        jacobian[(8, 10)] = x72;
-        jacobian[(8, 11)] = x74;
-        jacobian[(8, 12)] = x75;
-        jacobian[(8, 13)] = x76;
-        jacobian[(9, 1)] = 1.0;
-        jacobian[(9, 3)] = x77;
-        jacobian[(9, 4)] = -2.0 * q[4] * self.rc;
-        jacobian[(9, 5)] = x69;
-        jacobian[(9, 6)] = x68;
-        jacobian[(9, 8)] = -1.0;
-        jacobian[(9, 10)] = x78;
-        jacobian[(9, 11)] = x79;
-        jacobian[(9, 12)] = x74;
-        jacobian[(9, 13)] = x72;
-        jacobian[(10, 2)] = 1.0;
-        jacobian[(10, 3)] = x70;
-        jacobian[(10, 4)] = x77;
-        jacobian[(10, 5)] = x58 * self.rc;
-        jacobian[(10, 6)] = x69;
-        jacobian[(10, 9)] = -1.0;
-        jacobian[(10, 10)] = x75;
-        jacobian[(10, 11)] = x78;
-        jacobian[(10, 12)] = x71;
-        jacobian[(10, 13)] = x74;
-        jacobian[(11, 7)] = -1.0;
-        jacobian[(11, 10)] = x71;
-        jacobian[(11, 11)] = x73;
-        jacobian[(11, 12)] = x79;
-        jacobian[(11, 13)] = x78;
-        jacobian[(11, 14)] = 1.0;
-        jacobian[(12, 8)] = -1.0;
-        jacobian[(12, 10)] = x76;
-        jacobian[(12, 11)] = x75;
-        jacobian[(12, 12)] = x73;
-        jacobian[(12, 13)] = x71;
-        jacobian[(12, 15)] = 1.0;
-        jacobian[(13, 9)] = -1.0;
-        jacobian[(13, 10)] = x79;
-        jacobian[(13, 11)] = x76;
-        jacobian[(13, 12)] = x72;
-        jacobian[(13, 13)] = x73;
-        jacobian[(13, 16)] = 1.0;
-        jacobian[(14, 10)] = -2.0 * q[13] * x80 + x59 * x82 + x60 * x83;
-        jacobian[(14, 11)] = x61 * x80 - 2.0 * q[11] * x82 + x59 * x83;
-        jacobian[(14, 12)] = x60 * x80 + x61 * x82 + x62 * x83;
-        jacobian[(14, 13)] = -2.0 * q[10] * x80 - 2.0 * q[13] * x82 + x61 * x83;
-        jacobian[(14, 17)] = x65 * x84 - 2.0 * q[18] * x85 + x63 * x86;
-        jacobian[(14, 18)] = x66 * x84 + x81 * x85 - 2.0 * q[18] * x86;
-        jacobian[(14, 19)] = x63 * x84 + x66 * x85 + x87 * x86;
-        jacobian[(14, 20)] = x64 * x84 + x65 * x85 + x66 * x86;
-        jacobian[(15, 17)] = x66;
-        jacobian[(15, 18)] = x65;
-        jacobian[(15, 19)] = x64;
-        jacobian[(15, 20)] = x63;
-        jacobian[(16, 17)] = x87;
-        jacobian[(16, 18)] = x66;
-        jacobian[(16, 19)] = x81;
-        jacobian[(16, 20)] = x64;
-        jacobian[(17, 15)] = 1.0;
-        jacobian[(18, 16)] = 1.0;
-        jacobian[(19, 17)] = x64;
-        jacobian[(19, 18)] = x63;
-        jacobian[(19, 19)] = x66;
-        jacobian[(19, 20)] = x65;
-        gamma[0] = x88 - 2.0 * x89 + x90 - 2.0 * x91;
-        gamma[1] = x93 + x95 + x96 - 2.0 * x97;
-        gamma[2] = x98 + x99 - 2.0 * x100 - 2.0 * x101;
-        gamma[6] = -4.0 * v[4] * v[5] + x102;
-        gamma[7] = -4.0 * v[4] * v[6] + 4.0 * v[3] * v[5];
-        gamma[8] = -self.rc * (4.0 * v[4] * v[5] + x102) + 1.0 / 2.0 * self.len * x104;
-        gamma[9] = -self.rc * (2.0 * x89 + 2.0 * x91 + x88 + x90)
-            + 1.0 / 2.0 * self.len * x106;
-        gamma[10] = -self.rc * (4.0 * v[5] * v[6] + 4.0 * v[3] * v[4])
-            + 1.0 / 2.0 * self.len * x107;
-        gamma[11] = -1.0 / 2.0 * self.len * x104;
-        gamma[12] = -1.0 / 2.0 * self.len * x106;
-        gamma[13] = -1.0 / 2.0 * self.len * x107;
-        gamma[14] = -x80 * (x105 - 4.0 * v[10] * v[13])
-            - x84 * (4.0 * v[18] * v[20] + x108) - x82 * (2.0 * x94 + x103 + x93 + x96)
-            - x85 * (4.0 * v[19] * v[20] + x109)
-            - x83 * (4.0 * v[12] * v[13] + 4.0 * v[10] * v[11])
-            - x86 * (2.0 * x100 + 2.0 * x101 + x98 + x99)
-            - 2.0 * (x61 * v[11] + x60 * v[12] + (-2.0 * x49) - 2.0 * q[10] * v[13])
-                * (x66 * v[18] + x64 * v[20] + x65 * v[17] + x63 * v[19])
-            - 2.0
-                * (x61 * v[12] + x59 * v[10] - 2.0 * q[13] * v[13] - 2.0 * q[11] * v[11])
-                * (x66 * v[19] + x65 * v[20] + (-2.0 * x51) + x81 * v[18])
-            - 2.0 * (x62 * v[12] + x61 * v[13] + x60 * v[10] + x59 * v[11])
-                * (x66 * v[20] + x63 * v[17] + x87 * v[19] - 2.0 * q[18] * v[18]);
-        gamma[15] = -4.0 * v[18] * v[19] - 4.0 * v[17] * v[20];
-        gamma[16] = x108 - 4.0 * v[18] * v[20];
-        gamma[19] = x109 - 4.0 * v[19] * v[20];
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&jacobian_nonzeros) {
+            jacobian[(r, c)] = x;
+        }
     }
     fn dynamics_nonzeros_into(
         &self,

@@ -28,6 +28,8 @@ impl SpringBar {
     ];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 2), (1, 2)];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (1, 1), (2, 2)];
 }
 impl ::mbsim::__private::ConstrainedSystem for SpringBar {
     fn name(&self) -> &'static str {
@@ -138,7 +140,7 @@ impl ::mbsim::__private::ConstrainedSystem for SpringBar {
         Some(::mbsim::__private::Sparsity {
             rows: 3,
             cols: 3,
-            nonzeros: &[(0, 0), (1, 1), (2, 2)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -73,6 +73,21 @@ impl TripleCrank {
         (11, 8),
         (11, 11),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (11, 11),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for TripleCrank {
     fn name(&self) -> &'static str {
@@ -187,20 +202,7 @@ impl ::mbsim::__private::ConstrainedSystem for TripleCrank {
         Some(::mbsim::__private::Sparsity {
             rows: 12,
             cols: 12,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (11, 11),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -15,6 +15,23 @@ impl Truss14Prescribed {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[(0, 13)];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (11, 11),
+        (12, 12),
+        (13, 13),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for Truss14Prescribed {
     fn name(&self) -> &'static str {
@@ -104,22 +121,7 @@ impl ::mbsim::__private::ConstrainedSystem for Truss14Prescribed {
         Some(::mbsim::__private::Sparsity {
             rows: 14,
             cols: 14,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (11, 11),
-                (12, 12),
-                (13, 13),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

@@ -19,6 +19,8 @@ impl WallPendulum {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (0, 1)];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[(0, 0), (1, 1)];
 }
 impl ::mbsim::__private::ConstrainedSystem for WallPendulum {
     fn name(&self) -> &'static str {
@@ -111,7 +113,7 @@ impl ::mbsim::__private::ConstrainedSystem for WallPendulum {
         Some(::mbsim::__private::Sparsity {
             rows: 2,
             cols: 2,
-            nonzeros: &[(0, 0), (1, 1)],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {

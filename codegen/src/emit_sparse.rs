@@ -1,0 +1,277 @@
+//! The sparse kernel forms of a large sparse model and the dense forms they replace.
+//!
+//! A model of KKT order n + m + k ≥ 40 whose M and G = [Φ_q; A] are at most a quarter full
+//! ([`nonzero_forms`]) gets `dynamics_nonzeros_into`, `mass_nonzeros_into` and
+//! `jacobian_nonzeros_into`: M's and G's structurally nonzero entries, row by row (the order of
+//! the emitted patterns), written as vectors with nothing to zero-fill. Its dense forms of the
+//! same outputs (`dynamics_into`, `mass_into`, `phi_q_into`, and `nh_matrix_into` when k > 0)
+//! are not emitted a second time: each calls its sparse form into an array of the pattern's
+//! length, zero-fills its view and scatters the nonzeros through the pattern constants
+//! (`MASS_SPARSITY`, `PHI_Q_SPARSITY`, `A_SPARSITY`), so every expression is emitted once and
+//! both forms give the same numbers bit for bit. The array is on the stack, or on the heap when
+//! the sparse form itself is split into parts (it then has more than
+//! `EmitOptions::max_statements_per_fn` statements and a heap scratch array of its own), so the
+//! stack holds at most that many entries.
+
+use crate::emit::ulit;
+use crate::emit_kernel::{Context, KernelCode, Output, Shape, kernel_fn};
+use crate::kernels::Kernels;
+use crate::model::Model;
+use crate::pool::ExprId;
+use mbsim_kernel_table::{Input, KernelId};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ImplItemFn;
+
+/// Smallest KKT order n + m + k whose model gets the sparse kernel forms: the runtime's
+/// `KktSolver::MIN_BANDED_ORDER`, below which the KKT solve is dense anyway.
+pub const NONZERO_FORMS_MIN_ORDER: usize = 40;
+
+/// The sparse forms are emitted when M's and G's nonzeros are at most this fraction of their
+/// n² + (m + k)·n entries (the zero fill they save is then at least 4× the entries written).
+pub const NONZERO_FORMS_MAX_FILL: f64 = 0.25;
+
+/// Whether the model gets the sparse kernel forms (`has_nonzero_forms`): large enough for the
+/// banded KKT path and sparse enough that the dense forms' zero fill dominates. Measured on the
+/// body-coordinate four-bar chain (`cargo bench -p mbsim-runtime --bench kkt`).
+pub fn nonzero_forms(model: &Model, kernels: &Kernels) -> bool {
+    let n = model.n();
+    let rows = kernels.phi.len() + kernels.nh_offset.len();
+    let stored = nonzeros(model, &kernels.mass.entries).len()
+        + nonzeros(model, &kernels.jacobian().entries).len();
+    let dense = n * n + rows * n;
+    n + rows >= NONZERO_FORMS_MIN_ORDER && (stored as f64) <= NONZERO_FORMS_MAX_FILL * dense as f64
+}
+
+/// The structurally nonzero entries, in order.
+fn nonzeros(model: &Model, entries: &[ExprId]) -> Vec<ExprId> {
+    (entries.iter().copied())
+        .filter(|&e| !model.pool.is_zero(e))
+        .collect()
+}
+
+/// A model's sparse forms, emitted, and what its dense forms need to scatter them.
+pub(crate) struct SparseForms {
+    /// `dynamics_nonzeros_into`, `mass_nonzeros_into`, `jacobian_nonzeros_into`.
+    pub(crate) codes: [KernelCode; 3],
+    /// (n, m, k).
+    dims: (usize, usize, usize),
+    /// Nonzeros of M, Φ_q and A.
+    lengths: (usize, usize, usize),
+    /// The runtime's path (`::mbsim::__private`).
+    rt: syn::Path,
+}
+
+/// The sparse forms of M and G: the fused `dynamics_nonzeros_into` (M, Q, G, γ with one
+/// schedule), `mass_nonzeros_into` and `jacobian_nonzeros_into` (G = [Φ_q; A]).
+pub(crate) fn sparse_forms(cx: &Context<'_>, kernels: &Kernels) -> SparseForms {
+    let model = cx.model;
+    let vector = |binding, entries: Vec<ExprId>| {
+        Output::new(model, binding, Shape::Vector(entries.len()), entries)
+    };
+    let mass = nonzeros(model, &kernels.mass.entries);
+    let phi_q = nonzeros(model, &kernels.phi_q.entries);
+    let a = nonzeros(model, &kernels.nh_matrix.entries);
+    let jacobian: Vec<ExprId> = phi_q.iter().chain(&a).copied().collect();
+    let lengths = (mass.len(), phi_q.len(), a.len());
+    let outputs = [
+        vector("mass", mass.clone()),
+        vector("force", kernels.force.clone()),
+        vector("jacobian", jacobian.clone()),
+        vector("gamma", kernels.gamma.clone()),
+    ];
+    let v = [(Input::V, model.n())];
+    let codes = [
+        kernel_fn(cx, ("dynamics_nonzeros_into", &v[..]), &outputs),
+        kernel_fn(cx, ("mass_nonzeros_into", &[]), &[vector("out", mass)]),
+        kernel_fn(
+            cx,
+            ("jacobian_nonzeros_into", &[]),
+            &[vector("out", jacobian)],
+        ),
+    ];
+    SparseForms {
+        codes,
+        dims: (model.n(), kernels.phi.len(), kernels.nh_offset.len()),
+        lengths,
+        rt: cx.options.runtime_path.clone(),
+    }
+}
+
+/// Which rows of G a scatter writes: Φ_q's (the first nonzeros) or A's (the rest).
+#[derive(Clone, Copy)]
+enum Block {
+    PhiQ,
+    A,
+}
+
+impl SparseForms {
+    /// The dense form of the table row `id` as a scatter of a sparse form, for the rows that
+    /// have one: M, Φ_q, and A when the model has nonholonomic rows.
+    pub(crate) fn dense_row(&self, id: KernelId) -> Option<ImplItemFn> {
+        let (n, m, k) = self.dims;
+        let (_, mass_split, jacobian_split) = self.splits();
+        let (jacobian, (mass_len, phi_q_len, a_len)) =
+            (quote!(jacobian_nonzeros_into), self.lengths);
+        let (method, shape, source, split, scatter) = match id {
+            KernelId::Mass => {
+                let scatter = scatter("out", quote!(Self::MASS_SPARSITY), quote!(&nonzeros), 0);
+                (
+                    quote!(mass_into),
+                    (n, n),
+                    quote!(mass_nonzeros_into),
+                    mass_split,
+                    scatter,
+                )
+            }
+            KernelId::PhiQ => {
+                let scatter = self.jacobian_scatter("out", Block::PhiQ, quote!(nonzeros), 0);
+                (
+                    quote!(phi_q_into),
+                    (m, n),
+                    jacobian,
+                    jacobian_split,
+                    scatter,
+                )
+            }
+            KernelId::NhMatrix if k > 0 => {
+                let scatter = self.jacobian_scatter("out", Block::A, quote!(nonzeros), 0);
+                (
+                    quote!(nh_matrix_into),
+                    (k, n),
+                    jacobian,
+                    jacobian_split,
+                    scatter,
+                )
+            }
+            _ => return None,
+        };
+        let len = if matches!(id, KernelId::Mass) {
+            mass_len
+        } else {
+            phi_q_len + a_len
+        };
+        let array = scratch(len, split);
+        let rt = &self.rt;
+        let (rows, cols) = (ulit(shape.0), ulit(shape.1));
+        Some(method_from(quote! {
+            fn #method(&self, t: f64, q: &[f64], mut out: #rt::MatOut<'_>) {
+                assert_eq!(out.shape(), (#rows, #cols), "out has the wrong shape");
+                let mut nonzeros = #array;
+                self.#source(t, q, &mut nonzeros);
+                out.fill(0.0);
+                #scatter
+            }
+        }))
+    }
+
+    /// `dynamics_into` as a scatter of `dynamics_nonzeros_into`'s M and G; Q and γ are written
+    /// by it directly.
+    pub(crate) fn dense_fused(&self) -> ImplItemFn {
+        let (n, m, k) = self.dims;
+        let (mass_len, phi_q_len, a_len) = self.lengths;
+        let (split, _, _) = self.splits();
+        let (mass_array, jacobian_array) =
+            (scratch(mass_len, split), scratch(phi_q_len + a_len, split));
+        let mass = scatter(
+            "mass",
+            quote!(Self::MASS_SPARSITY),
+            quote!(&mass_nonzeros),
+            0,
+        );
+        let phi_q = self.jacobian_scatter("jacobian", Block::PhiQ, quote!(jacobian_nonzeros), 0);
+        let a = (k > 0)
+            .then(|| self.jacobian_scatter("jacobian", Block::A, quote!(jacobian_nonzeros), m));
+        let rt = &self.rt;
+        let (n, mk) = (ulit(n), ulit(m + k));
+        method_from(quote! {
+            fn dynamics_into(&self, t: f64, q: &[f64], v: &[f64], out: #rt::DynamicsOut<'_>) {
+                let #rt::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
+                assert_eq!(mass.shape(), (#n, #n), "mass has the wrong shape");
+                assert_eq!(jacobian.shape(), (#mk, #n), "jacobian has the wrong shape");
+                let mut mass_nonzeros = #mass_array;
+                let mut jacobian_nonzeros = #jacobian_array;
+                let nonzeros = #rt::DynamicsNonzeros {
+                    mass: &mut mass_nonzeros,
+                    force,
+                    jacobian: &mut jacobian_nonzeros,
+                    gamma,
+                };
+                self.dynamics_nonzeros_into(t, q, v, nonzeros);
+                mass.fill(0.0);
+                #mass
+                jacobian.fill(0.0);
+                #phi_q
+                #a
+            }
+        })
+    }
+
+    /// Whether each sparse form (dynamics, mass, jacobian) is split into parts.
+    fn splits(&self) -> (bool, bool, bool) {
+        let [dynamics, mass, jacobian] = &self.codes;
+        let split = |code: &KernelCode| !code.helpers.is_empty();
+        (split(dynamics), split(mass), split(jacobian))
+    }
+
+    /// The scatter of one block of G's nonzeros (held in `values`) into the view `out`, whose
+    /// first row is G's row `first_row`.
+    fn jacobian_scatter(
+        &self,
+        out: &str,
+        block: Block,
+        values: TokenStream,
+        first_row: usize,
+    ) -> TokenStream {
+        match block {
+            Block::PhiQ => scatter(
+                out,
+                quote!(Self::PHI_Q_SPARSITY),
+                quote!(&#values),
+                first_row,
+            ),
+            Block::A => {
+                let start = ulit(self.lengths.1);
+                scatter(
+                    out,
+                    quote!(Self::A_SPARSITY),
+                    quote!(&#values[#start..]),
+                    first_row,
+                )
+            }
+        }
+    }
+}
+
+/// `values` (one per entry of `pattern`, in its order) written into the matrix view `out`, rows
+/// shifted down by `first_row`.
+fn scatter(out: &str, pattern: TokenStream, values: TokenStream, first_row: usize) -> TokenStream {
+    let out = format_ident!("{out}");
+    let row = match first_row {
+        0 => quote!(r),
+        _ => {
+            let first_row = ulit(first_row);
+            quote!(#first_row + r)
+        }
+    };
+    quote! {
+        for (&(r, c), &x) in #pattern.iter().zip(#values) {
+            #out[(#row, c)] = x;
+        }
+    }
+}
+
+/// An array of `len` zeros for a sparse form's output: on the stack, on the heap when that form
+/// is split into parts (see the module's paragraph).
+fn scratch(len: usize, split: bool) -> TokenStream {
+    let len = ulit(len);
+    match split {
+        false => quote!([0.0_f64; #len]),
+        true => quote!(vec![0.0_f64; #len]),
+    }
+}
+
+/// A method parsed from its tokens.
+fn method_from(tokens: TokenStream) -> ImplItemFn {
+    syn::parse2(tokens).expect("the emitter's method tokens parse")
+}
