@@ -98,9 +98,11 @@ pub(crate) fn sparse_forms(cx: &Context<'_>, kernels: &Kernels) -> SparseForms {
     }
 }
 
-/// Which rows of G a scatter writes: Φ_q's (the first nonzeros) or A's (the rest).
+/// A block of nonzeros a dense form scatters: M's, or Φ_q's and A's (the first and the last
+/// of G's).
 #[derive(Clone, Copy)]
 enum Block {
+    Mass,
     PhiQ,
     A,
 }
@@ -110,50 +112,16 @@ impl SparseForms {
     /// have one: M, Φ_q, and A when the model has nonholonomic rows.
     pub(crate) fn dense_row(&self, id: KernelId) -> Option<ImplItemFn> {
         let (n, m, k) = self.dims;
-        let (_, mass_split, jacobian_split) = self.splits();
-        let (jacobian, (mass_len, phi_q_len, a_len)) =
-            (quote!(jacobian_nonzeros_into), self.lengths);
-        let (method, shape, source, split, scatter) = match id {
-            KernelId::Mass => {
-                let scatter = scatter("out", quote!(Self::MASS_SPARSITY), quote!(&nonzeros), 0);
-                (
-                    quote!(mass_into),
-                    (n, n),
-                    quote!(mass_nonzeros_into),
-                    mass_split,
-                    scatter,
-                )
-            }
-            KernelId::PhiQ => {
-                let scatter = self.jacobian_scatter("out", Block::PhiQ, quote!(nonzeros), 0);
-                (
-                    quote!(phi_q_into),
-                    (m, n),
-                    jacobian,
-                    jacobian_split,
-                    scatter,
-                )
-            }
-            KernelId::NhMatrix if k > 0 => {
-                let scatter = self.jacobian_scatter("out", Block::A, quote!(nonzeros), 0);
-                (
-                    quote!(nh_matrix_into),
-                    (k, n),
-                    jacobian,
-                    jacobian_split,
-                    scatter,
-                )
-            }
+        let (method, rows, block) = match id {
+            KernelId::Mass => (quote!(mass_into), n, Block::Mass),
+            KernelId::PhiQ => (quote!(phi_q_into), m, Block::PhiQ),
+            KernelId::NhMatrix if k > 0 => (quote!(nh_matrix_into), k, Block::A),
             _ => return None,
         };
-        let len = if matches!(id, KernelId::Mass) {
-            mass_len
-        } else {
-            phi_q_len + a_len
-        };
+        let (source, len, split) = self.source(block);
         let array = scratch(len, split);
-        let rt = &self.rt;
-        let (rows, cols) = (ulit(shape.0), ulit(shape.1));
+        let scatter = self.scatter(block, "out", "nonzeros", 0);
+        let (rt, rows, cols) = (&self.rt, ulit(rows), ulit(n));
         Some(method_from(quote! {
             fn #method(&self, t: f64, q: &[f64], mut out: #rt::MatOut<'_>) {
                 assert_eq!(out.shape(), (#rows, #cols), "out has the wrong shape");
@@ -170,20 +138,13 @@ impl SparseForms {
     pub(crate) fn dense_fused(&self) -> ImplItemFn {
         let (n, m, k) = self.dims;
         let (mass_len, phi_q_len, a_len) = self.lengths;
-        let (split, _, _) = self.splits();
-        let (mass_array, jacobian_array) =
-            (scratch(mass_len, split), scratch(phi_q_len + a_len, split));
-        let mass = scatter(
-            "mass",
-            quote!(Self::MASS_SPARSITY),
-            quote!(&mass_nonzeros),
-            0,
-        );
-        let phi_q = self.jacobian_scatter("jacobian", Block::PhiQ, quote!(jacobian_nonzeros), 0);
-        let a = (k > 0)
-            .then(|| self.jacobian_scatter("jacobian", Block::A, quote!(jacobian_nonzeros), m));
-        let rt = &self.rt;
-        let (n, mk) = (ulit(n), ulit(m + k));
+        let split = !self.codes[0].helpers.is_empty();
+        let mass_array = scratch(mass_len, split);
+        let jacobian_array = scratch(phi_q_len + a_len, split);
+        let mass = self.scatter(Block::Mass, "mass", "mass_nonzeros", 0);
+        let phi_q = self.scatter(Block::PhiQ, "jacobian", "jacobian_nonzeros", 0);
+        let a = (k > 0).then(|| self.scatter(Block::A, "jacobian", "jacobian_nonzeros", m));
+        let (rt, n, mk) = (&self.rt, ulit(n), ulit(m + k));
         method_from(quote! {
             fn dynamics_into(&self, t: f64, q: &[f64], v: &[f64], out: #rt::DynamicsOut<'_>) {
                 let #rt::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
@@ -207,56 +168,49 @@ impl SparseForms {
         })
     }
 
-    /// Whether each sparse form (dynamics, mass, jacobian) is split into parts.
-    fn splits(&self) -> (bool, bool, bool) {
-        let [dynamics, mass, jacobian] = &self.codes;
-        let split = |code: &KernelCode| !code.helpers.is_empty();
-        (split(dynamics), split(mass), split(jacobian))
+    /// The sparse form a block's dense form calls, the length of its output and whether it is
+    /// split into parts.
+    fn source(&self, block: Block) -> (TokenStream, usize, bool) {
+        let [_, mass, jacobian] = &self.codes;
+        let (mass_len, phi_q_len, a_len) = self.lengths;
+        match block {
+            Block::Mass => (
+                quote!(mass_nonzeros_into),
+                mass_len,
+                !mass.helpers.is_empty(),
+            ),
+            Block::PhiQ | Block::A => (
+                quote!(jacobian_nonzeros_into),
+                phi_q_len + a_len,
+                !jacobian.helpers.is_empty(),
+            ),
+        }
     }
 
-    /// The scatter of one block of G's nonzeros (held in `values`) into the view `out`, whose
-    /// first row is G's row `first_row`.
-    fn jacobian_scatter(
-        &self,
-        out: &str,
-        block: Block,
-        values: TokenStream,
-        first_row: usize,
-    ) -> TokenStream {
-        match block {
-            Block::PhiQ => scatter(
-                out,
-                quote!(Self::PHI_Q_SPARSITY),
-                quote!(&#values),
-                first_row,
-            ),
+    /// The block's nonzeros, read from the array `values` (the whole output of its sparse
+    /// form), written into the matrix view `out` through the block's pattern, rows shifted down
+    /// by `first_row`.
+    fn scatter(&self, block: Block, out: &str, values: &str, first_row: usize) -> TokenStream {
+        let (out, values) = (format_ident!("{out}"), format_ident!("{values}"));
+        let (pattern, values) = match block {
+            Block::Mass => (quote!(MASS_SPARSITY), quote!(&#values)),
+            Block::PhiQ => (quote!(PHI_Q_SPARSITY), quote!(&#values)),
             Block::A => {
                 let start = ulit(self.lengths.1);
-                scatter(
-                    out,
-                    quote!(Self::A_SPARSITY),
-                    quote!(&#values[#start..]),
-                    first_row,
-                )
+                (quote!(A_SPARSITY), quote!(&#values[#start..]))
             }
-        }
-    }
-}
-
-/// `values` (one per entry of `pattern`, in its order) written into the matrix view `out`, rows
-/// shifted down by `first_row`.
-fn scatter(out: &str, pattern: TokenStream, values: TokenStream, first_row: usize) -> TokenStream {
-    let out = format_ident!("{out}");
-    let row = match first_row {
-        0 => quote!(r),
-        _ => {
-            let first_row = ulit(first_row);
-            quote!(#first_row + r)
-        }
-    };
-    quote! {
-        for (&(r, c), &x) in #pattern.iter().zip(#values) {
-            #out[(#row, c)] = x;
+        };
+        let row = match first_row {
+            0 => quote!(r),
+            _ => {
+                let first_row = ulit(first_row);
+                quote!(#first_row + r)
+            }
+        };
+        quote! {
+            for (&(r, c), &x) in Self::#pattern.iter().zip(#values) {
+                #out[(#row, c)] = x;
+            }
         }
     }
 }
