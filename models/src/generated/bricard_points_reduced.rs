@@ -266,6 +266,51 @@ impl BricardPointsReduced {
         (21, 22),
         (21, 23),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (0, 3),
+        (1, 1),
+        (1, 4),
+        (2, 2),
+        (2, 5),
+        (3, 0),
+        (3, 3),
+        (3, 6),
+        (4, 1),
+        (4, 4),
+        (4, 7),
+        (5, 2),
+        (5, 5),
+        (5, 8),
+        (6, 3),
+        (6, 6),
+        (6, 9),
+        (7, 4),
+        (7, 7),
+        (7, 10),
+        (8, 5),
+        (8, 8),
+        (8, 11),
+        (9, 6),
+        (9, 9),
+        (10, 7),
+        (10, 10),
+        (11, 8),
+        (11, 11),
+        (12, 12),
+        (13, 13),
+        (14, 14),
+        (15, 15),
+        (16, 16),
+        (17, 17),
+        (18, 18),
+        (19, 19),
+        (20, 20),
+        (21, 21),
+        (22, 22),
+        (23, 23),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for BricardPointsReduced {
     fn name(&self) -> &'static str {
@@ -383,50 +428,7 @@ impl ::mbsim::__private::ConstrainedSystem for BricardPointsReduced {
         Some(::mbsim::__private::Sparsity {
             rows: 24,
             cols: 24,
-            nonzeros: &[
-                (0, 0),
-                (0, 3),
-                (1, 1),
-                (1, 4),
-                (2, 2),
-                (2, 5),
-                (3, 0),
-                (3, 3),
-                (3, 6),
-                (4, 1),
-                (4, 4),
-                (4, 7),
-                (5, 2),
-                (5, 5),
-                (5, 8),
-                (6, 3),
-                (6, 6),
-                (6, 9),
-                (7, 4),
-                (7, 7),
-                (7, 10),
-                (8, 5),
-                (8, 8),
-                (8, 11),
-                (9, 6),
-                (9, 9),
-                (10, 7),
-                (10, 10),
-                (11, 8),
-                (11, 11),
-                (12, 12),
-                (13, 13),
-                (14, 14),
-                (15, 15),
-                (16, 16),
-                (17, 17),
-                (18, 18),
-                (19, 19),
-                (20, 20),
-                (21, 21),
-                (22, 22),
-                (23, 23),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn has_nonzero_forms(&self) -> bool {
@@ -511,169 +513,14 @@ impl ::mbsim::__private::ConstrainedSystem for BricardPointsReduced {
         out[21] = x11 * q[21] - q[10] * q[22] + q[23] * x10;
         out[22] = x11;
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 24, "q must have n = {} entries", 24);
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (23, 24), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 123];
+        self.jacobian_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 2.0 * q[0];
-        let x1 = 2.0 * q[1];
-        let x2 = 2.0 * q[2];
-        let x3 = -2.0 * q[3];
-        let x4 = -2.0 * q[4];
-        let x5 = -2.0 * q[5];
-        let x6 = 2.0 * q[3];
-        let x7 = 2.0 * q[4];
-        let x8 = 2.0 * q[5];
-        let x9 = q[3] - q[0];
-        let x10 = q[4] - q[1];
-        let x11 = q[5] - q[2];
-        let x12 = -q[15];
-        let x13 = -q[16];
-        let x14 = -q[17];
-        let x15 = -2.0 * q[6];
-        let x16 = -2.0 * q[7];
-        let x17 = -2.0 * q[8];
-        let x18 = 2.0 * q[6];
-        let x19 = 2.0 * q[7];
-        let x20 = 2.0 * q[8];
-        let x21 = q[6] - q[3];
-        let x22 = q[7] - q[4];
-        let x23 = q[8] - q[5];
-        let x24 = -q[18];
-        let x25 = -q[19];
-        let x26 = -q[20];
-        let x27 = 2.0 * q[9];
-        let x28 = 2.0 * q[10];
-        let x29 = 2.0 * q[11];
-        let x30 = q[9] - q[6];
-        let x31 = q[10] - q[7];
-        let x32 = q[11] - q[8];
-        let x33 = -q[21];
-        let x34 = -q[22];
-        let x35 = -q[23];
-        out[(0, 12)] = 2.0 * q[12];
-        out[(0, 13)] = 2.0 * q[13];
-        out[(0, 14)] = 2.0 * q[14];
-        out[(1, 15)] = 2.0 * q[15];
-        out[(1, 16)] = 2.0 * q[16];
-        out[(1, 17)] = 2.0 * q[17];
-        out[(2, 18)] = 2.0 * q[18];
-        out[(2, 19)] = 2.0 * q[19];
-        out[(2, 20)] = 2.0 * q[20];
-        out[(3, 21)] = 2.0 * q[21];
-        out[(3, 22)] = 2.0 * q[22];
-        out[(3, 23)] = 2.0 * q[23];
-        out[(4, 0)] = x0;
-        out[(4, 1)] = x1;
-        out[(4, 2)] = x2;
-        out[(5, 1)] = 1.0;
-        out[(6, 0)] = q[12];
-        out[(6, 1)] = q[13];
-        out[(6, 2)] = q[14];
-        out[(6, 12)] = q[0];
-        out[(6, 13)] = q[1];
-        out[(6, 14)] = q[2];
-        out[(7, 13)] = 1.0;
-        out[(8, 0)] = x0 + x3;
-        out[(8, 1)] = x1 + x4;
-        out[(8, 2)] = x2 + x5;
-        out[(8, 3)] = x6 - 2.0 * q[0];
-        out[(8, 4)] = x7 - 2.0 * q[1];
-        out[(8, 5)] = x8 - 2.0 * q[2];
-        out[(9, 0)] = -q[12];
-        out[(9, 1)] = -q[13];
-        out[(9, 2)] = -q[14];
-        out[(9, 3)] = q[12];
-        out[(9, 4)] = q[13];
-        out[(9, 5)] = q[14];
-        out[(9, 12)] = x9;
-        out[(9, 13)] = x10;
-        out[(9, 14)] = x11;
-        out[(10, 0)] = x12;
-        out[(10, 1)] = x13;
-        out[(10, 2)] = x14;
-        out[(10, 3)] = q[15];
-        out[(10, 4)] = q[16];
-        out[(10, 5)] = q[17];
-        out[(10, 15)] = x9;
-        out[(10, 16)] = x10;
-        out[(10, 17)] = x11;
-        out[(11, 12)] = q[15];
-        out[(11, 13)] = q[16];
-        out[(11, 14)] = q[17];
-        out[(11, 15)] = q[12];
-        out[(11, 16)] = q[13];
-        out[(11, 17)] = q[14];
-        out[(12, 3)] = x6 + x15;
-        out[(12, 4)] = x7 + x16;
-        out[(12, 5)] = x8 + x17;
-        out[(12, 6)] = x3 + x18;
-        out[(12, 7)] = x4 + x19;
-        out[(12, 8)] = x5 + x20;
-        out[(13, 3)] = x12;
-        out[(13, 4)] = x13;
-        out[(13, 5)] = x14;
-        out[(13, 6)] = q[15];
-        out[(13, 7)] = q[16];
-        out[(13, 8)] = q[17];
-        out[(13, 15)] = x21;
-        out[(13, 16)] = x22;
-        out[(13, 17)] = x23;
-        out[(14, 3)] = x24;
-        out[(14, 4)] = x25;
-        out[(14, 5)] = x26;
-        out[(14, 6)] = q[18];
-        out[(14, 7)] = q[19];
-        out[(14, 8)] = q[20];
-        out[(14, 18)] = x21;
-        out[(14, 19)] = x22;
-        out[(14, 20)] = x23;
-        out[(15, 15)] = q[18];
-        out[(15, 16)] = q[19];
-        out[(15, 17)] = q[20];
-        out[(15, 18)] = q[15];
-        out[(15, 19)] = q[16];
-        out[(15, 20)] = q[17];
-        out[(16, 6)] = x18 - 2.0 * q[9];
-        out[(16, 7)] = x19 - 2.0 * q[10];
-        out[(16, 8)] = x20 - 2.0 * q[11];
-        out[(16, 9)] = x15 + x27;
-        out[(16, 10)] = x16 + x28;
-        out[(16, 11)] = x17 + x29;
-        out[(17, 6)] = x24;
-        out[(17, 7)] = x25;
-        out[(17, 8)] = x26;
-        out[(17, 9)] = q[18];
-        out[(17, 10)] = q[19];
-        out[(17, 11)] = q[20];
-        out[(17, 18)] = x30;
-        out[(17, 19)] = x31;
-        out[(17, 20)] = x32;
-        out[(18, 6)] = x33;
-        out[(18, 7)] = x34;
-        out[(18, 8)] = x35;
-        out[(18, 9)] = q[21];
-        out[(18, 10)] = q[22];
-        out[(18, 11)] = q[23];
-        out[(18, 21)] = x30;
-        out[(18, 22)] = x31;
-        out[(18, 23)] = x32;
-        out[(19, 18)] = q[21];
-        out[(19, 19)] = q[22];
-        out[(19, 20)] = q[23];
-        out[(19, 21)] = q[18];
-        out[(19, 22)] = q[19];
-        out[(19, 23)] = q[20];
-        out[(20, 9)] = x27;
-        out[(20, 10)] = x28;
-        out[(20, 11)] = x29 - 2.0 * self.len;
-        out[(21, 9)] = x33;
-        out[(21, 10)] = x34;
-        out[(21, 11)] = x35;
-        out[(21, 21)] = -q[9];
-        out[(21, 22)] = -q[10];
-        out[(21, 23)] = self.len - q[11];
-        out[(22, 9)] = -1.0;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn phi_t_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 24, "q must have n = {} entries", 24);
@@ -891,55 +738,14 @@ impl ::mbsim::__private::ConstrainedSystem for BricardPointsReduced {
         out[(21, 22)] = -v[10];
         out[(21, 23)] = -v[11];
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 24, "q must have n = {} entries", 24);
+    fn mass_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (24, 24), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 42];
+        self.mass_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 2.0 / 3.0 * self.m;
-        let x1 = 1.0 / 6.0 * self.m;
-        let x2 = x1 * self.side.powi(2);
-        out[(0, 0)] = x0;
-        out[(0, 3)] = x1;
-        out[(1, 1)] = x0;
-        out[(1, 4)] = x1;
-        out[(2, 2)] = x0;
-        out[(2, 5)] = x1;
-        out[(3, 0)] = x1;
-        out[(3, 3)] = x0;
-        out[(3, 6)] = x1;
-        out[(4, 1)] = x1;
-        out[(4, 4)] = x0;
-        out[(4, 7)] = x1;
-        out[(5, 2)] = x1;
-        out[(5, 5)] = x0;
-        out[(5, 8)] = x1;
-        out[(6, 3)] = x1;
-        out[(6, 6)] = x0;
-        out[(6, 9)] = x1;
-        out[(7, 4)] = x1;
-        out[(7, 7)] = x0;
-        out[(7, 10)] = x1;
-        out[(8, 5)] = x1;
-        out[(8, 8)] = x0;
-        out[(8, 11)] = x1;
-        out[(9, 6)] = x1;
-        out[(9, 9)] = x0;
-        out[(10, 7)] = x1;
-        out[(10, 10)] = x0;
-        out[(11, 8)] = x1;
-        out[(11, 11)] = x0;
-        out[(12, 12)] = x2;
-        out[(13, 13)] = x2;
-        out[(14, 14)] = x2;
-        out[(15, 15)] = x2;
-        out[(16, 16)] = x2;
-        out[(17, 17)] = x2;
-        out[(18, 18)] = x2;
-        out[(19, 19)] = x2;
-        out[(20, 20)] = x2;
-        out[(21, 21)] = x2;
-        out[(22, 22)] = x2;
-        out[(23, 23)] = x2;
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn force_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 24, "q must have n = {} entries", 24);
@@ -954,260 +760,31 @@ impl ::mbsim::__private::ConstrainedSystem for BricardPointsReduced {
     }
     fn dynamics_into(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
-        assert_eq!(q.len(), 24, "q must have n = {} entries", 24);
-        assert_eq!(v.len(), 24, "v must have n = {} entries", 24);
         let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (24, 24), "mass has the wrong shape");
-        assert_eq!(force.len(), 24, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (23, 24), "jacobian has the wrong shape");
-        assert_eq!(gamma.len(), 23, "gamma has the wrong shape");
+        let mut mass_nonzeros = [0.0_f64; 42];
+        let mut jacobian_nonzeros = [0.0_f64; 123];
+        let nonzeros = ::mbsim::__private::DynamicsNonzeros {
+            mass: &mut mass_nonzeros,
+            force,
+            jacobian: &mut jacobian_nonzeros,
+            gamma,
+        };
+        self.dynamics_nonzeros_into(t, q, v, nonzeros);
         mass.fill(0.0);
-        force.fill(0.0);
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&mass_nonzeros) {
+            mass[(r, c)] = x;
+        }
         jacobian.fill(0.0);
-        gamma.fill(0.0);
-        let x0 = 2.0 / 3.0 * self.m;
-        let x1 = 1.0 / 6.0 * self.m;
-        let x2 = x1 * self.side.powi(2);
-        let x3 = -self.m * self.g;
-        let x4 = 2.0 * q[0];
-        let x5 = 2.0 * q[1];
-        let x6 = 2.0 * q[2];
-        let x7 = -2.0 * q[3];
-        let x8 = -2.0 * q[4];
-        let x9 = -2.0 * q[5];
-        let x10 = 2.0 * q[3];
-        let x11 = 2.0 * q[4];
-        let x12 = 2.0 * q[5];
-        let x13 = q[3] - q[0];
-        let x14 = q[4] - q[1];
-        let x15 = q[5] - q[2];
-        let x16 = -q[15];
-        let x17 = -q[16];
-        let x18 = -q[17];
-        let x19 = -2.0 * q[6];
-        let x20 = -2.0 * q[7];
-        let x21 = -2.0 * q[8];
-        let x22 = 2.0 * q[6];
-        let x23 = 2.0 * q[7];
-        let x24 = 2.0 * q[8];
-        let x25 = q[6] - q[3];
-        let x26 = q[7] - q[4];
-        let x27 = q[8] - q[5];
-        let x28 = -q[18];
-        let x29 = -q[19];
-        let x30 = -q[20];
-        let x31 = 2.0 * q[9];
-        let x32 = 2.0 * q[10];
-        let x33 = 2.0 * q[11];
-        let x34 = q[9] - q[6];
-        let x35 = q[10] - q[7];
-        let x36 = q[11] - q[8];
-        let x37 = -q[21];
-        let x38 = -q[22];
-        let x39 = -q[23];
-        let x40 = v[3] - v[0];
-        let x41 = v[4] - v[1];
-        let x42 = v[5] - v[2];
-        let x43 = v[6] - v[3];
-        let x44 = v[7] - v[4];
-        let x45 = v[8] - v[5];
-        let x46 = v[9] - v[6];
-        let x47 = v[10] - v[7];
-        let x48 = v[11] - v[8];
-        mass[(0, 0)] = x0;
-        mass[(0, 3)] = x1;
-        mass[(1, 1)] = x0;
-        mass[(1, 4)] = x1;
-        mass[(2, 2)] = x0;
-        mass[(2, 5)] = x1;
-        mass[(3, 0)] = x1;
-        mass[(3, 3)] = x0;
-        mass[(3, 6)] = x1;
-        mass[(4, 1)] = x1;
-        mass[(4, 4)] = x0;
-        mass[(4, 7)] = x1;
-        mass[(5, 2)] = x1;
-        mass[(5, 5)] = x0;
-        mass[(5, 8)] = x1;
-        mass[(6, 3)] = x1;
-        mass[(6, 6)] = x0;
-        mass[(6, 9)] = x1;
-        mass[(7, 4)] = x1;
-        mass[(7, 7)] = x0;
-        mass[(7, 10)] = x1;
-        mass[(8, 5)] = x1;
-        mass[(8, 8)] = x0;
-        mass[(8, 11)] = x1;
-        mass[(9, 6)] = x1;
-        mass[(9, 9)] = x0;
-        mass[(10, 7)] = x1;
-        mass[(10, 10)] = x0;
-        mass[(11, 8)] = x1;
-        mass[(11, 11)] = x0;
-        mass[(12, 12)] = x2;
-        mass[(13, 13)] = x2;
-        mass[(14, 14)] = x2;
-        mass[(15, 15)] = x2;
-        mass[(16, 16)] = x2;
-        mass[(17, 17)] = x2;
-        mass[(18, 18)] = x2;
-        mass[(19, 19)] = x2;
-        mass[(20, 20)] = x2;
-        mass[(21, 21)] = x2;
-        mass[(22, 22)] = x2;
-        mass[(23, 23)] = x2;
-        force[1] = x3;
-        force[4] = x3;
-        force[7] = x3;
-        force[10] = x3;
-        jacobian[(0, 12)] = 2.0 * q[12];
-        jacobian[(0, 13)] = 2.0 * q[13];
-        jacobian[(0, 14)] = 2.0 * q[14];
-        jacobian[(1, 15)] = 2.0 * q[15];
-        jacobian[(1, 16)] = 2.0 * q[16];
-        jacobian[(1, 17)] = 2.0 * q[17];
-        jacobian[(2, 18)] = 2.0 * q[18];
-        jacobian[(2, 19)] = 2.0 * q[19];
-        jacobian[(2, 20)] = 2.0 * q[20];
-        jacobian[(3, 21)] = 2.0 * q[21];
-        jacobian[(3, 22)] = 2.0 * q[22];
-        jacobian[(3, 23)] = 2.0 * q[23];
-        jacobian[(4, 0)] = x4;
-        jacobian[(4, 1)] = x5;
-        jacobian[(4, 2)] = x6;
-        jacobian[(5, 1)] = 1.0;
-        jacobian[(6, 0)] = q[12];
-        jacobian[(6, 1)] = q[13];
-        jacobian[(6, 2)] = q[14];
-        jacobian[(6, 12)] = q[0];
-        jacobian[(6, 13)] = q[1];
-        jacobian[(6, 14)] = q[2];
-        jacobian[(7, 13)] = 1.0;
-        jacobian[(8, 0)] = x4 + x7;
-        jacobian[(8, 1)] = x5 + x8;
-        jacobian[(8, 2)] = x6 + x9;
-        jacobian[(8, 3)] = x10 - 2.0 * q[0];
-        jacobian[(8, 4)] = x11 - 2.0 * q[1];
-        jacobian[(8, 5)] = x12 - 2.0 * q[2];
-        jacobian[(9, 0)] = -q[12];
-        jacobian[(9, 1)] = -q[13];
-        jacobian[(9, 2)] = -q[14];
-        jacobian[(9, 3)] = q[12];
-        jacobian[(9, 4)] = q[13];
-        jacobian[(9, 5)] = q[14];
-        jacobian[(9, 12)] = x13;
-        jacobian[(9, 13)] = x14;
-        jacobian[(9, 14)] = x15;
-        jacobian[(10, 0)] = x16;
-        jacobian[(10, 1)] = x17;
-        jacobian[(10, 2)] = x18;
-        jacobian[(10, 3)] = q[15];
-        jacobian[(10, 4)] = q[16];
-        jacobian[(10, 5)] = q[17];
-        jacobian[(10, 15)] = x13;
-        jacobian[(10, 16)] = x14;
-        jacobian[(10, 17)] = x15;
-        jacobian[(11, 12)] = q[15];
-        jacobian[(11, 13)] = q[16];
-        jacobian[(11, 14)] = q[17];
-        jacobian[(11, 15)] = q[12];
-        jacobian[(11, 16)] = q[13];
-        jacobian[(11, 17)] = q[14];
-        jacobian[(12, 3)] = x10 + x19;
-        jacobian[(12, 4)] = x11 + x20;
-        jacobian[(12, 5)] = x12 + x21;
-        jacobian[(12, 6)] = x7 + x22;
-        jacobian[(12, 7)] = x8 + x23;
-        jacobian[(12, 8)] = x9 + x24;
-        jacobian[(13, 3)] = x16;
-        jacobian[(13, 4)] = x17;
-        jacobian[(13, 5)] = x18;
-        jacobian[(13, 6)] = q[15];
-        jacobian[(13, 7)] = q[16];
-        jacobian[(13, 8)] = q[17];
-        jacobian[(13, 15)] = x25;
-        jacobian[(13, 16)] = x26;
-        jacobian[(13, 17)] = x27;
-        jacobian[(14, 3)] = x28;
-        jacobian[(14, 4)] = x29;
-        jacobian[(14, 5)] = x30;
-        jacobian[(14, 6)] = q[18];
-        jacobian[(14, 7)] = q[19];
-        jacobian[(14, 8)] = q[20];
-        jacobian[(14, 18)] = x25;
-        jacobian[(14, 19)] = x26;
-        jacobian[(14, 20)] = x27;
-        jacobian[(15, 15)] = q[18];
-        jacobian[(15, 16)] = q[19];
-        jacobian[(15, 17)] = q[20];
-        jacobian[(15, 18)] = q[15];
-        jacobian[(15, 19)] = q[16];
-        jacobian[(15, 20)] = q[17];
-        jacobian[(16, 6)] = x22 - 2.0 * q[9];
-        jacobian[(16, 7)] = x23 - 2.0 * q[10];
-        jacobian[(16, 8)] = x24 - 2.0 * q[11];
-        jacobian[(16, 9)] = x19 + x31;
-        jacobian[(16, 10)] = x20 + x32;
-        jacobian[(16, 11)] = x21 + x33;
-        jacobian[(17, 6)] = x28;
-        jacobian[(17, 7)] = x29;
-        jacobian[(17, 8)] = x30;
-        jacobian[(17, 9)] = q[18];
-        jacobian[(17, 10)] = q[19];
-        jacobian[(17, 11)] = q[20];
-        jacobian[(17, 18)] = x34;
-        jacobian[(17, 19)] = x35;
-        jacobian[(17, 20)] = x36;
-        jacobian[(18, 6)] = x37;
-        jacobian[(18, 7)] = x38;
-        jacobian[(18, 8)] = x39;
-        jacobian[(18, 9)] = q[21];
-        jacobian[(18, 10)] = q[22];
-        jacobian[(18, 11)] = q[23];
-        jacobian[(18, 21)] = x34;
-        jacobian[(18, 22)] = x35;
-        jacobian[(18, 23)] = x36;
-        jacobian[(19, 18)] = q[21];
-        jacobian[(19, 19)] = q[22];
-        jacobian[(19, 20)] = q[23];
-        jacobian[(19, 21)] = q[18];
-        jacobian[(19, 22)] = q[19];
-        jacobian[(19, 23)] = q[20];
-        jacobian[(20, 9)] = x31;
-        jacobian[(20, 10)] = x32;
-        jacobian[(20, 11)] = x33 - 2.0 * self.len;
-        jacobian[(21, 9)] = x37;
-        jacobian[(21, 10)] = x38;
-        jacobian[(21, 11)] = x39;
-        jacobian[(21, 21)] = -q[9];
-        jacobian[(21, 22)] = -q[10];
-        jacobian[(21, 23)] = self.len - q[11];
-        jacobian[(22, 9)] = -1.0;
-        gamma[0] = -2.0 * v[12].powi(2) - 2.0 * v[13].powi(2) - 2.0 * v[14].powi(2);
-        gamma[1] = -2.0 * v[15].powi(2) - 2.0 * v[16].powi(2) - 2.0 * v[17].powi(2);
-        gamma[2] = -2.0 * v[18].powi(2) - 2.0 * v[19].powi(2) - 2.0 * v[20].powi(2);
-        gamma[3] = -2.0 * v[21].powi(2) - 2.0 * v[22].powi(2) - 2.0 * v[23].powi(2);
-        gamma[4] = -2.0 * v[0].powi(2) - 2.0 * v[1].powi(2) - 2.0 * v[2].powi(2);
-        gamma[6] = -2.0 * v[0] * v[12] - 2.0 * v[1] * v[13] - 2.0 * v[2] * v[14];
-        gamma[8] = -2.0 * x40.powi(2) - 2.0 * x41.powi(2) - 2.0 * x42.powi(2);
-        gamma[9] = -2.0 * v[12] * x40 - 2.0 * v[13] * x41 - 2.0 * v[14] * x42;
-        gamma[10] = -2.0 * v[15] * x40 - 2.0 * v[16] * x41 - 2.0 * v[17] * x42;
-        gamma[11] = -2.0 * v[12] * v[15] - 2.0 * v[13] * v[16] - 2.0 * v[14] * v[17];
-        gamma[12] = -2.0 * x43.powi(2) - 2.0 * x44.powi(2) - 2.0 * x45.powi(2);
-        gamma[13] = -2.0 * v[15] * x43 - 2.0 * v[16] * x44 - 2.0 * v[17] * x45;
-        gamma[14] = -2.0 * v[18] * x43 - 2.0 * v[19] * x44 - 2.0 * v[20] * x45;
-        gamma[15] = -2.0 * v[15] * v[18] - 2.0 * v[16] * v[19] - 2.0 * v[17] * v[20];
-        gamma[16] = -2.0 * x46.powi(2) - 2.0 * x47.powi(2) - 2.0 * x48.powi(2);
-        gamma[17] = -2.0 * v[18] * x46 - 2.0 * v[19] * x47 - 2.0 * v[20] * x48;
-        gamma[18] = -2.0 * v[21] * x46 - 2.0 * v[22] * x47 - 2.0 * v[23] * x48;
-        gamma[19] = -2.0 * v[18] * v[21] - 2.0 * v[19] * v[22] - 2.0 * v[20] * v[23];
-        gamma[20] = -2.0 * v[9].powi(2) - 2.0 * v[10].powi(2) - 2.0 * v[11].powi(2);
-        gamma[21] = 2.0 * v[9] * v[21] + 2.0 * v[10] * v[22] + 2.0 * v[11] * v[23];
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&jacobian_nonzeros) {
+            jacobian[(r, c)] = x;
+        }
     }
     fn dynamics_nonzeros_into(
         &self,

@@ -158,6 +158,39 @@ impl FourBarChainExtraReduced {
         (27, 29),
         (28, 29),
     ];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (11, 11),
+        (12, 12),
+        (13, 13),
+        (14, 14),
+        (15, 15),
+        (16, 16),
+        (17, 17),
+        (18, 18),
+        (19, 19),
+        (20, 20),
+        (21, 21),
+        (22, 22),
+        (23, 23),
+        (24, 24),
+        (25, 25),
+        (26, 26),
+        (27, 27),
+        (28, 28),
+        (29, 29),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for FourBarChainExtraReduced {
     fn name(&self) -> &'static str {
@@ -272,38 +305,7 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChainExtraReduced {
         Some(::mbsim::__private::Sparsity {
             rows: 30,
             cols: 30,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (11, 11),
-                (12, 12),
-                (13, 13),
-                (14, 14),
-                (15, 15),
-                (16, 16),
-                (17, 17),
-                (18, 18),
-                (19, 19),
-                (20, 20),
-                (21, 21),
-                (22, 22),
-                (23, 23),
-                (24, 24),
-                (25, 25),
-                (26, 26),
-                (27, 27),
-                (28, 28),
-                (29, 29),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn has_nonzero_forms(&self) -> bool {
@@ -411,120 +413,14 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChainExtraReduced {
         out[27] = q[19] + x0 * q[29].sin();
         out[28] = q[9] + 1.0 / 2.0 * self.len * x25 - q[5];
     }
-    fn phi_q_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 30, "q must have n = {} entries", 30);
+    fn phi_q_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (29, 30), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 91];
+        self.jacobian_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 1.0 / 2.0 * self.len * q[20].sin();
-        let x1 = -1.0 / 2.0 * self.len * q[20].cos();
-        let x2 = 1.0 / 2.0 * self.len * q[21].sin();
-        let x3 = -1.0 / 2.0 * self.len * q[21].cos();
-        let x4 = 1.0 / 2.0 * self.len * q[22].sin();
-        let x5 = -1.0 / 2.0 * self.len * q[22].cos();
-        let x6 = 1.0 / 2.0 * self.len * q[23].sin();
-        let x7 = -1.0 / 2.0 * self.len * q[23].cos();
-        let x8 = 1.0 / 2.0 * self.len * q[24].sin();
-        let x9 = -1.0 / 2.0 * self.len * q[24].cos();
-        let x10 = q[25].sin();
-        let x11 = q[25].cos();
-        let x12 = q[26].sin();
-        let x13 = q[26].cos();
-        let x14 = q[27].sin();
-        let x15 = q[27].cos();
-        let x16 = q[28].sin();
-        let x17 = q[28].cos();
-        let x18 = q[29].sin();
-        out[(0, 0)] = 1.0;
-        out[(0, 20)] = x0;
-        out[(1, 10)] = 1.0;
-        out[(1, 20)] = x1;
-        out[(2, 1)] = 1.0;
-        out[(2, 21)] = x2;
-        out[(3, 11)] = 1.0;
-        out[(3, 21)] = x3;
-        out[(4, 2)] = 1.0;
-        out[(4, 22)] = x4;
-        out[(5, 12)] = 1.0;
-        out[(5, 22)] = x5;
-        out[(6, 3)] = 1.0;
-        out[(6, 23)] = x6;
-        out[(7, 13)] = 1.0;
-        out[(7, 23)] = x7;
-        out[(8, 4)] = 1.0;
-        out[(8, 24)] = x8;
-        out[(9, 14)] = 1.0;
-        out[(9, 24)] = x9;
-        out[(10, 0)] = -1.0;
-        out[(10, 5)] = 1.0;
-        out[(10, 20)] = x0;
-        out[(10, 25)] = 1.0 / 2.0 * self.len * x10;
-        out[(11, 10)] = -1.0;
-        out[(11, 15)] = 1.0;
-        out[(11, 20)] = x1;
-        out[(11, 25)] = -1.0 / 2.0 * self.len * x11;
-        out[(12, 1)] = -1.0;
-        out[(12, 5)] = 1.0;
-        out[(12, 21)] = x2;
-        out[(12, 25)] = -1.0 / 2.0 * self.len * x10;
-        out[(13, 11)] = -1.0;
-        out[(13, 15)] = 1.0;
-        out[(13, 21)] = x3;
-        out[(13, 25)] = 1.0 / 2.0 * self.len * x11;
-        out[(14, 1)] = -1.0;
-        out[(14, 6)] = 1.0;
-        out[(14, 21)] = x2;
-        out[(14, 26)] = 1.0 / 2.0 * self.len * x12;
-        out[(15, 11)] = -1.0;
-        out[(15, 16)] = 1.0;
-        out[(15, 21)] = x3;
-        out[(15, 26)] = -1.0 / 2.0 * self.len * x13;
-        out[(16, 2)] = -1.0;
-        out[(16, 6)] = 1.0;
-        out[(16, 22)] = x4;
-        out[(16, 26)] = -1.0 / 2.0 * self.len * x12;
-        out[(17, 12)] = -1.0;
-        out[(17, 16)] = 1.0;
-        out[(17, 22)] = x5;
-        out[(17, 26)] = 1.0 / 2.0 * self.len * x13;
-        out[(18, 2)] = -1.0;
-        out[(18, 7)] = 1.0;
-        out[(18, 22)] = x4;
-        out[(18, 27)] = 1.0 / 2.0 * self.len * x14;
-        out[(19, 12)] = -1.0;
-        out[(19, 17)] = 1.0;
-        out[(19, 22)] = x5;
-        out[(19, 27)] = -1.0 / 2.0 * self.len * x15;
-        out[(20, 3)] = -1.0;
-        out[(20, 7)] = 1.0;
-        out[(20, 23)] = x6;
-        out[(20, 27)] = -1.0 / 2.0 * self.len * x14;
-        out[(21, 13)] = -1.0;
-        out[(21, 17)] = 1.0;
-        out[(21, 23)] = x7;
-        out[(21, 27)] = 1.0 / 2.0 * self.len * x15;
-        out[(22, 3)] = -1.0;
-        out[(22, 8)] = 1.0;
-        out[(22, 23)] = x6;
-        out[(22, 28)] = 1.0 / 2.0 * self.len * x16;
-        out[(23, 13)] = -1.0;
-        out[(23, 18)] = 1.0;
-        out[(23, 23)] = x7;
-        out[(23, 28)] = -1.0 / 2.0 * self.len * x17;
-        out[(24, 4)] = -1.0;
-        out[(24, 8)] = 1.0;
-        out[(24, 24)] = x8;
-        out[(24, 28)] = -1.0 / 2.0 * self.len * x16;
-        out[(25, 14)] = -1.0;
-        out[(25, 18)] = 1.0;
-        out[(25, 24)] = x9;
-        out[(25, 28)] = 1.0 / 2.0 * self.len * x17;
-        out[(26, 9)] = 1.0;
-        out[(26, 29)] = 1.0 / 2.0 * self.len * x18;
-        out[(27, 19)] = 1.0;
-        out[(27, 29)] = -1.0 / 2.0 * self.len * q[29].cos();
-        out[(28, 5)] = -1.0;
-        out[(28, 9)] = 1.0;
-        out[(28, 29)] = -1.0 / 2.0 * self.len * x18;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn phi_t_into(&self, _t: f64, q: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 30, "q must have n = {} entries", 30);
@@ -678,41 +574,14 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChainExtraReduced {
         out[(27, 29)] = 1.0 / 2.0 * v[29] * self.len * q[29].sin();
         out[(28, 29)] = -1.0 / 2.0 * v[29] * self.len * x18;
     }
-    fn mass_into(&self, _t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
-        assert_eq!(q.len(), 30, "q must have n = {} entries", 30);
+    fn mass_into(&self, t: f64, q: &[f64], mut out: ::mbsim::__private::MatOut<'_>) {
         assert_eq!(out.shape(), (30, 30), "out has the wrong shape");
+        let mut nonzeros = [0.0_f64; 30];
+        self.mass_nonzeros_into(t, q, &mut nonzeros);
         out.fill(0.0);
-        let x0 = 1.0 / 12.0 * self.m * self.len.powi(2);
-        out[(0, 0)] = self.m;
-        out[(1, 1)] = self.m;
-        out[(2, 2)] = self.m;
-        out[(3, 3)] = self.m;
-        out[(4, 4)] = self.m;
-        out[(5, 5)] = self.m;
-        out[(6, 6)] = self.m;
-        out[(7, 7)] = self.m;
-        out[(8, 8)] = self.m;
-        out[(9, 9)] = self.m;
-        out[(10, 10)] = self.m;
-        out[(11, 11)] = self.m;
-        out[(12, 12)] = self.m;
-        out[(13, 13)] = self.m;
-        out[(14, 14)] = self.m;
-        out[(15, 15)] = self.m;
-        out[(16, 16)] = self.m;
-        out[(17, 17)] = self.m;
-        out[(18, 18)] = self.m;
-        out[(19, 19)] = self.m;
-        out[(20, 20)] = x0;
-        out[(21, 21)] = x0;
-        out[(22, 22)] = x0;
-        out[(23, 23)] = x0;
-        out[(24, 24)] = x0;
-        out[(25, 25)] = x0;
-        out[(26, 26)] = x0;
-        out[(27, 27)] = x0;
-        out[(28, 28)] = x0;
-        out[(29, 29)] = x0;
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&nonzeros) {
+            out[(r, c)] = x;
+        }
     }
     fn force_into(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
         assert_eq!(q.len(), 30, "q must have n = {} entries", 30);
@@ -733,246 +602,31 @@ impl ::mbsim::__private::ConstrainedSystem for FourBarChainExtraReduced {
     }
     fn dynamics_into(
         &self,
-        _t: f64,
+        t: f64,
         q: &[f64],
         v: &[f64],
         out: ::mbsim::__private::DynamicsOut<'_>,
     ) {
-        assert_eq!(q.len(), 30, "q must have n = {} entries", 30);
-        assert_eq!(v.len(), 30, "v must have n = {} entries", 30);
         let ::mbsim::__private::DynamicsOut { mut mass, force, mut jacobian, gamma } = out;
         assert_eq!(mass.shape(), (30, 30), "mass has the wrong shape");
-        assert_eq!(force.len(), 30, "force has the wrong shape");
         assert_eq!(jacobian.shape(), (29, 30), "jacobian has the wrong shape");
-        assert_eq!(gamma.len(), 29, "gamma has the wrong shape");
+        let mut mass_nonzeros = [0.0_f64; 30];
+        let mut jacobian_nonzeros = [0.0_f64; 91];
+        let nonzeros = ::mbsim::__private::DynamicsNonzeros {
+            mass: &mut mass_nonzeros,
+            force,
+            jacobian: &mut jacobian_nonzeros,
+            gamma,
+        };
+        self.dynamics_nonzeros_into(t, q, v, nonzeros);
         mass.fill(0.0);
-        force.fill(0.0);
+        for (&(r, c), &x) in Self::MASS_SPARSITY.iter().zip(&mass_nonzeros) {
+            mass[(r, c)] = x;
+        }
         jacobian.fill(0.0);
-        let x0 = 1.0 / 12.0 * self.m * self.len.powi(2);
-        let x1 = -self.m * self.g;
-        let x2 = q[20].sin();
-        let x3 = 1.0 / 2.0 * self.len * x2;
-        let x4 = -1.0 / 2.0 * self.len * q[20].cos();
-        let x5 = q[21].sin();
-        let x6 = 1.0 / 2.0 * self.len * x5;
-        let x7 = -1.0 / 2.0 * self.len * q[21].cos();
-        let x8 = q[22].sin();
-        let x9 = 1.0 / 2.0 * self.len * x8;
-        let x10 = -1.0 / 2.0 * self.len * q[22].cos();
-        let x11 = q[23].sin();
-        let x12 = 1.0 / 2.0 * self.len * x11;
-        let x13 = -1.0 / 2.0 * self.len * q[23].cos();
-        let x14 = q[24].sin();
-        let x15 = 1.0 / 2.0 * self.len * x14;
-        let x16 = -1.0 / 2.0 * self.len * q[24].cos();
-        let x17 = q[25].sin();
-        let x18 = 1.0 / 2.0 * self.len * x17;
-        let x19 = q[25].cos();
-        let x20 = -1.0 / 2.0 * self.len * x19;
-        let x21 = -1.0 / 2.0 * self.len * x17;
-        let x22 = 1.0 / 2.0 * self.len * x19;
-        let x23 = q[26].sin();
-        let x24 = 1.0 / 2.0 * self.len * x23;
-        let x25 = q[26].cos();
-        let x26 = -1.0 / 2.0 * self.len * x25;
-        let x27 = -1.0 / 2.0 * self.len * x23;
-        let x28 = 1.0 / 2.0 * self.len * x25;
-        let x29 = q[27].sin();
-        let x30 = 1.0 / 2.0 * self.len * x29;
-        let x31 = q[27].cos();
-        let x32 = -1.0 / 2.0 * self.len * x31;
-        let x33 = -1.0 / 2.0 * self.len * x29;
-        let x34 = 1.0 / 2.0 * self.len * x31;
-        let x35 = q[28].sin();
-        let x36 = 1.0 / 2.0 * self.len * x35;
-        let x37 = q[28].cos();
-        let x38 = -1.0 / 2.0 * self.len * x37;
-        let x39 = -1.0 / 2.0 * self.len * x35;
-        let x40 = 1.0 / 2.0 * self.len * x37;
-        let x41 = q[29].sin();
-        let x42 = q[29].cos();
-        let x43 = -1.0 / 2.0 * self.len * x42;
-        let x44 = -1.0 / 2.0 * self.len * x41;
-        let x45 = v[20].powi(2);
-        let x46 = x4 * x45;
-        let x47 = -1.0 / 2.0 * self.len * x2 * x45;
-        let x48 = v[21].powi(2);
-        let x49 = x7 * x48;
-        let x50 = -1.0 / 2.0 * self.len * x5 * x48;
-        let x51 = v[22].powi(2);
-        let x52 = x10 * x51;
-        let x53 = -1.0 / 2.0 * self.len * x8 * x51;
-        let x54 = v[23].powi(2);
-        let x55 = x13 * x54;
-        let x56 = -1.0 / 2.0 * self.len * x11 * x54;
-        let x57 = v[24].powi(2);
-        let x58 = x16 * x57;
-        let x59 = -1.0 / 2.0 * self.len * x14 * x57;
-        let x60 = v[25].powi(2);
-        let x61 = v[26].powi(2);
-        let x62 = v[27].powi(2);
-        let x63 = v[28].powi(2);
-        let x64 = v[29].powi(2);
-        mass[(0, 0)] = self.m;
-        mass[(1, 1)] = self.m;
-        mass[(2, 2)] = self.m;
-        mass[(3, 3)] = self.m;
-        mass[(4, 4)] = self.m;
-        mass[(5, 5)] = self.m;
-        mass[(6, 6)] = self.m;
-        mass[(7, 7)] = self.m;
-        mass[(8, 8)] = self.m;
-        mass[(9, 9)] = self.m;
-        mass[(10, 10)] = self.m;
-        mass[(11, 11)] = self.m;
-        mass[(12, 12)] = self.m;
-        mass[(13, 13)] = self.m;
-        mass[(14, 14)] = self.m;
-        mass[(15, 15)] = self.m;
-        mass[(16, 16)] = self.m;
-        mass[(17, 17)] = self.m;
-        mass[(18, 18)] = self.m;
-        mass[(19, 19)] = self.m;
-        mass[(20, 20)] = x0;
-        mass[(21, 21)] = x0;
-        mass[(22, 22)] = x0;
-        mass[(23, 23)] = x0;
-        mass[(24, 24)] = x0;
-        mass[(25, 25)] = x0;
-        mass[(26, 26)] = x0;
-        mass[(27, 27)] = x0;
-        mass[(28, 28)] = x0;
-        mass[(29, 29)] = x0;
-        force[10] = x1;
-        force[11] = x1;
-        force[12] = x1;
-        force[13] = x1;
-        force[14] = x1;
-        force[15] = x1;
-        force[16] = x1;
-        force[17] = x1;
-        force[18] = x1;
-        force[19] = x1;
-        jacobian[(0, 0)] = 1.0;
-        jacobian[(0, 20)] = x3;
-        jacobian[(1, 10)] = 1.0;
-        jacobian[(1, 20)] = x4;
-        jacobian[(2, 1)] = 1.0;
-        jacobian[(2, 21)] = x6;
-        jacobian[(3, 11)] = 1.0;
-        jacobian[(3, 21)] = x7;
-        jacobian[(4, 2)] = 1.0;
-        jacobian[(4, 22)] = x9;
-        jacobian[(5, 12)] = 1.0;
-        jacobian[(5, 22)] = x10;
-        jacobian[(6, 3)] = 1.0;
-        jacobian[(6, 23)] = x12;
-        jacobian[(7, 13)] = 1.0;
-        jacobian[(7, 23)] = x13;
-        jacobian[(8, 4)] = 1.0;
-        jacobian[(8, 24)] = x15;
-        jacobian[(9, 14)] = 1.0;
-        jacobian[(9, 24)] = x16;
-        jacobian[(10, 0)] = -1.0;
-        jacobian[(10, 5)] = 1.0;
-        jacobian[(10, 20)] = x3;
-        jacobian[(10, 25)] = x18;
-        jacobian[(11, 10)] = -1.0;
-        jacobian[(11, 15)] = 1.0;
-        jacobian[(11, 20)] = x4;
-        jacobian[(11, 25)] = x20;
-        jacobian[(12, 1)] = -1.0;
-        jacobian[(12, 5)] = 1.0;
-        jacobian[(12, 21)] = x6;
-        jacobian[(12, 25)] = x21;
-        jacobian[(13, 11)] = -1.0;
-        jacobian[(13, 15)] = 1.0;
-        jacobian[(13, 21)] = x7;
-        jacobian[(13, 25)] = x22;
-        jacobian[(14, 1)] = -1.0;
-        jacobian[(14, 6)] = 1.0;
-        jacobian[(14, 21)] = x6;
-        jacobian[(14, 26)] = x24;
-        jacobian[(15, 11)] = -1.0;
-        jacobian[(15, 16)] = 1.0;
-        jacobian[(15, 21)] = x7;
-        jacobian[(15, 26)] = x26;
-        jacobian[(16, 2)] = -1.0;
-        jacobian[(16, 6)] = 1.0;
-        jacobian[(16, 22)] = x9;
-        jacobian[(16, 26)] = x27;
-        jacobian[(17, 12)] = -1.0;
-        jacobian[(17, 16)] = 1.0;
-        jacobian[(17, 22)] = x10;
-        jacobian[(17, 26)] = x28;
-        jacobian[(18, 2)] = -1.0;
-        jacobian[(18, 7)] = 1.0;
-        jacobian[(18, 22)] = x9;
-        jacobian[(18, 27)] = x30;
-        jacobian[(19, 12)] = -1.0;
-        jacobian[(19, 17)] = 1.0;
-        jacobian[(19, 22)] = x10;
-        jacobian[(19, 27)] = x32;
-        jacobian[(20, 3)] = -1.0;
-        jacobian[(20, 7)] = 1.0;
-        jacobian[(20, 23)] = x12;
-        jacobian[(20, 27)] = x33;
-        jacobian[(21, 13)] = -1.0;
-        jacobian[(21, 17)] = 1.0;
-        jacobian[(21, 23)] = x13;
-        jacobian[(21, 27)] = x34;
-        jacobian[(22, 3)] = -1.0;
-        jacobian[(22, 8)] = 1.0;
-        jacobian[(22, 23)] = x12;
-        jacobian[(22, 28)] = x36;
-        jacobian[(23, 13)] = -1.0;
-        jacobian[(23, 18)] = 1.0;
-        jacobian[(23, 23)] = x13;
-        jacobian[(23, 28)] = x38;
-        jacobian[(24, 4)] = -1.0;
-        jacobian[(24, 8)] = 1.0;
-        jacobian[(24, 24)] = x15;
-        jacobian[(24, 28)] = x39;
-        jacobian[(25, 14)] = -1.0;
-        jacobian[(25, 18)] = 1.0;
-        jacobian[(25, 24)] = x16;
-        jacobian[(25, 28)] = x40;
-        jacobian[(26, 9)] = 1.0;
-        jacobian[(26, 29)] = 1.0 / 2.0 * self.len * x41;
-        jacobian[(27, 19)] = 1.0;
-        jacobian[(27, 29)] = x43;
-        jacobian[(28, 5)] = -1.0;
-        jacobian[(28, 9)] = 1.0;
-        jacobian[(28, 29)] = x44;
-        gamma[0] = x46;
-        gamma[1] = x47;
-        gamma[2] = x49;
-        gamma[3] = x50;
-        gamma[4] = x52;
-        gamma[5] = x53;
-        gamma[6] = x55;
-        gamma[7] = x56;
-        gamma[8] = x58;
-        gamma[9] = x59;
-        gamma[10] = x46 + x20 * x60;
-        gamma[11] = x47 + x21 * x60;
-        gamma[12] = x49 + x22 * x60;
-        gamma[13] = x50 + x18 * x60;
-        gamma[14] = x49 + x26 * x61;
-        gamma[15] = x50 + x27 * x61;
-        gamma[16] = x52 + x28 * x61;
-        gamma[17] = x53 + x24 * x61;
-        gamma[18] = x52 + x32 * x62;
-        gamma[19] = x53 + x33 * x62;
-        gamma[20] = x55 + x34 * x62;
-        gamma[21] = x56 + x30 * x62;
-        gamma[22] = x55 + x38 * x63;
-        gamma[23] = x56 + x39 * x63;
-        gamma[24] = x58 + x40 * x63;
-        gamma[25] = x59 + x36 * x63;
-        gamma[26] = x43 * x64;
-        gamma[27] = x44 * x64;
-        gamma[28] = 1.0 / 2.0 * self.len * x42 * x64;
+        for (&(r, c), &x) in Self::PHI_Q_SPARSITY.iter().zip(&jacobian_nonzeros) {
+            jacobian[(r, c)] = x;
+        }
     }
     fn dynamics_nonzeros_into(
         &self,
