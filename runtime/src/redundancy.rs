@@ -315,6 +315,27 @@ impl RowSelection {
         }
     }
 
+    /// Leave the selected rows out of a multiplier matrix S = G W⁻¹ Gᵀ (HPIM's and NPC's,
+    /// whose rows and columns are G's rows): zero row and column i and keep the former S_ii
+    /// on the diagonal — the row's own scale in S, as d_i is in the KKT matrix, so the pivot
+    /// spread is not distorted (1 for a zero row).
+    pub fn mask_schur(&self, s: &mut DMatrix<f64>) {
+        for &i in &self.rows {
+            let d = s[(i, i)];
+            s.row_mut(i).fill(0.0);
+            s.column_mut(i).fill(0.0);
+            s[(i, i)] = if d > 0.0 && d.is_finite() { d } else { 1.0 };
+        }
+    }
+
+    /// Zero column i of `a` for every left-out row i, in a matrix whose columns are G's rows
+    /// (Gᵀ, W⁻¹Gᵀ): products with it then leave the left-out rows out.
+    pub fn zero_columns(&self, a: &mut DMatrix<f64>) {
+        for &i in &self.rows {
+            a.column_mut(i).fill(0.0);
+        }
+    }
+
     /// Zero entries `index(i)` of `x` for every left-out row i (see [`Self::mask_mapped`]).
     pub fn zero_mapped(&self, x: &mut [f64], index: impl Fn(usize) -> Indices) {
         for k in self.rows.iter().flat_map(|&i| index(i)).flatten() {

@@ -8,15 +8,16 @@
 //! ```
 //!
 //! M is constant, so M⁻¹ is formed once; S (r × r, r the constraint count) is factored per
-//! evaluation. Kernel outputs are checked ([`SimError::NonFiniteKernel`]); a singular S is
-//! [`SimError::SingularKkt`] with the dependent rows.
+//! evaluation, with the rows of an over-constrained structure left out (λ_i = 0 on them,
+//! [`super::schur`]). Kernel outputs are checked ([`SimError::NonFiniteKernel`]); an S that
+//! stays singular after the selection is [`SimError::SingularKkt`] with the dependent rows.
 
 use nalgebra::{DMatrix, DVector};
 
+use super::schur::MultiplierMatrix;
 use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels::{self, checked};
 use crate::kkt::Conditioning;
-use crate::lu::DenseLu;
 use crate::structural::Structure;
 use crate::system::ConstrainedSystem;
 use crate::table::{KernelArgs, KernelId, KernelOut};
@@ -78,9 +79,8 @@ pub(crate) struct ConstraintForce {
     minv: DMatrix<f64>,
     /// E = Φ_D at the last point.
     pub(crate) e: DMatrix<f64>,
-    et: DMatrix<f64>,
-    minv_et: DMatrix<f64>,
-    s: DenseLu,
+    /// S = E M⁻¹ Eᵀ with the redundant rows left out.
+    pub(crate) schur: MultiplierMatrix,
     gamma: Vec<f64>,
     phi: Vec<f64>,
     phi_t: Vec<f64>,
@@ -101,14 +101,17 @@ pub(crate) struct ConstraintForce {
 }
 
 impl ConstraintForce {
-    pub(crate) fn new(minv: DMatrix<f64>, rows: usize, penalty: Penalty) -> Self {
+    pub(crate) fn new(
+        mass: &DMatrix<f64>,
+        minv: DMatrix<f64>,
+        rows: usize,
+        penalty: Penalty,
+    ) -> Self {
         let n = minv.nrows();
         Self {
             minv,
             e: DMatrix::zeros(rows, n),
-            et: DMatrix::zeros(n, rows),
-            minv_et: DMatrix::zeros(n, rows),
-            s: DenseLu::new(rows),
+            schur: MultiplierMatrix::new(mass, rows),
             gamma: vec![0.0; rows],
             phi: vec![0.0; rows],
             phi_t: vec![0.0; rows],
@@ -154,18 +157,7 @@ impl ConstraintForce {
             st.add_nonlinear(t, d, dv, self.expanded.as_mut_slice());
             return Ok(());
         }
-        self.e.transpose_to(&mut self.et);
-        self.minv_et.gemm(1.0, &self.minv, &self.et, 0.0);
-        let pen = self.penalty;
-        for i in 0..r {
-            let phi_dot = (0..d.len()).map(|j| self.e[(i, j)] * dv[j]).sum::<f64>() + self.phi_t[i];
-            let gamma_hat = self.gamma[i]
-                - Penalty::term(pen.kappa1, pen.p, phi_dot)
-                - Penalty::term(pen.kappa2, pen.q, self.phi[i]);
-            self.rhs[i] = self.minv_et.column(i).dot(&self.force) - gamma_hat;
-        }
-        self.s.matrix_mut().gemm(1.0, &self.e, &self.minv_et, 0.0);
-        if self.s.factor().is_err() {
+        if !self.schur.factor(&self.e, &self.minv, t) {
             return Err(SimError::SingularKkt {
                 t,
                 h,
@@ -176,11 +168,20 @@ impl ConstraintForce {
                 ),
             });
         }
-        Conditioning::note(&mut self.conditioning, self.s.pivot_spread(), t);
-        self.s.solve_in_place(&mut self.rhs);
+        Conditioning::note(&mut self.conditioning, self.schur.pivot_spread(), t);
+        let pen = self.penalty;
+        for i in 0..r {
+            let phi_dot = (0..d.len()).map(|j| self.e[(i, j)] * dv[j]).sum::<f64>() + self.phi_t[i];
+            let gamma_hat = self.gamma[i]
+                - Penalty::term(pen.kappa1, pen.p, phi_dot)
+                - Penalty::term(pen.kappa2, pen.q, self.phi[i]);
+            self.rhs[i] = self.schur.minv_et.column(i).dot(&self.force) - gamma_hat;
+        }
+        self.schur.solve_in_place(&mut self.rhs);
+        self.schur.rows.zero_multipliers(&mut self.rhs);
         self.lambda.copy_from_slice(&self.rhs);
-        // work = Eᵀλ; D'' = M⁻¹ (F − Eᵀλ); expanded = Q − Eᵀλ.
-        self.work.gemv(1.0, &self.et, &self.lambda, 0.0);
+        // work = Eᵀλ (kept rows); D'' = M⁻¹ (F − Eᵀλ); expanded = Q − Eᵀλ.
+        self.work.gemv(1.0, &self.schur.et, &self.lambda, 0.0);
         self.force -= &self.work;
         self.accel.gemv(1.0, &self.minv, &self.force, 0.0);
         self.expanded.copy_from(&self.work);

@@ -42,6 +42,7 @@ mod forces;
 mod npc;
 pub mod particular;
 mod projected;
+mod schur;
 mod setup;
 mod stepper;
 
@@ -59,7 +60,6 @@ use crate::stabilize::Stabilization;
 use crate::structural::Structure;
 use crate::system::ConstrainedSystem;
 
-use projected::Projection;
 use setup::Setup;
 use stepper::HpimStepper;
 
@@ -169,22 +169,14 @@ impl Integrator for Hpim {
         self.penalty.validate()?;
         let setup = Setup::new(sys, &self.structure, problem)?;
         expm::check_truncation(self.doublings, self.tau, setup.spectral_bound())?;
-        let (loads, projection) = match self.formulation {
-            Formulation::Explicit => (setup.load_integrals(&self.structure)?, None),
-            Formulation::Projected => {
-                let p = Projection::new(
-                    sys,
-                    &self.structure,
-                    &setup,
-                    problem,
-                    uniform.h,
-                    self.doublings,
-                )?;
-                (Vec::new(), Some(p))
-            }
+        // The projected formulation's Π₀ is built by `start`, about the initial point's E₀
+        // with the rows its multiplier solve keeps.
+        let loads = match self.formulation {
+            Formulation::Explicit => setup.load_integrals(&self.structure)?,
+            Formulation::Projected => Vec::new(),
         };
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
-        let mut stepper = HpimStepper::new(self, setup, loads, projection, uniform.h);
+        let mut stepper = HpimStepper::new(self, setup, loads, uniform.h);
         stepper.start(sys, problem)?;
         run.drive(&mut stepper, Schedule::Uniform(uniform), &mut stats)?;
         stats

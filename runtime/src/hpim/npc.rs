@@ -138,7 +138,12 @@ impl NpcStepper {
             stiffness: st.stiffness.clone(),
             effective: effective(st, m.tau),
             h_eff: m.tau,
-            force: ConstraintForce::new(setup.minv.clone(), setup.rows, m.penalty),
+            force: ConstraintForce::new(
+                &m.structure.mass,
+                setup.minv.clone(),
+                setup.rows,
+                m.penalty,
+            ),
             z_new: z.clone(),
             z_prev: z.clone(),
             z,
@@ -224,6 +229,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for NpcStepper {
             out[c] = h00 * self.z_prev[c] + h10 * h * f0 + h01 * self.z[c] + h11 * h * f1;
         }
         Ok(())
+    }
+
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(&self.force.schur.rows)
     }
 
     fn counters(&self) -> StepperCounters {

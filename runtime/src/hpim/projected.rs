@@ -21,6 +21,11 @@
 //! expanded force and the polynomial loads go through the Duhamel integrals
 //! [`super::expm::duhamel`] (no H⁻¹); harmonic and exponential loads keep their particular
 //! integrals on H₀ with the projected shapes Π₀ b.
+//!
+//! An over-constrained structure: Π₀ is built from the rows the multiplier solve keeps at E₀
+//! (its [`RowSelection`], [`super::schur`]), E₀ → E_kept. Π₀ depends only on the row space of
+//! E₀, which the kept rows span, so it is the same projector; the left-out rows only made S₀
+//! singular.
 
 use nalgebra::{DMatrix, DVector};
 
@@ -28,8 +33,7 @@ use super::expm;
 use super::particular::{LoadIntegral, load_integral};
 use super::setup::{Setup, first_order};
 use crate::error::{ConstraintRow, SimError, SingularBlock};
-use crate::integrator::Problem;
-use crate::kernels;
+use crate::redundancy::RowSelection;
 use crate::structural::{Load, Structure, TimeFunction};
 use crate::system::ConstrainedSystem;
 
@@ -60,22 +64,21 @@ pub(crate) struct Projection {
 }
 
 impl Projection {
-    /// E₀ at (t₀, q₀), Π₀, H₀ and its exponentials for step `tau`.
+    /// Π₀, H₀ and its exponentials for step `tau` about E₀ = `e0` at t₀ (the Jacobian of the
+    /// multiplier solve at the initial point, whose selection `rows` leaves out the
+    /// redundant rows).
     pub(crate) fn new<S: ConstrainedSystem + ?Sized>(
         sys: &S,
         st: &Structure,
         setup: &Setup,
-        problem: &Problem,
+        (e0, rows): (&DMatrix<f64>, &RowSelection),
+        t0: f64,
         tau: f64,
         doublings: u32,
     ) -> Result<Self, SimError> {
         let n = st.dofs();
-        let mut e = DMatrix::zeros(setup.rows, n);
-        if setup.rows > 0 {
-            kernels::jacobian(sys, problem.t0, &problem.q0, &mut e)?;
-        }
         let mut p = Self {
-            e0: e.clone(),
+            e0: e0.clone(),
             coupling: DMatrix::zeros(n, n),
             h: DMatrix::zeros(2 * n, 2 * n),
             t_mat: DMatrix::zeros(2 * n, 2 * n),
@@ -89,7 +92,7 @@ impl Projection {
             refreshes: 0,
             row_names: sys.constraint_names(),
         };
-        p.project(st, &setup.minv, &e, problem.t0, tau, doublings)?;
+        p.project(st, &setup.minv, (e0, rows), t0, tau, doublings)?;
         Ok(p)
     }
 
@@ -108,18 +111,24 @@ impl Projection {
         }
     }
 
-    /// Rebuild Π₀, H₀, the load integrals and the exponentials about E₀ = `e` (at time `t`,
-    /// for the error of a singular S₀).
+    /// Rebuild Π₀, H₀, the load integrals and the exponentials about E₀ = `e` with the rows
+    /// `rows` leaves out dropped (at time `t`, for the error of a singular S₀).
     pub(crate) fn project(
         &mut self,
         st: &Structure,
         minv: &DMatrix<f64>,
-        e: &DMatrix<f64>,
+        (e, rows): (&DMatrix<f64>, &RowSelection),
         t: f64,
         tau: f64,
         doublings: u32,
     ) -> Result<(), SimError> {
-        let coupling = coupling(e, minv, t, tau, &self.row_names)?;
+        let coupling = if rows.is_empty() {
+            coupling(e, minv, t, tau, &self.row_names)?
+        } else {
+            let kept: Vec<usize> = (0..e.nrows()).filter(|&i| !rows.contains(i)).collect();
+            let names: Vec<String> = kept.iter().map(|&i| self.row_names[i].clone()).collect();
+            coupling(&e.select_rows(&kept), minv, t, tau, &names)?
+        };
         let project = |a: &DMatrix<f64>| a - &coupling * a;
         let h = first_order(minv, &project(&st.damping), &project(&st.stiffness));
         self.exact.clear();
@@ -176,7 +185,7 @@ impl Projection {
     }
 }
 
-/// E₀ᵀ S₀⁻¹ E₀ M⁻¹ (zero without constraints).
+/// E₀ᵀ S₀⁻¹ E₀ M⁻¹ (zero without constraints); `names` those of E₀'s rows.
 fn coupling(
     e: &DMatrix<f64>,
     minv: &DMatrix<f64>,

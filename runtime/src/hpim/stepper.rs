@@ -8,7 +8,7 @@ use super::forces::ConstraintForce;
 use super::particular::{LoadIntegral, quadratic_into};
 use super::projected::Projection;
 use super::setup::Setup;
-use super::{Expansion, ForceDerivatives, Hpim, expm};
+use super::{Expansion, ForceDerivatives, Formulation, Hpim, expm};
 use crate::error::SimError;
 use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
 use crate::integrator::{Problem, Solution};
@@ -58,13 +58,16 @@ pub(crate) struct HpimStepper {
     expansion: Expansion,
     doublings: u32,
     reproject: f64,
+    /// The projected formulation (its [`Projection`] is built by [`Self::start`]).
+    projected: bool,
     /// The bound of |μ| of H (caps the flow-difference spacing).
     mu_max: f64,
     /// T = exp(H τ) for `tau`.
     t_mat: DMatrix<f64>,
     tau: f64,
     force: ConstraintForce,
-    /// The projected formulation's H₀ and residual (None: the paper's explicit Eᵀλ).
+    /// The projected formulation's H₀ and residual (None: the paper's explicit Eᵀλ, or before
+    /// [`Self::start`]).
     projection: Option<Projection>,
     /// The expanded force at the last [`Self::eval_force`].
     g_eval: DVector<f64>,
@@ -91,15 +94,10 @@ pub(crate) struct HpimStepper {
 }
 
 impl HpimStepper {
-    pub(crate) fn new(
-        m: &Hpim,
-        setup: Setup,
-        loads: Vec<LoadIntegral>,
-        projection: Option<Projection>,
-        tau: f64,
-    ) -> Self {
+    pub(crate) fn new(m: &Hpim, setup: Setup, loads: Vec<LoadIntegral>, tau: f64) -> Self {
         let n = m.structure.dofs();
-        let force = ConstraintForce::new(setup.minv.clone(), setup.rows, m.penalty);
+        let force =
+            ConstraintForce::new(&m.structure.mass, setup.minv.clone(), setup.rows, m.penalty);
         let zero = || DVector::zeros(n);
         Self {
             work: Work::new(n),
@@ -112,9 +110,10 @@ impl HpimStepper {
             expansion: m.expansion,
             doublings: m.doublings,
             reproject: m.reproject,
+            projected: m.formulation == Formulation::Projected,
             tau,
             force,
-            projection,
+            projection: None,
             g_eval: zero(),
             v: DVector::zeros(2 * n),
             z: vec![0.0; 2 * n],
@@ -139,7 +138,8 @@ impl HpimStepper {
         }
     }
 
-    /// The initial state, its multiplier and acceleration.
+    /// The initial state, its multiplier and acceleration, and the projected formulation's
+    /// Π₀ about the initial E₀ (with the rows its multiplier solve keeps).
     pub(crate) fn start<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -151,7 +151,23 @@ impl HpimStepper {
         self.v = self
             .setup
             .first_order_state(&self.structure, &problem.q0, &problem.v0);
-        self.eval_force(sys, problem.t0, self.tau, &problem.q0, &problem.v0)?;
+        let (t0, q0, v0) = (problem.t0, &problem.q0, &problem.v0);
+        self.force
+            .eval(sys, &self.structure, t0, self.tau, q0, v0)?;
+        if self.projected {
+            let e0 = (&self.force.e, &self.force.schur.rows);
+            let p = Projection::new(
+                sys,
+                &self.structure,
+                &self.setup,
+                e0,
+                t0,
+                self.tau,
+                self.doublings,
+            )?;
+            self.projection = Some(p);
+        }
+        self.expanded_force(t0, q0, v0);
         self.a_now.copy_from(&self.force.accel);
         self.g_now.copy_from(&self.g_eval);
         Ok(())
@@ -168,11 +184,16 @@ impl HpimStepper {
         dv: &[f64],
     ) -> Result<(), SimError> {
         self.force.eval(sys, &self.structure, t, h, d, dv)?;
+        self.expanded_force(t, d, dv);
+        Ok(())
+    }
+
+    /// The expanded force g of the last multiplier solve (at (t, D, D')) into `g_eval`.
+    fn expanded_force(&mut self, t: f64, d: &[f64], dv: &[f64]) {
         match &mut self.projection {
             Some(p) => p.residual_into(t, d, dv, &self.force.accel, &mut self.g_eval),
             None => self.g_eval.copy_from(&self.force.expanded),
         }
-        Ok(())
     }
 
     /// Builds of the projection (None: explicit formulation).
@@ -190,8 +211,9 @@ impl HpimStepper {
         if self.setup.rows == 0 || p.turn(&self.force.e) <= self.reproject {
             return Ok(());
         }
-        let e = self.force.e.clone();
-        p.project(&self.structure, &self.setup.minv, &e, t, h, self.doublings)?;
+        // The rows the multiplier solve keeps at this point (its last evaluation).
+        let e = (&self.force.e, &self.force.schur.rows);
+        p.project(&self.structure, &self.setup.minv, e, t, h, self.doublings)?;
         let n = self.structure.dofs();
         let (d, dv) = self.z.split_at(n);
         p.residual_into(t, d, dv, &self.force.accel, &mut self.g_now);
@@ -422,6 +444,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for HpimStepper {
             out[c] = h00 * self.z_prev[c] + h10 * h * f0 + h01 * self.z[c] + h11 * h * f1;
         }
         Ok(())
+    }
+
+    fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
+        Some(&self.force.schur.rows)
     }
 
     fn counters(&self) -> StepperCounters {
