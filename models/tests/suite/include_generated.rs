@@ -67,7 +67,9 @@ included! {
     triple_crank: TripleCrank;
     triple_crank_reduced: TripleCrankReduced;
     truss14_prescribed: Truss14Prescribed;
+    truss14_prescribed_twice: Truss14PrescribedTwice;
     truss14_slot: Truss14Slot;
+    truss14_slot_twice: Truss14SlotTwice;
     two_arm_robot: TwoArmRobot;
     two_link: TwoLink;
     two_link_case2: TwoLinkCase2;

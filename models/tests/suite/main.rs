@@ -34,3 +34,4 @@ mod redundant;
 mod serial_arm;
 mod sparse_path;
 mod spatial;
+mod structural_redundant;
