@@ -11,6 +11,9 @@
 //! - keep every row satisfied, the left-out ones included (`Stats::redundant_drift`), and
 //!   conserve the energy where the method does.
 //!
+//! The structural methods (HPIM, NPC) take structures, not these mechanisms: their
+//! over-constrained cases are in `structural_redundant.rs`.
+//!
 //! Tolerances: the adaptive methods run at rtol 1e-8, the bound on ψ is 1e-5 (global error
 //! of a few hundred steps at 1e-8, with margin); the order-2 implicit methods at h = 1e-3 over
 //! 2 s have errors ~ (ωh)² ψ_max ~ 1e-5 (ω ≈ 3.5), bound 1e-3; every stabilized method holds

@@ -15,14 +15,15 @@
 
 use std::sync::Arc;
 
+use crate::runtime_models::{Model, Sys};
 use mbsim_models::truss14::{self, Loading};
 use mbsim_models::truss14_twice;
 use mbsim_runtime::analysis::check;
 use mbsim_runtime::{
-    ConstrainedSystem, ForceDerivatives, Formulation, Hpim, Integrator, Npc, Penalty, Problem,
-    Recorder, ReselectionCause, Solution, Structure, integrate,
+    ConstrainedSystem, Dims, ForceDerivatives, Formulation, Hpim, Integrator, MatOut, Npc, Penalty,
+    Problem, Recorder, ReselectionCause, Solution, Structural, Structure, integrate,
 };
-use mbsim_testkit::{assert_below, assert_entry};
+use mbsim_testkit::{assert_below, assert_entry, assert_within};
 
 const TAU: f64 = 1e-4;
 const T_END: f64 = 0.2;
@@ -110,6 +111,12 @@ fn max_abs(x: impl IntoIterator<Item = f64>) -> f64 {
     x.into_iter().fold(0.0_f64, |m, v| m.max(v.abs()))
 }
 
+/// max |q_b − q_a| over the samples, relative to max |q_a|.
+fn relative_difference(a: &Recorder, b: &Recorder) -> f64 {
+    let (qa, qb) = (a.q.iter().flatten(), b.q.iter().flatten());
+    max_abs(qa.zip(qb).map(|(x, y)| x - y)) / max_abs(a.q.iter().flatten().copied())
+}
+
 /// Gᵀλ at every sample of `rec` on `sys`.
 fn constraint_forces(sys: &dyn ConstrainedSystem, rec: &Recorder) -> Vec<Vec<f64>> {
     let d = sys.dims();
@@ -153,15 +160,7 @@ fn check_pair(pair: &Pair, copy: f64) {
         let (one, end_one) = m.run(pair.single.as_ref(), &problem);
         let (two, end_two) = m.run(pair.twice.as_ref(), &problem);
         let stats = &end_two.stats;
-        // The motion, relative to its size.
-        let size = max_abs(one.q.iter().flatten().copied());
-        let motion = max_abs(
-            one.q
-                .iter()
-                .flatten()
-                .zip(two.q.iter().flatten())
-                .map(|(a, b)| a - b),
-        ) / size;
+        let motion = relative_difference(&one, &two);
         // The residuals of both rows at the samples (step points: 0.01 s is 100 τ).
         let mut phi = [0.0; 2];
         let (mut worst_left, mut off_kept, mut worst_kept) = (0.0_f64, 0.0_f64, 0.0_f64);
@@ -188,7 +187,7 @@ fn check_pair(pair: &Pair, copy: f64) {
         let lambda_left = max_abs(two.lambda.iter().map(|l| l[left]));
         let drift_single = end_one.stats.max_drift.position;
         eprintln!(
-            "{what}: motion {motion:.2e} (size {size:.2e}), |Φ| kept {worst_kept:.2e} left out \
+            "{what}: motion {motion:.2e}, |Φ| kept {worst_kept:.2e} left out \
              {worst_left:.2e} off {off_kept:.1e}, redundant drift {:.4e} vs single {:.4e}×{scale}, \
              Eᵀλ {force:.2e} (size {force_size:.2e}), λ left out {lambda_left:e}, {}",
             stats.redundant_drift.position, drift_single, stats
@@ -232,7 +231,7 @@ fn check_pair(pair: &Pair, copy: f64) {
             0,
             reported,
             want,
-            1e-2 * want,
+            5e-2 * want,
         );
     }
 }
@@ -242,5 +241,143 @@ fn hpim_and_npc_run_the_truss_with_its_tip_constraint_written_twice() {
     for copy in [1.5, 3.0] {
         check_pair(&slot(copy), copy);
         check_pair(&prescribed(copy), copy);
+    }
+}
+
+/// The truss's tip pinned (u_a = v_a = 0) and, in addition, held by a guide that turns with
+/// the motion, `guide` = u_a cos ωt + v_a sin ωt, written first: 3 rows of rank 2 whose
+/// dependency turns. At t0 the guide repeats `pin_u`, which is left out; as ωt nears π/2 the
+/// guide approaches `pin_v`, the kept rows lose conditioning and the selection changes to
+/// leave out `pin_v`; near π it approaches `pin_u` again.
+struct TurningPin;
+
+const TURN: f64 = 10.0;
+
+impl Model for TurningPin {
+    fn name(&self) -> &'static str {
+        "truss14-turning-pin"
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 14, m: 3, k: 0 }
+    }
+    fn phi(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        let (s, c) = (TURN * t).sin_cos();
+        let (u, v) = (q[truss14::NODE_A[0]], q[truss14::NODE_A[1]]);
+        out.copy_from_slice(&[u * c + v * s, v, u]);
+    }
+    fn phi_q(&self, t: f64, _q: &[f64], out: &mut MatOut<'_>) {
+        let (s, c) = (TURN * t).sin_cos();
+        let [u, v] = truss14::NODE_A;
+        (out[(0, u)], out[(0, v)], out[(1, v)], out[(2, u)]) = (c, s, 1.0, 1.0);
+    }
+    fn phi_t(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        let (s, c) = (TURN * t).sin_cos();
+        let (u, v) = (q[truss14::NODE_A[0]], q[truss14::NODE_A[1]]);
+        out.copy_from_slice(&[TURN * (-u * s + v * c), 0.0, 0.0]);
+    }
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        // guide'' = E D'' + 2ω(−u' s + v' c) − ω²(u c + v s).
+        let (s, c) = (TURN * t).sin_cos();
+        let [iu, iv] = truss14::NODE_A;
+        let rest = 2.0 * TURN * (-v[iu] * s + v[iv] * c) - TURN * TURN * (q[iu] * c + q[iv] * s);
+        out.copy_from_slice(&[-rest, 0.0, 0.0]);
+    }
+    fn mass(&self, _t: f64, _q: &[f64], _out: &mut MatOut<'_>) {}
+    fn force(&self, _t: f64, _q: &[f64], _v: &[f64], _out: &mut [f64]) {}
+}
+
+/// The tip pinned by its two rows alone: the reference.
+struct Pinned;
+
+impl Model for Pinned {
+    fn name(&self) -> &'static str {
+        "truss14-pinned"
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 14, m: 2, k: 0 }
+    }
+    fn phi(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(&[q[truss14::NODE_A[1]], q[truss14::NODE_A[0]]]);
+    }
+    fn phi_q(&self, _t: f64, _q: &[f64], out: &mut MatOut<'_>) {
+        let [u, v] = truss14::NODE_A;
+        (out[(0, v)], out[(1, u)]) = (1.0, 1.0);
+    }
+    fn gamma(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+    fn mass(&self, _t: f64, _q: &[f64], _out: &mut MatOut<'_>) {}
+    fn force(&self, _t: f64, _q: &[f64], _v: &[f64], _out: &mut [f64]) {}
+}
+
+/// The predicted times of the two re-selections of [`TurningPin`]: the kept rows' pivot spread
+/// reaches [`mbsim_runtime::redundancy::DEGRADATION`] times its value at the choice (1 there:
+/// orthogonal unit rows, a lumped tip mass), i.e. 1/cos²ωt for {guide, pin_v} before π/2 and
+/// 1/sin²ωt for {guide, pin_u} before π.
+fn turning_reselections() -> [f64; 2] {
+    let x = mbsim_runtime::redundancy::DEGRADATION.recip().sqrt();
+    [x.acos() / TURN, (std::f64::consts::PI - x.asin()) / TURN]
+}
+
+#[test]
+fn a_turning_dependency_is_followed_by_choosing_the_rows_again() {
+    let st = truss14::structure(Loading::Harmonic);
+    let turning = Structural::new(st.clone(), Sys(TurningPin));
+    let pinned = Structural::new(st.clone(), Sys(Pinned));
+    let t_end = 0.4;
+    let times: Vec<f64> = (0..=40).map(|i| t_end * i as f64 / 40.0).collect();
+    let problem = Problem::new(0.0, t_end, &[0.0; 14], &[0.0; 14]).with_times(&times);
+    let names = turning.constraint_names();
+    let [t1, t2] = turning_reselections();
+    // The test models' rows are named `phi_1` (guide), `phi_2` (pin_v), `phi_3` (pin_u).
+    let expected = [
+        (0.0, "phi_3", ReselectionCause::RankLoss),
+        (t1, "phi_2", ReselectionCause::Conditioning),
+        (t2, "phi_3", ReselectionCause::Conditioning),
+    ];
+    // The paper's penalty of Figs. 3–4: without it, the drift a left-out row collects while
+    // the kept rows' conditioning degrades (×1/cos ωt in position before the re-selection,
+    // ×1/cos² ωt in velocity) is inherited by the rows kept next and grows linearly after it
+    // (README, Structural models).
+    let penalty = Penalty {
+        kappa1: 1000.0,
+        kappa2: 100.0,
+        p: 1,
+        q: 1,
+    };
+    for (method, m) in methods(&Arc::new(st), penalty) {
+        let (one, _) = m.run(&pinned, &problem);
+        let (three, end) = m.run(&turning, &problem);
+        let motion = relative_difference(&one, &three);
+        let stats = &end.stats;
+        eprintln!(
+            "{method}: motion {motion:.2e}, drift {:.1e}, redundant drift {:.1e}, spread {:?}, {:?}",
+            stats.max_drift.position,
+            stats.redundant_drift.position,
+            stats.conditioning,
+            stats.redundancy
+        );
+        assert_eq!(
+            stats.redundancy.len(),
+            expected.len(),
+            "{method}: {stats:?}"
+        );
+        for (event, (t, row, cause)) in stats.redundancy.iter().zip(expected) {
+            let left_out: Vec<&str> = event.left_out.iter().map(|&i| names[i].as_str()).collect();
+            assert_eq!((left_out, event.cause), (vec![row], cause), "{method}");
+            // At the first multiplier solve past the predicted time: the next step point, or
+            // a flow substep (τ/4 apart) before it.
+            assert_within(&format!("{method}: re-selection time"), event.t, t, t + TAU);
+        }
+        // HPIM's projected formulation follows the pinned tip. Its error on the well-
+        // conditioned turning frame (the tip held by the guide and its perpendicular, 2 rows)
+        // is 1.4e-14 (backward) and 1.9e-14 (flow) relative; the kept rows' conditioning,
+        // allowed to degrade 1e3-fold before the re-selection, amplifies it up to that factor
+        // (measured 9.4e-12 and 4.7e-12). NPC and the explicit formulation have no exactness
+        // in the constraint stiffness: their errors on the frame already are 5e-5 and 2e-6,
+        // amplified the same way (5e-2, 7e-4): only their selections are checked.
+        if method.starts_with("hpim") && method != "hpim/explicit" {
+            assert_below(&format!("{method}: motion difference"), motion, 1e-10);
+        }
     }
 }

@@ -41,6 +41,8 @@ use crate::system::ConstrainedSystem;
 pub(crate) struct Projection {
     /// E₀, the Jacobian the projection was built about.
     e0: DMatrix<f64>,
+    /// The rows of E₀ left out of Π₀ (the multiplier solve's selection then).
+    left_out: Vec<usize>,
     /// How many times the projection was built (the first included).
     pub(crate) refreshes: usize,
     /// E₀ᵀ S₀⁻¹ E₀ M⁻¹ = I − Π₀.
@@ -79,6 +81,7 @@ impl Projection {
         let n = st.dofs();
         let mut p = Self {
             e0: e0.clone(),
+            left_out: Vec::new(),
             coupling: DMatrix::zeros(n, n),
             h: DMatrix::zeros(2 * n, 2 * n),
             t_mat: DMatrix::zeros(2 * n, 2 * n),
@@ -109,6 +112,13 @@ impl Projection {
                 .sum();
             diff.sqrt() / scale
         }
+    }
+
+    /// Whether Π₀ was built with the rows `rows` leaves out now: a change of the selection
+    /// (rows regained, or chosen again) asks for a new Π₀, so that the kept rows' constraint
+    /// stiffness is in H₀ and not in the explicitly expanded force.
+    pub(crate) fn built_with(&self, rows: &RowSelection) -> bool {
+        self.left_out == rows.left_out()
     }
 
     /// Rebuild Π₀, H₀, the load integrals and the exponentials about E₀ = `e` with the rows
@@ -148,6 +158,7 @@ impl Projection {
         self.h = h;
         self.coupling = coupling;
         self.e0.copy_from(e);
+        self.left_out = rows.left_out().to_vec();
         self.refreshes += 1;
         Ok(())
     }

@@ -202,13 +202,15 @@ impl HpimStepper {
     }
 
     /// Rebuild the projection about the current E when it has turned more than `reproject`
-    /// (the last evaluation is the current point's); g at the current point follows, and the
+    /// or the multiplier solve's selection of redundant rows changed since (the last
+    /// evaluation is the current point's); g at the current point follows, and the
     /// backward-difference history restarts (it holds the old g).
     fn maybe_reproject(&mut self, t: f64, h: f64) -> Result<(), SimError> {
         let Some(p) = &mut self.projection else {
             return Ok(());
         };
-        if self.setup.rows == 0 || p.turn(&self.force.e) <= self.reproject {
+        let turned = p.turn(&self.force.e) > self.reproject;
+        if self.setup.rows == 0 || (!turned && p.built_with(&self.force.schur.rows)) {
             return Ok(());
         }
         // The rows the multiplier solve keeps at this point (its last evaluation).
