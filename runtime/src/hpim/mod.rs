@@ -33,9 +33,16 @@
 //! samples between step points are cubic Hermite in (D, D'), end slopes from the multiplier
 //! solve.
 //!
+//! An over-constrained structure (E with dependent rows) is integrated with its redundant rows
+//! left out of S = E M⁻¹ Eᵀ, λ = 0 on them (`schur.rs`, the shared
+//! [`crate::redundancy::RowSelection`]); Π₀ is built from the kept rows. The selection's
+//! changes are in [`crate::Stats::redundancy`], the left-out rows' residuals in
+//! [`crate::Stats::redundant_drift`].
+//!
 //! Counters in [`crate::Stats::extra`]: `multiplier_solves` (every λ evaluation, also those of
 //! the flow derivatives), `doublings` (N), `projections` (builds of H₀ in the projected
-//! formulation, [`Formulation::Projected`]; 1 for a constant E).
+//! formulation, [`Formulation::Projected`]; 1 for a constant E and an unchanged selection of
+//! redundant rows).
 
 pub mod expm;
 mod forces;
