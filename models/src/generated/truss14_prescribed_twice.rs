@@ -17,6 +17,23 @@ impl Truss14PrescribedTwice {
     pub const PHI_Q_SPARSITY: &'static [(usize, usize)] = &[(0, 13), (1, 13)];
     /// Structural nonzeros of L = ∂(Φ_q v)/∂q, row-major.
     pub const L_SPARSITY: &'static [(usize, usize)] = &[];
+    /// Structural nonzeros of M, row-major.
+    pub const MASS_SPARSITY: &'static [(usize, usize)] = &[
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (6, 6),
+        (7, 7),
+        (8, 8),
+        (9, 9),
+        (10, 10),
+        (11, 11),
+        (12, 12),
+        (13, 13),
+    ];
 }
 impl ::mbsim::__private::ConstrainedSystem for Truss14PrescribedTwice {
     fn name(&self) -> &'static str {
@@ -115,22 +132,7 @@ impl ::mbsim::__private::ConstrainedSystem for Truss14PrescribedTwice {
         Some(::mbsim::__private::Sparsity {
             rows: 14,
             cols: 14,
-            nonzeros: &[
-                (0, 0),
-                (1, 1),
-                (2, 2),
-                (3, 3),
-                (4, 4),
-                (5, 5),
-                (6, 6),
-                (7, 7),
-                (8, 8),
-                (9, 9),
-                (10, 10),
-                (11, 11),
-                (12, 12),
-                (13, 13),
-            ],
+            nonzeros: Self::MASS_SPARSITY,
         })
     }
     fn constraint_names(&self) -> Vec<String> {
