@@ -95,15 +95,12 @@ pub(crate) enum Factors {
 #[derive(Clone, Debug)]
 pub(crate) struct BandedKkt {
     n: usize,
-    lu: BandedLu,
-    /// `position[old] = new` under the RCM ordering.
-    position: Vec<usize>,
+    /// The banded LU under the RCM ordering.
+    band: OrderedBand,
     /// M's structural nonzeros (with the whole diagonal).
     mass: Vec<(usize, usize)>,
     /// G's structural nonzeros as (row, column).
     jac: Vec<(usize, usize)>,
-    scratch: Vec<f64>,
-    scratch_pair: Vec<f64>,
     /// Whether the patterns have been checked against evaluated matrices (on the sparse path
     /// there is nothing outside them to check).
     checked: bool,
@@ -139,25 +136,17 @@ impl Factors {
         let mut jac = jacobian_pattern(sys, sys.dims());
         jac.retain(|&(r, _)| r < rows);
         let edges = kkt_edges(dims.n, &mass, &jac);
-        let order_rcm = reverse_cuthill_mckee(order, &edges);
-        let mut position = vec![0; order];
-        for (new, &old) in order_rcm.iter().enumerate() {
-            position[old] = new;
-        }
-        let b = bandwidth(&edges, &position);
+        let (position, b) = rcm_position(order, &edges);
         match KktLayout::choose(solver, order, b) {
             KktLayout::Dense { .. } => Factors::Dense(DenseLu::new(order)),
             KktLayout::Banded { .. } => {
-                let lu = BandedLu::new(order, b, b);
-                let slots = sparse.map(|sp| Slots::new(&lu, &position, dims.n, sp));
+                let band = OrderedBand::new(position, b);
+                let slots = sparse.map(|sp| Slots::new(&band, dims.n, sp));
                 Factors::Banded(Box::new(BandedKkt {
                     n: dims.n,
-                    lu,
-                    position,
+                    band,
                     mass,
                     jac,
-                    scratch: vec![0.0; order],
-                    scratch_pair: vec![0.0; order],
                     checked: slots.is_some(),
                     slots,
                 }))
@@ -184,10 +173,7 @@ impl Factors {
     pub(crate) fn layout(&self) -> KktLayout {
         match self {
             Factors::Dense(lu) => KktLayout::Dense { order: lu.dim() },
-            Factors::Banded(b) => KktLayout::Banded {
-                order: b.lu.dim(),
-                bandwidth: b.lu.bandwidths().0,
-            },
+            Factors::Banded(b) => b.band.layout(),
         }
     }
 
@@ -204,7 +190,7 @@ impl Factors {
             if !b.checked {
                 b.checked = true;
                 if !b.covers(metric, mass, jac) {
-                    *self = Factors::Dense(DenseLu::new(b.lu.dim()));
+                    *self = Factors::Dense(DenseLu::new(b.band.dim()));
                 }
             }
         }
@@ -218,7 +204,7 @@ impl Factors {
     pub(crate) fn pivot_spread(&self) -> f64 {
         match self {
             Factors::Dense(lu) => lu.pivot_spread(),
-            Factors::Banded(b) => b.lu.pivot_spread(),
+            Factors::Banded(b) => b.band.pivot_spread(),
         }
     }
 
@@ -226,7 +212,7 @@ impl Factors {
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
         match self {
             Factors::Dense(lu) => lu.solve_in_place(rhs),
-            Factors::Banded(b) => b.solve_in_place(rhs),
+            Factors::Banded(b) => b.band.solve_in_place(rhs),
         }
     }
 
@@ -237,7 +223,7 @@ impl Factors {
                 lu.solve_in_place(first);
                 lu.solve_in_place(second);
             }
-            Factors::Banded(b) => b.solve_pair_in_place(first, second),
+            Factors::Banded(b) => b.band.solve_pair_in_place(first, second),
         }
     }
 }
@@ -293,17 +279,14 @@ fn factor_dense_sparse(
 }
 
 impl Slots {
-    fn new(lu: &BandedLu, pos: &[usize], n: usize, sp: &SparseKkt) -> Slots {
+    fn new(band: &OrderedBand, n: usize, sp: &SparseKkt) -> Slots {
         let mass = (sp.mass.entries().iter())
-            .map(|&(i, j)| lu.slot(pos[i], pos[j]))
+            .map(|&(i, j)| band.slot(i, j))
             .collect();
         let jac = (sp.jac.entries().iter())
-            .map(|&(r, c)| {
-                let (row, col) = (pos[n + r], pos[c]);
-                (lu.slot(row, col), lu.slot(col, row))
-            })
+            .map(|&(r, c)| (band.slot(n + r, c), band.slot(c, n + r)))
             .collect();
-        let diagonal = (0..n).map(|i| lu.slot(pos[i], pos[i])).collect();
+        let diagonal = (0..n).map(|i| band.slot(i, i)).collect();
         Slots {
             mass,
             jac,
@@ -325,8 +308,8 @@ impl BandedKkt {
             .slots
             .as_ref()
             .expect("BandedKkt: sparse factorization without slots");
-        self.lu.clear();
-        let band = self.lu.band_mut();
+        self.band.clear();
+        let band = self.band.band_mut();
         match metric {
             Metric::Mass => {
                 for (&k, &x) in slots.mass.iter().zip(&sp.mass.values) {
@@ -352,12 +335,11 @@ impl BandedKkt {
                 }
             }
             for &i in left_out.left_out() {
-                let p = self.position[self.n + i];
-                let k = self.lu.slot(p, p);
-                self.lu.band_mut()[k] += sp.jac.row_scale(i);
+                let row = self.n + i;
+                self.band.add(row, row, sp.jac.row_scale(i));
             }
         }
-        self.lu.factor().map_err(|_| ())
+        self.band.factor().map_err(|_| ())
     }
 
     fn factor(
@@ -367,60 +349,37 @@ impl BandedKkt {
         jac: &DMatrix<f64>,
         left_out: &RowSelection,
     ) -> Result<(), ()> {
-        let (n, pos) = (self.n, &self.position);
-        self.lu.clear();
+        let (n, band) = (self.n, &mut self.band);
+        band.clear();
         match metric {
             Metric::Mass => {
                 for &(i, j) in &self.mass {
-                    self.lu.add(pos[i], pos[j], mass[(i, j)]);
+                    band.add(i, j, mass[(i, j)]);
                 }
             }
             Metric::Identity => {
                 for i in 0..n {
-                    self.lu.add(pos[i], pos[i], 1.0);
+                    band.add(i, i, 1.0);
                 }
             }
         }
         if left_out.is_empty() {
             for &(r, c) in &self.jac {
                 let x = jac[(r, c)];
-                self.lu.add(pos[n + r], pos[c], x);
-                self.lu.add(pos[c], pos[n + r], x);
+                band.add(n + r, c, x);
+                band.add(c, n + r, x);
             }
         } else {
             for &(r, c) in self.jac.iter().filter(|(r, _)| !left_out.contains(*r)) {
                 let x = jac[(r, c)];
-                self.lu.add(pos[n + r], pos[c], x);
-                self.lu.add(pos[c], pos[n + r], x);
+                band.add(n + r, c, x);
+                band.add(c, n + r, x);
             }
             for &i in left_out.left_out() {
-                self.lu.add(pos[n + i], pos[n + i], row_scale(jac, i));
+                band.add(n + i, n + i, row_scale(jac, i));
             }
         }
-        self.lu.factor().map_err(|_| ())
-    }
-
-    fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        for (i, &p) in self.position.iter().enumerate() {
-            self.scratch[p] = rhs[i];
-        }
-        self.lu.solve_in_place(&mut self.scratch);
-        for (i, &p) in self.position.iter().enumerate() {
-            rhs[i] = self.scratch[p];
-        }
-    }
-
-    fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
-        for (i, &p) in self.position.iter().enumerate() {
-            self.scratch[p] = first[i];
-            self.scratch_pair[p] = second[i];
-        }
-        self.lu
-            .solve_pair_in_place(&mut self.scratch, &mut self.scratch_pair);
-        for (i, &p) in self.position.iter().enumerate() {
-            first[i] = self.scratch[p];
-            second[i] = self.scratch_pair[p];
-        }
+        band.factor().map_err(|_| ())
     }
 
     /// Whether every nonzero of the matrices at hand lies in the stated patterns.
@@ -450,6 +409,112 @@ fn mass_pattern<S: ConstrainedSystem + ?Sized>(sys: &S, n: usize) -> Vec<(usize,
     entries.sort_unstable();
     entries.dedup();
     entries
+}
+
+/// The RCM ordering of `order` unknowns whose matrix has the symmetric pattern `edges`:
+/// `position[old] = new` and the half-bandwidth under it.
+pub(crate) fn rcm_position(order: usize, edges: &[(usize, usize)]) -> (Vec<usize>, usize) {
+    let order_rcm = reverse_cuthill_mckee(order, edges);
+    let mut position = vec![0; order];
+    for (new, &old) in order_rcm.iter().enumerate() {
+        position[old] = new;
+    }
+    let b = bandwidth(edges, &position);
+    (position, b)
+}
+
+/// A banded LU whose unknowns are renumbered (`position[old] = new`, the RCM ordering): the
+/// assembly writes at the band slots of original (row, column) pairs, the solves take and
+/// return right sides in the original numbering. The KKT matrix's banded path and the implicit
+/// methods' Newton and stage matrices share it.
+#[derive(Clone, Debug)]
+pub(crate) struct OrderedBand {
+    lu: BandedLu,
+    position: Vec<usize>,
+    scratch: Vec<f64>,
+    scratch_pair: Vec<f64>,
+}
+
+impl OrderedBand {
+    /// Storage for the unknowns renumbered by `position`, half-bandwidth `bandwidth` under it.
+    pub(crate) fn new(position: Vec<usize>, bandwidth: usize) -> Self {
+        let order = position.len();
+        Self {
+            lu: BandedLu::new(order, bandwidth, bandwidth),
+            position,
+            scratch: vec![0.0; order],
+            scratch_pair: vec![0.0; order],
+        }
+    }
+
+    /// Order of the matrix.
+    pub(crate) fn dim(&self) -> usize {
+        self.lu.dim()
+    }
+
+    /// The layout: banded, its order and half-bandwidth.
+    pub(crate) fn layout(&self) -> KktLayout {
+        KktLayout::Banded {
+            order: self.lu.dim(),
+            bandwidth: self.lu.bandwidths().0,
+        }
+    }
+
+    /// The band storage's index of entry (i, j) in the original numbering (`assert!` inside
+    /// the band).
+    pub(crate) fn slot(&self, i: usize, j: usize) -> usize {
+        self.lu.slot(self.position[i], self.position[j])
+    }
+
+    /// Add `value` to entry (i, j) in the original numbering.
+    pub(crate) fn add(&mut self, i: usize, j: usize, value: f64) {
+        self.lu.add(self.position[i], self.position[j], value);
+    }
+
+    /// Zero the matrix before it is assembled again.
+    pub(crate) fn clear(&mut self) {
+        self.lu.clear();
+    }
+
+    /// The band storage, written at [`OrderedBand::slot`]s.
+    pub(crate) fn band_mut(&mut self) -> &mut [f64] {
+        self.lu.band_mut()
+    }
+
+    /// Factor in place ([`BandedLu::factor`]).
+    pub(crate) fn factor(&mut self) -> Result<(), usize> {
+        self.lu.factor()
+    }
+
+    /// The pivot spread of the last factorization.
+    pub(crate) fn pivot_spread(&self) -> f64 {
+        self.lu.pivot_spread()
+    }
+
+    /// Solve in place, `rhs` in the original numbering.
+    pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        for (i, &p) in self.position.iter().enumerate() {
+            self.scratch[p] = rhs[i];
+        }
+        self.lu.solve_in_place(&mut self.scratch);
+        for (i, &p) in self.position.iter().enumerate() {
+            rhs[i] = self.scratch[p];
+        }
+    }
+
+    /// Solve for two right sides in one sweep ([`BandedLu::solve_pair_in_place`]).
+    pub(crate) fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
+        for (i, &p) in self.position.iter().enumerate() {
+            self.scratch[p] = first[i];
+            self.scratch_pair[p] = second[i];
+        }
+        self.lu
+            .solve_pair_in_place(&mut self.scratch, &mut self.scratch_pair);
+        for (i, &p) in self.position.iter().enumerate() {
+            first[i] = self.scratch[p];
+            second[i] = self.scratch_pair[p];
+        }
+    }
 }
 
 /// The symmetric pattern of [M Gᵀ; G 0] as edges (i, j) of the unknowns 0..n+r.

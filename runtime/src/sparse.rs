@@ -111,6 +111,23 @@ impl SparseMatrix {
         self.entries[p].0
     }
 
+    /// Σ_j a_ij x_j over row i's nonzeros, by ascending column.
+    pub(crate) fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
+        let range = self.row_start[i]..self.row_start[i + 1];
+        let row = self.entries[range.clone()].iter().zip(&self.values[range]);
+        row.map(|(&(_, j), a)| a * x[j]).sum()
+    }
+
+    /// Entry (i, j) (0 outside the pattern).
+    pub(crate) fn get(&self, i: usize, j: usize) -> f64 {
+        let range = self.row_start[i]..self.row_start[i + 1];
+        let start = range.start;
+        match self.entries[range].binary_search_by_key(&j, |e| e.1) {
+            Ok(k) => self.values[start + k],
+            Err(_) => 0.0,
+        }
+    }
+
     /// Write the matrix into `dense` (zero elsewhere): the cold paths' dense copy.
     pub(crate) fn write_dense(&self, dense: &mut DMatrix<f64>) {
         dense.fill(0.0);

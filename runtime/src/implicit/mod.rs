@@ -23,7 +23,11 @@
 //! `factorizations`, `newton_failures`, `substeps`; `nfcn` counts residual evaluations (each
 //! one evaluation of M, G, Q, Φ) plus the initial KKT solve.
 
+pub(crate) mod iteration;
+pub(crate) mod matrices;
 mod newton;
+mod nonholonomic;
+pub(crate) mod pattern;
 mod scheme;
 mod stepper;
 pub(crate) mod tangents;
@@ -44,7 +48,7 @@ use crate::stabilize::Stabilization;
 use crate::system::ConstrainedSystem;
 use crate::tangent::TangentSystem;
 
-pub(crate) use newton::NhWork;
+pub(crate) use nonholonomic::NhWork;
 use newton::{Newton, StepStart};
 use stepper::{ErrorTest, ImplicitStepper, Setup};
 use tangents::{Exact, FiniteDifference, Tangents};
@@ -217,6 +221,7 @@ impl Implicit {
             max_halvings: self.common.max_failed_attempts,
             stabilization: self.common.stabilization,
             datol: self.common.datol,
+            kkt: self.common.kkt,
         };
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;

@@ -24,6 +24,9 @@
 //! the correction itself stalls at ε cond(J) there. The residual is evaluated after the last correction,
 //! so Φ of the returned state is what the test measured.
 //!
+//! Large sparse models (`iteration.rs`) keep M, G, K and C as nonzeros and factor J banded
+//! under the RCM ordering of its pattern; the iteration is the same.
+//!
 //! [`NewtonKind::Full`] refreshes K, C and the factorization every iteration.
 //! [`NewtonKind::Modified`] keeps the factorization across iterations and across steps while h
 //! is unchanged, and refreshes it when h changed, when the corrections contract slower than
@@ -35,13 +38,16 @@ use nalgebra::DMatrix;
 use crate::error::{ConstraintRow, NewtonDiagnosis, SimError};
 use crate::integrator::common::invalid;
 use crate::kernels;
-use crate::kkt::Conditioning;
+use crate::kkt::{Conditioning, KktSolver};
 use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
 use crate::table::{KernelArgs, KernelId, KernelOut, checked};
 
+use super::iteration::{BandedIteration, sparse_plan};
+use super::matrices::PointMatrices;
+use super::nonholonomic::NhWork;
 use super::scheme::Coefficients;
-use super::tangents::{Point, Tangents};
+use super::tangents::{Point, TangentStore, Tangents};
 
 /// Full or modified Newton.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,13 +132,14 @@ pub(crate) struct NewtonCounters {
 pub(crate) struct Newton {
     dims: Dims,
     opts: NewtonOptions,
-    lu: DenseLu,
-    mass: DMatrix<f64>,
-    jac: DMatrix<f64>,
+    /// J's factors: dense, or banded on the sparse path (`iteration.rs`).
+    matrix: Matrix,
+    /// M and G at the iterate.
+    point: PointMatrices,
     /// The rows of G left out of J as redundant ([`crate::redundancy`]).
     pub(crate) rows: RowSelection,
-    k: DMatrix<f64>,
-    c: DMatrix<f64>,
+    /// K and C at the last refresh.
+    tangents: TangentStore,
     /// N = ∂(A v + b)/∂q (k × n) and the scratch of its central differences.
     nh_q: DMatrix<f64>,
     nh_work: NhWork,
@@ -156,6 +163,12 @@ pub(crate) struct Newton {
     pub(crate) conditioning: Option<Conditioning>,
 }
 
+/// The iteration matrix's factors.
+enum Matrix {
+    Dense(DenseLu),
+    Banded(Box<BandedIteration>),
+}
+
 /// How one solve ended, before it is turned into an error.
 enum Outcome {
     Converged,
@@ -168,12 +181,10 @@ impl Newton {
         Self {
             dims,
             opts,
-            lu: DenseLu::new(n + r),
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(r, n),
+            matrix: Matrix::Dense(DenseLu::new(n + r)),
+            point: PointMatrices::dense(dims),
             rows: RowSelection::default(),
-            k: DMatrix::zeros(n, n),
-            c: DMatrix::zeros(n, n),
+            tangents: TangentStore::dense(n),
             nh_q: DMatrix::zeros(dims.k, n),
             nh_work: NhWork::new(dims),
             force: vec![0.0; n],
@@ -188,6 +199,19 @@ impl Newton {
             dynamic_relative: f64::INFINITY,
             counters: NewtonCounters::default(),
             conditioning: None,
+        }
+    }
+
+    /// Move to the sparse path when `sys` goes on it under the policy `solver`
+    /// (`iteration.rs`); before the first step.
+    pub(crate) fn prepare<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S, solver: KktSolver) {
+        if let Some(tangents) = sparse_plan(sys, solver, 1) {
+            let point = PointMatrices::sparse(sys);
+            if let Some((mass, jac)) = point.nonzeros() {
+                let banded = BandedIteration::new(mass, jac, &tangents);
+                self.matrix = Matrix::Banded(Box::new(banded));
+            }
+            (self.point, self.tangents) = (point, TangentStore::Sparse(Box::new(tangents)));
         }
     }
 
@@ -321,8 +345,7 @@ impl Newton {
         self.counters.residuals += 1;
         let d = self.dims;
         let (q, v) = self.z.split_at(d.n);
-        kernels::mass(sys, t, q, &mut self.mass)?;
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.point.eval(sys, t, q)?;
         kernels::force(sys, t, q, v, &mut self.force)?;
         let (dyn_rows, rest) = self.res.split_at_mut(d.n);
         let (phi_rows, nh_rows) = rest.split_at_mut(d.m);
@@ -340,26 +363,14 @@ impl Newton {
             &args,
             KernelOut::Vector(&mut self.offset),
         )?;
-        let mut relative = 0.0_f64;
-        for (i, r) in dyn_rows.iter_mut().enumerate() {
-            let (mut sum, mut size) = (-self.force[i], self.force[i].abs());
-            for j in 0..d.n {
-                let x = self.mass[(i, j)] * self.qdd[j];
-                (sum, size) = (sum + x, size + x.abs());
-            }
-            for j in 0..d.m + d.k {
-                let x = self.jac[(j, i)] * self.lambda[j];
-                (sum, size) = (sum + x, size + x.abs());
-            }
-            *r = sum;
-            relative = relative.max(if size > 0.0 { r.abs() / size } else { 0.0 });
-        }
-        self.dynamic_relative = relative;
+        self.dynamic_relative =
+            self.point
+                .dynamic_rows(&self.force, &self.qdd, &self.lambda, dyn_rows);
         let phi = phi_rows.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
         phi_rows.iter_mut().for_each(|x| *x /= cq);
         let mut nh = 0.0_f64;
         for (i, r) in nh_rows.iter_mut().enumerate() {
-            let av: f64 = (0..d.n).map(|j| self.jac[(d.m + i, j)] * v[j]).sum();
+            let av = self.point.jac_row_dot(d.m + i, v);
             nh = nh.max((av + self.offset[i]).abs());
             *r = (av + self.offset[i]) / cv;
         }
@@ -390,14 +401,15 @@ impl Newton {
             qdd: &self.qdd,
             lambda: &self.lambda,
         };
-        tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.tangents.eval(tangents, sys, &point)?;
         self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh_q)?;
         self.counters.tangents += 1;
         self.counters.factorizations += 1;
         if !self.factor_selected(cq, cv, t) {
             self.factored_h = None;
-            let w = self.lu.matrix_mut().view((0, 0), (n, n)).into_owned();
-            let (block, dependent) = diagnose_singular(&self.jac, Some(&w), sys.coordinate_names());
+            let w = self.dense_w(cq, cv);
+            let names = sys.coordinate_names();
+            let (block, dependent) = diagnose_singular(self.point.dense_jac(), Some(&w), names);
             return Err(SimError::SingularIterationMatrix {
                 t,
                 h,
@@ -406,7 +418,8 @@ impl Newton {
                 dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             });
         }
-        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);
+        let spread = self.pivot_spread();
+        Conditioning::note(&mut self.conditioning, spread, t);
         self.factored_h = Some(h);
         Ok(())
     }
@@ -415,51 +428,106 @@ impl Newton {
     /// rows that regained independence are taken back, and a singular J makes a new
     /// selection and is factored again. Whether J factored.
     fn factor_selected(&mut self, cq: f64, cv: f64, t: f64) -> bool {
-        self.assemble(cq, cv);
-        let mut ok = self.lu.factor().is_ok();
+        let mut ok = self.assemble_factor(cq, cv);
         if ok && !self.rows.is_empty() {
-            // ω: the largest diagonal entry of J's (1,1) block M + cq K + cv C (the LU storage
-            // holds the factors by now).
+            // ω: the largest diagonal entry of J's (1,1) block M + cq K + cv C.
             let omega = (0..self.dims.n).fold(0.0_f64, |s, i| {
-                let w = self.mass[(i, i)] + cq * self.k[(i, i)] + cv * self.c[(i, i)];
-                s.max(w.abs())
+                let m_ii = self.point.mass_entry(i, i);
+                s.max(self.tangents.weighted_diagonal(i, m_ii, cq, cv).abs())
             });
-            let (lu, spread) = (&self.lu, self.lu.pivot_spread());
+            let spread = self.pivot_spread();
+            let (matrix, g) = (&mut self.matrix, self.point.dense_jac());
             if self
                 .rows
-                .revise(&self.jac, omega, spread, t, |x| lu.solve_in_place(x))
+                .revise(g, omega, spread, t, |x| solve_with(matrix, x))
             {
-                self.assemble(cq, cv);
-                ok = self.lu.factor().is_ok();
+                ok = self.assemble_factor(cq, cv);
             }
         }
-        if !ok && self.jac.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.jac, t) {
-            self.assemble(cq, cv);
-            ok = self.lu.factor().is_ok();
+        if !ok {
+            let g = self.point.dense_jac();
+            if g.iter().all(|x| x.is_finite()) && self.rows.reselect(g, t) {
+                ok = self.assemble_factor(cq, cv);
+            }
         }
         ok
     }
 
-    /// J from M, G, K and C into the LU storage (not yet factored).
+    /// Assemble J from M, G, K and C and factor it; whether it factored. On the sparse path a
+    /// grown tangent pattern first gets its new layout.
+    fn assemble_factor(&mut self, cq: f64, cv: f64) -> bool {
+        match &mut self.matrix {
+            Matrix::Dense(_) => {
+                self.assemble(cq, cv);
+                let Matrix::Dense(lu) = &mut self.matrix else {
+                    return false;
+                };
+                lu.factor().is_ok()
+            }
+            Matrix::Banded(banded) => {
+                let (Some(nonzeros), TangentStore::Sparse(t)) =
+                    (self.point.nonzeros(), &self.tangents)
+                else {
+                    return false;
+                };
+                if !banded.is_current(t) {
+                    **banded = BandedIteration::new(nonzeros.0, nonzeros.1, t);
+                }
+                banded.factor(nonzeros, t, (cq, cv), &self.rows).is_ok()
+            }
+        }
+    }
+
+    /// The pivot spread of the current factors.
+    fn pivot_spread(&self) -> f64 {
+        match &self.matrix {
+            Matrix::Dense(lu) => lu.pivot_spread(),
+            Matrix::Banded(b) => b.pivot_spread(),
+        }
+    }
+
+    /// The (1,1) block the diagnosis of a singular J reads (allocates): on the dense path the
+    /// LU storage's, as before the sparse path existed (after a failed factorization it holds
+    /// the partly eliminated matrix, not W: kept so the dense path's diagnoses are unchanged);
+    /// on the sparse path W = M + cq K + cv C.
+    fn dense_w(&mut self, cq: f64, cv: f64) -> DMatrix<f64> {
+        let n = self.dims.n;
+        match &mut self.matrix {
+            Matrix::Dense(lu) => lu.matrix_mut().view((0, 0), (n, n)).into_owned(),
+            Matrix::Banded(_) => {
+                let (k, c) = self.tangents.dense_copies();
+                self.point.dense_mass() + k * cq + c * cv
+            }
+        }
+    }
+
+    /// J from M, G, K and C into the dense LU storage (not yet factored).
     fn assemble(&mut self, cq: f64, cv: f64) {
         let (n, r) = (self.dims.n, self.dims.constraint_rows());
-        let j = self.lu.matrix_mut();
+        let (
+            Matrix::Dense(lu),
+            PointMatrices::Dense { mass, jac },
+            TangentStore::Dense { k, c },
+        ) = (&mut self.matrix, &self.point, &self.tangents)
+        else {
+            return;
+        };
+        let j = lu.matrix_mut();
         j.fill(0.0);
         for col in 0..n {
             for row in 0..n {
-                j[(row, col)] =
-                    self.mass[(row, col)] + cq * self.k[(row, col)] + cv * self.c[(row, col)];
+                j[(row, col)] = mass[(row, col)] + cq * k[(row, col)] + cv * c[(row, col)];
             }
             for row in 0..r {
-                j[(n + row, col)] = self.jac[(row, col)];
-                j[(col, n + row)] = self.jac[(row, col)];
+                j[(n + row, col)] = jac[(row, col)];
+                j[(col, n + row)] = jac[(row, col)];
             }
             for row in 0..self.dims.k {
                 j[(n + self.dims.m + row, col)] += cq / cv * self.nh_q[(row, col)];
             }
         }
         if !self.rows.is_empty() {
-            self.rows.mask_dense(j, n, &self.jac);
+            self.rows.mask_dense(j, n, jac);
         }
     }
 
@@ -490,11 +558,15 @@ impl Newton {
             qdd: &self.qdd,
             lambda: &self.lambda,
         };
-        tangents.eval(sys, &point, &mut self.k, &mut self.c)?;
+        self.tangents.eval(tangents, sys, &point)?;
         self.nh_work
             .eval(sys, self.dims, t + h, q, v, &mut self.nh_q)?;
         self.assemble(cq, cv);
-        Ok((self.res.clone(), self.lu.matrix_mut().clone()))
+        let j = match &mut self.matrix {
+            Matrix::Dense(lu) => lu.matrix_mut().clone(),
+            Matrix::Banded(_) => DMatrix::zeros(0, 0),
+        };
+        Ok((self.res.clone(), j))
     }
 
     /// Solve J Δ = Ψ, x ← x − Δ; returns the correction scaled so that ≤ 1 passes: position
@@ -505,7 +577,7 @@ impl Newton {
     /// methods).
     fn correct(&mut self, cq: f64, cv: f64) -> f64 {
         self.counters.iterations += 1;
-        self.lu.solve_in_place(&mut self.res);
+        solve_with(&mut self.matrix, &mut self.res);
         let n = self.dims.n;
         if !self.rows.is_empty() {
             self.rows.pin_corrections(&self.lambda, &mut self.res[n..]);
@@ -554,10 +626,8 @@ impl Newton {
     pub(crate) fn filter(&mut self, delta: &mut [f64]) {
         let n = self.dims.n;
         self.res.fill(0.0);
-        for i in 0..n {
-            self.res[i] = (0..n).map(|j| self.mass[(i, j)] * delta[j]).sum();
-        }
-        self.lu.solve_in_place(&mut self.res);
+        self.point.mass_mul(delta, &mut self.res[..n]);
+        solve_with(&mut self.matrix, &mut self.res);
         delta.copy_from_slice(&self.res[..n]);
     }
 
@@ -567,91 +637,10 @@ impl Newton {
     }
 }
 
-/// Central differences of A(t, q) v + b(t, q) in q (v held): N = ∂(A v + b)/∂q, k × n, for the
-/// nonholonomic rows of the iteration matrix. Does nothing when k = 0.
-pub(crate) struct NhWork {
-    q: Vec<f64>,
-    jac: DMatrix<f64>,
-    offset: Vec<f64>,
-    plus: Vec<f64>,
-}
-
-impl NhWork {
-    pub(crate) fn new(dims: Dims) -> Self {
-        let k = dims.k;
-        let (n, r) = if k > 0 {
-            (dims.n, dims.constraint_rows())
-        } else {
-            (0, 0)
-        };
-        Self {
-            q: vec![0.0; n],
-            jac: DMatrix::zeros(r, n),
-            offset: vec![0.0; k],
-            plus: vec![0.0; k],
-        }
-    }
-
-    /// A v + b at (t, self.q) into `plus` (`out_plus`) or over `offset` (length k).
-    fn value<S: ConstrainedSystem + ?Sized>(
-        &mut self,
-        sys: &S,
-        dims: Dims,
-        t: f64,
-        v: &[f64],
-        out_plus: bool,
-    ) -> Result<(), SimError> {
-        kernels::jacobian(sys, t, &self.q, &mut self.jac)?;
-        let args = KernelArgs {
-            t,
-            q: &self.q,
-            v,
-            lambda: &[],
-            w: &[],
-        };
-        checked(
-            sys,
-            KernelId::NhOffset,
-            &args,
-            KernelOut::Vector(&mut self.offset),
-        )?;
-        for i in 0..dims.k {
-            let av: f64 = (0..dims.n).map(|j| self.jac[(dims.m + i, j)] * v[j]).sum();
-            let value = av + self.offset[i];
-            if out_plus {
-                self.plus[i] = value;
-            } else {
-                self.offset[i] = value;
-            }
-        }
-        Ok(())
-    }
-
-    /// N at (t, q, v) into `out` (k × n).
-    pub(crate) fn eval<S: ConstrainedSystem + ?Sized>(
-        &mut self,
-        sys: &S,
-        dims: Dims,
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        out: &mut DMatrix<f64>,
-    ) -> Result<(), SimError> {
-        if dims.k == 0 {
-            return Ok(());
-        }
-        for j in 0..dims.n {
-            // δ = ε^{1/3}(1 + |q_j|): truncation and round-off balanced, as the FD tangents.
-            let delta = f64::EPSILON.cbrt() * (1.0 + q[j].abs());
-            self.q.copy_from_slice(q);
-            self.q[j] = q[j] + delta;
-            self.value(sys, dims, t, v, true)?;
-            self.q[j] = q[j] - delta;
-            self.value(sys, dims, t, v, false)?;
-            for i in 0..dims.k {
-                out[(i, j)] = (self.plus[i] - self.offset[i]) / (2.0 * delta);
-            }
-        }
-        Ok(())
+/// Solve in place with the factors of `matrix`.
+fn solve_with(matrix: &mut Matrix, rhs: &mut [f64]) {
+    match matrix {
+        Matrix::Dense(lu) => lu.solve_in_place(rhs),
+        Matrix::Banded(b) => b.solve_in_place(rhs),
     }
 }

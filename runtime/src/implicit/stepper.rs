@@ -19,7 +19,7 @@
 
 use crate::error::SimError;
 use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
-use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::kkt::{KktSolver, KktWorkspace, accelerations_into};
 use crate::options::Tolerance;
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::{ConstrainedSystem, Dims};
@@ -84,6 +84,8 @@ pub(crate) struct Setup {
     pub(crate) max_halvings: usize,
     pub(crate) stabilization: Stabilization,
     pub(crate) datol: f64,
+    /// The factorization policy (`common.kkt`): the Newton matrix's dense or sparse path.
+    pub(crate) kkt: KktSolver,
 }
 
 /// The implicit stepper and its preallocated workspace.
@@ -95,6 +97,7 @@ pub(crate) struct ImplicitStepper<T> {
     max_halvings: usize,
     stab: Stabilizer,
     datol: f64,
+    kkt_solver: KktSolver,
     start: State,
     end: State,
     prev: State,
@@ -119,6 +122,7 @@ impl<T> ImplicitStepper<T> {
             max_halvings: setup.max_halvings,
             stab: Stabilizer::new(setup.stabilization, dims),
             datol: setup.datol,
+            kkt_solver: setup.kkt,
             start: State::new(dims),
             end: State::new(dims),
             prev: State::new(dims),
@@ -132,7 +136,8 @@ impl<T> ImplicitStepper<T> {
         }
     }
 
-    /// The start state at t0: q̈_0 and λ_0 from the KKT solve (§2.1), a_0 = q̈_0.
+    /// The start state at t0: q̈_0 and λ_0 from the KKT solve (§2.1), a_0 = q̈_0; the Newton
+    /// matrix's path chosen for `sys`.
     pub(crate) fn initialize<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -140,6 +145,7 @@ impl<T> ImplicitStepper<T> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<(), SimError> {
+        self.newton.prepare(sys, self.kkt_solver);
         let n = q0.len();
         self.start.z[..n].copy_from_slice(q0);
         self.start.z[n..].copy_from_slice(v0);

@@ -8,7 +8,11 @@
 //!   [`ConstrainedSystem`] (what the [`crate::Integrator`] path uses, since its generic bound
 //!   cannot see whether a model has tangents).
 //!
-//! Both write into preallocated storage.
+//! Both write into preallocated storage: dense n × n matrices, or on the sparse path values on
+//! the tangent pattern (`pattern.rs`), where the exact kernels' dense output is gathered and
+//! the differences are compressed (one pair of residuals per group of structurally orthogonal
+//! columns, the residuals over the nonzeros of M and G) after a first evaluation that
+//! differences every column and checks the pattern.
 
 use nalgebra::DMatrix;
 
@@ -17,6 +21,9 @@ use crate::kernels;
 use crate::system::ConstrainedSystem;
 use crate::table::{KernelArgs, KernelId, KernelOut, checked_tangent};
 use crate::tangent::TangentSystem;
+
+use super::matrices::PointMatrices;
+use super::pattern::SparseTangents;
 
 /// The state at which the tangent blocks are evaluated.
 pub(crate) struct Point<'a> {
@@ -37,6 +44,64 @@ pub(crate) trait Tangents<S: ConstrainedSystem + ?Sized> {
         k: &mut DMatrix<f64>,
         c: &mut DMatrix<f64>,
     ) -> Result<(), SimError>;
+
+    /// K and C at `p` as values on `out`'s pattern, which grows when they have a nonzero
+    /// outside it (`pattern.rs`).
+    fn eval_sparse(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        out: &mut SparseTangents,
+    ) -> Result<(), SimError>;
+}
+
+/// K and C: dense, or values on the tangent pattern (the sparse path).
+#[derive(Clone, Debug)]
+pub(crate) enum TangentStore {
+    Dense { k: DMatrix<f64>, c: DMatrix<f64> },
+    Sparse(Box<SparseTangents>),
+}
+
+impl TangentStore {
+    /// Dense n × n storage.
+    pub(crate) fn dense(n: usize) -> Self {
+        TangentStore::Dense {
+            k: DMatrix::zeros(n, n),
+            c: DMatrix::zeros(n, n),
+        }
+    }
+
+    /// K and C at `p` from `source` into this storage.
+    pub(crate) fn eval<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
+        &mut self,
+        source: &mut T,
+        sys: &S,
+        p: &Point<'_>,
+    ) -> Result<(), SimError> {
+        match self {
+            TangentStore::Dense { k, c } => source.eval(sys, p, k, c),
+            TangentStore::Sparse(out) => source.eval_sparse(sys, p, out),
+        }
+    }
+
+    /// The diagonal entry i of W = M + cq K + cv C given M_ii (the redundant rows' scale ω).
+    pub(crate) fn weighted_diagonal(&self, i: usize, m_ii: f64, cq: f64, cv: f64) -> f64 {
+        match self {
+            TangentStore::Dense { k, c } => m_ii + cq * k[(i, i)] + cv * c[(i, i)],
+            TangentStore::Sparse(t) => {
+                let p = t.pattern.diagonal(i);
+                m_ii + cq * t.k[p] + cv * t.c[p]
+            }
+        }
+    }
+
+    /// K and C as dense matrices (copies; cold paths only).
+    pub(crate) fn dense_copies(&self) -> (DMatrix<f64>, DMatrix<f64>) {
+        match self {
+            TangentStore::Dense { k, c } => (k.clone(), c.clone()),
+            TangentStore::Sparse(t) => t.dense_copies(),
+        }
+    }
 }
 
 /// The generated tangent kernels.
@@ -81,6 +146,19 @@ impl<S: TangentSystem + ?Sized> Tangents<S> for Exact {
         c.neg_mut();
         Ok(())
     }
+
+    fn eval_sparse(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        out: &mut SparseTangents,
+    ) -> Result<(), SimError> {
+        let (k, c) = out.dense_mut();
+        self.eval(sys, p, k, c)?;
+        out.absorb_dense();
+        out.verified = true;
+        Ok(())
+    }
 }
 
 fn out(m: &mut DMatrix<f64>) -> KernelOut<'_> {
@@ -95,6 +173,8 @@ pub(crate) struct FiniteDifference {
     x: Vec<f64>,
     r_plus: Vec<f64>,
     r_minus: Vec<f64>,
+    /// The sparse path's residuals (created on its first evaluation).
+    sparse: Option<Box<SparseDifferences>>,
 }
 
 impl FiniteDifference {
@@ -106,6 +186,7 @@ impl FiniteDifference {
             x: vec![0.0; n],
             r_plus: vec![0.0; n],
             r_minus: vec![0.0; n],
+            sparse: None,
         }
     }
 
@@ -149,7 +230,7 @@ impl FiniteDifference {
         let base = if wrt_v { p.v } else { p.q };
         // δ = ε^{1/3}(1 + |x_j|) balances truncation (δ² |r'''|/6) and round-off (ε |r|/δ):
         // both ≈ 5e-11 relative for derivatives of moderate size.
-        let delta = f64::EPSILON.cbrt() * (1.0 + base[j].abs());
+        let delta = increment(base[j]);
         for (sign, plus) in [(1.0, true), (-1.0, false)] {
             self.x.copy_from_slice(base);
             self.x[j] += sign * delta;
@@ -182,5 +263,154 @@ impl<S: ConstrainedSystem + ?Sized> Tangents<S> for FiniteDifference {
             self.column(sys, p, j, true, c)?;
         }
         Ok(())
+    }
+
+    fn eval_sparse(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        out: &mut SparseTangents,
+    ) -> Result<(), SimError> {
+        let d = self
+            .sparse
+            .get_or_insert_with(|| Box::new(SparseDifferences::new(sys)));
+        if out.verified && d.compressed(sys, p, out)? {
+            return Ok(());
+        }
+        let (k, c) = out.dense_mut();
+        d.full(sys, p, k, c)?;
+        out.absorb_dense();
+        out.verified = true;
+        Ok(())
+    }
+}
+
+/// δ_j = ε^{1/3}(1 + |x_j|) (see [`FiniteDifference`]).
+fn increment(x: f64) -> f64 {
+    f64::EPSILON.cbrt() * (1.0 + x.abs())
+}
+
+/// The sparse path's central differences: residuals over the nonzeros of M and G, compressed
+/// by the pattern's column groups.
+struct SparseDifferences {
+    point: PointMatrices,
+    force: Vec<f64>,
+    x: Vec<f64>,
+    plus: Vec<f64>,
+    minus: Vec<f64>,
+    /// Rows the current group's columns cover in the pattern.
+    covered: Vec<bool>,
+}
+
+impl SparseDifferences {
+    fn new<S: ConstrainedSystem + ?Sized>(sys: &S) -> Self {
+        let n = sys.dims().n;
+        Self {
+            point: PointMatrices::sparse(sys),
+            force: vec![0.0; n],
+            x: vec![0.0; n],
+            plus: vec![0.0; n],
+            minus: vec![0.0; n],
+            covered: vec![false; n],
+        }
+    }
+
+    /// r = M q̈ + Gᵀλ − Q at (t, x, v) (`wrt_v`: at (t, q, x), where only −Q varies, which
+    /// alone is evaluated) into `plus` or `minus`.
+    fn residual<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        wrt_v: bool,
+        plus: bool,
+    ) -> Result<(), SimError> {
+        let out = if plus {
+            &mut self.plus
+        } else {
+            &mut self.minus
+        };
+        if wrt_v {
+            kernels::force(sys, p.t, p.q, &self.x, out)?;
+            out.iter_mut().for_each(|f| *f = -*f);
+            return Ok(());
+        }
+        self.point.eval(sys, p.t, &self.x)?;
+        kernels::force(sys, p.t, &self.x, p.v, &mut self.force)?;
+        self.point
+            .dynamic_rows(&self.force, p.qdd, p.lambda, out);
+        Ok(())
+    }
+
+    /// The residual pair at the base point with `columns` shifted by ±δ_j.
+    fn pair<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        columns: &[usize],
+        wrt_v: bool,
+    ) -> Result<(), SimError> {
+        let base = if wrt_v { p.v } else { p.q };
+        for (sign, plus) in [(1.0, true), (-1.0, false)] {
+            self.x.copy_from_slice(base);
+            for &j in columns {
+                self.x[j] += sign * increment(base[j]);
+            }
+            self.residual(sys, p, wrt_v, plus)?;
+        }
+        Ok(())
+    }
+
+    /// Every column differenced on its own into dense `k` and `c`.
+    fn full<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        k: &mut DMatrix<f64>,
+        c: &mut DMatrix<f64>,
+    ) -> Result<(), SimError> {
+        for j in 0..p.q.len() {
+            for (wrt_v, target) in [(false, &mut *k), (true, &mut *c)] {
+                self.pair(sys, p, &[j], wrt_v)?;
+                let delta = increment(if wrt_v { p.v[j] } else { p.q[j] });
+                for i in 0..self.plus.len() {
+                    target[(i, j)] = (self.plus[i] - self.minus[i]) / (2.0 * delta);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// K and C by groups of columns into `out`'s values; `Ok(false)` when a residual row
+    /// changed that no column of its group covers (an entry outside the pattern: the values
+    /// are then incomplete).
+    fn compressed<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        p: &Point<'_>,
+        out: &mut SparseTangents,
+    ) -> Result<bool, SimError> {
+        let pattern = &out.pattern;
+        for group in pattern.groups() {
+            for wrt_v in [false, true] {
+                self.pair(sys, p, group, wrt_v)?;
+                let base = if wrt_v { p.v } else { p.q };
+                let values = if wrt_v { &mut out.c } else { &mut out.k };
+                for &j in group {
+                    let delta = increment(base[j]);
+                    for e in pattern.row(j) {
+                        let i = pattern.entries()[e].1;
+                        values[pattern.transposed(e)] = (self.plus[i] - self.minus[i]) / (2.0 * delta);
+                        self.covered[i] = true;
+                    }
+                }
+                let orphan = (0..self.plus.len())
+                    .any(|i| self.plus[i] != self.minus[i] && !self.covered[i]);
+                self.covered.fill(false);
+                if orphan {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 }
