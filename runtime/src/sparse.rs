@@ -227,6 +227,15 @@ impl JacobianStore {
         }
     }
 
+    /// Take the values of `g` (the same layout, or a dense G into the dense copy).
+    pub(crate) fn copy_from(&mut self, g: Jac<'_>) {
+        match (g, &mut self.sparse) {
+            (Jac::Sparse(from), Some(own)) => own.values.copy_from_slice(&from.values),
+            (Jac::Sparse(from), None) => from.write_dense(&mut self.dense),
+            (Jac::Dense(from), _) => self.dense.copy_from(from),
+        }
+    }
+
     /// The current G for products.
     pub(crate) fn get(&self) -> Jac<'_> {
         match &self.sparse {

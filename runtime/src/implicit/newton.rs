@@ -432,8 +432,8 @@ impl Newton {
         if ok && !self.rows.is_empty() {
             // ω: the largest diagonal entry of J's (1,1) block M + cq K + cv C.
             let omega = (0..self.dims.n).fold(0.0_f64, |s, i| {
-                let m_ii = self.point.mass_entry(i, i);
-                s.max(self.tangents.weighted_diagonal(i, m_ii, cq, cv).abs())
+                let (k, c) = self.tangents.diagonal(i);
+                s.max((self.point.mass_entry(i, i) + cq * k + cv * c).abs())
             });
             let spread = self.pivot_spread();
             let (matrix, g) = (&mut self.matrix, self.point.dense_jac());

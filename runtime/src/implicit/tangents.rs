@@ -84,13 +84,13 @@ impl TangentStore {
         }
     }
 
-    /// The diagonal entry i of W = M + cq K + cv C given M_ii (the redundant rows' scale ω).
-    pub(crate) fn weighted_diagonal(&self, i: usize, m_ii: f64, cq: f64, cv: f64) -> f64 {
+    /// (K_ii, C_ii).
+    pub(crate) fn diagonal(&self, i: usize) -> (f64, f64) {
         match self {
-            TangentStore::Dense { k, c } => m_ii + cq * k[(i, i)] + cv * c[(i, i)],
+            TangentStore::Dense { k, c } => (k[(i, i)], c[(i, i)]),
             TangentStore::Sparse(t) => {
                 let p = t.pattern.diagonal(i);
-                m_ii + cq * t.k[p] + cv * t.c[p]
+                (t.k[p], t.c[p])
             }
         }
     }

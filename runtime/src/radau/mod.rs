@@ -30,7 +30,9 @@
 //! `factorizations`, `newton_failures`, `slow_newton_rejections`; `nfcn` counts stage
 //! evaluations (each one evaluation of M, G, Q, Φ) plus the initial KKT solve.
 
+mod assembly;
 mod newton;
+mod stages;
 mod stepper;
 mod tableau;
 
@@ -236,6 +238,7 @@ impl Radau {
             jacobian_reuse: o.jacobian_reuse,
             stabilization: self.common.stabilization,
             datol: self.common.datol,
+            kkt: self.common.kkt,
         }
     }
 

@@ -23,7 +23,9 @@
 //! ```
 //! the Newmark matrix of `implicit/newton.rs` Kronecker'd with the Radau matrix, factored once
 //! by a dense LU of order 3(n + m) and reused across iterations (and across steps while h is
-//! unchanged and the tangents are kept, `stepper.rs`).
+//! unchanged and the tangents are kept, `stepper.rs`). Large sparse models
+//! (`implicit/iteration.rs`) keep M, G, K and C as nonzeros and factor J banded with its
+//! stages interleaved per unknown (`stages.rs`), the estimate's matrix banded too.
 //!
 //! Singular passages: with G at the step start alone the iteration cannot cross a position
 //! where G changes sign within the step (the A02 chain's G = 2ℓ² sin θ D; Radau failed at its
@@ -52,14 +54,19 @@ use crate::redundancy::RowSelection;
 use nalgebra::DMatrix;
 
 use crate::error::{ConstraintRow, NewtonDiagnosis, SimError};
+use crate::implicit::NhWork;
+use crate::implicit::iteration::{BandedIteration, sparse_plan};
+use crate::implicit::matrices::PointMatrices;
+use crate::implicit::tangents::{Point, TangentStore, Tangents};
 use crate::kernels;
-use crate::kkt::Conditioning;
+use crate::kkt::{Conditioning, KktSolver};
 use crate::lu::{DenseLu, diagnose_singular};
+use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
 
+use super::assembly::{DenseBlocks, StageMatrix};
+use super::stages::BandedStages;
 use super::tableau::RadauTableau;
-use crate::implicit::NhWork;
-use crate::implicit::tangents::{Point, Tangents};
 
 /// The start of a step: t0, (q0, v0) as one slice, a0 and λ0 (consistent).
 pub(crate) struct Start<'a> {
@@ -110,25 +117,25 @@ pub(crate) struct StageSolver {
     r: usize,
     dims: Dims,
     pub(crate) tab: RadauTableau,
-    lu: DenseLu,
-    estimate_lu: DenseLu,
-    m0: DMatrix<f64>,
-    g0: DMatrix<f64>,
+    /// The factors of J and of the estimate's matrix: dense, or banded on the sparse path.
+    matrix: StageMatrix,
+    /// M and G at the step start.
+    start_point: PointMatrices,
     /// The stage constraint rows' and Gᵀ blocks' G: G(t_i, Q_i⁰) at the stage positions the
     /// Newton iteration of the factoring step starts from when `stage_jacobians`, else G at
     /// the step start (module docs).
-    g_stage: [DMatrix<f64>; 3],
+    g_stage: [JacobianStore; 3],
     /// Take G per stage in the next factorizations (the retry of a failed solve, `stepper.rs`).
     pub(crate) stage_jacobians: bool,
-    k0: DMatrix<f64>,
-    c0: DMatrix<f64>,
+    /// K and C at the step start.
+    tangents: TangentStore,
     /// N = ∂(A v + b)/∂q at the step start (k × n; empty for k = 0).
     nh0: DMatrix<f64>,
     nh_work: NhWork,
     /// b(t, Q_i) of the stage being evaluated (length k).
     offset: Vec<f64>,
-    mass: DMatrix<f64>,
-    jac: DMatrix<f64>,
+    /// M and G at the stage being evaluated.
+    point: PointMatrices,
     force: Vec<f64>,
     pub(crate) acc: Vec<f64>,
     pub(crate) mult: Vec<f64>,
@@ -162,19 +169,18 @@ impl StageSolver {
             r,
             dims,
             tab: RadauTableau::new(),
-            lu: DenseLu::new(3 * (n + r)),
-            estimate_lu: DenseLu::new(n + r),
-            m0: DMatrix::zeros(n, n),
-            g0: DMatrix::zeros(r, n),
-            g_stage: std::array::from_fn(|_| DMatrix::zeros(r, n)),
+            matrix: StageMatrix::Dense {
+                stages: DenseLu::new(3 * (n + r)),
+                estimate: DenseLu::new(n + r),
+            },
+            start_point: PointMatrices::dense(dims),
+            g_stage: std::array::from_fn(|_| JacobianStore::new(r, n)),
             stage_jacobians: false,
-            k0: DMatrix::zeros(n, n),
-            c0: DMatrix::zeros(n, n),
+            tangents: TangentStore::dense(n),
             nh0: DMatrix::zeros(dims.k, n),
             nh_work: NhWork::new(dims),
             offset: vec![0.0; dims.k],
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(r, n),
+            point: PointMatrices::dense(dims),
             force: vec![0.0; n],
             acc: vec![0.0; 3 * n],
             mult: vec![0.0; 3 * r],
@@ -194,6 +200,26 @@ impl StageSolver {
         }
     }
 
+    /// Move to the sparse path when `sys` goes on it under the policy `solver`
+    /// (`implicit/iteration.rs`, judged on the stage system); before the first step.
+    pub(crate) fn prepare<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S, solver: KktSolver) {
+        let Some(tangents) = sparse_plan(sys, solver, 3) else {
+            return;
+        };
+        let (start_point, point) = (PointMatrices::sparse(sys), PointMatrices::sparse(sys));
+        if let Some((mass, jac)) = start_point.nonzeros() {
+            self.matrix = StageMatrix::Banded {
+                stages: Box::new(BandedStages::new(mass, jac, &tangents)),
+                estimate: Box::new(BandedIteration::new(mass, jac, &tangents)),
+            };
+        }
+        for g in &mut self.g_stage {
+            g.prepare(sys);
+        }
+        (self.start_point, self.point) = (start_point, point);
+        self.tangents = TangentStore::Sparse(Box::new(tangents));
+    }
+
     /// M, G, K and C at the step start; the factorization held becomes stale.
     pub(crate) fn freeze_tangents<S: ConstrainedSystem + ?Sized, T: Tangents<S>>(
         &mut self,
@@ -202,8 +228,7 @@ impl StageSolver {
         start: &Start<'_>,
     ) -> Result<(), SimError> {
         let (q, v) = start.z.split_at(self.n);
-        kernels::mass(sys, start.t, q, &mut self.m0)?;
-        kernels::jacobian(sys, start.t, q, &mut self.g0)?;
+        self.start_point.eval(sys, start.t, q)?;
         let point = Point {
             t: start.t,
             q,
@@ -211,7 +236,7 @@ impl StageSolver {
             qdd: start.a,
             lambda: start.lambda,
         };
-        tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+        self.tangents.eval(tangents, sys, &point)?;
         self.nh_work
             .eval(sys, self.dims, start.t, q, v, &mut self.nh0)?;
         self.counters.tangents += 1;
@@ -234,20 +259,25 @@ impl StageSolver {
         for (i, g) in self.g_stage.iter_mut().enumerate() {
             let ti = t + self.tab.c[i] * h;
             match self.stage_jacobians {
-                true => kernels::jacobian(sys, ti, &self.q[i * self.n..(i + 1) * self.n], g)?,
-                false => g.copy_from(&self.g0),
+                true => g.eval(sys, ti, &self.q[i * self.n..(i + 1) * self.n])?,
+                false => g.copy_from(self.start_point.jac()),
             }
         }
         let mut singular = !self.factor_both(h, t + h);
-        if singular && self.g0.iter().all(|x| x.is_finite()) && self.rows.reselect(&self.g0, t + h)
-        {
-            singular = !self.factor_both(h, t + h);
+        if singular {
+            let g0 = self.start_point.dense_jac();
+            if g0.iter().all(|x| x.is_finite()) && self.rows.reselect(g0, t + h) {
+                singular = !self.factor_both(h, t + h);
+            }
         }
         if singular {
             self.factored_h = None;
             let (a11, a2_11) = (self.tab.a[0][0], self.tab.a2[0][0]);
-            let w = &self.m0 + &self.k0 * (h * h * a2_11) + &self.c0 * (h * a11);
-            let (block, dependent) = diagnose_singular(&self.g0, Some(&w), sys.coordinate_names());
+            let (k0, c0) = self.tangents.dense_copies();
+            let w = &self.start_point.dense_mass() + &k0 * (h * h * a2_11) + &c0 * (h * a11);
+            let names = sys.coordinate_names();
+            let (block, dependent) =
+                diagnose_singular(self.start_point.dense_jac(), Some(&w), names);
             return Err(SimError::SingularIterationMatrix {
                 t: t + h,
                 h,
@@ -256,7 +286,8 @@ impl StageSolver {
                 dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
             });
         }
-        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t + h);
+        let spread = self.matrix.stages_spread();
+        Conditioning::note(&mut self.conditioning, spread, t + h);
         self.factored_h = Some(h);
         Ok(())
     }
@@ -265,103 +296,83 @@ impl StageSolver {
     /// ([`crate::redundancy`]; rows that regained independence, judged on the estimate's
     /// matrix [W Gᵀ; G 0], are taken back first). Whether both factored.
     fn factor_both(&mut self, h: f64, t: f64) -> bool {
-        self.assemble_estimate(h);
-        let mut ok = self.estimate_lu.factor().is_ok();
+        let mut ok = self.factor_estimate(h);
         if ok && !self.rows.is_empty() {
-            // ω: the largest diagonal entry of M + γh C + (γh)² K (the LU storage holds the
-            // factors by now).
+            // ω: the largest diagonal entry of M + γh C + (γh)² K.
             let gh = self.tab.gamma0 * h;
             let omega = (0..self.n).fold(0.0_f64, |s, i| {
-                let w = self.m0[(i, i)] + gh * self.c0[(i, i)] + gh * gh * self.k0[(i, i)];
+                let (k, c) = self.tangents.diagonal(i);
+                let w = self.start_point.mass_entry(i, i) + gh * c + gh * gh * k;
                 s.max(w.abs())
             });
-            let (lu, spread) = (&self.estimate_lu, self.estimate_lu.pivot_spread());
+            let spread = self.matrix.estimate_spread();
+            let (matrix, g0) = (&mut self.matrix, self.start_point.dense_jac());
             if self
                 .rows
-                .revise(&self.g0, omega, spread, t, |x| lu.solve_in_place(x))
+                .revise(g0, omega, spread, t, |x| matrix.solve_estimate(x))
             {
-                self.assemble_estimate(h);
-                ok = self.estimate_lu.factor().is_ok();
+                ok = self.factor_estimate(h);
             }
         }
-        if !ok {
-            return false;
-        }
-        self.assemble(h);
-        self.lu.factor().is_ok()
+        ok && self.factor_stages(h)
     }
 
-    /// J into the LU storage (unfactored).
-    fn assemble(&mut self, h: f64) {
-        self.lu.matrix_mut().fill(0.0);
-        for si in 0..3 {
-            self.assemble_stage_rows(h, si);
-        }
-        if !self.rows.is_empty() {
-            let (n, r) = (self.n, self.r);
-            let j = self.lu.matrix_mut();
-            let d = self
-                .g0
-                .iter()
-                .fold(0.0_f64, |s, x| s.max(x.abs()))
-                .max(f64::MIN_POSITIVE);
-            self.rows
-                .mask_mapped(j, d, |i| [0, 1, 2].map(|s| Some(3 * n + s * r + i)));
-        }
-    }
-
-    /// Block row `si` of J (dynamic rows of stage si with its Gᵀ block, constraint rows of
-    /// stage si) from the tangents held in `m0`, `k0`, `c0` and stage si's `g_stage`.
-    fn assemble_stage_rows(&mut self, h: f64, si: usize) {
-        let (n, r, m) = (self.n, self.r, self.dims.m);
-        let dyn_rows = 3 * n;
-        let g = &self.g_stage[si];
-        let j = self.lu.matrix_mut();
-        for sj in 0..3 {
-            let (a2, a) = (self.tab.a2[si][sj], self.tab.a[si][sj]);
-            let (cq, cv) = (h * h * a2, h * a);
-            for col in 0..n {
-                for row in 0..n {
-                    let mut x = cq * self.k0[(row, col)] + cv * self.c0[(row, col)];
-                    if si == sj {
-                        x += self.m0[(row, col)];
-                    }
-                    j[(si * n + row, sj * n + col)] = x;
-                }
-                for row in 0..m {
-                    j[(dyn_rows + si * r + row, sj * n + col)] = a2 * g[(row, col)];
-                }
-                for row in m..r {
-                    j[(dyn_rows + si * r + row, sj * n + col)] =
-                        a * g[(row, col)] + h * a2 * self.nh0[(row - m, col)];
-                }
-            }
-        }
-        for row in 0..r {
-            for col in 0..n {
-                j[(si * n + col, dyn_rows + si * r + row)] = g[(row, col)];
-            }
-        }
-    }
-
-    /// [M + γh C + (γh)² K, Gᵀ; G, 0] (γ = γ₀) into the estimate's LU storage (unfactored).
-    fn assemble_estimate(&mut self, h: f64) {
-        let (n, r) = (self.n, self.r);
+    /// Assemble and factor the estimate's matrix; whether it factored (on the sparse path a
+    /// grown tangent pattern first gets its new layouts).
+    fn factor_estimate(&mut self, h: f64) -> bool {
         let gh = self.tab.gamma0 * h;
-        let e = self.estimate_lu.matrix_mut();
-        e.fill(0.0);
-        for col in 0..n {
-            for row in 0..n {
-                e[(row, col)] =
-                    self.m0[(row, col)] + gh * self.c0[(row, col)] + gh * gh * self.k0[(row, col)];
+        match &mut self.matrix {
+            StageMatrix::Dense { estimate, .. } => {
+                let held = (&self.start_point, &self.tangents, &self.g_stage, &self.nh0);
+                let Some(blocks) = dense_blocks(&self.tab, held, self.dims.m) else {
+                    return false;
+                };
+                blocks.estimate_matrix(estimate.matrix_mut(), h, &self.rows);
+                estimate.factor().is_ok()
             }
-            for row in 0..r {
-                e[(n + row, col)] = self.g0[(row, col)];
-                e[(col, n + row)] = self.g0[(row, col)];
+            StageMatrix::Banded { stages, estimate } => {
+                let (Some(nonzeros), TangentStore::Sparse(t)) =
+                    (self.start_point.nonzeros(), &self.tangents)
+                else {
+                    return false;
+                };
+                if !estimate.is_current(t) {
+                    **estimate = BandedIteration::new(nonzeros.0, nonzeros.1, t);
+                    **stages = BandedStages::new(nonzeros.0, nonzeros.1, t);
+                }
+                estimate
+                    .factor(nonzeros, t, (gh * gh, gh), &self.rows)
+                    .is_ok()
             }
         }
-        if !self.rows.is_empty() {
-            self.rows.mask_dense(e, n, &self.g0);
+    }
+
+    /// Assemble and factor J; whether it factored.
+    fn factor_stages(&mut self, h: f64) -> bool {
+        match &mut self.matrix {
+            StageMatrix::Dense { stages, .. } => {
+                let held = (&self.start_point, &self.tangents, &self.g_stage, &self.nh0);
+                let Some(blocks) = dense_blocks(&self.tab, held, self.dims.m) else {
+                    return false;
+                };
+                blocks.stage_matrix(stages.matrix_mut(), h, &self.rows);
+                stages.factor().is_ok()
+            }
+            StageMatrix::Banded { stages, .. } => {
+                let (Some((mass, g0)), TangentStore::Sparse(t)) =
+                    (self.start_point.nonzeros(), &self.tangents)
+                else {
+                    return false;
+                };
+                let g_stage = self.g_stage.each_ref().map(|g| g.sparse.as_ref().unwrap_or(g0));
+                let d = g0.values[..g0.entries().len()]
+                    .iter()
+                    .fold(0.0_f64, |s, x| s.max(x.abs()))
+                    .max(f64::MIN_POSITIVE);
+                stages
+                    .factor((&self.tab, h), (mass, t), g_stage, (&self.rows, d))
+                    .is_ok()
+            }
         }
     }
 
@@ -398,8 +409,7 @@ impl StageSolver {
             self.counters.stage_evaluations += 1;
             let t = t0 + self.tab.c[i] * h;
             let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
-            kernels::mass(sys, t, q, &mut self.mass)?;
-            kernels::jacobian(sys, t, q, &mut self.jac)?;
+            self.point.eval(sys, t, q)?;
             kernels::force(sys, t, q, v, &mut self.force)?;
             let size = q.iter().chain(v).fold(0.0_f64, |s, x| s.max(x.abs()));
             self.state_size = self.state_size.max(size);
@@ -408,20 +418,9 @@ impl StageSolver {
                 &self.acc[i * n..(i + 1) * n],
                 &self.mult[i * r..(i + 1) * r],
             );
-            for row in 0..n {
-                let (mut sum, mut size) = (-self.force[row], self.force[row].abs());
-                for j in 0..n {
-                    let x = self.mass[(row, j)] * a[j];
-                    (sum, size) = (sum + x, size + x.abs());
-                }
-                for j in 0..r {
-                    let x = self.jac[(j, row)] * l[j];
-                    (sum, size) = (sum + x, size + x.abs());
-                }
-                self.res[i * n + row] = sum;
-                let relative = if size > 0.0 { sum.abs() / size } else { 0.0 };
-                self.dynamic_relative = self.dynamic_relative.max(relative);
-            }
+            let out = &mut self.res[i * n..(i + 1) * n];
+            let relative = self.point.dynamic_rows(&self.force, a, l, out);
+            self.dynamic_relative = self.dynamic_relative.max(relative);
         }
         Ok(())
     }
@@ -455,7 +454,7 @@ impl StageSolver {
         if m < r {
             kernels::nh_offset(sys, t, q, &mut self.offset)?;
             for (row, x) in rows[m..].iter_mut().enumerate() {
-                let av: f64 = (0..n).map(|j| self.jac[(m + row, j)] * v[j]).sum();
+                let av = self.point.jac_row_dot(m + row, v);
                 *x = av + self.offset[row];
             }
         }
@@ -502,7 +501,7 @@ impl StageSolver {
             // After a correction, an iterate whose residual is round-off is the solution: the
             // iteration ends there where it would otherwise be given up (below).
             let settled = newt > 1 && self.at_round_off();
-            self.lu.solve_in_place(&mut self.res);
+            self.matrix.solve_stages(&mut self.res);
             if !self.rows.is_empty() {
                 let (n, r) = (self.n, self.r);
                 for s in 0..3 {
@@ -594,19 +593,39 @@ impl StageSolver {
             (eq[k], ev[k]) = (rq, rv);
         }
         self.rhs.fill(0.0);
-        for row in 0..n {
-            let mut x = 0.0;
-            for col in 0..n {
-                let m = self.m0[(row, col)];
-                x += gh * gh * m * ev[col] + (gh * m + gh * gh * self.c0[(row, col)]) * eq[col];
-            }
-            self.rhs[row] = x;
-        }
-        self.estimate_lu.solve_in_place(&mut self.rhs);
+        self.estimate_rhs(gh, eq, ev);
+        self.matrix.solve_estimate(&mut self.rhs);
         for k in 0..n {
             let e = self.rhs[k];
             ev[k] = e / gh - eq[k];
             eq[k] = e;
+        }
+    }
+
+    /// The estimate's right side γh M (γh e_v + e_q) + (γh)² C e_q (the rows of `rhs`, zeroed).
+    fn estimate_rhs(&mut self, gh: f64, eq: &[f64], ev: &[f64]) {
+        match (&self.start_point, &self.tangents) {
+            (PointMatrices::Dense { mass, .. }, TangentStore::Dense { c, .. }) => {
+                for row in 0..self.n {
+                    let mut x = 0.0;
+                    for col in 0..self.n {
+                        let m = mass[(row, col)];
+                        x += gh * gh * m * ev[col] + (gh * m + gh * gh * c[(row, col)]) * eq[col];
+                    }
+                    self.rhs[row] = x;
+                }
+            }
+            (point, TangentStore::Sparse(t)) => {
+                if let Some((mass, _)) = point.nonzeros() {
+                    for (&(i, j), &m) in mass.entries().iter().zip(&mass.values) {
+                        self.rhs[i] += gh * gh * m * ev[j] + gh * m * eq[j];
+                    }
+                }
+                for (&(i, j), &c) in t.pattern.entries().iter().zip(&t.c) {
+                    self.rhs[i] += gh * gh * c * eq[j];
+                }
+            }
+            (PointMatrices::Sparse(_), TangentStore::Dense { .. }) => {}
         }
     }
 
@@ -628,13 +647,12 @@ impl StageSolver {
         self.stage_states(start, h);
         self.residual(sys, start.t, h)?;
         let res = self.res.clone();
-        self.lu.matrix_mut().fill(0.0);
+        let mut j = DMatrix::zeros(3 * (n + r), 3 * (n + r));
         for si in 0..3 {
             let t = start.t + self.tab.c[si] * h;
             let (q, v) = (&self.q[si * n..(si + 1) * n], &self.v[si * n..(si + 1) * n]);
-            kernels::mass(sys, t, q, &mut self.m0)?;
-            kernels::jacobian(sys, t, q, &mut self.g0)?;
-            self.g_stage[si].copy_from(&self.g0);
+            self.start_point.eval(sys, t, q)?;
+            self.g_stage[si].copy_from(self.start_point.jac());
             let point = Point {
                 t,
                 q,
@@ -642,11 +660,42 @@ impl StageSolver {
                 qdd: &self.acc[si * n..(si + 1) * n],
                 lambda: &self.mult[si * r..(si + 1) * r],
             };
-            tangents.eval(sys, &point, &mut self.k0, &mut self.c0)?;
+            self.tangents.eval(tangents, sys, &point)?;
             self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh0)?;
-            self.assemble_stage_rows(h, si);
+            let held = (&self.start_point, &self.tangents, &self.g_stage, &self.nh0);
+            if let Some(blocks) = dense_blocks(&self.tab, held, self.dims.m) {
+                blocks.stage_rows(&mut j, h, si);
+            }
         }
         self.factored_h = None;
-        Ok((res, self.lu.matrix_mut().clone()))
+        Ok((res, j))
     }
+}
+
+/// The dense blocks of the dense path (`None` on the sparse path): the tableau, then M and G
+/// at the step start, K and C, each stage's G and N.
+fn dense_blocks<'a>(
+    tab: &'a RadauTableau,
+    (start, tangents, g_stage, nh0): (
+        &'a PointMatrices,
+        &'a TangentStore,
+        &'a [JacobianStore; 3],
+        &'a DMatrix<f64>,
+    ),
+    m: usize,
+) -> Option<DenseBlocks<'a>> {
+    let (PointMatrices::Dense { mass, jac }, TangentStore::Dense { k, c }) = (start, tangents)
+    else {
+        return None;
+    };
+    Some(DenseBlocks {
+        tab,
+        m0: mass,
+        k0: k,
+        c0: c,
+        nh0,
+        g0: jac,
+        g_stage: g_stage.each_ref().map(|g| &g.dense),
+        m,
+    })
 }

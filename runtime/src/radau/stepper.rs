@@ -36,7 +36,7 @@
 use crate::error::{NewtonDiagnosis, SimError};
 use crate::integrator::controller::Verdict;
 use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
-use crate::kkt::{KktWorkspace, accelerations_into};
+use crate::kkt::{KktSolver, KktWorkspace, accelerations_into};
 use crate::options::{StepControl, Tolerance};
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::{ConstrainedSystem, Dims};
@@ -62,6 +62,8 @@ pub(crate) struct Setup {
     pub(crate) jacobian_reuse: f64,
     pub(crate) stabilization: Stabilization,
     pub(crate) datol: f64,
+    /// The factorization policy (`common.kkt`): the stage system's dense or sparse path.
+    pub(crate) kkt: KktSolver,
 }
 
 /// `radau5.f`'s controller state.
@@ -160,7 +162,8 @@ impl<T> RadauStepper<T> {
         }
     }
 
-    /// The start state at t0: a0 and λ0 from the KKT solve (§2.1).
+    /// The start state at t0: a0 and λ0 from the KKT solve (§2.1); the stage system's path
+    /// chosen for `sys`.
     pub(crate) fn initialize<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -168,6 +171,7 @@ impl<T> RadauStepper<T> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<(), SimError> {
+        self.solver.prepare(sys, self.setup.kkt);
         let n = self.n;
         let s = &mut self.state;
         s.t = t0;
