@@ -248,6 +248,7 @@ impl Newton {
             Outcome::Failed(diagnosis, iterations, correction) => {
                 self.counters.failures += 1;
                 self.factored_h = None;
+                self.tangents.distrust();
                 Err(SimError::NewtonDiverged {
                     t: t_new,
                     h,

@@ -11,9 +11,12 @@
 //! between two bodies that share no joint couples them outside P): P is a hypothesis that the
 //! evaluations check, never an assumption that could lose an entry:
 //! - the exact kernels' dense output is scanned for nonzeros outside P on every evaluation;
-//! - central differences difference every column on their first evaluation, and later ones
-//!   (compressed: one pair of residuals per group of columns no row shares, Curtis–Powell–Reid)
-//!   test every residual row that changed against the rows the group's columns cover;
+//! - central differences difference every column on their first evaluation and on the first
+//!   after a failed Newton iteration; the others (compressed: one pair of residuals per group
+//!   of columns no row shares, Curtis–Powell–Reid) test every residual row that changed
+//!   against the rows the group's columns cover (a nonzero outside P in a row the group covers
+//!   is added to that row's entry instead: it costs Newton's convergence rate, and a failure
+//!   makes the next evaluation a full one);
 //!
 //! and a nonzero found outside P grows it (with its mirror, P stays symmetric): the
 //! evaluation is redone with the grown pattern and every layout built on the old one is rebuilt

@@ -84,6 +84,15 @@ impl TangentStore {
         }
     }
 
+    /// After a failed Newton iteration: have the next evaluation on the sparse path check the
+    /// pattern again with a full one (`pattern.rs`: a nonzero outside it in a row its group
+    /// covers escapes the compressed differences and shows only as slower convergence).
+    pub(crate) fn distrust(&mut self) {
+        if let TangentStore::Sparse(t) = self {
+            t.verified = false;
+        }
+    }
+
     /// (K_ii, C_ii).
     pub(crate) fn diagonal(&self, i: usize) -> (f64, f64) {
         match self {

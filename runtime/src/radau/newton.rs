@@ -564,6 +564,12 @@ impl StageSolver {
         ))
     }
 
+    /// Have the next tangent evaluation check the sparse path's pattern again (a failed or
+    /// crawling solve, see [`TangentStore::distrust`]).
+    pub(crate) fn distrust_tangents(&mut self) {
+        self.tangents.distrust();
+    }
+
     /// Forget the contraction of the last solve (θ and η as at the start of a run): after a
     /// solve with the stage Jacobians, whose contraction says nothing of the usual matrix's,
     /// the next step's first correction must not pass on that η.

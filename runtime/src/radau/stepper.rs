@@ -392,6 +392,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
             // tangents of this step and the stage Jacobians before giving up; the next step
             // factors its usual matrix again.
             self.tangents_kept = false;
+            self.solver.distrust_tangents();
             self.solver.factored_h = None;
             self.solver.stage_jacobians = true;
             let retried = self.solve_once(sys, h);
