@@ -13,7 +13,14 @@
 //!   output but the end point (`mbsim simulate four-bar-chain-bodies --t-end 20 --dt-out 20`),
 //!   its NFCN, CPU per right-hand side and that over the floor (goal ≤ 1.3, run ≤ 0.3 s);
 //! - and, for the small models, the same integration of the crank-angle form (which has the
-//!   sparse forms too) to show the dense models do not pay for them.
+//!   sparse forms too) to show the dense models do not pay for them;
+//! - the implicit methods (issue 27 item 2): Radau IIA at rtol = atol 1e-6 and 1e-8, Newmark,
+//!   HHT-α (α = −0.05) and generalized-α (ρ∞ = 0.8) at h = 1e-3, finite-difference tangents as
+//!   `mbsim simulate` takes them for this model: thread CPU per simulated second before (the
+//!   dense stage/Newton matrix, dense tangents, on a span short enough for the dense path:
+//!   `BEFORE_SPAN`) and after on the same span, and after over a long span (20 s for Radau;
+//!   1.2 s for the α family, which fails at the second passage at t = 1.243 with this step,
+//!   README "Singular passages"), with the stage/Newton matrix's layout.
 //!
 //! Criterion then times the floor (wall clock) of both paths.
 
@@ -22,8 +29,9 @@ use std::time::Duration;
 use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim::runtime::{
-    ConstrainedSystem, DynamicsNonzeros, DynamicsOut, KktWorkspace, Problem, Rkstab, Sparsity,
-    Stabilization, Stabilizer, accelerations_into, integrate,
+    ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Implicit, KktLayout, KktWorkspace, Problem,
+    Radau, Rkstab, Scheme, Sparsity, Stabilization, Stabilizer, StepSize, accelerations_into,
+    integrate,
 };
 use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
 use mbsim_tests::dense_forms::DenseForms;
@@ -205,8 +213,96 @@ fn report() {
     );
 }
 
+/// An implicit method of the table.
+enum Implicits {
+    Radau(f64),
+    Alpha(&'static str, Scheme),
+}
+
+impl Implicits {
+    /// The table's rows: (method, span of the "before" run, span of the long "after" run).
+    fn rows() -> [(Implicits, f64, f64); 5] {
+        let hht = Scheme::Hht { alpha: -0.05 };
+        let gen_alpha = Scheme::GeneralizedAlpha { rho_inf: 0.8 };
+        [
+            (Implicits::Radau(1e-6), 0.2, 20.0),
+            (Implicits::Radau(1e-8), 0.1, 20.0),
+            (Implicits::Alpha("newmark h 1e-3", Scheme::ME451), 0.02, 1.2),
+            (Implicits::Alpha("hht h 1e-3", hht), 0.02, 1.2),
+            (Implicits::Alpha("gen-α h 1e-3", gen_alpha), 0.02, 1.2),
+        ]
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Implicits::Radau(rtol) => format!("radau rtol {rtol:e}"),
+            Implicits::Alpha(name, _) => name.to_string(),
+        }
+    }
+
+    /// The run from the catalog's start over [0, `span`] (no samples but the end): thread CPU
+    /// time, NFCN and crank 0's angle at the end; the layout of its matrix.
+    fn run(&self, sys: &dyn ConstrainedSystem, span: f64) -> (Duration, usize, f64, KktLayout) {
+        let (q0, v0) = start();
+        let problem = Problem::new(0.0, span, &q0, &v0).with_uniform_output(span);
+        let clock = ThreadTime::now();
+        let (outcome, layout) = match self {
+            Implicits::Radau(rtol) => {
+                let m = Radau::adaptive(*rtol);
+                (integrate(sys, &m, &problem), m.layout(sys))
+            }
+            Implicits::Alpha(_, scheme) => {
+                let m = Implicits::alpha(*scheme);
+                (integrate(sys, &m, &problem), m.layout(sys))
+            }
+        };
+        let cpu = clock.elapsed();
+        let (rec, sol) = outcome.expect("implicit run");
+        let angle = rec.q.last().map_or(f64::NAN, |q| q[2 * 81]);
+        (cpu, sol.stats.nfcn, angle, layout)
+    }
+
+    fn alpha(scheme: Scheme) -> Implicit {
+        Implicit::new(scheme, StepSize::Fixed(1e-3))
+    }
+}
+
+/// The implicit methods' table (module docs).
+fn implicit_report() {
+    let chain = FourBarChainBodies::unit();
+    let after: &dyn ConstrainedSystem = &chain;
+    let before = DenseForms(after);
+    println!("\nimplicit methods on four-bar-chain-bodies, thread CPU per simulated second:");
+    println!(
+        "{:<16} {:>6} {:>10} {:>10} {:>8} {:>6} {:>10} {:>6} {:>13}  layout after",
+        "method", "span", "before", "after", "ratio", "long", "after", "NFCN", "crank 0"
+    );
+    for (method, short, long) in Implicits::rows() {
+        let (cpu_before, nfcn_before, angle_before, _) = method.run(&before, short);
+        let (cpu_after, nfcn_after, angle_after, layout) = method.run(after, short);
+        let (cpu_long, nfcn_long, _, _) = method.run(after, long);
+        let per = |cpu: Duration, span: f64| cpu.as_secs_f64() / span;
+        println!(
+            "{:<16} {short:>6} {:>9.3}s {:>9.4}s {:>8.0} {long:>6} {:>9.4}s {nfcn_long:>6} {:>+13.2e}  {layout:?}",
+            method.name(),
+            per(cpu_before, short),
+            per(cpu_after, short),
+            cpu_before.as_secs_f64() / cpu_after.as_secs_f64(),
+            per(cpu_long, long),
+            angle_after - angle_before,
+        );
+        assert_eq!(nfcn_before, nfcn_after, "{}: NFCN before/after", method.name());
+    }
+    println!(
+        "(before: the dense path, the model's sparse forms hidden; span: [0, span] s of both; \
+         long: the after path over [0, long] s; crank 0: its angle at the short span's end, \
+         after − before)"
+    );
+}
+
 fn bench(c: &mut Criterion) {
     report();
+    implicit_report();
     let chain = FourBarChainBodies::unit();
     let after: &dyn ConstrainedSystem = &chain;
     let before = DenseForms(after);

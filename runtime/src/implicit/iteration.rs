@@ -33,18 +33,42 @@ pub(crate) fn sparse_plan<S: ConstrainedSystem + ?Sized>(
     solver: KktSolver,
     stages: usize,
 ) -> Option<SparseTangents> {
+    let (layout, pattern) = plan(sys, solver, stages);
+    match layout {
+        KktLayout::Banded { .. } => pattern.map(SparseTangents::new),
+        KktLayout::Dense { .. } => None,
+    }
+}
+
+/// The layout of the largest system of a method with `stages` stages on `sys` under `solver`
+/// (what a run starts with: a grown tangent pattern widens the band), and the tangent
+/// pattern when the model may go on the sparse path at all.
+fn plan<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    solver: KktSolver,
+    stages: usize,
+) -> (KktLayout, Option<TangentPattern>) {
     let dims = sys.dims();
+    let order = stages * (dims.n + dims.constraint_rows());
     if !sys.has_nonzero_forms() || dims.k > 0 || solver == KktSolver::Dense {
-        return None;
+        return (KktLayout::Dense { order }, None);
     }
     let jac = jacobian_pattern(sys, dims);
     let pattern = TangentPattern::structural(dims.n, &mass_entries(sys, dims.n), &jac);
     let (_, b) = ordering(&pattern, &jac, dims.constraint_rows());
-    let order = stages * (dims.n + dims.constraint_rows());
-    match KktLayout::choose(solver, order, stages * b + stages - 1) {
-        KktLayout::Banded { .. } => Some(SparseTangents::new(pattern)),
-        KktLayout::Dense { .. } => None,
-    }
+    let layout = KktLayout::choose(solver, order, stages * b + stages - 1);
+    (layout, Some(pattern))
+}
+
+/// The layout [`crate::Implicit`] (`stages` = 1: the Newton matrix of order n + m + k) or
+/// [`crate::Radau`] (`stages` = 3: the stage system) starts a run on `sys` with under the
+/// policy `solver` (module docs).
+pub(crate) fn layout<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    solver: KktSolver,
+    stages: usize,
+) -> KktLayout {
+    plan(sys, solver, stages).0
 }
 
 /// The RCM ordering of [W Gᵀ; G 0] for W's pattern `pattern` (n × n, with M's) and the pattern
@@ -136,5 +160,104 @@ impl BandedIteration {
     /// The pivot spread of the current factors.
     pub(crate) fn pivot_spread(&self) -> f64 {
         self.band.pivot_spread()
+    }
+}
+
+/// A small chain for the banded matrices' unit tests: five bodies of three coordinates
+/// (n = 15), two rows joining each pair of neighbours (r = 8), M with 3 × 3 body blocks, K and
+/// C with arbitrary values on the structural tangent pattern; optionally the last row a copy
+/// of the one before (a redundant row).
+#[cfg(test)]
+pub(crate) mod fixture {
+    use nalgebra::DMatrix;
+
+    use super::super::pattern::{SparseTangents, TangentPattern};
+    use crate::sparse::SparseMatrix;
+
+    pub(crate) const N: usize = 15;
+    pub(crate) const R: usize = 8;
+
+    /// A deterministic value in [−1, 1] for entry (i, j) of matrix `seed` (a frequency in j
+    /// that depends on i: rows of distinct i are independent).
+    fn value(seed: usize, i: usize, j: usize) -> f64 {
+        (0.37 * (seed * 131 + i * 17 + j * 7) as f64 + 0.61 * (i * j) as f64).sin()
+    }
+
+    /// M (body blocks, dominant diagonal), G and the tangents.
+    pub(crate) fn system(redundant: bool) -> (SparseMatrix, SparseMatrix, SparseTangents) {
+        let mass: Vec<(usize, usize)> = (0..N)
+            .flat_map(|i| (3 * (i / 3)..3 * (i / 3) + 3).map(move |j| (i, j)))
+            .collect();
+        let jac: Vec<(usize, usize)> = (0..R)
+            .flat_map(|row| (3 * (row / 2)..3 * (row / 2) + 6).map(move |c| (row, c)))
+            .collect();
+        let (mut m, mut g) = (
+            SparseMatrix::new(N, N, mass.clone(), mass.len()),
+            SparseMatrix::new(R, N, jac.clone(), jac.len()),
+        );
+        for (p, &(i, j)) in mass.iter().enumerate() {
+            m.values[p] = if i == j { 4.0 } else { 0.3 * value(1, i.min(j), i.max(j)) };
+        }
+        for (p, &(i, j)) in jac.iter().enumerate() {
+            let row = if redundant && i == R - 1 { R - 2 } else { i };
+            g.values[p] = value(2, row, j);
+        }
+        let mut t = SparseTangents::new(TangentPattern::structural(N, &mass, &jac));
+        for (p, &(i, j)) in t.pattern.entries().iter().enumerate() {
+            (t.k[p], t.c[p]) = (value(3, i, j), 0.5 * value(4, i, j));
+        }
+        (m, g, t)
+    }
+
+    /// A sparse matrix as a dense one.
+    pub(crate) fn dense(a: &SparseMatrix, cols: usize) -> DMatrix<f64> {
+        let mut d = DMatrix::zeros(a.rows(), cols);
+        a.write_dense(&mut d);
+        d
+    }
+
+    /// A right side of length `len`.
+    pub(crate) fn rhs(len: usize) -> Vec<f64> {
+        (0..len).map(|i| value(5, i, 0)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{self, N, R};
+    use super::*;
+    use crate::lu::DenseLu;
+
+    /// The banded matrix solves as the dense [M + cq K + cv C, Gᵀ; G, 0] does, with and
+    /// without a redundant row left out.
+    #[test]
+    fn banded_iteration_matrix_agrees_with_the_dense_one() {
+        for redundant in [false, true] {
+            let (m, g, t) = fixture::system(redundant);
+            let (cq, cv) = (0.01, 0.1);
+            let mut rows = RowSelection::default();
+            if redundant {
+                assert!(rows.reselect(&fixture::dense(&g, N), 0.0), "the last row is a copy");
+            }
+            let mut banded = BandedIteration::new(&m, &g, &t);
+            banded.factor((&m, &g), &t, (cq, cv), &rows).expect("regular");
+            let (k, c) = t.dense_copies();
+            let gd = fixture::dense(&g, N);
+            let mut lu = DenseLu::new(N + R);
+            let a = lu.matrix_mut();
+            a.view_mut((0, 0), (N, N))
+                .copy_from(&(fixture::dense(&m, N) + k * cq + c * cv));
+            a.view_mut((N, 0), (R, N)).copy_from(&gd);
+            a.view_mut((0, N), (N, R)).tr_copy_from(&gd);
+            rows.mask_dense(a, N, &gd);
+            lu.factor().expect("regular");
+            let (mut xb, mut xd) = (fixture::rhs(N + R), fixture::rhs(N + R));
+            banded.solve_in_place(&mut xb);
+            lu.solve_in_place(&mut xd);
+            for i in 0..N + R {
+                // Two pivoting orders on a matrix of condition ~1e2: a few hundred ε.
+                assert!((xb[i] - xd[i]).abs() <= 1e-12 * (1.0 + xd[i].abs()), "{i}");
+            }
+        }
     }
 }

@@ -42,6 +42,7 @@ use crate::integrator::common::invalid;
 use crate::integrator::controller::{Adaptive, Uniform};
 use crate::integrator::driver::Schedule;
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::kkt::KktLayout;
 use crate::options::{StepControl, Tolerance};
 use crate::output::{Observer, Stats};
 use crate::stabilize::Stabilization;
@@ -162,6 +163,13 @@ impl Implicit {
                 control.validate()
             }
         }
+    }
+
+    /// The layout of the Newton matrix a run on `sys` starts with: dense, or banded under the
+    /// RCM ordering on the sparse path (models with the sparse kernel forms, `common.kkt`'s
+    /// rule; `iteration.rs`).
+    pub fn layout<S: ConstrainedSystem + ?Sized>(&self, sys: &S) -> KktLayout {
+        iteration::layout(sys, self.common.kkt, 1)
     }
 
     /// Integrate with the model's exact tangent kernels in the iteration matrix.

@@ -84,7 +84,7 @@ impl NhWork {
         }
         for j in 0..dims.n {
             // δ = ε^{1/3}(1 + |q_j|): truncation and round-off balanced, as the FD tangents.
-            let delta = f64::EPSILON.cbrt() * (1.0 + q[j].abs());
+            let delta = super::tangents::increment(q[j]);
             self.q.copy_from_slice(q);
             self.q[j] = q[j] + delta;
             self.value(sys, dims, t, v, true)?;

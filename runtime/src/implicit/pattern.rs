@@ -280,7 +280,7 @@ mod tests {
     fn the_structural_pattern_is_the_row_cliques() {
         let p = chain();
         let tridiagonal: Vec<(usize, usize)> = (0..4)
-            .flat_map(|i| (i.saturating_sub(1)..(i + 2).min(4)).map(move |j| (i, j)))
+            .flat_map(|i: usize| (i.saturating_sub(1)..(i + 2).min(4)).map(move |j| (i, j)))
             .collect();
         assert_eq!(p.entries(), tridiagonal.as_slice());
         for (q, &(i, j)) in p.entries().iter().enumerate() {

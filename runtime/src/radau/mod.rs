@@ -45,6 +45,7 @@ use crate::integrator::common::invalid;
 use crate::integrator::controller::{Adaptive, Uniform};
 use crate::integrator::driver::Schedule;
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::kkt::KktLayout;
 use crate::options::{StepControl, Tolerance};
 use crate::output::{Observer, Recorder, Stats};
 use crate::stabilize::Stabilization;
@@ -178,6 +179,12 @@ impl Radau {
                 control.validate()
             }
         }
+    }
+
+    /// The layout of the stage system a run on `sys` starts with: dense of order 3(n + m + k),
+    /// or banded with the stages interleaved on the sparse path (`stages.rs`).
+    pub fn layout<S: ConstrainedSystem + ?Sized>(&self, sys: &S) -> KktLayout {
+        crate::implicit::iteration::layout(sys, self.common.kkt, 3)
     }
 
     /// Integrate with the model's exact tangent kernels in the iteration matrix.
