@@ -25,6 +25,7 @@ mod hpim_oracle;
 mod implicit;
 mod implicit_failures;
 mod implicit_nonholonomic;
+mod implicit_sparse;
 mod initialization;
 mod kernels_fd;
 mod mechanisms;

@@ -6,6 +6,8 @@
 //! matrix at one step size), and the tangents of the knife edge (nonholonomic, from `common`).
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod chain;
+
 use std::f64::consts::PI;
 
 use crate::common::{Model, Sys};
