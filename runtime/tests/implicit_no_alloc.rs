@@ -1,7 +1,9 @@
 //! The implicit methods allocate only their setup: a run of 50 steps and one of 100 steps make
 //! the same number of heap allocations (workspaces, the problem's copies, the solution), for
 //! fixed and adaptive steps, exact and finite-difference tangents, full and modified Newton,
-//! and Radau IIA (fixed and adaptive).
+//! and Radau IIA (fixed and adaptive); and on the sparse path (banded Newton and stage
+//! matrices from nonzeros, compressed tangent differences, a tangent pattern grown once by
+//! the first evaluation) on a chain in body coordinates.
 //! Counted per thread (`counted`), so this file is its own test binary.
 
 #[path = "suite/common/mod.rs"]
@@ -13,9 +15,13 @@ mod implicit_models;
 mod counted;
 
 use common::Sys;
+use common::models::FourBarBodies;
 use counted::allocations;
 use implicit_models::Me451;
-use mbsim_runtime::{Implicit, Integrator, NewtonKind, NewtonOptions, Problem, Radau, Scheme};
+use implicit_models::chain::{Nonzeros, Spring, SprungChain};
+use mbsim_runtime::{
+    Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions, Problem, Radau, Scheme,
+};
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
 fn allocations_of_run(method: &Method, t_end: f64, exact: bool) -> usize {
@@ -66,5 +72,45 @@ fn implicit_runs_allocate_only_their_setup() {
                 "{method:?} exact={exact}: allocations grow with the run"
             );
         }
+    }
+}
+
+/// Allocations of one difference-tangent run of `method` on the sparse path (an 8-window chain
+/// in body coordinates with a spring outside the structural pattern) to `t_end`.
+fn allocations_of_sparse_run<I: Integrator>(method: &I, t_end: f64) -> usize {
+    let chain = FourBarBodies::unit(8);
+    let (q0, v0) = chain.state_at(std::f64::consts::FRAC_PI_2, 1.0);
+    let spring = Some(Spring {
+        a: 0,
+        b: chain.bodies() - 1,
+        k: 1e3,
+        rest: -8.0,
+    });
+    let sys = Nonzeros::new(SprungChain { chain, spring });
+    let problem = Problem::new(0.0, t_end, &q0, &v0).with_uniform_output(0.013);
+    let (result, count) = allocations(|| method.integrate_into(&sys, &problem, &mut ()));
+    result.expect("sparse run");
+    count
+}
+
+#[test]
+fn sparse_implicit_runs_allocate_only_their_setup() {
+    let chain = Nonzeros::new(SprungChain {
+        chain: FourBarBodies::unit(8),
+        spring: None,
+    });
+    let newmark = Implicit::newmark(1e-3);
+    let hht = Implicit::hht(-0.05, 1e-6);
+    let (radau, radau_fixed) = (Radau::adaptive(1e-8), Radau::fixed(1e-2));
+    assert!(matches!(newmark.layout(&chain), KktLayout::Banded { .. }));
+    assert!(matches!(radau.layout(&chain), KktLayout::Banded { .. }));
+    let counts = [
+        (allocations_of_sparse_run(&newmark, 0.05), allocations_of_sparse_run(&newmark, 0.1)),
+        (allocations_of_sparse_run(&hht, 0.1), allocations_of_sparse_run(&hht, 0.2)),
+        (allocations_of_sparse_run(&radau, 0.1), allocations_of_sparse_run(&radau, 0.2)),
+        (allocations_of_sparse_run(&radau_fixed, 0.1), allocations_of_sparse_run(&radau_fixed, 0.2)),
+    ];
+    for (i, (short, long)) in counts.into_iter().enumerate() {
+        assert_eq!(short, long, "sparse case {i}: allocations grow with the run");
     }
 }
