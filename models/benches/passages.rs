@@ -5,13 +5,14 @@
 //! `cargo bench -p mbsim-models --bench passages` prints the whole table (several minutes:
 //! the body form at the small constant steps dominates); arguments restrict it: any of a
 //! form (`angles`, `bodies`), method names as in the table (`radau`, `hht-h`, `rk4-h`, …), a
-//! parameter (`1e-8`) and `--t-end T`, e.g.
+//! parameter (`1e-8`), `--t-end T` and `--dense` (the model's sparse kernel forms hidden: the
+//! dense path, as before the sparse one), e.g.
 //! `cargo bench -p mbsim-models --bench passages -- bodies rkstab 1e-10`.
 
 #[path = "../tests/suite/passages_matrix.rs"]
 mod passages_matrix;
 
-use passages_matrix::{Form, Method, T_END, header, measure, output_times, reduction};
+use passages_matrix::{Form, Method, T_END, header, measure_on, output_times, reduction};
 
 const TOLERANCES: [f64; 9] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
 const STEPS: [f64; 4] = [1e-2, 1e-3, 1e-4, 1e-5];
@@ -25,12 +26,13 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    let mut t_end = T_END;
+    let (mut t_end, mut dense) = (T_END, false);
     let mut words = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--t-end" => t_end = it.next().and_then(|s| s.parse().ok()).expect("--t-end T"),
+            "--dense" => dense = true,
             _ => words.push(a.clone()),
         }
     }
@@ -64,7 +66,8 @@ fn main() {
                 if !params.is_empty() && !params.contains(&x) {
                     continue;
                 }
-                println!("{}", measure(method, x, form, t_end, &reference));
+                let cell = measure_on(method, x, (form, dense), t_end, &reference);
+                println!("{cell}");
             }
         }
     }

@@ -291,7 +291,12 @@ fn implicit_report() {
             per(cpu_long, long),
             angle_after - angle_before,
         );
-        assert_eq!(nfcn_before, nfcn_after, "{}: NFCN before/after", method.name());
+        assert_eq!(
+            nfcn_before,
+            nfcn_after,
+            "{}: NFCN before/after",
+            method.name()
+        );
     }
     println!(
         "(before: the dense path, the model's sparse forms hidden; span: [0, span] s of both; \

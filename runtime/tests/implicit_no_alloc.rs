@@ -105,12 +105,27 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
     assert!(matches!(newmark.layout(&chain), KktLayout::Banded { .. }));
     assert!(matches!(radau.layout(&chain), KktLayout::Banded { .. }));
     let counts = [
-        (allocations_of_sparse_run(&newmark, 0.05), allocations_of_sparse_run(&newmark, 0.1)),
-        (allocations_of_sparse_run(&hht, 0.1), allocations_of_sparse_run(&hht, 0.2)),
-        (allocations_of_sparse_run(&radau, 0.1), allocations_of_sparse_run(&radau, 0.2)),
-        (allocations_of_sparse_run(&radau_fixed, 0.1), allocations_of_sparse_run(&radau_fixed, 0.2)),
+        (
+            allocations_of_sparse_run(&newmark, 0.05),
+            allocations_of_sparse_run(&newmark, 0.1),
+        ),
+        (
+            allocations_of_sparse_run(&hht, 0.1),
+            allocations_of_sparse_run(&hht, 0.2),
+        ),
+        (
+            allocations_of_sparse_run(&radau, 0.1),
+            allocations_of_sparse_run(&radau, 0.2),
+        ),
+        (
+            allocations_of_sparse_run(&radau_fixed, 0.1),
+            allocations_of_sparse_run(&radau_fixed, 0.2),
+        ),
     ];
     for (i, (short, long)) in counts.into_iter().enumerate() {
-        assert_eq!(short, long, "sparse case {i}: allocations grow with the run");
+        assert_eq!(
+            short, long,
+            "sparse case {i}: allocations grow with the run"
+        );
     }
 }

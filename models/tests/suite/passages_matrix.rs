@@ -19,6 +19,7 @@ use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, Implicit,
     Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
 };
+use mbsim_tests::dense_forms::DenseForms;
 
 /// The benchmark's span [s].
 pub const T_END: f64 = 20.0;
@@ -246,11 +247,25 @@ pub fn output_times(t_end: f64) -> Vec<f64> {
 
 /// Run one cell over [0, `t_end`], with the reduction at the output times precomputed.
 pub fn measure(method: Method, x: f64, form: Form, t_end: f64, reference: &[f64]) -> Cell {
+    measure_on(method, x, (form, false), t_end, reference)
+}
+
+/// [`measure`] with the model's sparse kernel forms hidden when `dense` ([`DenseForms`]: the
+/// dense path every method took before the sparse one).
+pub fn measure_on(
+    method: Method,
+    x: f64,
+    (form, dense): (Form, bool),
+    t_end: f64,
+    reference: &[f64],
+) -> Cell {
     let (sys, q0, v0, cranks) = form.setup();
     let times = output_times(t_end);
     let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&times);
+    let hidden = DenseForms(sys.as_ref());
+    let sys: &dyn ConstrainedSystem = if dense { &hidden } else { sys.as_ref() };
     let start = ThreadTime::now();
-    let run = method.run(sys.as_ref(), &problem, x);
+    let run = method.run(sys, &problem, x);
     let cpu = start.elapsed();
     let outcome = run.map_err(|e| e.to_string()).map(|(rec, end)| {
         let error = rec

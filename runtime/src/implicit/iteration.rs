@@ -196,7 +196,11 @@ pub(crate) mod fixture {
             SparseMatrix::new(R, N, jac.clone(), jac.len()),
         );
         for (p, &(i, j)) in mass.iter().enumerate() {
-            m.values[p] = if i == j { 4.0 } else { 0.3 * value(1, i.min(j), i.max(j)) };
+            m.values[p] = if i == j {
+                4.0
+            } else {
+                0.3 * value(1, i.min(j), i.max(j))
+            };
         }
         for (p, &(i, j)) in jac.iter().enumerate() {
             let row = if redundant && i == R - 1 { R - 2 } else { i };
@@ -237,10 +241,15 @@ mod tests {
             let (cq, cv) = (0.01, 0.1);
             let mut rows = RowSelection::default();
             if redundant {
-                assert!(rows.reselect(&fixture::dense(&g, N), 0.0), "the last row is a copy");
+                assert!(
+                    rows.reselect(&fixture::dense(&g, N), 0.0),
+                    "the last row is a copy"
+                );
             }
             let mut banded = BandedIteration::new(&m, &g, &t);
-            banded.factor((&m, &g), &t, (cq, cv), &rows).expect("regular");
+            banded
+                .factor((&m, &g), &t, (cq, cv), &rows)
+                .expect("regular");
             let (k, c) = t.dense_copies();
             let gd = fixture::dense(&g, N);
             let mut lu = DenseLu::new(N + R);

@@ -49,8 +49,8 @@ use crate::stabilize::Stabilization;
 use crate::system::ConstrainedSystem;
 use crate::tangent::TangentSystem;
 
-pub(crate) use nonholonomic::NhWork;
 use newton::{Newton, StepStart};
+pub(crate) use nonholonomic::NhWork;
 use stepper::{ErrorTest, ImplicitStepper, Setup};
 use tangents::{Exact, FiniteDifference, Tangents};
 

@@ -505,11 +505,8 @@ impl Newton {
     /// J from M, G, K and C into the dense LU storage (not yet factored).
     fn assemble(&mut self, cq: f64, cv: f64) {
         let (n, r) = (self.dims.n, self.dims.constraint_rows());
-        let (
-            Matrix::Dense(lu),
-            PointMatrices::Dense { mass, jac },
-            TangentStore::Dense { k, c },
-        ) = (&mut self.matrix, &self.point, &self.tangents)
+        let (Matrix::Dense(lu), PointMatrices::Dense { mass, jac }, TangentStore::Dense { k, c }) =
+            (&mut self.matrix, &self.point, &self.tangents)
         else {
             return;
         };

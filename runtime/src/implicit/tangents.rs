@@ -349,8 +349,7 @@ impl SparseDifferences {
         }
         self.point.eval(sys, p.t, &self.x)?;
         kernels::force(sys, p.t, &self.x, p.v, &mut self.force)?;
-        self.point
-            .dynamic_rows(&self.force, p.qdd, p.lambda, out);
+        self.point.dynamic_rows(&self.force, p.qdd, p.lambda, out);
         Ok(())
     }
 
@@ -412,12 +411,13 @@ impl SparseDifferences {
                     let delta = increment(base[j]);
                     for e in pattern.row(j) {
                         let i = pattern.entries()[e].1;
-                        values[pattern.transposed(e)] = (self.plus[i] - self.minus[i]) / (2.0 * delta);
+                        values[pattern.transposed(e)] =
+                            (self.plus[i] - self.minus[i]) / (2.0 * delta);
                         self.covered[i] = true;
                     }
                 }
-                let orphan = (0..self.plus.len())
-                    .any(|i| self.plus[i] != self.minus[i] && !self.covered[i]);
+                let orphan =
+                    (0..self.plus.len()).any(|i| self.plus[i] != self.minus[i] && !self.covered[i]);
                 self.covered.fill(false);
                 if orphan {
                     return Ok(false);

@@ -364,7 +364,10 @@ impl StageSolver {
                 else {
                     return false;
                 };
-                let g_stage = self.g_stage.each_ref().map(|g| g.sparse.as_ref().unwrap_or(g0));
+                let g_stage = self
+                    .g_stage
+                    .each_ref()
+                    .map(|g| g.sparse.as_ref().unwrap_or(g0));
                 let d = g0.values[..g0.entries().len()]
                     .iter()
                     .fold(0.0_f64, |s, x| s.max(x.abs()))

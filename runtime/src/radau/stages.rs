@@ -163,12 +163,17 @@ mod tests {
             let (m, g, t) = fixture::system(redundant);
             let mut rows = RowSelection::default();
             if redundant {
-                assert!(rows.reselect(&fixture::dense(&g, N), 0.0), "the last row is a copy");
+                assert!(
+                    rows.reselect(&fixture::dense(&g, N), 0.0),
+                    "the last row is a copy"
+                );
             }
             // Stage Jacobians: G scaled per stage (distinct blocks, same pattern).
             let stage_g: [SparseMatrix; 3] = std::array::from_fn(|s| {
                 let mut gs = g.clone();
-                gs.values.iter_mut().for_each(|x| *x *= 1.0 + 0.1 * s as f64);
+                gs.values
+                    .iter_mut()
+                    .for_each(|x| *x *= 1.0 + 0.1 * s as f64);
                 gs
             });
             let d = g.values.iter().fold(0.0_f64, |s, x| s.max(x.abs()));

@@ -52,7 +52,10 @@ impl Method {
         };
         vec![
             ("newmark h 1e-3", Method::Implicit(Implicit::newmark(1e-3))),
-            ("hht rtol 1e-6", Method::Implicit(Implicit::hht(-0.05, 1e-6))),
+            (
+                "hht rtol 1e-6",
+                Method::Implicit(Implicit::hht(-0.05, 1e-6)),
+            ),
             (
                 "gen-α rtol 1e-6, modified Newton",
                 Method::Implicit(Implicit::generalized_alpha(0.8, 1e-6).with_newton(modified)),
@@ -118,7 +121,10 @@ fn the_sparse_path_matches_the_dense_path_with_a_spring_outside_the_pattern() {
                 // Round-off can move one convergence test across its bound (HHT: 56 against
                 // 57 iterations); without the spring's entries full Newton needed 1122
                 // iterations against 600 (measured with the pattern's growth disabled).
-                assert!(x.abs_diff(y) <= 1.max(y / 20), "{what}: {counter} {x} vs {y}");
+                assert!(
+                    x.abs_diff(y) <= 1.max(y / 20),
+                    "{what}: {counter} {x} vs {y}"
+                );
             }
             assert_eq!(a.stats.naccpt, b.stats.naccpt, "{what}: steps");
             // The Newton iterations stop within their tolerance (1e-10 relative for the α
