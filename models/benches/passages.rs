@@ -12,7 +12,7 @@
 #[path = "../tests/suite/passages_matrix.rs"]
 mod passages_matrix;
 
-use passages_matrix::{Form, Method, T_END, header, measure_on, output_times, reduction};
+use passages_matrix::{Form, Method, T_END, header, measure, output_times, reduction};
 
 const TOLERANCES: [f64; 9] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
 const STEPS: [f64; 4] = [1e-2, 1e-3, 1e-4, 1e-5];
@@ -66,7 +66,7 @@ fn main() {
                 if !params.is_empty() && !params.contains(&x) {
                     continue;
                 }
-                let cell = measure_on(method, x, (form, dense), t_end, &reference);
+                let cell = measure(method, x, (form, dense), t_end, &reference);
                 println!("{cell}");
             }
         }

@@ -18,7 +18,7 @@ use mbsim_testkit::assert_below;
 /// One cell: run, print, and check the error against `bound` and the drift.
 fn cell(method: Method, x: f64, form: Form, t_end: f64, bound: f64) {
     let reference = reduction(&output_times(t_end));
-    let cell = measure(method, x, form, t_end, &reference);
+    let cell = measure(method, x, (form, false), t_end, &reference);
     eprintln!("{cell}");
     let m = cell
         .outcome

@@ -245,14 +245,10 @@ pub fn output_times(t_end: f64) -> Vec<f64> {
         .collect()
 }
 
-/// Run one cell over [0, `t_end`], with the reduction at the output times precomputed.
-pub fn measure(method: Method, x: f64, form: Form, t_end: f64, reference: &[f64]) -> Cell {
-    measure_on(method, x, (form, false), t_end, reference)
-}
-
-/// [`measure`] with the model's sparse kernel forms hidden when `dense` ([`DenseForms`]: the
-/// dense path every method took before the sparse one).
-pub fn measure_on(
+/// Run one cell over [0, `t_end`], with the reduction at the output times precomputed; with the
+/// model's sparse kernel forms hidden when `dense` ([`DenseForms`]: the dense path every method
+/// took before the sparse one).
+pub fn measure(
     method: Method,
     x: f64,
     (form, dense): (Form, bool),
