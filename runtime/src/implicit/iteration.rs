@@ -23,7 +23,20 @@ use crate::redundancy::RowSelection;
 use crate::sparse::{SparseMatrix, jacobian_pattern, mass_entries};
 use crate::system::ConstrainedSystem;
 
+use super::matrices::PointMatrices;
 use super::pattern::{SparseTangents, TangentPattern};
+use super::tangents::TangentStore;
+
+/// M's and G's nonzeros and the tangents' values of the sparse path (`None` on the dense one).
+pub(crate) fn sparse_parts<'a>(
+    point: &'a PointMatrices,
+    tangents: &'a TangentStore,
+) -> Option<((&'a SparseMatrix, &'a SparseMatrix), &'a SparseTangents)> {
+    match (point.nonzeros(), tangents) {
+        (Some(nonzeros), TangentStore::Sparse(t)) => Some((nonzeros, t)),
+        _ => None,
+    }
+}
 
 /// The tangent storage of the sparse path when `sys` goes on it (module docs) for a method
 /// whose largest system holds `stages` copies of [W Gᵀ; G 0] interleaved; `None` keeps the

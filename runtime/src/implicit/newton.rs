@@ -41,9 +41,8 @@ use crate::kernels;
 use crate::kkt::{Conditioning, KktSolver};
 use crate::lu::{DenseLu, diagnose_singular};
 use crate::system::{ConstrainedSystem, Dims};
-use crate::table::{KernelArgs, KernelId, KernelOut, checked};
 
-use super::iteration::{BandedIteration, sparse_plan};
+use super::iteration::{BandedIteration, sparse_parts, sparse_plan};
 use super::matrices::PointMatrices;
 use super::nonholonomic::NhWork;
 use super::scheme::Coefficients;
@@ -351,19 +350,7 @@ impl Newton {
         let (dyn_rows, rest) = self.res.split_at_mut(d.n);
         let (phi_rows, nh_rows) = rest.split_at_mut(d.m);
         kernels::phi(sys, t, q, phi_rows)?;
-        let args = KernelArgs {
-            t,
-            q,
-            v,
-            lambda: &[],
-            w: &[],
-        };
-        checked(
-            sys,
-            KernelId::NhOffset,
-            &args,
-            KernelOut::Vector(&mut self.offset),
-        )?;
+        kernels::nh_offset(sys, t, q, &mut self.offset)?;
         self.dynamic_relative =
             self.point
                 .dynamic_rows(&self.force, &self.qdd, &self.lambda, dyn_rows);
@@ -466,9 +453,7 @@ impl Newton {
                 lu.factor().is_ok()
             }
             Matrix::Banded(banded) => {
-                let (Some(nonzeros), TangentStore::Sparse(t)) =
-                    (self.point.nonzeros(), &self.tangents)
-                else {
+                let Some((nonzeros, t)) = sparse_parts(&self.point, &self.tangents) else {
                     return false;
                 };
                 if !banded.is_current(t) {

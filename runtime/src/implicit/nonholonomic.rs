@@ -7,7 +7,6 @@ use nalgebra::DMatrix;
 use crate::error::SimError;
 use crate::kernels;
 use crate::system::{ConstrainedSystem, Dims};
-use crate::table::{KernelArgs, KernelId, KernelOut, checked};
 
 /// Central differences of A(t, q) v + b(t, q) in q (v held): N = ∂(A v + b)/∂q, k × n, for the
 /// nonholonomic rows of the iteration matrix. Does nothing when k = 0.
@@ -44,19 +43,7 @@ impl NhWork {
         out_plus: bool,
     ) -> Result<(), SimError> {
         kernels::jacobian(sys, t, &self.q, &mut self.jac)?;
-        let args = KernelArgs {
-            t,
-            q: &self.q,
-            v,
-            lambda: &[],
-            w: &[],
-        };
-        checked(
-            sys,
-            KernelId::NhOffset,
-            &args,
-            KernelOut::Vector(&mut self.offset),
-        )?;
+        kernels::nh_offset(sys, t, &self.q, &mut self.offset)?;
         for i in 0..dims.k {
             let av: f64 = (0..dims.n).map(|j| self.jac[(dims.m + i, j)] * v[j]).sum();
             let value = av + self.offset[i];

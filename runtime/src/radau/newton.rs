@@ -55,7 +55,7 @@ use nalgebra::DMatrix;
 
 use crate::error::{ConstraintRow, NewtonDiagnosis, SimError};
 use crate::implicit::NhWork;
-use crate::implicit::iteration::{BandedIteration, sparse_plan};
+use crate::implicit::iteration::{BandedIteration, sparse_parts, sparse_plan};
 use crate::implicit::matrices::PointMatrices;
 use crate::implicit::tangents::{Point, TangentStore, Tangents};
 use crate::kernels;
@@ -331,9 +331,7 @@ impl StageSolver {
                 estimate.factor().is_ok()
             }
             StageMatrix::Banded { stages, estimate } => {
-                let (Some(nonzeros), TangentStore::Sparse(t)) =
-                    (self.start_point.nonzeros(), &self.tangents)
-                else {
+                let Some((nonzeros, t)) = sparse_parts(&self.start_point, &self.tangents) else {
                     return false;
                 };
                 if !estimate.is_current(t) {
@@ -359,9 +357,7 @@ impl StageSolver {
                 stages.factor().is_ok()
             }
             StageMatrix::Banded { stages, .. } => {
-                let (Some((mass, g0)), TangentStore::Sparse(t)) =
-                    (self.start_point.nonzeros(), &self.tangents)
-                else {
+                let Some(((mass, g0), t)) = sparse_parts(&self.start_point, &self.tangents) else {
                     return false;
                 };
                 let g_stage = self
