@@ -229,29 +229,21 @@ impl KktWorkspace {
                 (Metric::Mass, Some(sp)) => sp.mass.largest_diagonal(),
             };
             let spread = factors.pivot_spread();
-            let shape = (dims.constraint_rows(), dims.n);
-            let regained = match sparse {
-                Some(sp) => self.rows.regained_by_rows(
-                    shape,
-                    |i, out| sp.jac.write_row(i, out),
-                    omega,
-                    t,
-                    |x| factors.solve_in_place(x),
-                ),
-                None => self
-                    .rows
-                    .regained(&self.jac, omega, t, |x| factors.solve_in_place(x)),
+            let solve = |x: &mut [f64]| factors.solve_in_place(x);
+            let changed = match sparse {
+                Some(sp) => {
+                    let jac = &mut self.jac;
+                    let dense = move || {
+                        let jac = { jac }; // moved, not reborrowed: the closure is FnOnce
+                        sp.jac.write_dense(jac);
+                        &*jac
+                    };
+                    let shape = (dims.constraint_rows(), dims.n);
+                    let row = |i: usize, out: &mut [f64]| sp.jac.write_row(i, out);
+                    (self.rows).revise_by_rows(shape, row, dense, (omega, spread, t), solve)
+                }
+                None => self.rows.revise(&self.jac, omega, spread, t, solve),
             };
-            let changed = regained
-                || (self.rows.degraded(spread) && {
-                    densify(
-                        &self.sparse,
-                        Metric::Identity,
-                        &mut self.mass,
-                        &mut self.jac,
-                    );
-                    self.rows.reselect_degraded(&self.jac, spread, t)
-                });
             if changed {
                 regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
             }

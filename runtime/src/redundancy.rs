@@ -176,7 +176,7 @@ impl RowSelection {
     /// left-out rows changed, so that the caller must factor again — a left-out row regained
     /// independence ([`Self::regained`]), or the kept rows lost conditioning and another choice
     /// serves better ([`Self::degraded`]). Nothing to do, and `false`, when no row is left out.
-    /// Every factorization where G enters calls this one method.
+    /// Every factorization where G enters calls this method or its by-rows form.
     pub fn revise(
         &mut self,
         g: &DMatrix<f64>,
@@ -185,11 +185,25 @@ impl RowSelection {
         t: f64,
         solve: impl FnMut(&mut [f64]),
     ) -> bool {
+        self.revise_by_rows(g.shape(), rows_of(g), || g, (omega, spread, t), solve)
+    }
+
+    /// [`Self::revise`] with G given by rows (`row(i, out)`, see [`Self::regained_by_rows`])
+    /// and as a dense matrix only when the kept rows degraded (`dense()`, the cold
+    /// re-selection): the sparse path's G without a dense copy per factorization.
+    pub(crate) fn revise_by_rows<'g>(
+        &mut self,
+        shape: (usize, usize),
+        row: impl Fn(usize, &mut [f64]),
+        dense: impl FnOnce() -> &'g DMatrix<f64>,
+        (omega, spread, t): (f64, f64, f64),
+        solve: impl FnMut(&mut [f64]),
+    ) -> bool {
         if self.is_empty() {
             return false;
         }
-        self.regained(g, omega, t, solve)
-            || (self.degraded(spread) && self.reselect_degraded(g, spread, t))
+        self.regained_by_rows(shape, row, omega, t, solve)
+            || (self.degraded(spread) && self.reselect_degraded(dense(), spread, t))
     }
 
     /// After a successful factorization with rows left out, whose pivot spread is `spread`:
@@ -232,12 +246,7 @@ impl RowSelection {
         t: f64,
         solve: impl FnMut(&mut [f64]),
     ) -> bool {
-        let row = |i: usize, out: &mut [f64]| {
-            for (o, x) in out.iter_mut().zip(g.row(i).iter()) {
-                *o = *x;
-            }
-        };
-        self.regained_by_rows(g.shape(), row, omega, t, solve)
+        self.regained_by_rows(g.shape(), rows_of(g), omega, t, solve)
     }
 
     /// [`Self::regained`] with G given by rows: `row(i, out)` writes row i of the `shape`
@@ -371,9 +380,24 @@ impl RowSelection {
 /// Up to three indices of a larger system that one constraint row maps to.
 pub type Indices = [Option<usize>; 3];
 
+/// Row access `row(i, out)` to a dense G (the by-rows forms' argument).
+fn rows_of(g: &DMatrix<f64>) -> impl Fn(usize, &mut [f64]) + '_ {
+    |i, out| {
+        for (o, x) in out.iter_mut().zip(g.row(i).iter()) {
+            *o = *x;
+        }
+    }
+}
+
 /// The diagonal entry standing in for left-out row i: max_j |g_ij|, or 1 for a zero row.
 pub(crate) fn row_scale(g: &DMatrix<f64>, i: usize) -> f64 {
-    let s = g.row(i).iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+    stand_in(g.row(i).iter())
+}
+
+/// max |x| over a row's entries, or 1 where that is 0 or not finite ([`row_scale`]; the
+/// sparse path folds a row's nonzeros, the same value).
+pub(crate) fn stand_in<'a>(row: impl Iterator<Item = &'a f64>) -> f64 {
+    let s = row.fold(0.0_f64, |s, x| s.max(x.abs()));
     if s > 0.0 && s.is_finite() { s } else { 1.0 }
 }
 

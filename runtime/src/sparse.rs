@@ -93,10 +93,7 @@ impl SparseMatrix {
     /// a left-out row, [`crate::redundancy`]'s `row_scale` of the dense matrix.
     pub(crate) fn row_scale(&self, i: usize) -> f64 {
         let range = self.row_start[i]..self.row_start[i + 1];
-        let s = self.values[range]
-            .iter()
-            .fold(0.0_f64, |s, x| s.max(x.abs()));
-        if s > 0.0 && s.is_finite() { s } else { 1.0 }
+        crate::redundancy::stand_in(self.values[range].iter())
     }
 
     /// max_i |a_ii| over the pattern's diagonal (0 without one): the dense diagonal's fold.
