@@ -32,11 +32,33 @@
 //!
 //! The two PStab (or GGᵀ) passes measure that noise for free: a second pass that does not
 //! contract the position correction quadratically (‖δq₂‖∞ ≥ [`STAGNATION`] ‖δq₁‖∞) and is
-//! round-off sized (|δq₂,i| ≤ [`ROUND_OFF_RELATIVE`] ε |q_i|) is noise, and
-//! [`Stabilizer::round_off`] returns it (else 0). The integrator weights component c of its
-//! error norm with [`Stabilizer::floored_scale`] = max(sk_c, κ |δ₂,c|), κ = [`NOISE_SAFETY`].
-//! With it the chain runs 20 s at rtol 1e-11, 1e-12 and 1e-13, also with the unstabilized
-//! estimate, and Andrews at rtol 1e-13; the thesis' reproductions keep every counter.
+//! round-off sized (‖δq₂‖∞ ≤ [`ROUND_OFF_RELATIVE`] ε ‖q‖∞: Φ's round-off is that of its
+//! largest terms, so a coordinate near 0 is no scale of it) is noise, and its size per block,
+//! ‖δq₂‖∞ for the positions and ‖δv₂‖∞ for the velocities, is the noise level N of the
+//! stabilized state. Only the size is a property of the position: the noise lies in the
+//! directions G nearly loses, and its pattern over the components changes from pass to pass
+//! (a component-wise floor let the realization of one pass decide, and saw nothing where a
+//! coordinate is 0, as the couplers' angles of the A02 chain in body coordinates).
+//!
+//! The integrator weights component c of its error norm with [`Stabilizer::floored_scale`] =
+//! max(sk_c, κ N) (κ = [`NOISE_SAFETY`]), where N is the larger of the attempt's noise and
+//! that of the accepted state the attempt starts from ([`Stabilizer::note_accepted`]): the
+//! error of an attempt from z_n contains the correction at its end point, whose noise is, for
+//! small steps, z_n's, even when this attempt's passes happened to round to little. The weight
+//! is capped at J max(sk_c, κ N(z_n)), J = [`NOISE_JUMP`]: an end point whose noise jumps more
+//! than J above its start's has landed much nearer the singular position (the noise grows like
+//! 1/σ_min(G) in q and 1/σ_min² in v), and is rejected, so that the next attempt ends before
+//! it or steps over it instead of taking that noise into the solution.
+//!
+//! With it RKSTAB runs the 40-window chain 20 s at rtol 1e-11, 1e-12 and 1e-13 in crank angles
+//! (also with the unstabilized estimate) and at 1e-9 … 1e-12 in body coordinates, and Andrews
+//! at rtol 1e-13; the thesis' reproductions keep every counter (no pass stagnates there).
+//! What the floor does not hide: at the four-bar's change point the reaction of the collinear
+//! row grows like 1/(π − t), and with it the field's Lipschitz constant, so the steps shrink
+//! towards the point at tight tolerances by the error of the method itself, not by noise, and
+//! the run stops there with a named [`SimError::SingularConfiguration`]
+//! (`crate::analysis::singular`); the chain's reactions stay bounded through its passages, so
+//! the steps do not shrink and only the noise had stopped them.
 
 mod partition;
 mod partition_options;
@@ -177,9 +199,12 @@ pub struct Stabilizer {
     l: DMatrix<f64>,
     hh: DenseLu,
     zeta: Vec<f64>,
-    /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
-    /// round-off (the round-off floor, see [`Stabilizer::round_off`]).
-    floor_active: bool,
+    /// The noise level (positions, velocities) of the last correction: the sizes ‖δq₂‖∞, ‖δv₂‖∞
+    /// of its second pass if that stagnated at round-off, else 0 (module docs, "Round-off
+    /// floor").
+    noise: [f64; 2],
+    /// The noise level of the last accepted state ([`Stabilizer::note_accepted`]).
+    carried: [f64; 2],
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
@@ -209,7 +234,8 @@ impl Stabilizer {
             l: DMatrix::zeros(if sfull { m } else { 0 }, n),
             hh: DenseLu::new(hr),
             zeta: vec![0.0; hr],
-            floor_active: false,
+            noise: [0.0; 2],
+            carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,
             time: Duration::ZERO,
@@ -252,7 +278,7 @@ impl Stabilizer {
         v: &mut [f64],
         datol: f64,
     ) -> Result<bool, SimError> {
-        self.floor_active = false;
+        self.noise = [0.0; 2];
         if !self.kind.is_post_step() || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
@@ -303,19 +329,19 @@ impl Stabilizer {
 }
 
 impl Stabilizer {
-    /// The round-off noise of component `c` of z = (q, v) (positions first) of the last
-    /// stabilized state: the second pass of the last PStab/GGᵀ correction if that correction
-    /// stagnated at round-off, else `0.0` (module docs, "Round-off floor").
+    /// The round-off noise level of component `c` of z = (q, v) (positions first) at the last
+    /// stabilized state: the size of the second pass of the last PStab/GGᵀ correction over
+    /// c's block (positions or velocities) if that correction stagnated at round-off, or of
+    /// the accepted state's if that is larger; `0.0` when neither did (module docs, "Round-off
+    /// floor").
     pub fn round_off(&self, c: usize) -> f64 {
-        if !self.floor_active {
-            return 0.0;
-        }
-        let n = self.dims.n;
-        if c < n { self.dq[c] } else { self.dv[c - n] }
+        let b = self.block(c);
+        self.noise[b].max(self.carried[b])
     }
 
-    /// The error weight of component `c` with the round-off floor: `max(sk, κ |round_off(c)|)`
-    /// with κ = [`NOISE_SAFETY`], where `sk = atol_c + rtol_c max(|z_n,c|, |z_n+1,c|)` is the
+    /// The error weight of component `c` with the round-off floor: `max(sk, κ round_off(c))`
+    /// with κ = [`NOISE_SAFETY`], capped at `J max(sk, κ N)` with J = [`NOISE_JUMP`] and N the
+    /// accepted state's noise, where `sk = atol_c + rtol_c max(|z_n,c|, |z_n+1,c|)` is the
     /// integrator's weight. Equal to `sk` bit for bit whenever no correction stagnated (in
     /// particular in every run of the thesis' tables), so step sequences and counters do not
     /// change there.
@@ -328,7 +354,19 @@ impl Stabilizer {
         if let Some(gcp) = &self.gcp {
             return gcp.scale(c, sk);
         }
-        sk.max(NOISE_SAFETY * self.round_off(c).abs())
+        let cap = NOISE_JUMP * sk.max(NOISE_SAFETY * self.carried[self.block(c)]);
+        sk.max(NOISE_SAFETY * self.round_off(c)).min(cap)
+    }
+
+    /// The integrator accepted the last attempt: its state's noise level is carried into the
+    /// next step's attempts ([`Stabilizer::round_off`], [`Stabilizer::floored_scale`]).
+    pub fn note_accepted(&mut self) {
+        self.carried = self.noise;
+    }
+
+    /// 0 for a position component of z = (q, v), 1 for a velocity one.
+    fn block(&self, c: usize) -> usize {
+        usize::from(c >= self.dims.n)
     }
 
     /// Copy the partitioned stabilizations' record into `stats`: the events
@@ -354,7 +392,19 @@ pub const NOISE_SAFETY: f64 = 16.0;
 /// two-link attempt to 0.11; noise-dominated ones (chain, Andrews at 1e-13) 7e-5…3.
 pub const STAGNATION: f64 = 1e-3;
 
-/// Largest second position pass, in units of ε |q_c|, that counts as round-off: 2²⁰ ≈ 1e6.
-/// Measured: noise 1…3e3 ε|q_c| (chain at rtol 1e-12/1e-13, Andrews at 1e-13); the two-link
-/// attempt that passes [`STAGNATION`] has 6e12 ε|q_c| (a real remainder).
+/// Largest second position pass ‖δq₂‖∞, in units of ε ‖q‖∞, that counts as round-off: 2²⁰ ≈
+/// 1e6. Measured: noise 0.1…2e3 (the A02 chain in both forms at rtol 1e-9…1e-13, the four-bar
+/// change point, Andrews at 1e-13; 1.5e4 once, a step end 3e-7 s from a passage of the chain);
+/// the two-link attempt that passes [`STAGNATION`] has 6e12 ε |q_c|, a real remainder, six
+/// decades above the bound for any ‖q‖∞ < 6e6 |q_c|.
 pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
+
+/// Largest jump J of the noise level from an accepted state to an attempt's end point that the
+/// floor still covers: 2¹⁰ ≈ 1e3 ([`Stabilizer::floored_scale`]). Measured on the A02 chain in
+/// body coordinates (RKSTAB, rtol 1e-9 … 1e-12): the noise of successive attempts near a
+/// passage varies by up to 1.5 decades (‖δv₂‖∞ 4.9e-10 … 1.6e-8 at one state), while the step
+/// end that, uncapped, put a velocity noise of 1.5e-5 into the solution at rtol 1e-12 (an error
+/// of 2.5e-4 rad after 20 s, against 2.7e-8 with the cap) jumped 3.7e5-fold. J = 1e2 lets rtol
+/// 1e-11 underflow at t = 14.5 (ordinary fluctuations rejected); 1e3 and 1e4 run every
+/// tolerance.
+pub const NOISE_JUMP: f64 = 1024.0;
