@@ -199,11 +199,14 @@ pub struct Stabilizer {
     l: DMatrix<f64>,
     hh: DenseLu,
     zeta: Vec<f64>,
-    /// The noise level (positions, velocities) of the last correction: the sizes ‖δq₂‖∞, ‖δv₂‖∞
-    /// of its second pass if that stagnated at round-off, else 0 (module docs, "Round-off
-    /// floor").
+    /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
+    /// round-off within every coordinate's last bits (module docs, "Round-off floor").
+    floor_active: bool,
+    /// The noise level (positions, velocities) of the last correction if it stagnated at
+    /// round-off mixed into other coordinates: the sizes ‖δq₂‖∞, ‖δv₂‖∞ of its second pass.
     noise: [f64; 2],
-    /// The noise level of the last accepted state ([`Stabilizer::note_accepted`]).
+    /// The largest such level of the last accepted state and of the attempts since
+    /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
@@ -234,6 +237,7 @@ impl Stabilizer {
             l: DMatrix::zeros(if sfull { m } else { 0 }, n),
             hh: DenseLu::new(hr),
             zeta: vec![0.0; hr],
+            floor_active: false,
             noise: [0.0; 2],
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
@@ -278,6 +282,11 @@ impl Stabilizer {
         v: &mut [f64],
         datol: f64,
     ) -> Result<bool, SimError> {
+        // The last attempt's noise was a sample of the noise near the accepted state.
+        for (kept, level) in self.carried.iter_mut().zip(self.noise) {
+            *kept = kept.max(level);
+        }
+        self.floor_active = false;
         self.noise = [0.0; 2];
         if !self.kind.is_post_step() || self.dims.constraint_rows() == 0 {
             return Ok(false);
@@ -329,22 +338,22 @@ impl Stabilizer {
 }
 
 impl Stabilizer {
-    /// The round-off noise level of component `c` of z = (q, v) (positions first) at the last
-    /// stabilized state: the size of the second pass of the last PStab/GGᵀ correction over
-    /// c's block (positions or velocities) if that correction stagnated at round-off, or of
-    /// the accepted state's if that is larger; `0.0` when neither did (module docs, "Round-off
-    /// floor").
+    /// The round-off noise of component `c` of z = (q, v) (positions first) at the last
+    /// stabilized state (module docs, "Round-off floor"): the component's own second pass
+    /// |δ₂,c| if the last PStab/GGᵀ correction stagnated within the last bits of every
+    /// coordinate; the noise level of c's block (positions or velocities) if it stagnated at
+    /// round-off mixed into other coordinates, or if the accepted state's (or an attempt's
+    /// from it) did and that is larger; `0.0` when none did.
     pub fn round_off(&self, c: usize) -> f64 {
-        let b = self.block(c);
-        self.noise[b].max(self.carried[b])
+        self.own_round_off(c).max(self.noise_level(c))
     }
 
-    /// The error weight of component `c` with the round-off floor: `max(sk, κ round_off(c))`
-    /// with κ = [`NOISE_SAFETY`], capped at `J max(sk, κ N)` with J = [`NOISE_JUMP`] and N the
-    /// accepted state's noise, where `sk = atol_c + rtol_c max(|z_n,c|, |z_n+1,c|)` is the
-    /// integrator's weight. Equal to `sk` bit for bit whenever no correction stagnated (in
-    /// particular in every run of the thesis' tables), so step sequences and counters do not
-    /// change there.
+    /// The error weight of component `c` with the round-off floor, where `sk = atol_c + rtol_c
+    /// max(|z_n,c|, |z_n+1,c|)` is the integrator's weight: `max(sk, κ |δ₂,c|)` with κ =
+    /// [`NOISE_SAFETY`] for the own-bits noise, and at least `κ N` for a block noise level N,
+    /// that share at most `J max(sk, κ N_n)` with J = [`NOISE_JUMP`] and N_n the level near
+    /// the accepted state (module docs). Equal to `sk` bit for bit whenever no correction
+    /// stagnated, so step sequences and counters do not change there.
     ///
     /// Under [`Stabilization::Partitioned`] and [`Stabilization::Hybrid`] the weight is ∞ for
     /// the dependent components (error control on the independent ones only, \[HAUG\] §7.3.2)
@@ -354,14 +363,33 @@ impl Stabilizer {
         if let Some(gcp) = &self.gcp {
             return gcp.scale(c, sk);
         }
-        let cap = NOISE_JUMP * sk.max(NOISE_SAFETY * self.carried[self.block(c)]);
-        sk.max(NOISE_SAFETY * self.round_off(c)).min(cap)
+        let near_start = self.carried[self.block(c)];
+        let mixed = (NOISE_SAFETY * self.noise_level(c))
+            .min(NOISE_JUMP * sk.max(NOISE_SAFETY * near_start));
+        sk.max(NOISE_SAFETY * self.own_round_off(c)).max(mixed)
     }
 
-    /// The integrator accepted the last attempt: its state's noise level is carried into the
-    /// next step's attempts ([`Stabilizer::round_off`], [`Stabilizer::floored_scale`]).
+    /// The integrator accepted the last attempt: its state's block noise level is the one
+    /// near the next attempts' start ([`Stabilizer::floored_scale`]).
     pub fn note_accepted(&mut self) {
         self.carried = self.noise;
+    }
+
+    /// |δ₂,c| of the last correction if it stagnated within every coordinate's last bits.
+    fn own_round_off(&self, c: usize) -> f64 {
+        let n = self.dims.n;
+        match (self.floor_active, c < n) {
+            (false, _) => 0.0,
+            (true, true) => self.dq[c].abs(),
+            (true, false) => self.dv[c - n].abs(),
+        }
+    }
+
+    /// The block noise level of component `c`: the last correction's or the one near the
+    /// accepted state, whichever is larger.
+    fn noise_level(&self, c: usize) -> f64 {
+        let b = self.block(c);
+        self.noise[b].max(self.carried[b])
     }
 
     /// 0 for a position component of z = (q, v), 1 for a velocity one.
@@ -407,4 +435,4 @@ pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
 /// of 2.5e-4 rad after 20 s, against 2.7e-8 with the cap) jumped 3.7e5-fold. J = 1e2 lets rtol
 /// 1e-11 underflow at t = 14.5 (ordinary fluctuations rejected); 1e3 and 1e4 run every
 /// tolerance.
-pub const NOISE_JUMP: f64 = 1024.0;
+pub const NOISE_JUMP: f64 = 128.0;
