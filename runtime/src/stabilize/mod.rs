@@ -30,35 +30,44 @@
 //! noise is in the residuals, 3.8e-16 in Φ, not in the factorization), and they were not
 //! adopted.
 //!
-//! The two PStab (or GGᵀ) passes measure that noise for free: a second pass that does not
+//! The two PStab (or GGᵀ) passes measure that noise for free. A second pass that does not
 //! contract the position correction quadratically (‖δq₂‖∞ ≥ [`STAGNATION`] ‖δq₁‖∞) and is
-//! round-off sized (‖δq₂‖∞ ≤ [`ROUND_OFF_RELATIVE`] ε ‖q‖∞: Φ's round-off is that of its
-//! largest terms, so a coordinate near 0 is no scale of it) is noise, and its size per block,
-//! ‖δq₂‖∞ for the positions and ‖δv₂‖∞ for the velocities, is the noise level N of the
-//! stabilized state. Only the size is a property of the position: the noise lies in the
-//! directions G nearly loses, and its pattern over the components changes from pass to pass
-//! (a component-wise floor let the realization of one pass decide, and saw nothing where a
-//! coordinate is 0, as the couplers' angles of the A02 chain in body coordinates).
+//! round-off sized (‖δq₂‖∞ ≤ [`ROUND_OFF_RELATIVE`] ε ‖q‖∞) is noise, of one of two kinds:
+//! - **own bits**: every component within its coordinate's last bits, |δq₂,c| ≤ R ε |q_c|.
+//!   Then the pass itself, component by component, is the noise ([`Stabilizer::round_off`]);
+//! - **mixed**: some coordinate at or near 0 got more than that. P spreads Φ's round-off (that
+//!   of its largest terms) over coordinates whose own size is no scale of it — the couplers'
+//!   angles of the A02 chain in body coordinates stay 0, as does one coordinate of the
+//!   slider-crank with a spring-damper — and the pattern over the components changes from pass
+//!   to pass: only the size is a property of the state. Its noise level is the size per block,
+//!   N = (‖δq₂‖∞, ‖δv₂‖∞) for the positions and for the velocities.
 //!
 //! The integrator weights component c of its error norm with [`Stabilizer::floored_scale`] =
-//! max(sk_c, κ N) (κ = [`NOISE_SAFETY`]), where N is the larger of the attempt's noise and
-//! that of the accepted state the attempt starts from ([`Stabilizer::note_accepted`]): the
-//! error of an attempt from z_n contains the correction at its end point, whose noise is, for
-//! small steps, z_n's, even when this attempt's passes happened to round to little. The weight
-//! is capped at J max(sk_c, κ N(z_n)), J = [`NOISE_JUMP`]: an end point whose noise jumps more
-//! than J above its start's has landed much nearer the singular position (the noise grows like
-//! 1/σ_min(G) in q and 1/σ_min² in v), and is rejected, so that the next attempt ends before
-//! it or steps over it instead of taking that noise into the solution.
+//! max(sk_c, κ |δ₂,c|) for own-bits noise and max(sk_c, κ N) for a noise level (κ =
+//! [`NOISE_SAFETY`]). N is the larger of the attempt's own level and the one near the accepted
+//! state the attempt starts from: the accepted attempt's and every later attempt's from that
+//! state ([`Stabilizer::note_accepted`]). An attempt's error contains the correction at its
+//! end point, whose noise for short steps is that near z_n, even when this attempt's passes
+//! happened to round to little. The level's share of the weight is at most J max(sk_c, κ N_n)
+//! (J = [`NOISE_JUMP`], N_n the level near z_n): an end point whose noise jumps more than J
+//! above the tolerance and above the level near its start has landed much nearer the singular
+//! position (the noise grows like 1/σ_min(G) in q and 1/σ_min² in v), and is rejected once —
+//! the next attempt ends before it or steps over it rather than taking that noise into the
+//! solution; its level then counts as one near z_n, so a state inside such a zone is not
+//! stuck.
 //!
 //! With it RKSTAB runs the 40-window chain 20 s at rtol 1e-11, 1e-12 and 1e-13 in crank angles
-//! (also with the unstabilized estimate) and at 1e-9 … 1e-12 in body coordinates, and Andrews
-//! at rtol 1e-13; the thesis' reproductions keep every counter (no pass stagnates there).
-//! What the floor does not hide: at the four-bar's change point the reaction of the collinear
-//! row grows like 1/(π − t), and with it the field's Lipschitz constant, so the steps shrink
-//! towards the point at tight tolerances by the error of the method itself, not by noise, and
-//! the run stops there with a named [`SimError::SingularConfiguration`]
-//! (`crate::analysis::singular`); the chain's reactions stay bounded through its passages, so
-//! the steps do not shrink and only the noise had stopped them.
+//! (also with the unstabilized estimate) and at rtol 1e-9 … 1e-12 in body coordinates, and
+//! Andrews at rtol 1e-13. The thesis' reproductions keep every printed number: their
+//! stagnating passes are own-bits noise, bit for bit the floor they had, except at the
+//! slider-crank with a spring-damper, whose reference run at rtol 1e-12 (`mbsim repro
+//! continuous`) moved by 3e-16 (the errors against it, ~1e-11, in their fifth digit).
+//! A run that still cannot meet its tolerance near a singular configuration stops with a step
+//! size underflow that the run loop names ([`SimError::SingularConfiguration`],
+//! `crate::analysis::singular`): the four-bar's change point at tight tolerances. Whether a
+//! step carries such a run over the point depends on where its step points fall: at the change
+//! point the reaction of the collinear row grows like 1/(π − t); the motion (0 DOF, crank
+//! driven) continues on the crossing branch, which the runs that pass follow.
 
 mod partition;
 mod partition_options;
@@ -420,19 +429,22 @@ pub const NOISE_SAFETY: f64 = 16.0;
 /// two-link attempt to 0.11; noise-dominated ones (chain, Andrews at 1e-13) 7e-5…3.
 pub const STAGNATION: f64 = 1e-3;
 
-/// Largest second position pass ‖δq₂‖∞, in units of ε ‖q‖∞, that counts as round-off: 2²⁰ ≈
-/// 1e6. Measured: noise 0.1…2e3 (the A02 chain in both forms at rtol 1e-9…1e-13, the four-bar
-/// change point, Andrews at 1e-13; 1.5e4 once, a step end 3e-7 s from a passage of the chain);
-/// the two-link attempt that passes [`STAGNATION`] has 6e12 ε |q_c|, a real remainder, six
-/// decades above the bound for any ‖q‖∞ < 6e6 |q_c|.
+/// Largest second position pass that counts as round-off, in units of ε: R = 2²⁰ ≈ 1e6, for
+/// each component against its coordinate |q_c| (own-bits noise) and for ‖δq₂‖∞ against ‖q‖∞
+/// (either kind). Measured: own-bits noise 1…3e3 ε |q_c| (chain at rtol 1e-12/1e-13, Andrews at
+/// 1e-13); mixed noise of the A02 chain in body coordinates ≤ 9.3e3 ε ‖q‖∞ (99 % below 34;
+/// RKSTAB at rtol 1e-9 … 1e-12); the two-link attempt that passes [`STAGNATION`] has
+/// 6e12 ε |q_c|, a real remainder, six decades above the bound for any ‖q‖∞ < 6e6 |q_c|.
 pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
 
-/// Largest jump J of the noise level from an accepted state to an attempt's end point that the
-/// floor still covers: 2¹⁰ ≈ 1e3 ([`Stabilizer::floored_scale`]). Measured on the A02 chain in
-/// body coordinates (RKSTAB, rtol 1e-9 … 1e-12): the noise of successive attempts near a
-/// passage varies by up to 1.5 decades (‖δv₂‖∞ 4.9e-10 … 1.6e-8 at one state), while the step
-/// end that, uncapped, put a velocity noise of 1.5e-5 into the solution at rtol 1e-12 (an error
-/// of 2.5e-4 rad after 20 s, against 2.7e-8 with the cap) jumped 3.7e5-fold. J = 1e2 lets rtol
-/// 1e-11 underflow at t = 14.5 (ordinary fluctuations rejected); 1e3 and 1e4 run every
-/// tolerance.
+/// Largest jump J of a noise level, over the tolerance and over the level near the accepted
+/// state, that the floor covers at once: 2⁷ = 128 ([`Stabilizer::floored_scale`]). Measured on
+/// the A02 chain in body coordinates (RKSTAB over 20 s at rtol 1e-9, 5e-10, 2e-10, 1e-10,
+/// 5e-11, 2e-11, 1e-11, 5e-12, 2e-12, 1e-12): the levels of successive attempts from one state
+/// near a passage spread over 1.5 decades (‖δv₂‖∞ 4.9e-10 … 1.6e-8), so J must exceed ~30;
+/// without the cap one step end at rtol 1e-12 took in a velocity noise of 1.5e-5, 3.7e5 times
+/// the level near its start, and the run ended 2.5e-4 rad off the reduction. Every J from 32 to
+/// 1024 runs all ten tolerances; the largest errors are 3.4e-6 (J = 32), 4.0e-7 (64),
+/// 1.4e-7 (128, at rtol 1e-9: the method's own error), 1.3e-7 (256), 2.3e-6 (512), 3.3e-6
+/// (1024).
 pub const NOISE_JUMP: f64 = 128.0;
