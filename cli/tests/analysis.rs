@@ -311,7 +311,9 @@ fn rkstab_at_rtol_1e_10_passes_the_change_point_on_the_crossing_branch() {
         worst = worst.max(off(q[1], want[0])).max(off(q[2], want[1]));
     }
     let spread = end.stats.conditioning.map_or(0.0, |c| c.spread);
-    eprintln!("four-bar, rkstab 1e-10 through the change point: error {worst:.2e}, spread {spread:.2e}");
+    eprintln!(
+        "four-bar, rkstab 1e-10 through the change point: error {worst:.2e}, spread {spread:.2e}"
+    );
     assert_below("rkstab 1e-10: error against the branches", worst, 1e-9);
     // The monitor saw the near-singular passage: the spread of a swing of this mechanism is
     // O(10), at the step end next to π it is 7.5e4.
