@@ -58,10 +58,10 @@
 //!
 //! With it RKSTAB runs the 40-window chain 20 s at rtol 1e-11, 1e-12 and 1e-13 in crank angles
 //! (also with the unstabilized estimate) and at rtol 1e-9 … 1e-12 in body coordinates, and
-//! Andrews at rtol 1e-13. The thesis' reproductions keep every printed number: their
-//! stagnating passes are own-bits noise, bit for bit the floor they had, except at the
-//! slider-crank with a spring-damper, whose reference run at rtol 1e-12 (`mbsim repro
-//! continuous`) moved by 3e-16 (the errors against it, ~1e-11, in their fifth digit).
+//! Andrews at rtol 1e-13. `mbsim repro all` prints the same numbers as with the floor of own
+//! bits alone and writes the same CSV files, except for the reference run of the slider-crank
+//! with a spring-damper at rtol 1e-12 (`mbsim repro continuous`; one of its coordinates stays
+//! at 1e-32), which moved by 3e-16: the errors against it, ~1e-11, in their fifth digit.
 //! A run that still cannot meet its tolerance near a singular configuration stops with a step
 //! size underflow that the run loop names ([`SimError::SingularConfiguration`],
 //! `crate::analysis::singular`): the four-bar's change point at tight tolerances. Whether a
