@@ -302,6 +302,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
 
     fn accept(&mut self, t: f64, h: f64) {
         self.dense.prepare(t, h, &self.z, &self.zstab, &self.k);
+        self.stab.note_accepted();
         self.k.swap(0, 6);
         std::mem::swap(&mut self.z, &mut self.zstab);
     }

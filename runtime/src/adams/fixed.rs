@@ -186,6 +186,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for AdamsStepper {
 
     fn accept(&mut self, _t: f64, h: f64) {
         self.engine.accept(h);
+        self.stab.note_accepted();
     }
 
     fn interpolate(&mut self, _sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {

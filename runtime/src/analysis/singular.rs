@@ -24,8 +24,8 @@ use crate::system::ConstrainedSystem;
 /// runs that underflow there — while a well-posed model stays far below it. (Near a rank loss
 /// of G the condition grows like cond(G)²; it also grows when all of G shrinks, as at the
 /// singular slider-crank's (0, π), which the relative condition of G alone cannot see.)
-/// Measured: the change-point four-bar underflows with RKSTAB rtol 1e-10 and 1e-12 at
-/// t ≈ π − 3.5e-6, where this condition is about 1e12.
+/// Measured: the change-point four-bar underflows with RKSTAB rtol 1e-11 at t ≈ π − 6.5e-7 and
+/// rtol 1e-12 at π − 3.8e-6, where this condition is 5.6e13 and 1.6e12.
 pub const SINGULAR_CONDITION: f64 = 1e-6 / f64::EPSILON;
 
 /// `err` as a [`SimError::SingularConfiguration`] when the state `z = (q, v)` (the last

@@ -317,6 +317,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
+        self.stab.note_accepted();
         let dense = &mut self.dense;
         (dense.t, dense.h, dense.prepared) = (t, h, false);
         for (kept, k) in dense.k.iter_mut().zip(self.k.iter_mut()) {

@@ -30,13 +30,44 @@
 //! noise is in the residuals, 3.8e-16 in Φ, not in the factorization), and they were not
 //! adopted.
 //!
-//! The two PStab (or GGᵀ) passes measure that noise for free: a second pass that does not
+//! The two PStab (or GGᵀ) passes measure that noise for free. A second pass that does not
 //! contract the position correction quadratically (‖δq₂‖∞ ≥ [`STAGNATION`] ‖δq₁‖∞) and is
-//! round-off sized (|δq₂,i| ≤ [`ROUND_OFF_RELATIVE`] ε |q_i|) is noise, and
-//! [`Stabilizer::round_off`] returns it (else 0). The integrator weights component c of its
-//! error norm with [`Stabilizer::floored_scale`] = max(sk_c, κ |δ₂,c|), κ = [`NOISE_SAFETY`].
-//! With it the chain runs 20 s at rtol 1e-11, 1e-12 and 1e-13, also with the unstabilized
-//! estimate, and Andrews at rtol 1e-13; the thesis' reproductions keep every counter.
+//! round-off sized (‖δq₂‖∞ ≤ [`ROUND_OFF_RELATIVE`] ε ‖q‖∞) is noise, of one of two kinds:
+//! - **own bits**: every component within its coordinate's last bits, |δq₂,c| ≤ R ε |q_c|.
+//!   Then the pass itself, component by component, is the noise ([`Stabilizer::round_off`]);
+//! - **mixed**: some coordinate at or near 0 got more than that. P spreads Φ's round-off (that
+//!   of its largest terms) over coordinates whose own size is no scale of it — the couplers'
+//!   angles of the A02 chain in body coordinates stay 0, as does one coordinate of the
+//!   slider-crank with a spring-damper — and the pattern over the components changes from pass
+//!   to pass: only the size is a property of the state. Its noise level is the size per block,
+//!   N = (‖δq₂‖∞, ‖δv₂‖∞) for the positions and for the velocities.
+//!
+//! The integrator weights component c of its error norm with [`Stabilizer::floored_scale`] =
+//! max(sk_c, κ |δ₂,c|) for own-bits noise and max(sk_c, κ N) for a noise level (κ =
+//! [`NOISE_SAFETY`]). N is the larger of the attempt's own level and the one near the accepted
+//! state the attempt starts from: the accepted attempt's and every later attempt's from that
+//! state ([`Stabilizer::note_accepted`]). An attempt's error contains the correction at its
+//! end point, whose noise for short steps is that near z_n, even when this attempt's passes
+//! happened to round to little. The level's share of the weight is at most J max(sk_c, κ N_n)
+//! (J = [`NOISE_JUMP`], N_n the level near z_n): an end point whose noise jumps more than J
+//! above the tolerance and above the level near its start has landed much nearer the singular
+//! position (the noise grows like 1/σ_min(G) in q and 1/σ_min² in v), and is rejected once —
+//! the next attempt ends before it or steps over it rather than taking that noise into the
+//! solution; its level then counts as one near z_n, so a state inside such a zone is not
+//! stuck.
+//!
+//! With it RKSTAB runs the 40-window chain 20 s at rtol 1e-11, 1e-12 and 1e-13 in crank angles
+//! (also with the unstabilized estimate) and at rtol 1e-9 … 1e-12 in body coordinates, and
+//! Andrews at rtol 1e-13. `mbsim repro all` prints the same numbers as with the floor of own
+//! bits alone and writes the same CSV files, except for the reference run of the slider-crank
+//! with a spring-damper at rtol 1e-12 (`mbsim repro continuous`; one of its coordinates stays
+//! at 1e-32), which moved by 3e-16: the errors against it, ~1e-11, in their fifth digit.
+//! A run that still cannot meet its tolerance near a singular configuration stops with a step
+//! size underflow that the run loop names ([`SimError::SingularConfiguration`],
+//! `crate::analysis::singular`): the four-bar's change point at tight tolerances. Whether a
+//! step carries such a run over the point depends on where its step points fall: at the change
+//! point the reaction of the collinear row grows like 1/(π − t); the motion (0 DOF, crank
+//! driven) continues on the crossing branch, which the runs that pass follow.
 
 mod partition;
 mod partition_options;
@@ -178,8 +209,14 @@ pub struct Stabilizer {
     hh: DenseLu,
     zeta: Vec<f64>,
     /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
-    /// round-off (the round-off floor, see [`Stabilizer::round_off`]).
+    /// round-off within every coordinate's last bits (module docs, "Round-off floor").
     floor_active: bool,
+    /// The noise level (positions, velocities) of the last correction if it stagnated at
+    /// round-off mixed into other coordinates: the sizes ‖δq₂‖∞, ‖δv₂‖∞ of its second pass.
+    noise: [f64; 2],
+    /// The largest such level of the last accepted state and of the attempts since
+    /// ([`Stabilizer::note_accepted`]).
+    carried: [f64; 2],
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
@@ -210,6 +247,8 @@ impl Stabilizer {
             hh: DenseLu::new(hr),
             zeta: vec![0.0; hr],
             floor_active: false,
+            noise: [0.0; 2],
+            carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,
             time: Duration::ZERO,
@@ -252,7 +291,12 @@ impl Stabilizer {
         v: &mut [f64],
         datol: f64,
     ) -> Result<bool, SimError> {
+        // The last attempt's noise was a sample of the noise near the accepted state.
+        for (kept, level) in self.carried.iter_mut().zip(self.noise) {
+            *kept = kept.max(level);
+        }
         self.floor_active = false;
+        self.noise = [0.0; 2];
         if !self.kind.is_post_step() || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
@@ -303,22 +347,22 @@ impl Stabilizer {
 }
 
 impl Stabilizer {
-    /// The round-off noise of component `c` of z = (q, v) (positions first) of the last
-    /// stabilized state: the second pass of the last PStab/GGᵀ correction if that correction
-    /// stagnated at round-off, else `0.0` (module docs, "Round-off floor").
+    /// The round-off noise of component `c` of z = (q, v) (positions first) at the last
+    /// stabilized state (module docs, "Round-off floor"): the component's own second pass
+    /// |δ₂,c| if the last PStab/GGᵀ correction stagnated within the last bits of every
+    /// coordinate; the noise level of c's block (positions or velocities) if it stagnated at
+    /// round-off mixed into other coordinates, or if the accepted state's (or an attempt's
+    /// from it) did and that is larger; `0.0` when none did.
     pub fn round_off(&self, c: usize) -> f64 {
-        if !self.floor_active {
-            return 0.0;
-        }
-        let n = self.dims.n;
-        if c < n { self.dq[c] } else { self.dv[c - n] }
+        self.own_round_off(c).max(self.noise_level(c))
     }
 
-    /// The error weight of component `c` with the round-off floor: `max(sk, κ |round_off(c)|)`
-    /// with κ = [`NOISE_SAFETY`], where `sk = atol_c + rtol_c max(|z_n,c|, |z_n+1,c|)` is the
-    /// integrator's weight. Equal to `sk` bit for bit whenever no correction stagnated (in
-    /// particular in every run of the thesis' tables), so step sequences and counters do not
-    /// change there.
+    /// The error weight of component `c` with the round-off floor, where `sk = atol_c + rtol_c
+    /// max(|z_n,c|, |z_n+1,c|)` is the integrator's weight: `max(sk, κ |δ₂,c|)` with κ =
+    /// [`NOISE_SAFETY`] for the own-bits noise, and at least `κ N` for a block noise level N,
+    /// that share at most `J max(sk, κ N_n)` with J = [`NOISE_JUMP`] and N_n the level near
+    /// the accepted state (module docs). Equal to `sk` bit for bit whenever no correction
+    /// stagnated, so step sequences and counters do not change there.
     ///
     /// Under [`Stabilization::Partitioned`] and [`Stabilization::Hybrid`] the weight is ∞ for
     /// the dependent components (error control on the independent ones only, \[HAUG\] §7.3.2)
@@ -328,7 +372,38 @@ impl Stabilizer {
         if let Some(gcp) = &self.gcp {
             return gcp.scale(c, sk);
         }
-        sk.max(NOISE_SAFETY * self.round_off(c).abs())
+        let near_start = self.carried[self.block(c)];
+        let mixed = (NOISE_SAFETY * self.noise_level(c))
+            .min(NOISE_JUMP * sk.max(NOISE_SAFETY * near_start));
+        sk.max(NOISE_SAFETY * self.own_round_off(c)).max(mixed)
+    }
+
+    /// The integrator accepted the last attempt: its state's block noise level is the one
+    /// near the next attempts' start ([`Stabilizer::floored_scale`]).
+    pub fn note_accepted(&mut self) {
+        self.carried = self.noise;
+    }
+
+    /// |δ₂,c| of the last correction if it stagnated within every coordinate's last bits.
+    fn own_round_off(&self, c: usize) -> f64 {
+        let n = self.dims.n;
+        match (self.floor_active, c < n) {
+            (false, _) => 0.0,
+            (true, true) => self.dq[c].abs(),
+            (true, false) => self.dv[c - n].abs(),
+        }
+    }
+
+    /// The block noise level of component `c`: the last correction's or the one near the
+    /// accepted state, whichever is larger.
+    fn noise_level(&self, c: usize) -> f64 {
+        let b = self.block(c);
+        self.noise[b].max(self.carried[b])
+    }
+
+    /// 0 for a position component of z = (q, v), 1 for a velocity one.
+    fn block(&self, c: usize) -> usize {
+        usize::from(c >= self.dims.n)
     }
 
     /// Copy the partitioned stabilizations' record into `stats`: the events
@@ -354,7 +429,22 @@ pub const NOISE_SAFETY: f64 = 16.0;
 /// two-link attempt to 0.11; noise-dominated ones (chain, Andrews at 1e-13) 7e-5…3.
 pub const STAGNATION: f64 = 1e-3;
 
-/// Largest second position pass, in units of ε |q_c|, that counts as round-off: 2²⁰ ≈ 1e6.
-/// Measured: noise 1…3e3 ε|q_c| (chain at rtol 1e-12/1e-13, Andrews at 1e-13); the two-link
-/// attempt that passes [`STAGNATION`] has 6e12 ε|q_c| (a real remainder).
+/// Largest second position pass that counts as round-off, in units of ε: R = 2²⁰ ≈ 1e6, for
+/// each component against its coordinate |q_c| (own-bits noise) and for ‖δq₂‖∞ against ‖q‖∞
+/// (either kind). Measured: own-bits noise 1…3e3 ε |q_c| (chain at rtol 1e-12/1e-13, Andrews at
+/// 1e-13); mixed noise of the A02 chain in body coordinates ≤ 9.3e3 ε ‖q‖∞ (99 % below 34;
+/// RKSTAB at rtol 1e-9 … 1e-12); the two-link attempt that passes [`STAGNATION`] has
+/// 6e12 ε |q_c|, a real remainder, six decades above the bound for any ‖q‖∞ < 6e6 |q_c|.
 pub const ROUND_OFF_RELATIVE: f64 = 1_048_576.0;
+
+/// Largest jump J of a noise level, over the tolerance and over the level near the accepted
+/// state, that the floor covers at once: 2⁷ = 128 ([`Stabilizer::floored_scale`]). Measured on
+/// the A02 chain in body coordinates (RKSTAB over 20 s at rtol 1e-9, 5e-10, 2e-10, 1e-10,
+/// 5e-11, 2e-11, 1e-11, 5e-12, 2e-12, 1e-12): the levels of successive attempts from one state
+/// near a passage spread over 1.5 decades (‖δv₂‖∞ 4.9e-10 … 1.6e-8), so J must exceed ~30;
+/// without the cap one step end at rtol 1e-12 took in a velocity noise of 1.5e-5, 3.7e5 times
+/// the level near its start, and the run ended 2.5e-4 rad off the reduction. Every J from 32 to
+/// 1024 runs all ten tolerances; the largest errors are 3.4e-6 (J = 32), 4.0e-7 (64),
+/// 1.4e-7 (128, at rtol 1e-9: the method's own error), 1.3e-7 (256), 2.3e-6 (512), 3.3e-6
+/// (1024).
+pub const NOISE_JUMP: f64 = 128.0;

@@ -108,13 +108,25 @@ impl Stabilizer {
                 v[i] -= self.dv[i];
             }
         }
-        // Round-off floor: the last (second) pass stagnated (no quadratic contraction of the
-        // position correction) at a round-off-sized position correction.
-        self.floor_active = variant.passes >= 2
+        // Round-off floor (module docs): the last (second) pass stagnated (no quadratic
+        // contraction of the position correction) at a round-off-sized position correction,
+        // ‖δq₂‖∞ ≤ R ε ‖q‖∞ (norm-wise: Φ's round-off is that of its largest terms).
+        let second = inf_norm(&self.dq);
+        let bound = super::ROUND_OFF_RELATIVE * f64::EPSILON;
+        let stagnated = variant.passes >= 2
             && correct_positions
-            && inf_norm(&self.dq) >= super::STAGNATION * first
-            && (0..n)
-                .all(|i| self.dq[i].abs() <= super::ROUND_OFF_RELATIVE * f64::EPSILON * q[i].abs());
+            && second >= super::STAGNATION * first
+            && second <= bound * inf_norm(q);
+        // Every component within the last bits of its own coordinate: its pass is its noise.
+        self.floor_active = stagnated && (0..n).all(|i| self.dq[i].abs() <= bound * q[i].abs());
+        // Otherwise P has mixed Φ's round-off into coordinates at or near 0 (the couplers'
+        // angles of the A02 chain in body coordinates): the pattern over the components is no
+        // property of the state, the size per block is its noise level.
+        self.noise = if stagnated && !self.floor_active {
+            [second, inf_norm(&self.dv)]
+        } else {
+            [0.0; 2]
+        };
         Ok(())
     }
 }
