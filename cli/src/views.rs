@@ -69,6 +69,8 @@ impl TangentSystem for Both<'_> {
         nh_matrix_t_lambda_q_into(t: f64, q: &[f64], lambda: &[f64], out: MatOut<'_>) -> ();
         phi_qt_into(t: f64, q: &[f64], out: MatOut<'_>) -> ();
         phi_tt_into(t: f64, q: &[f64], out: &mut [f64]) -> ();
+        tangent_sparsity() -> Option<Sparsity>;
+        tangent_nonzeros_into(t: f64, q: &[f64], v: &[f64], lambda: &[f64], w: &[f64], out: &mut [f64]) -> ();
     }
 }
 

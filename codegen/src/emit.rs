@@ -133,7 +133,8 @@ pub fn emit_file_extras(
     let system = constrained_system(model, kernels, (&name, &fields), views, rt);
     items.push(with_methods(system, kernel_fns));
     if kernels.tangents.is_some() {
-        let tangents = quote!(impl #rt::TangentSystem for #name {});
+        let sparsity = tangent_sparsity(model, kernels, rt);
+        let tangents = quote!(impl #rt::TangentSystem for #name { #sparsity });
         items.push(with_methods(tangents, tangent_fns));
     }
     if kernels.energy.is_some() {
@@ -227,6 +228,17 @@ fn sparsity_consts(model: &Model, kernels: &Kernels, name: &Ident) -> TokenStrea
         format_ident!("A_SPARSITY"),
         " Structural nonzeros of A, row-major.",
     );
+    let tangent_nz = crate::emit_sparse::tangent_pattern(model, kernels).map(|pattern| {
+        let pairs = pattern.iter().map(|&(r, c)| {
+            let (r, c) = (ulit(r), ulit(c));
+            quote!((#r, #c))
+        });
+        quote!(
+            /// Structural nonzeros of the tangent blocks K = ∂(M w + Gᵀλ − Q)/∂q and ∂Q/∂v
+            /// together, row-major.
+            pub const TANGENT_SPARSITY: &'static [(usize, usize)] = &[#(#pairs),*];
+        )
+    });
     quote! {
         impl #name {
             /// Structural nonzeros of Φ_q, row-major.
@@ -235,8 +247,20 @@ fn sparsity_consts(model: &Model, kernels: &Kernels, name: &Ident) -> TokenStrea
             pub const L_SPARSITY: &'static [(usize, usize)] = &[#l_nz];
             #mass_nz
             #a_nz
+            #tangent_nz
         }
     }
+}
+
+/// `tangent_sparsity` of a model with the tangent nonzero form (`emit_sparse::tangent_form`).
+fn tangent_sparsity(model: &Model, kernels: &Kernels, rt: &syn::Path) -> Option<TokenStream> {
+    crate::emit_sparse::tangent_pattern(model, kernels)?;
+    let n = ulit(model.n());
+    Some(quote!(
+        fn tangent_sparsity(&self) -> Option<#rt::Sparsity> {
+            Some(#rt::Sparsity { rows: #n, cols: #n, nonzeros: Self::TANGENT_SPARSITY })
+        }
+    ))
 }
 
 /// `impl ConstrainedSystem` without its kernels: accessors, dimensions, sparsity, names,

@@ -9,7 +9,7 @@ use crate::cse::Schedule;
 use crate::emit::{EmitOptions, ulit};
 use crate::emit_ast::{assign_stmt, entry, indexed, let_stmt, path};
 use crate::emit_expr::{ExprEmitter, Prec};
-use crate::emit_sparse::{nonzero_forms, sparse_forms};
+use crate::emit_sparse::{nonzero_forms, sparse_forms, tangent_form};
 use crate::kernels::{ExprMatrix, Kernels};
 use crate::model::Model;
 use crate::pool::{ExprId, SymbolKind};
@@ -107,6 +107,10 @@ pub(crate) fn kernel_functions(
         let code = kernel_fn(&cx, (spec.method, &inputs(spec, dims)), &[output]);
         methods[g].push(code.method);
         helpers[g].extend(code.helpers);
+    }
+    if let Some(code) = tangent_form(&cx, kernels) {
+        methods[1].push(code.method);
+        helpers[1].extend(code.helpers);
     }
     let Some(sparse) = sparse else {
         let code = fused(&cx, kernels);

@@ -12,6 +12,11 @@
 //! the sparse form itself is split into parts (it then has more than
 //! `EmitOptions::max_statements_per_fn` statements and a heap scratch array of its own), so the
 //! stack holds at most that many entries.
+//!
+//! With `tangents: true` such a model also gets `tangent_nonzeros_into` ([`tangent_form`]): K =
+//! ∂(M w + Gᵀλ − Q)/∂q (the sum built in `kernels.rs`) and ∂Q/∂v on the union of their
+//! nonzeros (`TANGENT_SPARSITY`), for the implicit methods' sparse path; the five dense tangent
+//! kernels stay as they are.
 
 use crate::emit::ulit;
 use crate::emit_kernel::{Context, KernelCode, Output, Shape, kernel_fn};
@@ -213,6 +218,56 @@ impl SparseForms {
             }
         }
     }
+}
+
+/// The tangent blocks' sparse form of a model with the sparse forms and tangents:
+/// `tangent_nonzeros_into(t, q, v, lambda, w, out)` writes K = ∂(M w + Gᵀλ − Q)/∂q on the
+/// nonzeros of `TANGENT_SPARSITY` (the union of K's and ∂Q/∂v's, row-major), then ∂Q/∂v on the
+/// same entries: one schedule for both, no n × n zero fill. `None` for other models.
+pub(crate) fn tangent_form(cx: &Context<'_>, kernels: &Kernels) -> Option<KernelCode> {
+    let t = kernels.tangents.as_ref()?;
+    let k = t.residual_q.as_ref()?;
+    let model = cx.model;
+    let pattern = tangent_pattern(model, kernels)?;
+    let cols = k.cols;
+    let values = (pattern.iter().map(|&(r, c)| k.entries[r * cols + c]))
+        .chain(
+            pattern
+                .iter()
+                .map(|&(r, c)| t.force_v.entries[r * cols + c]),
+        )
+        .collect::<Vec<_>>();
+    let n = model.n();
+    let inputs = [
+        (Input::V, n),
+        (Input::Lambda, k_rows(kernels)),
+        (Input::W, n),
+    ];
+    let out = Output::new(model, "out", Shape::Vector(values.len()), values);
+    Some(kernel_fn(
+        cx,
+        ("tangent_nonzeros_into", &inputs[..]),
+        &[out],
+    ))
+}
+
+/// The union of K's and ∂Q/∂v's structural nonzeros, row-major (`TANGENT_SPARSITY`); `None`
+/// when the model has no tangent nonzero form.
+pub(crate) fn tangent_pattern(model: &Model, kernels: &Kernels) -> Option<Vec<(usize, usize)>> {
+    let t = kernels.tangents.as_ref()?;
+    let k = t.residual_q.as_ref()?;
+    let nonzero = |m: &crate::kernels::ExprMatrix, i: usize| !model.pool.is_zero(m.entries[i]);
+    Some(
+        (0..k.rows * k.cols)
+            .filter(|&i| nonzero(k, i) || nonzero(&t.force_v, i))
+            .map(|i| (i / k.cols, i % k.cols))
+            .collect(),
+    )
+}
+
+/// m + k, the multipliers' length.
+fn k_rows(kernels: &Kernels) -> usize {
+    kernels.phi.len() + kernels.nh_offset.len()
 }
 
 /// An array of `len` zeros for a sparse form's output: on the stack, on the heap when that form

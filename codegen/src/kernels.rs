@@ -90,6 +90,10 @@ pub struct Tangents {
     pub phi_qt: ExprMatrix,
     /// Φ_tt, `m`.
     pub phi_tt: Vec<ExprId>,
+    /// K = ∂(M w + Φ_qᵀ λ_Φ + Aᵀ λ_A − Q)/∂q, `n × n`: the sum the implicit methods' Newton
+    /// matrix needs, built only for a model with the sparse kernel forms, whose one
+    /// `tangent_nonzeros_into` writes it (with ∂Q/∂v) on its nonzeros (`emit_sparse.rs`).
+    pub residual_q: Option<ExprMatrix>,
 }
 
 impl Kernels {
@@ -199,7 +203,8 @@ pub fn derive(model: &mut Model) -> Kernels {
             .energy
             .map(|(kinetic, potential)| [kinetic, potential]),
     };
-    let tangents = model.tangents.then(|| tangents(model, &kernels));
+    let sparse = crate::emit_sparse::nonzero_forms(model, &kernels);
+    let tangents = model.tangents.then(|| tangents(model, &kernels, sparse));
     debug_assert!(model.pool.check_invariants());
     Kernels {
         tangents,
@@ -207,8 +212,9 @@ pub fn derive(model: &mut Model) -> Kernels {
     }
 }
 
-/// The tangent kernels of `model` from its derived kernels (adds λ and w symbols to the pool).
-fn tangents(model: &mut Model, k: &Kernels) -> Tangents {
+/// The tangent kernels of `model` from its derived kernels (adds λ and w symbols to the pool);
+/// with `residual` (a model with the sparse forms) also their sum K.
+fn tangents(model: &mut Model, k: &Kernels, residual: bool) -> Tangents {
     let (n, m, t) = (model.n(), k.phi.len(), model.time);
     let (q, v) = (model.q(), model.v());
     let pool = &mut model.pool;
@@ -228,12 +234,30 @@ fn tangents(model: &mut Model, k: &Kernels) -> Tangents {
     let phi_q_t_lambda = times(pool, &k.phi_q, &lambda[..m], true);
     let nh_t_lambda = times(pool, &k.nh_matrix, &lambda[m..], true);
     let phi_tt = k.phi_t.iter().map(|&e| pool.diff(e, t)).collect();
+    // In the order the pool has always met them (ids, and so the emitted code, unchanged).
+    let force_q = square(pool.jacobian(&k.force, &q));
+    let force_v = square(pool.jacobian(&k.force, &v));
+    let mass_w_q = square(pool.jacobian(&mass_w, &q));
+    let phi_q_t_lambda_q = square(pool.jacobian(&phi_q_t_lambda, &q));
+    let nh_matrix_t_lambda_q = square(pool.jacobian(&nh_t_lambda, &q));
+    let residual_q = residual.then(|| {
+        let blocks = [&mass_w_q, &phi_q_t_lambda_q, &nh_matrix_t_lambda_q];
+        let entries = (0..n * n)
+            .map(|i| {
+                let sum: Vec<ExprId> = blocks.iter().map(|b| b.entries[i]).collect();
+                let sum = pool.add(&sum);
+                pool.sub(sum, force_q.entries[i])
+            })
+            .collect();
+        square(entries)
+    });
     Tangents {
-        force_q: square(pool.jacobian(&k.force, &q)),
-        force_v: square(pool.jacobian(&k.force, &v)),
-        mass_w_q: square(pool.jacobian(&mass_w, &q)),
-        phi_q_t_lambda_q: square(pool.jacobian(&phi_q_t_lambda, &q)),
-        nh_matrix_t_lambda_q: square(pool.jacobian(&nh_t_lambda, &q)),
+        force_q,
+        force_v,
+        mass_w_q,
+        phi_q_t_lambda_q,
+        nh_matrix_t_lambda_q,
+        residual_q,
         phi_qt: ExprMatrix {
             rows: m,
             cols: n,

@@ -9,7 +9,7 @@
 //! `TangentSystem` only for models annotated with `tangents: true`, and `Energy` for models
 //! given by a Lagrangian (`kinetic:` and `potential:`).
 
-use crate::system::ConstrainedSystem;
+use crate::system::{ConstrainedSystem, Sparsity};
 
 /// The `tangent` rows as `TangentSystem` methods.
 macro_rules! tangent_methods {
@@ -32,6 +32,30 @@ macro_rules! energy_methods {
 /// to v it is `−force_v`.
 pub trait TangentSystem: ConstrainedSystem {
     mbsim_kernel_table::kernel_table!(tangent_methods);
+
+    /// The entries written by [`TangentSystem::tangent_nonzeros_into`] (the union of the
+    /// structural nonzeros of K = ∂(M w + Gᵀλ − Q)/∂q and of ∂Q/∂v, row-major); `None` for a
+    /// model without it. Generated code states it for models with the sparse kernel forms
+    /// ([`ConstrainedSystem::has_nonzero_forms`]) and tangents.
+    fn tangent_sparsity(&self) -> Option<Sparsity> {
+        None
+    }
+
+    /// K = `mass_w_q(w) + phi_q_t_lambda_q(λ) + nh_matrix_t_lambda_q(λ) − force_q` on the
+    /// entries of [`TangentSystem::tangent_sparsity`], then ∂Q/∂v on the same entries (`out`
+    /// has twice their number): the implicit methods' tangent blocks with no n × n zero fill.
+    /// NaN for a model without it, which the checked call reports.
+    fn tangent_nonzeros_into(
+        &self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _lambda: &[f64],
+        _w: &[f64],
+        out: &mut [f64],
+    ) {
+        out.fill(f64::NAN);
+    }
 }
 
 /// Kinetic and potential energy of a Lagrangian model.

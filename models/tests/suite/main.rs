@@ -35,3 +35,4 @@ mod serial_arm;
 mod sparse_path;
 mod spatial;
 mod structural_redundant;
+mod tangent_nonzeros;

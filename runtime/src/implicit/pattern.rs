@@ -1,8 +1,9 @@
 //! The pattern of the tangent blocks K = ∂(M a + Gᵀλ − Q)/∂q and C = −∂Q/∂v on the sparse path
 //! of the implicit methods, and K, C held as values on it.
 //!
-//! No kernel states these patterns: the generated tangent kernels write dense n × n matrices,
-//! and most models have none (their tangents are central differences). The pattern starts from
+//! Most models have no tangent kernels (their tangents are central differences), and the dense
+//! ones write n × n matrices; a sparse model's `tangent_nonzeros_into` states its pattern,
+//! which its first evaluation adds (`tangents.rs`). The pattern starts from
 //! what the model's structure implies: Φ_r depends only on the coordinates of its row's
 //! nonzeros, so ∂(Φ_qᵀλ)/∂q couples only coordinates that share a row of Φ_q; and M's row i
 //! is taken to depend on the coordinates of that row (a body's own block in body

@@ -116,13 +116,49 @@ impl TangentStore {
 /// The generated tangent kernels.
 pub(crate) struct Exact {
     tmp: DMatrix<f64>,
+    /// The sparse path's use of the tangent nonzero form (created on its first evaluation).
+    nonzeros: Option<Box<NonzeroForm>>,
 }
 
 impl Exact {
     pub(crate) fn new(n: usize) -> Self {
         Self {
             tmp: DMatrix::zeros(n, n),
+            nonzeros: None,
         }
+    }
+}
+
+/// The output of [`TangentSystem::tangent_nonzeros_into`] and where its entries sit on the
+/// tangent pattern.
+struct NonzeroForm {
+    /// K's values on the form's entries, then ∂Q/∂v's.
+    values: Vec<f64>,
+    /// Pattern index of each of the form's entries.
+    positions: Vec<usize>,
+    /// The pattern generation `positions` was computed for.
+    generation: usize,
+}
+
+impl NonzeroForm {
+    /// Where the form's `entries` sit on `out`'s pattern, which first grows by those outside
+    /// it (the structural guess does not know Q's couplings; cold: once per pattern).
+    fn place(&mut self, entries: &[(usize, usize)], out: &mut SparseTangents) {
+        let index = |out: &SparseTangents, (i, j): (usize, usize)| {
+            let row = out.pattern.row(i);
+            let cols = &out.pattern.entries()[row.clone()];
+            (cols.binary_search_by_key(&j, |e| e.1).ok()).map(|k| row.start + k)
+        };
+        let outside: Vec<(usize, usize)> = (entries.iter().copied())
+            .filter(|&e| index(out, e).is_none())
+            .collect();
+        if !outside.is_empty() {
+            out.grow(outside);
+        }
+        self.positions = (entries.iter())
+            .map(|&e| index(out, e).expect("the pattern holds the form's entries"))
+            .collect();
+        self.generation = out.generation;
     }
 }
 
@@ -156,12 +192,41 @@ impl<S: TangentSystem + ?Sized> Tangents<S> for Exact {
         Ok(())
     }
 
+    /// With the tangent nonzero form: its values scattered onto the pattern, K and −∂Q/∂v,
+    /// every other entry 0 (the form holds every structural nonzero). A non-finite value
+    /// falls back to the dense kernels, whose checked calls name the entry. Without the form:
+    /// the dense kernels' output gathered.
     fn eval_sparse(
         &mut self,
         sys: &S,
         p: &Point<'_>,
         out: &mut SparseTangents,
     ) -> Result<(), SimError> {
+        if let Some(sparsity) = sys.tangent_sparsity() {
+            let entries = sparsity.nonzeros;
+            let form = self.nonzeros.get_or_insert_with(|| {
+                Box::new(NonzeroForm {
+                    values: vec![0.0; 2 * entries.len()],
+                    positions: Vec::new(),
+                    generation: usize::MAX,
+                })
+            });
+            if form.generation != out.generation {
+                form.place(entries, out);
+            }
+            let values = &mut form.values;
+            sys.tangent_nonzeros_into(p.t, p.q, p.v, p.lambda, p.qdd, values);
+            if values.iter().all(|x| x.is_finite()) {
+                let (k, c) = values.split_at(entries.len());
+                out.k.fill(0.0);
+                out.c.fill(0.0);
+                for ((&at, &kij), &fv) in form.positions.iter().zip(k).zip(c) {
+                    (out.k[at], out.c[at]) = (kij, -fv);
+                }
+                out.verified = true;
+                return Ok(());
+            }
+        }
         let (k, c) = out.dense_mut();
         self.eval(sys, p, k, c)?;
         out.absorb_dense();
