@@ -4,7 +4,7 @@
 //! kernels and KKT solve, rtol = 1e-4 … 1e-12, atol = rtol/10.
 //!
 //! Run with `cargo bench -p peers --bench andrews` (add `--features ida` for SUNDIALS IDA). Before the criterion measurements it prints
-//! a table (digits from the end positions against a reference run; cpu = mean thread CPU time
+//! the cost of one PStab projection in right-hand sides, then a table (digits from the end positions against a reference run; cpu = mean thread CPU time
 //! over repeated runs of at least 0.3 s CPU in total). Criterion then measures wall time.
 
 use std::time::Duration;
@@ -15,7 +15,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
 use mbsim_peers::{RunResult, rkstab, rkstab_with, runtime, russell, significant_digits};
-use mbsim_runtime::{Abm, Baumgarte, Dop853, ErrorEstimate, Rkstab, Stabilization};
+use mbsim_runtime::{
+    Abm, Baumgarte, ConstrainedSystem, Dop853, ErrorEstimate, KktWorkspace, Rkstab, Stabilization,
+    Stabilizer, accelerations_into,
+};
 use russell_ode::Method;
 
 const T_END: f64 = 0.03;
@@ -87,6 +90,62 @@ fn mean_time(f: impl Fn()) -> Duration {
         runs += 1;
     }
     start.elapsed() / runs
+}
+
+/// Mean thread CPU time of one call of `f`, in batches of 1000 for at least 0.3 s.
+fn per_call(mut f: impl FnMut()) -> Duration {
+    let start = ThreadTime::now();
+    let mut calls = 0u32;
+    while start.elapsed() < Duration::from_millis(300) {
+        for _ in 0..1000 {
+            f();
+        }
+        calls += 1000;
+    }
+    start.elapsed() / calls
+}
+
+/// What a post-stabilization costs against a right-hand side: one `accelerations_into` (the
+/// fused kernel, the dense KKT LU of order 13, one solve) and one PStab projection (M and G at
+/// the unstabilized point, the same LU, two passes of Φ, G at the first pass's point and a
+/// pair of solves), from a state off the constraints by ~1e-8. DOP853 spends 12 right-hand
+/// sides per step and one projection, RKSTAB 6.
+fn print_projection_cost() {
+    let sys = Sys(Andrews);
+    let d = sys.dims();
+    let (q, v) = (Andrews::Q0.to_vec(), vec![0.1; d.n]);
+    let mut ws = KktWorkspace::new(d);
+    let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
+    let floor = per_call(|| {
+        accelerations_into(
+            &sys,
+            0.0,
+            &q,
+            &v,
+            None,
+            &mut ws,
+            0.0,
+            &mut vdot,
+            &mut lambda,
+        )
+        .expect("regular")
+    });
+    let mut stab = Stabilizer::new(Stabilization::PStab, d);
+    let (mut qs, mut vs) = (q.clone(), v.clone());
+    let projection = per_call(|| {
+        for (i, (a, b)) in qs.iter_mut().zip(&q).enumerate() {
+            *a = b + 1e-8 * ((i % 3) as f64 - 1.0);
+        }
+        vs.copy_from_slice(&v);
+        stab.apply(&sys, 0.0, 1e-3, &mut qs, &mut vs, 0.0)
+            .expect("projection");
+    });
+    let ratio = projection.as_secs_f64() / floor.as_secs_f64();
+    println!(
+        "one right-hand side {floor:.2?}, one PStab projection {projection:.2?} ({ratio:.2} right-hand sides; per step {:.1} % of DOP853's 12, {:.1} % of RKSTAB's 6)",
+        100.0 * ratio / 12.0,
+        100.0 * ratio / 6.0
+    );
 }
 
 fn print_table() {
@@ -186,6 +245,7 @@ fn cost_at(points: &[(f64, f64)], digits: f64) -> Option<f64> {
 }
 
 fn bench(c: &mut Criterion) {
+    print_projection_cost();
     print_table();
     let mut group = c.benchmark_group("andrews_0.03");
     group
