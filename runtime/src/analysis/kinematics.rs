@@ -195,7 +195,7 @@ fn solve_point<S: ConstrainedSystem + ?Sized>(
         SimError::SingularKkt {
             block: SingularBlock::Jacobian,
             ..
-        } => super::singular::name_singularity(sys, f64::NAN, guess, e),
+        } => super::singular::name_singularity(sys, (f64::NAN, None), guess, e),
         other => other,
     })?;
     let diagnosis = super::check(sys, t, &report.q)?;

@@ -26,7 +26,7 @@ mod inverse;
 mod kinematics;
 mod settling;
 pub(crate) mod singular;
-pub use singular::SINGULAR_CONDITION;
+pub use singular::{SINGULAR_CONDITION, SINGULAR_GROWTH};
 
 pub use diagnostics::{Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, jacobian_rank};
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, equilibrium};

@@ -7,7 +7,8 @@
 //! dependent rows; `mbsim check` names them), or a step-size underflow — G = [Φ_q; A] is
 //! evaluated at that state and ranked ([`super::jacobian_rank`]). If it is rank deficient
 //! (a row within [`super::RANK_TOLERANCE`] of the others), or the condition of the augmented
-//! matrix [M Gᵀ; G 0] exceeds [`SINGULAR_CONDITION`], the error becomes
+//! matrix [M Gᵀ; G 0] exceeds [`SINGULAR_CONDITION`] (or, for an underflow, grew more than
+//! [`SINGULAR_GROWTH`]-fold since the run's start), the error becomes
 //! [`SimError::SingularConfiguration`] with t, h, that condition and the dependent rows by name (the rows found dependent, or else the
 //! row closest to the span of the others). Any other failure, or a well-conditioned G, leaves
 //! the error as it was. Cold path: it runs once, after the run has failed.
@@ -28,12 +29,23 @@ use crate::system::ConstrainedSystem;
 /// rtol 1e-12 at π − 3.8e-6, where this condition is 5.6e13 and 1.6e12.
 pub const SINGULAR_CONDITION: f64 = 1e-6 / f64::EPSILON;
 
+/// Growth of the condition of [M Gᵀ; G 0] since the run's start above which a step-size
+/// underflow is blamed on the configuration even below [`SINGULAR_CONDITION`]: the solve's
+/// round-off there is 10⁶ times what the model had at t0, so it is the position, not the
+/// model's scaling, that starves the step (a tight tolerance meets that round-off long before
+/// 10⁻⁶). Measured: the change-point four-bar at RKSTAB rtol 2e-11 underflows 1.6e-4 s before
+/// the point, where the condition is ~1e9 against ~1e1 at t0 (cond·ε ≈ 2e-7 ≫ rtol); a
+/// well-posed model's condition stays within a few decades of its start.
+pub const SINGULAR_GROWTH: f64 = 1e6;
+
 /// `err` as a [`SimError::SingularConfiguration`] when the state `z = (q, v)` (the last
 /// accepted one; its q is what G is evaluated at, at the error's time) is a singular
-/// configuration of `sys` (see the module docs); otherwise `err` unchanged.
+/// configuration of `sys` (see the module docs); otherwise `err` unchanged. `start` is the
+/// run's initial q when known: a step-size underflow where the condition grew more than
+/// [`SINGULAR_GROWTH`]-fold since then is named too.
 pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
     sys: &S,
-    t0: f64,
+    (t0, start): (f64, Option<&[f64]>),
     z: &[f64],
     err: SimError,
 ) -> SimError {
@@ -59,7 +71,11 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
     let rank = super::jacobian_rank(&g, &sys.constraint_names());
     let deficient = rank.rank < d.constraint_rows();
     let condition = augmented_condition(&mass, &g);
-    if !(forced || deficient || condition > SINGULAR_CONDITION) {
+    let grown = || {
+        let start = start.and_then(|q0| start_condition(sys, t0, q0));
+        start.is_some_and(|c0| condition > SINGULAR_GROWTH * c0)
+    };
+    if !(forced || deficient || condition > SINGULAR_CONDITION || grown()) {
         return err;
     }
     let mut rows: Vec<DependentRow> = rank.redundant.into_iter().map(|r| r.row).collect();
@@ -82,6 +98,16 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
         condition,
         rows,
     }
+}
+
+/// The condition of [M Gᵀ; G 0] at (t0, q0); `None` if a kernel fails there.
+fn start_condition<S: ConstrainedSystem + ?Sized>(sys: &S, t0: f64, q0: &[f64]) -> Option<f64> {
+    let d = sys.dims();
+    let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
+    let mut mass = DMatrix::zeros(d.n, d.n);
+    kernels::jacobian(sys, t0, q0, &mut g).ok()?;
+    kernels::mass(sys, t0, q0, &mut mass).ok()?;
+    Some(augmented_condition(&mass, &g))
 }
 
 /// σ_max / σ_min of [M Gᵀ; G 0] (∞ if σ_min = 0).

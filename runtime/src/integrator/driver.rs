@@ -110,12 +110,15 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         schedule: Schedule,
         stats: &mut Stats,
     ) -> Result<(), SimError> {
+        // The start's q, for naming an underflow where the conditioning grew (cold: once).
+        let q0 = stepper.state()[..self.sys.dims().n].to_vec();
         let result = self.start(stepper).and_then(|()| match schedule {
             Schedule::Adaptive { control, h0 } => self.adaptive(stepper, control, h0, stats),
             Schedule::Uniform(u) => self.uniform(stepper, u, stats),
         });
         // A failure at a singular configuration is named (t, dependent rows, condition).
-        let result = result.map_err(|e| name_singularity(self.sys, self.t0, stepper.state(), e));
+        let start = (self.t0, Some(&q0[..]));
+        let result = result.map_err(|e| name_singularity(self.sys, start, stepper.state(), e));
         let c = stepper.counters();
         stats.nfcn = c.nfcn;
         stats.nstab = c.nstab;
