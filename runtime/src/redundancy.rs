@@ -97,6 +97,10 @@ pub struct RowSelection {
     row: Vec<f64>,
     /// The pivot spread of the first factorization with the current set (NaN before it).
     spread_at_selection: f64,
+    /// Factorizations revised ([`RowSelection::revise_by_rows`]) since the set was chosen.
+    revisions: u32,
+    /// The revision at which the regained test is next made ([`probe_interval`]).
+    next_probe: u32,
 }
 
 impl Default for RowSelection {
@@ -108,6 +112,8 @@ impl Default for RowSelection {
             probe: Vec::new(),
             row: Vec::new(),
             spread_at_selection: f64::NAN,
+            revisions: 0,
+            next_probe: 0,
         }
     }
 }
@@ -158,6 +164,7 @@ impl RowSelection {
 
     fn set(&mut self, r: usize, rows: Vec<usize>, t: f64, cause: ReselectionCause) {
         self.spread_at_selection = f64::NAN;
+        (self.revisions, self.next_probe) = (0, 0);
         self.left_out.clear();
         self.left_out.resize(r, false);
         for &i in &rows {
@@ -202,8 +209,13 @@ impl RowSelection {
         if self.is_empty() {
             return false;
         }
-        self.regained_by_rows(shape, row, omega, t, solve)
-            || (self.degraded(spread) && self.reselect_degraded(dense(), spread, t))
+        self.revisions = self.revisions.saturating_add(1);
+        let regained = self.revisions >= self.next_probe && {
+            let (back, closest) = self.probe(shape, row, omega, solve);
+            self.next_probe = self.revisions + probe_interval(self.revisions, closest);
+            self.take_back(back, shape.0, t)
+        };
+        regained || (self.degraded(spread) && self.reselect_degraded(dense(), spread, t))
     }
 
     /// After a successful factorization with rows left out, whose pivot spread is `spread`:
@@ -254,15 +266,30 @@ impl RowSelection {
     /// same arithmetic in the same order as on a dense G, so the same rows come back.
     pub(crate) fn regained_by_rows(
         &mut self,
-        (r, n): (usize, usize),
+        shape: (usize, usize),
         row: impl Fn(usize, &mut [f64]),
         omega: f64,
         t: f64,
-        mut solve: impl FnMut(&mut [f64]),
+        solve: impl FnMut(&mut [f64]),
     ) -> bool {
+        let (back, _) = self.probe(shape, row, omega, solve);
+        self.take_back(back, shape.0, t)
+    }
+
+    /// The regained test's arithmetic ([`Self::regained_by_rows`]): the rows that come back,
+    /// and the largest s_i ω / ‖g_i‖² / √ε over the left-out rows (how close the nearest one
+    /// is to coming back: 1 at the threshold).
+    fn probe(
+        &mut self,
+        (r, n): (usize, usize),
+        row: impl Fn(usize, &mut [f64]),
+        omega: f64,
+        mut solve: impl FnMut(&mut [f64]),
+    ) -> (Vec<usize>, f64) {
         self.probe.resize(n + r, 0.0);
         self.row.resize(n, 0.0);
         let mut back = Vec::new();
+        let mut closest = 0.0_f64;
         for &i in &self.rows {
             row(i, &mut self.row);
             let norm2: f64 = self.row.iter().map(|x| x * x).sum();
@@ -273,10 +300,26 @@ impl RowSelection {
             self.probe[..n].copy_from_slice(&self.row);
             solve(&mut self.probe);
             let s: f64 = (0..n).map(|j| self.row[j] * self.probe[j]).sum();
+            let ratio = s * omega.max(f64::MIN_POSITIVE) / (f64::EPSILON.sqrt() * norm2);
+            closest = closest.max(if ratio.is_nan() { f64::INFINITY } else { ratio });
             if s.is_finite() && s * omega.max(f64::MIN_POSITIVE) >= f64::EPSILON.sqrt() * norm2 {
                 back.push(i);
             }
         }
+        {
+            // TEMP-PROBE-DEBUG
+            use std::sync::atomic::{AtomicU64, Ordering};
+            static MAX: AtomicU64 = AtomicU64::new(0);
+            if closest > f64::from_bits(MAX.load(Ordering::Relaxed)) && back.is_empty() {
+                MAX.store(closest.to_bits(), Ordering::Relaxed);
+                eprintln!("PROBE max closest (not back) {closest:.3e}");
+            }
+        }
+        (back, closest)
+    }
+
+    /// Take the rows `back` back into an `r`-row G's kept set (an event at `t`); whether any.
+    fn take_back(&mut self, back: Vec<usize>, r: usize, t: f64) -> bool {
         if back.is_empty() {
             return false;
         }
@@ -376,6 +419,40 @@ impl RowSelection {
             .fold(0.0_f64, |s, v| s.max(v.abs()))
     }
 }
+
+/// The cadence of the regained test in [`RowSelection::revise_by_rows`]: at every one of the
+/// first [`PROBE_GROWTH`] factorizations after a selection, then every `revisions /
+/// PROBE_GROWTH`-th (at most every [`MAX_PROBE_INTERVAL`]-th) while the closest left-out row
+/// stays below [`PROBE_GUARD`] of the threshold (`closest`, see [`RowSelection::probe`]), and at
+/// every one again once it is above.
+///
+/// Why it catches a returning row as the test at every factorization does: a row left out at
+/// a rank loss (a singular passage, a change point) moves away from the kept rows' span at a
+/// distance d growing about linearly with the time since the loss, and s_i ∝ d². The gap
+/// between two tests is at most 1/[`PROBE_GROWTH`] of the factorizations since the selection,
+/// so d grows by at most ~1/8 between tests (for steps that do not grow several-fold within
+/// that eighth); and once s_i is above [`PROBE_GUARD`] of the threshold (d above 1/10 of
+/// ε^¼) every factorization tests. A row redundant everywhere stays at the round-off floor
+/// (s_i ω/‖g_i‖² ~ ε κ, far below the guard) and is tested once per [`MAX_PROBE_INTERVAL`]
+/// factorizations: one solve per left-out row that often instead of at every factorization.
+fn probe_interval(revisions: u32, closest: f64) -> u32 {
+    if closest >= PROBE_GUARD {
+        1
+    } else {
+        (revisions / PROBE_GROWTH).clamp(1, MAX_PROBE_INTERVAL)
+    }
+}
+
+/// See [`probe_interval`]: the gap between regained tests is at most 1/8 of the factorizations
+/// since the selection.
+pub const PROBE_GROWTH: u32 = 8;
+
+/// See [`probe_interval`]: at most this many factorizations between regained tests.
+pub const MAX_PROBE_INTERVAL: u32 = 32;
+
+/// See [`probe_interval`]: s_i ω/‖g_i‖² at 1/100 of the threshold √ε, i.e. a distance of 1/10
+/// of ε^¼, makes every factorization test again.
+pub const PROBE_GUARD: f64 = 1e-2;
 
 /// Up to three indices of a larger system that one constraint row maps to.
 pub type Indices = [Option<usize>; 3];
