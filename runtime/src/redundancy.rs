@@ -427,8 +427,8 @@ impl RowSelection {
 /// distance d growing about linearly with the time since the loss, and s_i ∝ d². The gap
 /// between two tests is at most 1/[`PROBE_GROWTH`] of the factorizations since the selection,
 /// so d grows by at most ~1/8 between tests (for steps that do not grow several-fold within
-/// that eighth); and once s_i is above [`PROBE_GUARD`] of the threshold (d above √0.1
-/// ε^¼ ≈ 0.32 ε^¼) every factorization tests. A row redundant everywhere stays far below the
+/// that eighth); and once s_i is above [`PROBE_GUARD`] of the threshold (d above
+/// √0.1 ≈ 0.32 of ε^¼) every factorization tests. A row redundant everywhere stays far below the
 /// guard (its distance is the drift's and round-off's: measured ≤ 2.7e-2 of the threshold over
 /// the redundancy bench's pendulum and A02 chain, every method) and is tested once per
 /// [`MAX_PROBE_INTERVAL`] factorizations: one solve per left-out row that often instead of at
