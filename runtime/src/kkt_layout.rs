@@ -16,8 +16,8 @@ use nalgebra::DMatrix;
 
 use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use crate::kkt::Metric;
-use crate::lu::DenseLu;
 use crate::kkt_compact::{Compact, Kept};
+use crate::lu::DenseLu;
 use crate::redundancy::RowSelection;
 use crate::sparse::{SparseKkt, jacobian_pattern};
 use crate::system::{ConstrainedSystem, Dims};
@@ -493,7 +493,12 @@ impl BandedKkt {
         self.band.factor().map_err(|_| ())
     }
 
-    fn factor(&mut self, metric: Metric, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> Result<(), ()> {
+    fn factor(
+        &mut self,
+        metric: Metric,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+    ) -> Result<(), ()> {
         let (n, band) = (self.n, &mut self.band);
         band.clear();
         match metric {

@@ -625,6 +625,72 @@ mod tests {
         assert_eq!((last.t, last.cause), (1.0, ReselectionCause::RankRegained));
     }
 
+    /// The regained test's cadence ([`probe_interval`]): a row moving away from the kept
+    /// row's span linearly in the factorization count comes back within 1/8 of the count at
+    /// which the test at every factorization takes it back (here at the same one: the guard
+    /// has made every factorization test by then); a row that stays dependent is probed at a
+    /// small fraction of the factorizations.
+    #[test]
+    fn the_regained_cadence_keeps_up_with_a_returning_row() {
+        let g_at = |delta: f64| DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, delta]);
+        // Relative distance 1e-7 per factorization: ε^¼ ≈ 1.2e-4 is reached at ~1220.
+        let rate = 1e-7;
+        let factored = |sel: &RowSelection, g: &DMatrix<f64>| {
+            let mut lu = crate::lu::DenseLu::new(3);
+            let a = lu.matrix_mut();
+            a.fill(0.0);
+            a.view_mut((0, 0), (2, 2)).fill_with_identity();
+            for c in 0..2 {
+                let x = g[(1 - sel.left_out()[0], c)];
+                (a[(2, c)], a[(c, 2)]) = (x, x);
+            }
+            lu.factor().expect("regular with the row left out");
+            lu
+        };
+        // The kept system's solve over all rows (the left-out row's entry 0), as kkt.rs gives.
+        let solve_with = |lu: &crate::lu::DenseLu, x: &mut [f64]| {
+            let mut y = [x[0], x[1], x[2]];
+            lu.solve_in_place(&mut y);
+            x[..3].copy_from_slice(&y);
+            x[3] = 0.0;
+        };
+        let mut returns = Vec::new();
+        for every in [true, false] {
+            let mut sel = RowSelection::default();
+            assert!(sel.reselect(&g_at(0.0), 0.0));
+            let back = (1..10_000).find(|&k| {
+                let g = g_at(k as f64 * rate);
+                let lu = factored(&sel, &g);
+                let solve = |x: &mut [f64]| solve_with(&lu, x);
+                match every {
+                    true => sel.regained(&g, 1.0, k as f64, solve),
+                    false => sel.revise(&g, 1.0, lu.pivot_spread(), k as f64, solve),
+                }
+            });
+            returns.push(back.expect("the row comes back"));
+        }
+        let (every, cadence) = (returns[0], returns[1]);
+        assert!(
+            every <= cadence && cadence <= every + every / PROBE_GROWTH as usize,
+            "taken back at {cadence}, every-factorization test at {every}"
+        );
+        // Dependent throughout: probed at the first eight, then at gaps of 1/8 of the count,
+        // at most 32 (~70 probes in 1000 factorizations instead of 1000).
+        let mut sel = RowSelection::default();
+        let g = g_at(0.0);
+        assert!(sel.reselect(&g, 0.0));
+        let lu = factored(&sel, &g);
+        let mut probes = 0;
+        for k in 0..1000 {
+            let solve = |x: &mut [f64]| {
+                probes += 1;
+                solve_with(&lu, x)
+            };
+            assert!(!sel.revise(&g, 1.0, lu.pivot_spread(), k as f64, solve));
+        }
+        assert!(probes < 100, "{probes} probes over 1000 factorizations");
+    }
+
     #[test]
     fn masking_decouples_the_left_out_row() {
         let g = DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 2.0, 0.0]);
