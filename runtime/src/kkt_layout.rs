@@ -100,6 +100,9 @@ pub(crate) struct Factors {
     compacted: bool,
 }
 
+/// A structural pattern as (row, column) pairs.
+pub(crate) type Pattern = Vec<(usize, usize)>;
+
 /// One factorization of a KKT matrix: dense or banded.
 #[derive(Clone, Debug)]
 pub(crate) enum Kkt {
@@ -311,7 +314,7 @@ impl Kkt {
     }
 
     /// The banded path's patterns (M's, G's as (row, column)), `None` on the dense path.
-    pub(crate) fn patterns(&self) -> Option<(Vec<(usize, usize)>, Vec<(usize, usize)>)> {
+    pub(crate) fn patterns(&self) -> Option<(Pattern, Pattern)> {
         match self {
             Kkt::Dense(_) => None,
             Kkt::Banded(b) => Some((b.mass.clone(), b.jac.iter().map(|e| (e.0, e.1)).collect())),
