@@ -199,6 +199,13 @@ impl KktWorkspace {
         self.factors.as_ref().map(Factors::layout)
     }
 
+    /// While rows are left out, the layout of the kept rows' system that is factored instead
+    /// of the whole one (its own RCM ordering and band: that of the mechanism with the
+    /// left-out rows deleted); `None` when no row is left out.
+    pub fn compact_layout(&self) -> Option<KktLayout> {
+        self.factors.as_ref().and_then(Factors::compact_layout)
+    }
+
     /// Assemble [W Gᵀ; G 0] from `self.mass` (or the identity) and `self.jac`, leaving out the
     /// redundant rows ([`crate::redundancy`]), and factor it; the first call chooses the
     /// factorization from `sys`'s patterns. A singular matrix makes a new selection of the

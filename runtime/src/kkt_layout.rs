@@ -16,8 +16,9 @@ use nalgebra::DMatrix;
 
 use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use crate::kkt::Metric;
+use crate::kkt_compact::{Compact, Kept};
 use crate::lu::DenseLu;
-use crate::redundancy::{RowSelection, row_scale};
+use crate::redundancy::RowSelection;
 use crate::sparse::{SparseKkt, jacobian_pattern};
 use crate::system::{ConstrainedSystem, Dims};
 
@@ -84,9 +85,27 @@ impl KktLayout {
     }
 }
 
-/// The factors of one workspace.
+/// The factors of one workspace: those of the whole system [W Gᵀ; G 0], and, while rows are
+/// left out as redundant, those of the system over the kept rows alone ([`Compact`]: its own
+/// pattern, RCM ordering and band, built when the selection changes).
 #[derive(Clone, Debug)]
-pub(crate) enum Factors {
+pub(crate) struct Factors {
+    /// The whole system's factorization (used while no row is left out).
+    full: Kkt,
+    /// The policy the layouts were chosen by (the compacted system's choice too).
+    solver: KktSolver,
+    /// The kept rows' factorization, for the selection it was built for.
+    compact: Option<Box<Compact>>,
+    /// Whether the last factorization was the compacted one.
+    compacted: bool,
+}
+
+/// A structural pattern as (row, column) pairs.
+pub(crate) type Pattern = Vec<(usize, usize)>;
+
+/// One factorization of a KKT matrix: dense or banded.
+#[derive(Clone, Debug)]
+pub(crate) enum Kkt {
     Dense(DenseLu),
     Banded(Box<BandedKkt>),
 }
@@ -99,22 +118,23 @@ pub(crate) struct BandedKkt {
     band: OrderedBand,
     /// M's structural nonzeros (with the whole diagonal).
     mass: Vec<(usize, usize)>,
-    /// G's structural nonzeros as (row, column).
-    jac: Vec<(usize, usize)>,
+    /// The factored rows' structural nonzeros of G as (row of G, column, row of the factored
+    /// block: the same index for the whole system, the kept row's rank for a compacted one).
+    jac: Vec<(usize, usize, usize)>,
     /// Whether the patterns have been checked against evaluated matrices (on the sparse path
-    /// there is nothing outside them to check).
+    /// there is nothing outside them to check; a compacted system's are the whole one's).
     checked: bool,
     /// The sparse path's band slots ([`Slots`]).
     slots: Option<Slots>,
 }
 
-/// Where the sparse path's nonzeros go in the band storage: M's value p at `mass[p]`, G's
-/// value p at `jac[p]` (its row of G) and at its mirror in Gᵀ, the identity metric's ones at
-/// `diagonal`.
+/// Where the sparse path's nonzeros go in the band storage: M's value p at `mass[p]`; for each
+/// factored nonzero of G, (its value's index p, its slot, the slot of its mirror in Gᵀ); the
+/// identity metric's ones at `diagonal`.
 #[derive(Clone, Debug)]
 struct Slots {
     mass: Vec<usize>,
-    jac: Vec<(usize, usize)>,
+    jac: Vec<(usize, usize, usize)>,
     diagonal: Vec<usize>,
 }
 
@@ -128,56 +148,59 @@ impl Factors {
     ) -> Factors {
         let order = dims.n + dims.constraint_rows();
         let small = order < KktSolver::MIN_BANDED_ORDER;
-        if solver == KktSolver::Dense || (solver == KktSolver::Auto && small) {
-            return Factors::Dense(DenseLu::new(order));
-        }
-        let mass = mass_pattern(sys, dims.n);
-        let rows = dims.constraint_rows();
-        let mut jac = jacobian_pattern(sys, sys.dims());
-        jac.retain(|&(r, _)| r < rows);
-        let edges = kkt_edges(dims.n, &mass, &jac);
-        let (position, b) = rcm_position(order, &edges);
-        match KktLayout::choose(solver, order, b) {
-            KktLayout::Dense { .. } => Factors::Dense(DenseLu::new(order)),
-            KktLayout::Banded { .. } => {
-                let band = OrderedBand::new(position, b);
-                let slots = sparse.map(|sp| Slots::new(&band, dims.n, sp));
-                Factors::Banded(Box::new(BandedKkt {
-                    n: dims.n,
-                    band,
-                    mass,
-                    jac,
-                    checked: slots.is_some(),
-                    slots,
-                }))
-            }
+        let full = if solver == KktSolver::Dense || (solver == KktSolver::Auto && small) {
+            Kkt::Dense(DenseLu::new(order))
+        } else {
+            let mass = mass_pattern(sys, dims.n);
+            let rows = dims.constraint_rows();
+            let mut jac = jacobian_pattern(sys, sys.dims());
+            jac.retain(|&(r, _)| r < rows);
+            Kkt::layout_for((dims.n, order), mass, &jac, None, solver, sparse)
+        };
+        Factors {
+            full,
+            solver,
+            compact: None,
+            compacted: false,
         }
     }
 
-    /// Assemble [W Gᵀ; G 0] (W = M or I) from the nonzeros of `sparse` with the rows of
-    /// `left_out` left out (see [`crate::redundancy`]) and factor it; `Err` when singular. The
-    /// same matrix, entry for entry, as [`Factors::factor`] assembles from dense copies.
+    /// Assemble [W Gᵀ; G 0] (W = M or I) from the nonzeros of `sparse` over the rows not in
+    /// `left_out` (see [`crate::redundancy`]) and factor it; `Err` when singular. The same
+    /// matrix, entry for entry, as [`Factors::factor`] assembles from dense copies.
     pub(crate) fn factor_sparse(
         &mut self,
         metric: Metric,
         sparse: &SparseKkt,
         left_out: &RowSelection,
     ) -> Result<(), ()> {
-        match self {
-            Factors::Dense(lu) => factor_dense_sparse(lu, metric, sparse, left_out),
-            Factors::Banded(b) => b.factor_sparse(metric, sparse, left_out),
+        self.compacted = !left_out.is_empty();
+        if !self.compacted {
+            return self.full.factor_sparse(metric, sparse, None);
         }
+        let (solver, full) = (self.solver, &self.full);
+        let r = sparse.jac.rows();
+        let compact = compact_for(&mut self.compact, left_out.left_out(), true, || {
+            Compact::new(full, r, left_out.left_out(), solver, Some(sparse))
+        });
+        compact.factor_sparse(metric, sparse)
     }
 
-    /// The layout of these factors.
+    /// The layout of the whole system's factors (a compacted system's, while rows are left
+    /// out, is that of the same mechanism with those rows deleted).
     pub(crate) fn layout(&self) -> KktLayout {
-        match self {
-            Factors::Dense(lu) => KktLayout::Dense { order: lu.dim() },
-            Factors::Banded(b) => b.band.layout(),
+        self.full.layout()
+    }
+
+    /// The layout of the kept rows' factors while rows are left out.
+    pub(crate) fn compact_layout(&self) -> Option<KktLayout> {
+        match (self.compacted, &self.compact) {
+            (true, Some(c)) => Some(c.layout()),
+            _ => None,
         }
     }
 
-    /// Assemble [W Gᵀ; G 0] (W = `mass` or I) with the rows of `left_out` left out (see
+    /// Assemble [W Gᵀ; G 0] (W = `mass` or I) over the rows not in `left_out` (see
     /// [`crate::redundancy`]) and factor it; `Err` when singular.
     pub(crate) fn factor(
         &mut self,
@@ -186,44 +209,174 @@ impl Factors {
         jac: &DMatrix<f64>,
         left_out: &RowSelection,
     ) -> Result<(), ()> {
-        if let Factors::Banded(b) = self {
+        if let Kkt::Banded(b) = &mut self.full {
             if !b.checked {
                 b.checked = true;
                 if !b.covers(metric, mass, jac) {
-                    *self = Factors::Dense(DenseLu::new(b.band.dim()));
+                    self.full = Kkt::Dense(DenseLu::new(b.band.dim()));
+                    self.compact = None;
                 }
             }
         }
-        match self {
-            Factors::Dense(lu) => factor_dense(lu, metric, mass, jac, left_out),
-            Factors::Banded(b) => b.factor(metric, mass, jac, left_out),
+        self.compacted = !left_out.is_empty();
+        if !self.compacted {
+            return self.full.factor(metric, mass, jac, None);
         }
+        let (solver, full) = (self.solver, &self.full);
+        let r = jac.nrows();
+        let compact = compact_for(&mut self.compact, left_out.left_out(), false, || {
+            Compact::new(full, r, left_out.left_out(), solver, None)
+        });
+        compact.factor(metric, mass, jac)
     }
 
     /// The pivot spread max|u_jj| / min|u_jj| of the current factors.
     pub(crate) fn pivot_spread(&self) -> f64 {
-        match self {
-            Factors::Dense(lu) => lu.pivot_spread(),
-            Factors::Banded(b) => b.band.pivot_spread(),
+        match (self.compacted, &self.compact) {
+            (true, Some(c)) => c.pivot_spread(),
+            _ => self.full.pivot_spread(),
         }
     }
 
-    /// Solve in place with the current factors.
+    /// Solve in place with the current factors (`rhs` over all rows; with rows left out, their
+    /// multipliers come back 0).
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        match self {
-            Factors::Dense(lu) => lu.solve_in_place(rhs),
-            Factors::Banded(b) => b.band.solve_in_place(rhs),
+        match (self.compacted, &mut self.compact) {
+            (true, Some(c)) => c.solve_in_place(rhs),
+            _ => self.full.solve_in_place(rhs),
         }
     }
 
     /// Solve for two right sides, each bit for bit as [`Factors::solve_in_place`] would.
     pub(crate) fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
+        match (self.compacted, &mut self.compact) {
+            (true, Some(c)) => c.solve_pair_in_place(first, second),
+            _ => self.full.solve_pair_in_place(first, second),
+        }
+    }
+}
+
+/// The compacted factors for `left_out`, built by `build` (a cold path: it allocates) unless
+/// those at hand were built for the same rows (and for the sparse path when `sparse`).
+fn compact_for<'c>(
+    slot: &'c mut Option<Box<Compact>>,
+    left_out: &[usize],
+    sparse: bool,
+    build: impl FnOnce() -> Compact,
+) -> &'c mut Compact {
+    if !slot.as_ref().is_some_and(|c| c.serves(left_out, sparse)) {
+        *slot = Some(Box::new(build()));
+    }
+    slot.as_mut().expect("just built")
+}
+
+impl Kkt {
+    /// The factorization `solver` picks for the system over W's pattern `mass` and the rows of
+    /// G's pattern `jac` that `kept` keeps (all without it): banded under the RCM ordering of
+    /// that pattern, or dense; `order` = n + the number of factored rows.
+    pub(crate) fn layout_for(
+        (n, order): (usize, usize),
+        mass: Vec<(usize, usize)>,
+        jac: &[(usize, usize)],
+        kept: Option<&Kept>,
+        solver: KktSolver,
+        sparse: Option<&SparseKkt>,
+    ) -> Kkt {
+        let factored = |r: usize| kept.map_or(Some(r), |k| k.rank(r));
+        let jac: Vec<(usize, usize, usize)> = (jac.iter())
+            .filter_map(|&(r, c)| factored(r).map(|f| (r, c, f)))
+            .collect();
+        let edges = kkt_edges(n, &mass, &jac);
+        let (position, b) = rcm_position(order, &edges);
+        match KktLayout::choose(solver, order, b) {
+            KktLayout::Dense { .. } => Kkt::Dense(DenseLu::new(order)),
+            KktLayout::Banded { .. } => {
+                let band = OrderedBand::new(position, b);
+                let slots = sparse.map(|sp| Slots::new(&band, n, sp, factored));
+                Kkt::Banded(Box::new(BandedKkt {
+                    n,
+                    band,
+                    mass,
+                    jac,
+                    checked: slots.is_some() || kept.is_some(),
+                    slots,
+                }))
+            }
+        }
+    }
+
+    /// Order of the factored matrix.
+    pub(crate) fn dim(&self) -> usize {
         match self {
-            Factors::Dense(lu) => {
+            Kkt::Dense(lu) => lu.dim(),
+            Kkt::Banded(b) => b.band.dim(),
+        }
+    }
+
+    /// The banded path's patterns (M's, G's as (row, column)), `None` on the dense path.
+    pub(crate) fn patterns(&self) -> Option<(Pattern, Pattern)> {
+        match self {
+            Kkt::Dense(_) => None,
+            Kkt::Banded(b) => Some((b.mass.clone(), b.jac.iter().map(|e| (e.0, e.1)).collect())),
+        }
+    }
+
+    /// The layout of these factors.
+    pub(crate) fn layout(&self) -> KktLayout {
+        match self {
+            Kkt::Dense(lu) => KktLayout::Dense { order: lu.dim() },
+            Kkt::Banded(b) => b.band.layout(),
+        }
+    }
+
+    /// Assemble from the nonzeros over the rows `kept` keeps (all without it) and factor.
+    pub(crate) fn factor_sparse(
+        &mut self,
+        metric: Metric,
+        sparse: &SparseKkt,
+        kept: Option<&Kept>,
+    ) -> Result<(), ()> {
+        match self {
+            Kkt::Dense(lu) => factor_dense_sparse(lu, metric, sparse, kept),
+            Kkt::Banded(b) => b.factor_sparse(metric, sparse),
+        }
+    }
+
+    /// Assemble from dense copies over the rows `kept` keeps (all without it) and factor.
+    pub(crate) fn factor(
+        &mut self,
+        metric: Metric,
+        mass: &DMatrix<f64>,
+        jac: &DMatrix<f64>,
+        kept: Option<&Kept>,
+    ) -> Result<(), ()> {
+        match self {
+            Kkt::Dense(lu) => factor_dense(lu, metric, mass, jac, kept),
+            Kkt::Banded(b) => b.factor(metric, mass, jac),
+        }
+    }
+
+    pub(crate) fn pivot_spread(&self) -> f64 {
+        match self {
+            Kkt::Dense(lu) => lu.pivot_spread(),
+            Kkt::Banded(b) => b.band.pivot_spread(),
+        }
+    }
+
+    pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        match self {
+            Kkt::Dense(lu) => lu.solve_in_place(rhs),
+            Kkt::Banded(b) => b.band.solve_in_place(rhs),
+        }
+    }
+
+    pub(crate) fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
+        match self {
+            Kkt::Dense(lu) => {
                 lu.solve_in_place(first);
                 lu.solve_in_place(second);
             }
-            Factors::Banded(b) => b.band.solve_pair_in_place(first, second),
+            Kkt::Banded(b) => b.band.solve_pair_in_place(first, second),
         }
     }
 }
@@ -233,20 +386,31 @@ fn factor_dense(
     metric: Metric,
     mass: &DMatrix<f64>,
     jac: &DMatrix<f64>,
-    left_out: &RowSelection,
+    kept: Option<&Kept>,
 ) -> Result<(), ()> {
-    let (r, n) = jac.shape();
+    let n = jac.ncols();
     let a = lu.matrix_mut();
+    let r = a.nrows() - n;
     match metric {
         Metric::Mass => a.view_mut((0, 0), (n, n)).copy_from(mass),
         Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
     }
-    a.view_mut((n, 0), (r, n)).copy_from(jac);
-    a.view_mut((0, n), (n, r)).tr_copy_from(jac);
-    a.view_mut((n, n), (r, r)).fill(0.0);
-    if !left_out.is_empty() {
-        left_out.mask_dense(a, n, jac);
+    match kept {
+        None => {
+            a.view_mut((n, 0), (r, n)).copy_from(jac);
+            a.view_mut((0, n), (n, r)).tr_copy_from(jac);
+        }
+        Some(k) => {
+            for (f, &i) in k.rows().iter().enumerate() {
+                for c in 0..n {
+                    let x = jac[(i, c)];
+                    a[(n + f, c)] = x;
+                    a[(c, n + f)] = x;
+                }
+            }
+        }
     }
+    a.view_mut((n, n), (r, r)).fill(0.0);
     lu.factor().map_err(|_| ())
 }
 
@@ -255,11 +419,11 @@ fn factor_dense_sparse(
     lu: &mut DenseLu,
     metric: Metric,
     sparse: &SparseKkt,
-    left_out: &RowSelection,
+    kept: Option<&Kept>,
 ) -> Result<(), ()> {
     let a = lu.matrix_mut();
     a.fill(0.0);
-    let n = a.nrows() - sparse.jac.rows();
+    let n = sparse.mass.rows();
     match metric {
         Metric::Mass => {
             for (&(i, j), &x) in sparse.mass.entries().iter().zip(&sparse.mass.values) {
@@ -269,22 +433,30 @@ fn factor_dense_sparse(
         Metric::Identity => a.view_mut((0, 0), (n, n)).fill_with_identity(),
     }
     for (&(r, c), &x) in sparse.jac.entries().iter().zip(&sparse.jac.values) {
-        a[(n + r, c)] = x;
-        a[(c, n + r)] = x;
-    }
-    if !left_out.is_empty() {
-        left_out.mask_scaled(a, n, |i| sparse.jac.row_scale(i));
+        if let Some(f) = kept.map_or(Some(r), |k| k.rank(r)) {
+            a[(n + f, c)] = x;
+            a[(c, n + f)] = x;
+        }
     }
     lu.factor().map_err(|_| ())
 }
 
 impl Slots {
-    fn new(band: &OrderedBand, n: usize, sp: &SparseKkt) -> Slots {
+    /// The slots of `sp`'s nonzeros, G's rows numbered in the factored block by `factored`
+    /// (`None`: not factored).
+    fn new(
+        band: &OrderedBand,
+        n: usize,
+        sp: &SparseKkt,
+        factored: impl Fn(usize) -> Option<usize>,
+    ) -> Slots {
         let mass = (sp.mass.entries().iter())
             .map(|&(i, j)| band.slot(i, j))
             .collect();
-        let jac = (sp.jac.entries().iter())
-            .map(|&(r, c)| (band.slot(n + r, c), band.slot(c, n + r)))
+        let jac = (sp.jac.entries().iter().enumerate())
+            .filter_map(|(p, &(r, c))| {
+                factored(r).map(|f| (p, band.slot(n + f, c), band.slot(c, n + f)))
+            })
             .collect();
         let diagonal = (0..n).map(|i| band.slot(i, i)).collect();
         Slots {
@@ -296,14 +468,8 @@ impl Slots {
 }
 
 impl BandedKkt {
-    /// [`Factors::factor_sparse`] on the band: clear, scatter through the slots (a left-out
-    /// row's entries skipped, its diagonal d_i added), factor.
-    fn factor_sparse(
-        &mut self,
-        metric: Metric,
-        sp: &SparseKkt,
-        left_out: &RowSelection,
-    ) -> Result<(), ()> {
+    /// [`Kkt::factor_sparse`] on the band: clear, scatter through the slots, factor.
+    fn factor_sparse(&mut self, metric: Metric, sp: &SparseKkt) -> Result<(), ()> {
         let slots = self
             .slots
             .as_ref()
@@ -322,22 +488,10 @@ impl BandedKkt {
                 }
             }
         }
-        if left_out.is_empty() {
-            for (&(k, k_mirror), &x) in slots.jac.iter().zip(&sp.jac.values) {
-                band[k] += x;
-                band[k_mirror] += x;
-            }
-        } else {
-            for (p, (&(k, k_mirror), &x)) in slots.jac.iter().zip(&sp.jac.values).enumerate() {
-                if !left_out.contains(sp.jac.row_of(p)) {
-                    band[k] += x;
-                    band[k_mirror] += x;
-                }
-            }
-            for &i in left_out.left_out() {
-                let row = self.n + i;
-                self.band.add(row, row, sp.jac.row_scale(i));
-            }
+        for &(p, k, k_mirror) in &slots.jac {
+            let x = sp.jac.values[p];
+            band[k] += x;
+            band[k_mirror] += x;
         }
         self.band.factor().map_err(|_| ())
     }
@@ -347,7 +501,6 @@ impl BandedKkt {
         metric: Metric,
         mass: &DMatrix<f64>,
         jac: &DMatrix<f64>,
-        left_out: &RowSelection,
     ) -> Result<(), ()> {
         let (n, band) = (self.n, &mut self.band);
         band.clear();
@@ -363,37 +516,26 @@ impl BandedKkt {
                 }
             }
         }
-        if left_out.is_empty() {
-            for &(r, c) in &self.jac {
-                let x = jac[(r, c)];
-                band.add(n + r, c, x);
-                band.add(c, n + r, x);
-            }
-        } else {
-            for &(r, c) in self.jac.iter().filter(|(r, _)| !left_out.contains(*r)) {
-                let x = jac[(r, c)];
-                band.add(n + r, c, x);
-                band.add(c, n + r, x);
-            }
-            for &i in left_out.left_out() {
-                band.add(n + i, n + i, row_scale(jac, i));
-            }
+        for &(r, c, f) in &self.jac {
+            let x = jac[(r, c)];
+            band.add(n + f, c, x);
+            band.add(c, n + f, x);
         }
         band.factor().map_err(|_| ())
     }
 
     /// Whether every nonzero of the matrices at hand lies in the stated patterns.
     fn covers(&self, metric: Metric, mass: &DMatrix<f64>, jac: &DMatrix<f64>) -> bool {
-        let jac_ok = covered(jac, &self.jac);
-        let mass_ok = metric == Metric::Identity || covered(mass, &self.mass);
+        let jac_ok = covered(jac, self.jac.iter().map(|e| (e.0, e.1)));
+        let mass_ok = metric == Metric::Identity || covered(mass, self.mass.iter().copied());
         jac_ok && mass_ok
     }
 }
 
-/// Whether `matrix` is zero outside `pattern` (sorted row-major).
-fn covered(matrix: &DMatrix<f64>, pattern: &[(usize, usize)]) -> bool {
+/// Whether `matrix` is zero outside `pattern`.
+fn covered(matrix: &DMatrix<f64>, pattern: impl Iterator<Item = (usize, usize)>) -> bool {
     let mut inside = DMatrix::from_element(matrix.nrows(), matrix.ncols(), false);
-    for &(i, j) in pattern {
+    for (i, j) in pattern {
         inside[(i, j)] = true;
     }
     matrix
@@ -518,8 +660,12 @@ impl OrderedBand {
 }
 
 /// The symmetric pattern of [M Gᵀ; G 0] as edges (i, j) of the unknowns 0..n+r.
-fn kkt_edges(n: usize, mass: &[(usize, usize)], jac: &[(usize, usize)]) -> Vec<(usize, usize)> {
+fn kkt_edges(
+    n: usize,
+    mass: &[(usize, usize)],
+    jac: &[(usize, usize, usize)],
+) -> Vec<(usize, usize)> {
     let mut edges = mass.to_vec();
-    edges.extend(jac.iter().map(|&(r, c)| (n + r, c)));
+    edges.extend(jac.iter().map(|&(_, c, f)| (n + f, c)));
     edges
 }

@@ -129,6 +129,7 @@ pub mod init;
 pub mod integrator;
 mod kernels;
 pub mod kkt;
+mod kkt_compact;
 mod kkt_layout;
 pub mod lu;
 mod naming;

@@ -18,17 +18,22 @@
 //!   there), made again when the kept rows lose conditioning as the mechanism moves
 //!   ([`RowSelection::degraded`], pivot spread grown by [`DEGRADATION`]), and undone row by
 //!   row when a left-out row becomes independent again
-//!   ([`RowSelection::regained`]: after each factorization with rows left out, the pivot s_i
+//!   ([`RowSelection::regained`]: after a factorization with rows left out — every one for
+//!   the first few after a selection, then on a cadence that keeps up with a row moving away
+//!   from the kept rows' span ([`probe_interval`]) — the pivot s_i
 //!   that row i would bring into the factored matrix is computed by one solve; the row comes
 //!   back when s_i·ω/‖g_i‖² ≥ √ε, i.e. when its relative distance to the span of the others
 //!   has reached ε^¼ ≈ 1.2e-4). The two thresholds (a relative distance of √ε to leave, ε^¼
 //!   to return) give hysteresis: a consistently redundant row, whose distance is only the
 //!   drift's O(‖Φ‖), never comes back; a row of a singular passage returns once the passage
 //!   has conditioned the KKT matrix to κ ≲ 1/√ε again.
-//! - **Left out** means: the row's entries of G are not assembled and its λ_i is pinned to 0
-//!   by a diagonal entry d_i = max_j |g_ij| (the row's own scale, so the pivot spread of the
-//!   conditioning monitor is not distorted), so dimensions, sparsity patterns and banded
-//!   layouts stay those of the model. The redundant rows stay satisfied because they are
+//! - **Left out** means: the KKT solve ([`crate::kkt`]) factors the system over the kept rows
+//!   alone, with its own pattern, RCM ordering and band (`kkt_compact.rs`, rebuilt when the
+//!   set changes), and returns λ_i = 0; the larger systems that keep the model's dimensions
+//!   (the implicit methods' Newton matrix, Radau's stage system, S-full's HHᵀ, HPIM's S) do
+//!   not assemble the row's entries of G and pin its λ_i to 0 by a diagonal entry
+//!   d_i = max_j |g_ij| (the row's own scale, so the pivot spread of the conditioning monitor
+//!   is not distorted). The redundant rows stay satisfied because they are
 //!   combinations of the kept ones on the manifold; their residuals are part of every drift
 //!   measurement (DATOL tests, samples, `Stats::max_drift`) and reported on their own in
 //!   `Stats::redundant_drift`.
@@ -97,6 +102,10 @@ pub struct RowSelection {
     row: Vec<f64>,
     /// The pivot spread of the first factorization with the current set (NaN before it).
     spread_at_selection: f64,
+    /// Factorizations revised ([`RowSelection::revise_by_rows`]) since the set was chosen.
+    revisions: u32,
+    /// The revision at which the regained test is next made ([`probe_interval`]).
+    next_probe: u32,
 }
 
 impl Default for RowSelection {
@@ -108,6 +117,8 @@ impl Default for RowSelection {
             probe: Vec::new(),
             row: Vec::new(),
             spread_at_selection: f64::NAN,
+            revisions: 0,
+            next_probe: 0,
         }
     }
 }
@@ -158,6 +169,7 @@ impl RowSelection {
 
     fn set(&mut self, r: usize, rows: Vec<usize>, t: f64, cause: ReselectionCause) {
         self.spread_at_selection = f64::NAN;
+        (self.revisions, self.next_probe) = (0, 0);
         self.left_out.clear();
         self.left_out.resize(r, false);
         for &i in &rows {
@@ -202,8 +214,13 @@ impl RowSelection {
         if self.is_empty() {
             return false;
         }
-        self.regained_by_rows(shape, row, omega, t, solve)
-            || (self.degraded(spread) && self.reselect_degraded(dense(), spread, t))
+        self.revisions = self.revisions.saturating_add(1);
+        let regained = self.revisions >= self.next_probe && {
+            let (back, closest) = self.probe(shape, row, omega, solve);
+            self.next_probe = self.revisions + probe_interval(self.revisions, closest);
+            self.take_back(back, shape.0, t)
+        };
+        regained || (self.degraded(spread) && self.reselect_degraded(dense(), spread, t))
     }
 
     /// After a successful factorization with rows left out, whose pivot spread is `spread`:
@@ -254,15 +271,30 @@ impl RowSelection {
     /// same arithmetic in the same order as on a dense G, so the same rows come back.
     pub(crate) fn regained_by_rows(
         &mut self,
-        (r, n): (usize, usize),
+        shape: (usize, usize),
         row: impl Fn(usize, &mut [f64]),
         omega: f64,
         t: f64,
-        mut solve: impl FnMut(&mut [f64]),
+        solve: impl FnMut(&mut [f64]),
     ) -> bool {
+        let (back, _) = self.probe(shape, row, omega, solve);
+        self.take_back(back, shape.0, t)
+    }
+
+    /// The regained test's arithmetic ([`Self::regained_by_rows`]): the rows that come back,
+    /// and the largest s_i ω / ‖g_i‖² / √ε over the left-out rows (how close the nearest one
+    /// is to coming back: 1 at the threshold).
+    fn probe(
+        &mut self,
+        (r, n): (usize, usize),
+        row: impl Fn(usize, &mut [f64]),
+        omega: f64,
+        mut solve: impl FnMut(&mut [f64]),
+    ) -> (Vec<usize>, f64) {
         self.probe.resize(n + r, 0.0);
         self.row.resize(n, 0.0);
         let mut back = Vec::new();
+        let mut closest = 0.0_f64;
         for &i in &self.rows {
             row(i, &mut self.row);
             let norm2: f64 = self.row.iter().map(|x| x * x).sum();
@@ -273,10 +305,17 @@ impl RowSelection {
             self.probe[..n].copy_from_slice(&self.row);
             solve(&mut self.probe);
             let s: f64 = (0..n).map(|j| self.row[j] * self.probe[j]).sum();
+            let ratio = s * omega.max(f64::MIN_POSITIVE) / (f64::EPSILON.sqrt() * norm2);
+            closest = closest.max(if ratio.is_nan() { f64::INFINITY } else { ratio });
             if s.is_finite() && s * omega.max(f64::MIN_POSITIVE) >= f64::EPSILON.sqrt() * norm2 {
                 back.push(i);
             }
         }
+        (back, closest)
+    }
+
+    /// Take the rows `back` back into an `r`-row G's kept set (an event at `t`); whether any.
+    fn take_back(&mut self, back: Vec<usize>, r: usize, t: f64) -> bool {
         if back.is_empty() {
             return false;
         }
@@ -376,6 +415,42 @@ impl RowSelection {
             .fold(0.0_f64, |s, v| s.max(v.abs()))
     }
 }
+
+/// The cadence of the regained test in [`RowSelection::revise_by_rows`]: at every one of the
+/// first [`PROBE_GROWTH`] factorizations after a selection, then every `revisions /
+/// PROBE_GROWTH`-th (at most every [`MAX_PROBE_INTERVAL`]-th) while the closest left-out row
+/// stays below [`PROBE_GUARD`] of the threshold (`closest`, see [`RowSelection::probe`]), and at
+/// every one again once it is above.
+///
+/// Why it catches a returning row as the test at every factorization does: a row left out at
+/// a rank loss (a singular passage, a change point) moves away from the kept rows' span at a
+/// distance d growing about linearly with the time since the loss, and s_i ∝ d². The gap
+/// between two tests is at most 1/[`PROBE_GROWTH`] of the factorizations since the selection,
+/// so d grows by at most ~1/8 between tests (for steps that do not grow several-fold within
+/// that eighth); and once s_i is above [`PROBE_GUARD`] of the threshold (d above
+/// √0.1 ≈ 0.32 of ε^¼) every factorization tests. A row redundant everywhere stays far below the
+/// guard (its distance is the drift's and round-off's: measured ≤ 2.7e-2 of the threshold over
+/// the redundancy bench's pendulum and A02 chain, every method) and is tested once per
+/// [`MAX_PROBE_INTERVAL`] factorizations: one solve per left-out row that often instead of at
+/// every factorization.
+fn probe_interval(revisions: u32, closest: f64) -> u32 {
+    if closest >= PROBE_GUARD {
+        1
+    } else {
+        (revisions / PROBE_GROWTH).clamp(1, MAX_PROBE_INTERVAL)
+    }
+}
+
+/// See [`probe_interval`]: the gap between regained tests is at most 1/8 of the factorizations
+/// since the selection.
+pub const PROBE_GROWTH: u32 = 8;
+
+/// See [`probe_interval`]: at most this many factorizations between regained tests.
+pub const MAX_PROBE_INTERVAL: u32 = 32;
+
+/// See [`probe_interval`]: s_i ω/‖g_i‖² at 1/10 of the threshold √ε, i.e. a distance of
+/// √0.1 ≈ 0.32 of ε^¼, makes every factorization test again.
+pub const PROBE_GUARD: f64 = 0.1;
 
 /// Up to three indices of a larger system that one constraint row maps to.
 pub type Indices = [Option<usize>; 3];
@@ -548,6 +623,72 @@ mod tests {
         assert!(sel.is_empty());
         let last = sel.events().last().expect("event");
         assert_eq!((last.t, last.cause), (1.0, ReselectionCause::RankRegained));
+    }
+
+    /// The regained test's cadence ([`probe_interval`]): a row moving away from the kept
+    /// row's span linearly in the factorization count comes back within 1/8 of the count at
+    /// which the test at every factorization takes it back (here at the same one: the guard
+    /// has made every factorization test by then); a row that stays dependent is probed at a
+    /// small fraction of the factorizations.
+    #[test]
+    fn the_regained_cadence_keeps_up_with_a_returning_row() {
+        let g_at = |delta: f64| DMatrix::from_row_slice(2, 2, &[1.0, 0.0, 1.0, delta]);
+        // Relative distance 1e-7 per factorization: ε^¼ ≈ 1.2e-4 is reached at ~1220.
+        let rate = 1e-7;
+        let factored = |sel: &RowSelection, g: &DMatrix<f64>| {
+            let mut lu = crate::lu::DenseLu::new(3);
+            let a = lu.matrix_mut();
+            a.fill(0.0);
+            a.view_mut((0, 0), (2, 2)).fill_with_identity();
+            for c in 0..2 {
+                let x = g[(1 - sel.left_out()[0], c)];
+                (a[(2, c)], a[(c, 2)]) = (x, x);
+            }
+            lu.factor().expect("regular with the row left out");
+            lu
+        };
+        // The kept system's solve over all rows (the left-out row's entry 0), as kkt.rs gives.
+        let solve_with = |lu: &crate::lu::DenseLu, x: &mut [f64]| {
+            let mut y = [x[0], x[1], x[2]];
+            lu.solve_in_place(&mut y);
+            x[..3].copy_from_slice(&y);
+            x[3] = 0.0;
+        };
+        let mut returns = Vec::new();
+        for every in [true, false] {
+            let mut sel = RowSelection::default();
+            assert!(sel.reselect(&g_at(0.0), 0.0));
+            let back = (1..10_000).find(|&k| {
+                let g = g_at(k as f64 * rate);
+                let lu = factored(&sel, &g);
+                let solve = |x: &mut [f64]| solve_with(&lu, x);
+                match every {
+                    true => sel.regained(&g, 1.0, k as f64, solve),
+                    false => sel.revise(&g, 1.0, lu.pivot_spread(), k as f64, solve),
+                }
+            });
+            returns.push(back.expect("the row comes back"));
+        }
+        let (every, cadence) = (returns[0], returns[1]);
+        assert!(
+            every <= cadence && cadence <= every + every / PROBE_GROWTH as usize,
+            "taken back at {cadence}, every-factorization test at {every}"
+        );
+        // Dependent throughout: probed at the first eight, then at gaps of 1/8 of the count,
+        // at most 32 (~70 probes in 1000 factorizations instead of 1000).
+        let mut sel = RowSelection::default();
+        let g = g_at(0.0);
+        assert!(sel.reselect(&g, 0.0));
+        let lu = factored(&sel, &g);
+        let mut probes = 0;
+        for k in 0..1000 {
+            let solve = |x: &mut [f64]| {
+                probes += 1;
+                solve_with(&lu, x)
+            };
+            assert!(!sel.revise(&g, 1.0, lu.pivot_spread(), k as f64, solve));
+        }
+        assert!(probes < 100, "{probes} probes over 1000 factorizations");
     }
 
     #[test]

@@ -103,11 +103,6 @@ impl SparseMatrix {
             .fold(0.0_f64, |s, (_, a)| s.max(a.abs()))
     }
 
-    /// The row of value `p`.
-    pub(crate) fn row_of(&self, p: usize) -> usize {
-        self.entries[p].0
-    }
-
     /// Σ_j a_ij x_j over row i's nonzeros, by ascending column.
     pub(crate) fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
         let range = self.row_start[i]..self.row_start[i + 1];

@@ -5,8 +5,8 @@
 //! constraint with a constant E (the tip of a spring chain driven, Φ = x_tip − A sin ωt) never
 //! re-projects; the paper's explicit formulation (kept for comparison) is not covered. The same
 //! constraint written twice (the copy scaled by 1.5) makes S singular: the runs that leave the
-//! copy out (with its regained and degradation tests at every solve) allocate nothing per step
-//! either.
+//! copy out (with its degradation test at every solve, its regained test on its cadence)
+//! allocate nothing per step either.
 
 #[path = "suite/common/mod.rs"]
 mod common;

@@ -18,9 +18,11 @@
 //! largest residual of the left-out rows over the run (`Stats::redundant_drift`, position and
 //! velocity level), and the thread CPU time of each run (mean over repeats of at least 0.2 s,
 //! the smaller of three such rounds) with their ratio. What the over-constrained run pays: one
-//! singular factorization and the selection at the start, then one extra solve per
-//! factorization (the test whether the left-out row became independent again) and the
-//! decoupled row's place in the matrix (order n + m instead of n + m − 1).
+//! singular factorization and the selection at the start, the kernels' extra row, then the
+//! test whether the left-out row became independent again (one solve, at every one of the
+//! first eight factorizations after a selection, then at gaps growing to 32:
+//! `redundancy::probe_interval`) and the gathers of the kept rows' factorization (its order
+//! and band those of the reduced model: `kkt_compact.rs`).
 
 use std::time::Duration;
 

@@ -316,3 +316,51 @@ fn over_constrained_models_run_with_every_method() {
     check_case(four_bar_chain_extra(), &mut failures);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// With `extra_tip_y` left out, the KKT solve factors the kept rows' system, whose RCM
+/// ordering and band are those of the chain with the row deleted by hand
+/// (`FourBarChainExtraReduced`): half-width 5, not the 8 of the whole pattern.
+#[test]
+fn the_kept_rows_are_factored_in_the_reduced_models_band() {
+    use mbsim_models::FourBarChainExtraReduced;
+    use mbsim_runtime::{KktLayout, KktWorkspace, accelerations_into};
+    let full = FourBarChainExtra::unit();
+    let reduced = FourBarChainExtraReduced::unit();
+    let (q0, v0) = full.branch_state(-std::f64::consts::FRAC_PI_2 + 0.8, 0.0);
+    let init = initialize(&full, 0.0, &q0, &v0, &InitOptions::default()).expect("start");
+    let layout = |sys: &dyn ConstrainedSystem| {
+        let d = sys.dims();
+        let mut ws = KktWorkspace::new(d);
+        let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
+        accelerations_into(
+            sys,
+            0.0,
+            &init.q,
+            &init.v,
+            None,
+            &mut ws,
+            0.0,
+            &mut vdot,
+            &mut lambda,
+        )
+        .expect("factored");
+        (
+            ws.layout(),
+            ws.compact_layout(),
+            ws.row_selection().left_out().len(),
+        )
+    };
+    let (whole, kept, left_out) = layout(&full);
+    let (twin, none, _) = layout(&reduced);
+    assert_eq!(left_out, 1);
+    assert_eq!(none, None);
+    assert_eq!(kept, twin);
+    assert!(
+        matches!(twin, Some(KktLayout::Banded { bandwidth: 5, .. })),
+        "{twin:?}"
+    );
+    assert!(
+        matches!(whole, Some(KktLayout::Banded { bandwidth: 8, .. })),
+        "{whole:?}"
+    );
+}
