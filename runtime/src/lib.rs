@@ -116,6 +116,7 @@ pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
 pub mod continuous;
+mod continuous_sparse;
 mod dense;
 pub mod dop853;
 pub mod drawing;

@@ -8,6 +8,7 @@
 
 use crate::baumgarte::Baumgarte;
 use crate::continuous::Correction;
+use crate::sparse::Jac;
 use crate::drift::{Drift, DriftMeter};
 use crate::error::SimError;
 use crate::kkt::{KktWorkspace, accelerations_into};
@@ -187,11 +188,17 @@ impl Sampler {
         }
         // `accelerations_into` left G(t, q) in kkt.jac.
         if let Some(correction) = &mut self.continuous {
-            self.kkt.dense_jacobian();
-            let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
+            let dense = correction.needs_dense(sys);
+            if dense {
+                self.kkt.dense_jacobian();
+            }
+            let jac = match dense {
+                true => Jac::Dense(&self.kkt.jac),
+                false => self.kkt.jacobian(),
+            };
             self.q_dot.copy_from_slice(v);
             let (q_dot, vdot) = (&mut self.q_dot, &mut self.vdot);
-            correction.apply(sys, t, 0.0, q, v, jac, rows, q_dot, vdot)?;
+            correction.apply(sys, t, 0.0, q, v, jac, &self.kkt.rows, q_dot, vdot)?;
         }
         let drift = self.meter.measure_with(sys, t, q, v, self.kkt.jacobian())?;
         observer.output(&Sample {
