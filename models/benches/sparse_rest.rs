@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use cpu_time::ThreadTime;
 use mbsim::runtime::{
-    ConstrainedSystem, Continuous, ContinuousChoice, HybridOptions, InitOptions,
-    PartitionOptions, Problem, Rkstab, Stabilization, initialize, integrate,
+    ConstrainedSystem, Continuous, ContinuousChoice, HybridOptions, InitOptions, PartitionOptions,
+    Problem, Rkstab, Stabilization, initialize, integrate,
 };
 use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
 use mbsim_tests::dense_forms::DenseForms;
@@ -88,7 +88,10 @@ fn main() {
     let kinds = [
         ("pstab", Stabilization::PStab),
         ("s-full", Stabilization::SFull),
-        ("gcp", Stabilization::Partitioned(PartitionOptions::default())),
+        (
+            "gcp",
+            Stabilization::Partitioned(PartitionOptions::default()),
+        ),
         ("hybrid", Stabilization::Hybrid(HybridOptions::default())),
         (
             "continuous-ggt",

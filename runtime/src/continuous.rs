@@ -368,4 +368,3 @@ impl Correction {
 fn row_dot(a: &DMatrix<f64>, i: usize, b: &DMatrix<f64>, k: usize) -> f64 {
     (0..a.ncols()).map(|j| a[(i, j)] * b[(k, j)]).sum()
 }
-

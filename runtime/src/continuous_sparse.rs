@@ -77,7 +77,13 @@ impl SparseGram {
     }
 
     /// `out[i] = (G_Φ G_Φᵀ Φ)_i` over the kept holonomic rows (0 on left-out rows), for i < m.
-    pub(crate) fn ggt_phi(&mut self, g: &SparseMatrix, phi: &[f64], rows: &RowSelection, out: &mut [f64]) {
+    pub(crate) fn ggt_phi(
+        &mut self,
+        g: &SparseMatrix,
+        phi: &[f64],
+        rows: &RowSelection,
+        out: &mut [f64],
+    ) {
         let m = phi.len();
         self.y.fill(0.0);
         for (&(i, j), &a) in g.entries().iter().zip(&g.values) {
@@ -86,7 +92,11 @@ impl SparseGram {
             }
         }
         for (i, o) in out[..m].iter_mut().enumerate() {
-            *o = if rows.contains(i) { 0.0 } else { g.row_dot(i, &self.y) };
+            *o = if rows.contains(i) {
+                0.0
+            } else {
+                g.row_dot(i, &self.y)
+            };
         }
     }
 }

@@ -5,9 +5,9 @@
 
 use crate::baumgarte::Baumgarte;
 use crate::continuous::Correction;
-use crate::sparse::Jac;
 use crate::error::SimError;
 use crate::kkt::{Conditioning, KktSolver, KktWorkspace, accelerations_into};
+use crate::sparse::Jac;
 use crate::stabilize::Stabilization;
 use crate::system::{ConstrainedSystem, Dims};
 

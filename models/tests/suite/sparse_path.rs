@@ -199,8 +199,7 @@ fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
         for choice in [ContinuousChoice::GGt, ContinuousChoice::Identity] {
             let stab = Stabilization::Continuous(Continuous::new(choice, 10.0));
             let method = Rkstab::new(1e-6).with_stabilization(stab);
-            let problem =
-                Problem::new(0.0, 0.02, &start.q, &start.v).with_uniform_output(0.005);
+            let problem = Problem::new(0.0, 0.02, &start.q, &start.v).with_uniform_output(0.005);
             let what = format!("{} {}", entry.name, stab.name());
             let runs = (
                 integrate(sparse, &method, &problem),

@@ -8,11 +8,11 @@
 
 use crate::baumgarte::Baumgarte;
 use crate::continuous::Correction;
-use crate::sparse::Jac;
 use crate::drift::{Drift, DriftMeter};
 use crate::error::SimError;
 use crate::kkt::{KktWorkspace, accelerations_into};
 use crate::output::{Observer, Sample};
+use crate::sparse::Jac;
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::{ConstrainedSystem, Dims};
 
