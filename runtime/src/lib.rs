@@ -127,6 +127,7 @@ pub mod fixed_step;
 pub mod hpim;
 pub mod implicit;
 pub mod init;
+mod init_sparse;
 pub mod integrator;
 mod kernels;
 pub mod kkt;
