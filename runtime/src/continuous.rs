@@ -43,6 +43,7 @@ use crate::baumgarte::Baumgarte;
 use crate::continuous_sparse::{SparseGram, subtract_transpose};
 use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels;
+use crate::kkt::KktWorkspace;
 use crate::lu::{DenseLu, dependent_rows};
 use crate::redundancy::RowSelection;
 use crate::sparse::Jac;
@@ -138,6 +139,30 @@ impl Correction {
         }
     }
 
+    /// [`Correction::apply`] with G and its left-out rows from `kkt`, the workspace of the
+    /// KKT solve just made at (t, q, v): G is written out dense first on the dense path.
+    #[allow(clippy::too_many_arguments)] // state, the workspace and the field
+    pub(crate) fn apply_after<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        (t, h): (f64, f64),
+        q: &[f64],
+        v: &[f64],
+        kkt: &mut KktWorkspace,
+        fq: &mut [f64],
+        fv: &mut [f64],
+    ) -> Result<(), SimError> {
+        let dense = self.needs_dense(sys);
+        if dense {
+            kkt.dense_jacobian();
+        }
+        let jac = match dense {
+            true => Jac::Dense(&kkt.jac),
+            false => kkt.jacobian(),
+        };
+        self.apply(sys, t, h, q, v, jac, &kkt.rows, fq, fv)
+    }
+
     /// Whether [`Correction::apply`] needs G dense (the dense path); the first call chooses
     /// the path for `sys` (module docs).
     pub(crate) fn needs_dense<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S) -> bool {
@@ -154,7 +179,7 @@ impl Correction {
     /// the KKT solve; dense if [`Correction::needs_dense`]) and `rows` its left-out rows. `h`
     /// labels errors.
     #[allow(clippy::too_many_arguments)] // state, G, its row selection and the field
-    pub(crate) fn apply<S: ConstrainedSystem + ?Sized>(
+    fn apply<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,

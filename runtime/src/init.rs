@@ -38,7 +38,7 @@
 
 use crate::drift::{Drift, inf_norm};
 use crate::error::{InitStage, SimError, ViolatedRow};
-use crate::init_sparse::{eval_jacobian, eval_mass, hold, sparse_holds, stuck, velocity_residual};
+use crate::init_sparse::{eval_jacobian, hold, sparse_holds, stuck, velocity_residual};
 use crate::kernels;
 use crate::kkt::{KktWorkspace, Metric, accelerations_into};
 use crate::system::{ConstrainedSystem, Dims};
@@ -303,8 +303,10 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         if inf_norm(&vel.vel_res) <= opts.tol {
             return Ok((v, inf_norm(&vel.vel_res)));
         }
-        if metric == Metric::Mass {
-            eval_mass(sys, &mut vel, sparse, (t0, q))?;
+        match (metric, sparse) {
+            (Metric::Mass, true) => vel.eval_mass(sys, t0, q)?,
+            (Metric::Mass, false) => kernels::mass(sys, t0, q, &mut vel.mass)?,
+            (Metric::Identity, _) => {}
         }
         hold(&mut vel, fixed, metric);
         let names = sys.constraint_names();

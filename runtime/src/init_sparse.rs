@@ -55,19 +55,6 @@ pub(crate) fn eval_jacobian<S: ConstrainedSystem + ?Sized>(
     }
 }
 
-/// M at (t, q) into the workspace's storage (as [`eval_jacobian`]).
-pub(crate) fn eval_mass<S: ConstrainedSystem + ?Sized>(
-    sys: &S,
-    ws: &mut KktWorkspace,
-    sparse: bool,
-    (t, q): (f64, &[f64]),
-) -> Result<(), SimError> {
-    match sparse {
-        true => ws.eval_mass(sys, t, q),
-        false => kernels::mass(sys, t, q, &mut ws.mass),
-    }
-}
-
 /// G v + [Φ_t; b] at (t, q, v) into `ws.vel_res`, with the G at hand in the workspace.
 pub(crate) fn velocity_residual<S: ConstrainedSystem + ?Sized>(
     sys: &S,

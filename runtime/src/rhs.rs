@@ -7,7 +7,6 @@ use crate::baumgarte::Baumgarte;
 use crate::continuous::Correction;
 use crate::error::SimError;
 use crate::kkt::{Conditioning, KktSolver, KktWorkspace, accelerations_into};
-use crate::sparse::Jac;
 use crate::stabilize::Stabilization;
 use crate::system::{ConstrainedSystem, Dims};
 
@@ -74,17 +73,8 @@ impl Rhs {
         )?;
         Conditioning::note(&mut self.conditioning, self.kkt.last_pivot_spread(), t);
         if let Some(correction) = &mut self.continuous {
-            // `accelerations_into` left G(t, q) in the workspace: as nonzeros on the sparse
-            // path, written out dense for the dense one.
-            let dense = correction.needs_dense(sys);
-            if dense {
-                self.kkt.dense_jacobian();
-            }
-            let jac = match dense {
-                true => Jac::Dense(&self.kkt.jac),
-                false => self.kkt.jacobian(),
-            };
-            correction.apply(sys, t, h, q, v, jac, &self.kkt.rows, fq, fv)?;
+            // `accelerations_into` left G(t, q) in the workspace.
+            correction.apply_after(sys, (t, h), q, v, &mut self.kkt, fq, fv)?;
         }
         Ok(())
     }
