@@ -3,7 +3,7 @@
 //! under each post-step stabilization and Baumgarte (projected samples, so the sampler's KKT
 //! solves and projection run too) on the sparse path equal, bit for bit, the same runs with
 //! the forms hidden ([`DenseForms`], the dense kernels and dense storage), from the consistent
-//! state `initialize` (dense on both paths) finds. Both paths assemble
+//! state `initialize` finds (on each path: equal bit for bit too). Both paths assemble
 //! the same matrix from the same values and sum every product in the same order (see
 //! `runtime/src/sparse.rs`), so no tolerance is needed.
 
