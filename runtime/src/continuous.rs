@@ -32,14 +32,21 @@
 //!
 //! Rows left out as redundant by the KKT solve ([`crate::redundancy`]) are left out here too
 //! (zero rows of c, identity rows of GGᵀ): they stay satisfied as combinations of the kept ones.
+//!
+//! A large model with the sparse kernel forms takes the sparse path for `GGt` and `Identity`
+//! (`continuous_sparse.rs`: G as its nonzeros, the banded augmented solve instead of GGᵀ);
+//! `TwoStep`'s J₂ is dense (finite differences in every q_j), so it stays on the dense path.
 
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
+use crate::continuous_sparse::{SparseGram, subtract_transpose};
 use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels;
+use crate::kkt::KktWorkspace;
 use crate::lu::{DenseLu, dependent_rows};
 use crate::redundancy::RowSelection;
+use crate::sparse::Jac;
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Which stabilization matrices of \[CHIN\] (2.58) / (2.63)–(2.64).
@@ -103,6 +110,11 @@ pub(crate) struct Correction {
     q_shift: Vec<f64>,
     plus: Vec<f64>,
     minus: Vec<f64>,
+    /// The sparse path's workspace ([`SparseGram`]), chosen on the first
+    /// [`Correction::needs_dense`]; `None` on the dense path.
+    sparse: Option<SparseGram>,
+    /// Whether that choice was made.
+    chosen: bool,
 }
 
 impl Correction {
@@ -122,31 +134,130 @@ impl Correction {
             q_shift: vec![0.0; if two { n } else { 0 }],
             plus: vec![0.0; if two { r } else { 0 }],
             minus: vec![0.0; if two { r } else { 0 }],
+            sparse: None,
+            chosen: false,
         }
     }
 
+    /// [`Correction::apply`] with G and its left-out rows from `kkt`, the workspace of the
+    /// KKT solve just made at (t, q, v): G is written out dense first on the dense path.
+    #[allow(clippy::too_many_arguments)] // state, the workspace and the field
+    pub(crate) fn apply_after<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        (t, h): (f64, f64),
+        q: &[f64],
+        v: &[f64],
+        kkt: &mut KktWorkspace,
+        fq: &mut [f64],
+        fv: &mut [f64],
+    ) -> Result<(), SimError> {
+        let dense = self.needs_dense(sys);
+        if dense {
+            kkt.dense_jacobian();
+        }
+        let jac = match dense {
+            true => Jac::Dense(&kkt.jac),
+            false => kkt.jacobian(),
+        };
+        self.apply(sys, t, h, q, v, jac, &kkt.rows, fq, fv)
+    }
+
+    /// Whether [`Correction::apply`] needs G dense (the dense path); the first call chooses
+    /// the path for `sys` (module docs).
+    pub(crate) fn needs_dense<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S) -> bool {
+        if !self.chosen {
+            self.chosen = true;
+            if self.kind.choice != ContinuousChoice::TwoStep {
+                self.sparse = SparseGram::for_system(sys, self.dims);
+            }
+        }
+        self.sparse.is_none()
+    }
+
     /// Correct the field (fq, fv) = (v, a) at (t, q, v) in place; `jac` is G(t, q) (left by
-    /// the KKT solve) and `rows` its left-out rows. `h` labels errors.
+    /// the KKT solve; dense if [`Correction::needs_dense`]) and `rows` its left-out rows. `h`
+    /// labels errors.
     #[allow(clippy::too_many_arguments)] // state, G, its row selection and the field
-    pub(crate) fn apply<S: ConstrainedSystem + ?Sized>(
+    fn apply<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
         t: f64,
         h: f64,
         q: &[f64],
         v: &[f64],
+        jac: Jac<'_>,
+        rows: &RowSelection,
+        fq: &mut [f64],
+        fv: &mut [f64],
+    ) -> Result<(), SimError> {
+        let r = self.dims.constraint_rows();
+        if r == 0 || self.kind.gamma == 0.0 {
+            return Ok(());
+        }
+        kernels::phi(sys, t, q, &mut self.phi)?;
+        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
+        match jac {
+            Jac::Sparse(g) => self.apply_sparse(sys, (t, h), g, rows, fv),
+            Jac::Dense(jac) => self.apply_dense(sys, (t, q, v, h), jac, rows, fq, fv),
+        }
+    }
+
+    /// The sparse path (`GGt`, `Identity`), with `phi` and `vel_res` at hand.
+    fn apply_sparse<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        (t, h): (f64, f64),
+        g: &crate::sparse::SparseMatrix,
+        rows: &RowSelection,
+        fv: &mut [f64],
+    ) -> Result<(), SimError> {
+        let (m, gamma) = (self.dims.m, self.kind.gamma);
+        let sparse = self
+            .sparse
+            .as_mut()
+            .expect("Correction: G as nonzeros on the dense path");
+        if self.kind.choice == ContinuousChoice::Identity {
+            sparse.ggt_phi(g, &self.phi, rows, &mut self.c);
+        }
+        for (i, c) in self.c.iter_mut().enumerate() {
+            *c = match (self.kind.choice, i < m) {
+                (_, false) => gamma * self.vel_res[i],
+                (ContinuousChoice::GGt, true) => {
+                    2.0 * gamma * self.vel_res[i] + gamma * gamma * self.phi[i]
+                }
+                (ContinuousChoice::Identity, true) if rows.contains(i) => 0.0,
+                (ContinuousChoice::Identity, true) => {
+                    2.0 * gamma * self.vel_res[i] + gamma * gamma * *c
+                }
+                (ContinuousChoice::TwoStep, true) => unreachable!("two-step is dense"),
+            };
+        }
+        match self.kind.choice {
+            ContinuousChoice::GGt => sparse.subtract_ggt_solve(sys, g, &self.c, (t, h), fv),
+            ContinuousChoice::Identity => {
+                for i in rows.left_out() {
+                    self.c[*i] = 0.0;
+                }
+                subtract_transpose(Jac::Sparse(g), &self.c, 1.0, fv);
+                Ok(())
+            }
+            ContinuousChoice::TwoStep => unreachable!("two-step is dense"),
+        }
+    }
+
+    /// The dense path, with `phi` and `vel_res` at hand.
+    #[allow(clippy::too_many_arguments)] // state, G, its row selection and the field
+    fn apply_dense<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        (t, q, v, h): (f64, &[f64], &[f64], f64),
         jac: &DMatrix<f64>,
         rows: &RowSelection,
         fq: &mut [f64],
         fv: &mut [f64],
     ) -> Result<(), SimError> {
-        let (m, r) = (self.dims.m, self.dims.constraint_rows());
-        if r == 0 || self.kind.gamma == 0.0 {
-            return Ok(());
-        }
-        let gamma = self.kind.gamma;
-        kernels::phi(sys, t, q, &mut self.phi)?;
-        kernels::velocity_residual(sys, t, q, v, jac.into(), &mut self.tmp, &mut self.vel_res)?;
+        let (m, r, gamma) = (self.dims.m, self.dims.constraint_rows(), self.kind.gamma);
         match self.kind.choice {
             ContinuousChoice::GGt => {
                 for i in 0..r {
@@ -157,7 +268,7 @@ impl Correction {
                     };
                 }
                 self.solve_gram(sys, jac, None, rows, t, h)?;
-                subtract_transpose(jac, &self.c, 1.0, fv);
+                subtract_transpose(jac.into(), &self.c, 1.0, fv);
             }
             ContinuousChoice::Identity => {
                 for i in 0..r {
@@ -173,7 +284,7 @@ impl Correction {
                         gamma * self.vel_res[i]
                     };
                 }
-                subtract_transpose(jac, &self.c, 1.0, fv);
+                subtract_transpose(jac.into(), &self.c, 1.0, fv);
             }
             ContinuousChoice::TwoStep => {
                 self.velocity_jacobian(sys, t, q, v)?;
@@ -195,8 +306,8 @@ impl Correction {
                 let solved = self.solve_gram(sys, jac, Some(&j2), rows, t, h);
                 self.j2 = j2;
                 solved?;
-                subtract_transpose(&self.j2, &self.c, gamma, fq);
-                subtract_transpose(jac, &self.c, gamma, fv);
+                subtract_transpose((&self.j2).into(), &self.c, gamma, fq);
+                subtract_transpose(jac.into(), &self.c, gamma, fv);
             }
         }
         Ok(())
@@ -281,12 +392,4 @@ impl Correction {
 /// Σ_j a_ij b_kj.
 fn row_dot(a: &DMatrix<f64>, i: usize, b: &DMatrix<f64>, k: usize) -> f64 {
     (0..a.ncols()).map(|j| a[(i, j)] * b[(k, j)]).sum()
-}
-
-/// out −= scale Gᵀ c.
-fn subtract_transpose(g: &DMatrix<f64>, c: &[f64], scale: f64, out: &mut [f64]) {
-    for (j, o) in out.iter_mut().enumerate() {
-        let dot: f64 = (0..g.nrows()).map(|i| g[(i, j)] * c[i]).sum();
-        *o -= scale * dot;
-    }
 }

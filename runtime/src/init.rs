@@ -32,11 +32,13 @@
 //! `release_cause`). The report says which coordinates and velocities moved and by how much;
 //! a failure ([`SimError::InitializationFailed`]) names the stage and every row still
 //! violated, with its residual.
-
-use nalgebra::DMatrix;
+//!
+//! A model with the sparse kernel forms keeps G and M as their nonzeros in both stages
+//! (`init_sparse.rs`): the same matrices entry for entry, the same state bit for bit.
 
 use crate::drift::{Drift, inf_norm};
 use crate::error::{InitStage, SimError, ViolatedRow};
+use crate::init_sparse::{eval_jacobian, hold, sparse_holds, stuck, velocity_residual};
 use crate::kernels;
 use crate::kkt::{KktWorkspace, Metric, accelerations_into};
 use crate::system::{ConstrainedSystem, Dims};
@@ -242,6 +244,7 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         let (sys, t0, d) = (self.sys, self.t0, self.sys.dims());
         let mut q = self.q0.to_vec();
         let mut pos = KktWorkspace::new(Dims { k: 0, ..d });
+        let sparse = sparse_holds(sys, &mut pos, fixed, Metric::Identity);
         let mut iterations = 0;
         loop {
             kernels::phi(sys, t0, &q, &mut pos.phi)?;
@@ -257,10 +260,10 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
                     violated: ViolatedRow::collect(&pos.phi, opts.tol, &sys.constraint_names()),
                 });
             }
-            kernels::jacobian(sys, t0, &q, &mut pos.jac)?;
+            eval_jacobian(sys, &mut pos, sparse, (t0, &q))?;
             hold(&mut pos, fixed, Metric::Identity);
             let names = sys.constraint_names();
-            stuck(&pos.jac, &pos.phi, opts.tol, &names).map_err(|violated| {
+            stuck(pos.jacobian(), &pos.phi, opts.tol, &names).map_err(|violated| {
                 SimError::InitializationFailed {
                     stage: InitStage::Positions,
                     residual,
@@ -290,29 +293,24 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         let (sys, t0, d) = (self.sys, self.t0, self.sys.dims());
         let mut v = self.v0.to_vec();
         let mut vel = KktWorkspace::new(d);
-        kernels::jacobian(sys, t0, q, &mut vel.jac)?;
-        kernels::velocity_residual(
-            sys,
-            t0,
-            q,
-            &v,
-            (&vel.jac).into(),
-            &mut vel.tmp,
-            &mut vel.vel_res,
-        )?;
+        let metric = match opts.velocity_metric {
+            VelocityMetric::Mass => Metric::Mass,
+            VelocityMetric::Euclidean => Metric::Identity,
+        };
+        let sparse = sparse_holds(sys, &mut vel, fixed, metric);
+        eval_jacobian(sys, &mut vel, sparse, (t0, q))?;
+        velocity_residual(sys, &mut vel, (t0, q, &v))?;
         if inf_norm(&vel.vel_res) <= opts.tol {
             return Ok((v, inf_norm(&vel.vel_res)));
         }
-        let metric = match opts.velocity_metric {
-            VelocityMetric::Mass => {
-                kernels::mass(sys, t0, q, &mut vel.mass)?;
-                Metric::Mass
-            }
-            VelocityMetric::Euclidean => Metric::Identity,
-        };
+        match (metric, sparse) {
+            (Metric::Mass, true) => vel.eval_mass(sys, t0, q)?,
+            (Metric::Mass, false) => kernels::mass(sys, t0, q, &mut vel.mass)?,
+            (Metric::Identity, _) => {}
+        }
         hold(&mut vel, fixed, metric);
         let names = sys.constraint_names();
-        stuck(&vel.jac, &vel.vel_res, opts.tol, &names).map_err(|violated| {
+        stuck(vel.jacobian(), &vel.vel_res, opts.tol, &names).map_err(|violated| {
             SimError::InitializationFailed {
                 stage: InitStage::Velocities,
                 residual: inf_norm(&vel.vel_res),
@@ -326,16 +324,8 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         for i in 0..d.n {
             v[i] -= vel.rhs[i];
         }
-        kernels::jacobian(sys, t0, q, &mut vel.jac)?;
-        kernels::velocity_residual(
-            sys,
-            t0,
-            q,
-            &v,
-            (&vel.jac).into(),
-            &mut vel.tmp,
-            &mut vel.vel_res,
-        )?;
+        eval_jacobian(sys, &mut vel, sparse, (t0, q))?;
+        velocity_residual(sys, &mut vel, (t0, q, &v))?;
         let residual = inf_norm(&vel.vel_res);
         let bound = opts.tol.max(64.0 * f64::EPSILON * inf_norm(&v));
         // NaN residuals fail too.
@@ -349,45 +339,4 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         }
         Ok((v, residual))
     }
-}
-
-/// Hold the `fixed` coordinates in a projection: their Jacobian columns zeroed and, in the
-/// mass metric, their rows and columns of M replaced by the identity's, so the (1,1) block
-/// gives a zero correction on them and M restricted to the free ones elsewhere.
-fn hold(ws: &mut KktWorkspace, fixed: &[usize], metric: Metric) {
-    for &j in fixed {
-        ws.jac.column_mut(j).fill(0.0);
-        if metric == Metric::Mass {
-            identity_row_column(&mut ws.mass, j);
-        }
-    }
-}
-
-/// `Err` with the violated rows (|r_i| > tol) that no free coordinate enters (their row of the
-/// held Jacobian is zero): nothing can repair them, so fail at once and name them (the
-/// factorization would only report a singular matrix).
-fn stuck(
-    jac: &DMatrix<f64>,
-    residual: &[f64],
-    tol: f64,
-    names: &[String],
-) -> Result<(), Vec<ViolatedRow>> {
-    let rows: Vec<f64> = (0..residual.len())
-        .map(|i| {
-            let unreachable = jac.row(i).iter().all(|&x| x == 0.0);
-            if unreachable { residual[i] } else { 0.0 }
-        })
-        .collect();
-    let violated = ViolatedRow::collect(&rows, tol, names);
-    if violated.is_empty() {
-        Ok(())
-    } else {
-        Err(violated)
-    }
-}
-
-fn identity_row_column(m: &mut DMatrix<f64>, j: usize) {
-    m.row_mut(j).fill(0.0);
-    m.column_mut(j).fill(0.0);
-    m[(j, j)] = 1.0;
 }

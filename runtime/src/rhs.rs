@@ -73,11 +73,8 @@ impl Rhs {
         )?;
         Conditioning::note(&mut self.conditioning, self.kkt.last_pivot_spread(), t);
         if let Some(correction) = &mut self.continuous {
-            // `accelerations_into` left G(t, q) in the workspace (dense here: the continuous
-            // stabilizations are not on the sparse path yet).
-            self.kkt.dense_jacobian();
-            let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
-            correction.apply(sys, t, h, q, v, jac, rows, fq, fv)?;
+            // `accelerations_into` left G(t, q) in the workspace.
+            correction.apply_after(sys, (t, h), q, v, &mut self.kkt, fq, fv)?;
         }
         Ok(())
     }

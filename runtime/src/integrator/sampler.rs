@@ -185,13 +185,11 @@ impl Sampler {
             self.vdot.copy_from_slice(&self.vdot_own);
             self.lambda.copy_from_slice(&self.lambda_own);
         }
-        // `accelerations_into` left G(t, q) in kkt.jac.
+        // `accelerations_into` left G(t, q) in the workspace.
         if let Some(correction) = &mut self.continuous {
-            self.kkt.dense_jacobian();
-            let (jac, rows) = (&self.kkt.jac, &self.kkt.rows);
             self.q_dot.copy_from_slice(v);
             let (q_dot, vdot) = (&mut self.q_dot, &mut self.vdot);
-            correction.apply(sys, t, 0.0, q, v, jac, rows, q_dot, vdot)?;
+            correction.apply_after(sys, (t, 0.0), q, v, &mut self.kkt, q_dot, vdot)?;
         }
         let drift = self.meter.measure_with(sys, t, q, v, self.kkt.jacobian())?;
         observer.output(&Sample {
