@@ -282,9 +282,6 @@ impl Newton {
             // no correction can improve them (stiff models, tight tolerances: the velocity
             // part of the correction, γhc Δq̈, stalls at ε cond(J) |q̈| γhc).
             let at_round_off = self.dynamic_relative <= 1e3 * f64::EPSILON;
-            if crate::radau::debug_on() {
-                eprintln!("  NEWTON t {t_new:.10} h {h:.2e} it {it} last {last:.3e} rate {rate:.3e} phi {:.2e}/{:.2e} dynrel {:.2e}", self.constraint.0, self.constraint.1, self.dynamic_relative);
-            }
             if (last <= 1.0 || at_round_off) && self.constraint.1 <= self.opts.tol {
                 return Ok(Outcome::Converged);
             }

@@ -375,9 +375,3 @@ pub fn radau_system<S: TangentSystem + ?Sized>(
     };
     solver.probe(sys, &mut tangents, &start, probe.h, x)
 }
-
-/// Temporary diagnostics (MBSIM_DEBUG_RADAU).
-pub(crate) fn debug_on() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("MBSIM_DEBUG_RADAU").is_some())
-}

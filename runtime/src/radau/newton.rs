@@ -532,9 +532,6 @@ impl StageSolver {
                 false => 0.0,
             };
             let settled = at_round_off || self.stall_noise > 0.0;
-            if crate::radau::debug_on() {
-                eprintln!("  newt {newt} dyno {dyno:.3e} phi {:.2e} dynrel {:.2e} settled {settled} stagejac {}", self.phi_max, self.dynamic_relative, self.stage_jacobians);
-            }
             if !dyno.is_finite() {
                 return Ok(Outcome::Failed(NewtonDiagnosis::NonFinite, newt, dyno));
             }

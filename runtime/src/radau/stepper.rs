@@ -418,9 +418,6 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
         match outcome {
             Outcome::Converged => {}
             Outcome::Slow(factor) => {
-                if crate::radau::debug_on() {
-                    eprintln!("RADAU t {t:.10} h {h:.3e} SLOW {factor}");
-                }
                 self.slow_newton += 1;
                 self.tangents_kept = false;
                 self.control.after_reject = true;
@@ -430,12 +427,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
                     verdict: Some(Verdict::Reject(h.abs() * factor)),
                 });
             }
-            Outcome::Failed(d, it, c) => {
-                if crate::radau::debug_on() {
-                    eprintln!("RADAU t {t:.10} h {h:.3e} FAILED {d:?}");
-                }
-                return Err(self.diverged(t, h, (d, it, c)));
-            }
+            Outcome::Failed(d, it, c) => return Err(self.diverged(t, h, (d, it, c))),
         }
         let newt = self.solver.counters.iterations - iterations_before;
         let n = self.n;
@@ -450,9 +442,6 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
         };
         let (q, v) = self.end.split_at_mut(n);
         let stabilized = self.stab.apply(sys, t + h, h, q, v, self.setup.datol)?;
-        if crate::radau::debug_on() {
-            eprintln!("RADAU t {t:.10} h {h:.3e} newt {newt} err {error:.3e} {verdict:?}");
-        }
         Ok(Attempt {
             error,
             stabilized,
