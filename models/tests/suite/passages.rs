@@ -105,7 +105,7 @@ fn the_floor_sees_the_noise_mixed_into_the_couplers_angles() {
 /// ~8 minutes with the dense stage matrix of order 1 455).
 #[test]
 fn implicit_methods_pass_the_body_forms_passages() {
-    cell(Method::Radau, 1e-8, Form::Bodies, 20.0, 7e-4); // 6.21e-5 (6.1e-5 before the stall rule)
+    cell(Method::Radau, 1e-8, Form::Bodies, 20.0, 7e-4); // 6.21e-5 (6.1e-5 before the stall rule and judge count)
     cell(Method::RadauFixed, 1e-2, Form::Bodies, 20.0, 4e-4); // 3.6e-5
     cell(Method::Hht, 1e-2, Form::Bodies, 1.5, 3.3e-2); // 3.3e-3
     cell(Method::HhtAdaptive, 1e-6, Form::Bodies, 1.5, 1.9e-2); // 1.9e-3
