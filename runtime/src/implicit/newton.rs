@@ -330,10 +330,14 @@ impl Newton {
     /// grows like 1/s² and the corrections stagnate at ε cond(J): on the A02 chain at its
     /// second passage (HHT, h = 1e-3 … 1e-6, t = 1.2439) they wandered between 0.1 and 2.4
     /// tolerances while Φ stayed at 4e-16 and the dynamic rows at 2e-10 relative. Such an
-    /// iterate is accepted where the iteration would otherwise be given up.
+    /// iterate is accepted where the iteration would otherwise be given up. Only with
+    /// constraint rows: the stagnation this accepts is Φ's round-off over G's vanishing
+    /// singular value; on an unconstrained stiff oscillator (ωh = 1e5, `tests/suite/implicit.rs`,
+    /// spectral radius) accepting dynamic rows at √ε moved the measured ρ∞ by 1–4 %.
     fn settled(&self) -> bool {
         let size = self.z.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
-        self.constraint.0 <= 1e3 * f64::EPSILON * (1.0 + size)
+        self.dims.constraint_rows() > 0
+            && self.constraint.0 <= 1e3 * f64::EPSILON * (1.0 + size)
             && self.dynamic_relative <= f64::EPSILON.sqrt()
     }
 
