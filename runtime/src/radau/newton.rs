@@ -39,7 +39,11 @@
 //! Round-off: near a singular configuration J's condition grows like 1/s² and the corrections
 //! stagnate at ε cond(J), above a constant-step κ near round-off; an iterate that satisfies Φ
 //! to round-off and the dynamic rows to √ε of their terms is accepted where the iteration would
-//! otherwise be given up (`StageSolver::at_round_off`).
+//! otherwise be given up (`StageSolver::at_round_off`). On the body form of the chain the
+//! retried solve (stage Jacobians) stalls higher, at ε ‖q‖/σ_min(G) in coordinates weighted by
+//! atol alone (0.05–0.4 error-weight units at rtol 1e-10/1e-11 against κ = 2.2e-5): with Φ at
+//! round-off and corrections not growing twofold the iterate is accepted too, and its level is
+//! kept in `stall_noise` for the error test (`stepper.rs`, `STALL_SAFETY`).
 //!
 //! Convergence (Hairer–Wanner II §IV.8, `radau5.f`): with ‖Δ_k‖ the RMS of the stage
 //! corrections of positions and velocities in the weights the stepper gives (`stepper.rs`), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
