@@ -274,7 +274,7 @@ impl Newton {
     ) -> Result<Outcome, SimError> {
         let (cq, cv) = (coef.beta * h * h * coef.c(), coef.gamma * h * coef.c());
         let (mut last, mut rate) = (f64::INFINITY, 0.0);
-        let mut fresh = false;
+        let (mut fresh, mut diverged) = (false, None);
         for it in 0..=self.opts.max_iterations {
             self.update_state(coef, start, h);
             self.residual(sys, t_new, cq, cv)?;
@@ -285,12 +285,17 @@ impl Newton {
             if (last <= 1.0 || at_round_off) && self.constraint.1 <= self.opts.tol {
                 return Ok(Outcome::Converged);
             }
+            if let Some(correction) = diverged {
+                return Ok(match it > 1 && self.settled() {
+                    true => Outcome::Converged,
+                    false => Outcome::Failed(NewtonDiagnosis::Diverging, it, correction),
+                });
+            }
             if it == self.opts.max_iterations {
-                return Ok(Outcome::Failed(
-                    NewtonDiagnosis::IterationLimit { rate },
-                    it,
-                    last,
-                ));
+                return Ok(match self.settled() {
+                    true => Outcome::Converged,
+                    false => Outcome::Failed(NewtonDiagnosis::IterationLimit { rate }, it, last),
+                });
             }
             let stale = !reuse || self.factored_h != Some(h) || rate > self.opts.max_rate;
             if stale {
@@ -308,17 +313,32 @@ impl Newton {
             if it > 0 {
                 rate = correction / last;
                 if rate > 2.0 && fresh {
-                    return Ok(Outcome::Failed(
-                        NewtonDiagnosis::Diverging,
-                        it + 1,
-                        correction,
-                    ));
+                    // Judged on the residual of the new iterate (next pass): near a singular
+                    // configuration the corrections wander at ε cond(J) (`settled`).
+                    diverged = Some(correction);
                 }
             }
             last = correction;
             fresh = !reuse;
         }
         unreachable!("the loop returns at it == max_iterations")
+    }
+
+    /// Whether the iterate held is as good as the arithmetic allows: Φ (and A v + b) hold to
+    /// round-off, 1e3 ε (1 + ‖(q, v)‖∞), and the dynamic rows to √ε of their terms' size (the rule
+    /// of Radau's `StageSolver::at_round_off`). Near a singular configuration J's condition
+    /// grows like 1/s² and the corrections stagnate at ε cond(J): on the A02 chain at its
+    /// second passage (HHT, h = 1e-3 … 1e-6, t = 1.2439) they wandered between 0.1 and 2.4
+    /// tolerances while Φ stayed at 4e-16 and the dynamic rows at 2e-10 relative. Such an
+    /// iterate is accepted where the iteration would otherwise be given up. Only with
+    /// constraint rows: the stagnation this accepts is Φ's round-off over G's vanishing
+    /// singular value; on an unconstrained stiff oscillator (ωh = 1e5, `tests/suite/implicit.rs`,
+    /// spectral radius) accepting dynamic rows at √ε moved the measured ρ∞ by 1–4 %.
+    fn settled(&self) -> bool {
+        let size = self.z.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        self.dims.constraint_rows() > 0
+            && self.constraint.0 <= 1e3 * f64::EPSILON * (1.0 + size)
+            && self.dynamic_relative <= f64::EPSILON.sqrt()
     }
 
     /// q, v and a at the current q̈.
