@@ -189,7 +189,7 @@ impl BandedLu {
     /// column whose pivot is negligible (the dense LU's test); the factors are then unusable.
     pub fn factor(&mut self) -> Result<(), usize> {
         let n = self.n;
-        let scale = self.ab.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        let scale = crate::lu::largest_magnitude(&self.ab);
         if n > 0 && (scale.is_nan() || scale == 0.0) {
             return Err(0);
         }
@@ -204,9 +204,12 @@ impl BandedLu {
             self.piv[j] = j + offset;
             last_touched = last_touched.max((j + self.ku + offset).min(n - 1));
             if offset != 0 {
-                for c in j..=last_touched {
-                    let (a, b) = (self.at(j, c), self.at(j + offset, c));
-                    self.ab.swap(a, b);
+                // A(j, c) for c = j..=last_touched: every (ldab − 1)-th entry from A(j, j).
+                let step = self.ldab() - 1;
+                let first = self.at(j, j);
+                let rows = self.ab[first..].chunks_mut(step).take(last_touched - j + 1);
+                for row in rows {
+                    row.swap(0, offset);
                 }
             }
             self.eliminate(j, below, last_touched);

@@ -39,38 +39,38 @@ impl DenseLu {
     /// the first column whose pivot is negligible; the factors are then unusable.
     pub fn factor(&mut self) -> Result<(), usize> {
         let n = self.dim();
-        let scale = self.a.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        let scale = largest_magnitude(self.a.as_slice());
         let tiny = (n.max(1) as f64) * f64::EPSILON * scale;
         if n > 0 && (scale.is_nan() || scale == 0.0) {
             return Err(0);
         }
+        // Column-major storage walked by column slices: no bounds check per entry, the same
+        // operations in the same order as `a(r, j) -= a(r, c) · a(c, j)` entry by entry.
+        let a = self.a.as_mut_slice();
         for c in 0..n {
-            let mut p = c;
-            let mut best = self.a[(c, c)].abs();
-            for r in c + 1..n {
-                let x = self.a[(r, c)].abs();
-                if x > best {
-                    best = x;
-                    p = r;
-                }
-            }
+            let (p, best) = largest_from(&a[c * n..(c + 1) * n], c);
             self.piv[c] = p;
             if best.is_nan() || best <= tiny {
                 return Err(c);
             }
             if p != c {
-                self.a.swap_rows(p, c);
+                for column in a.chunks_exact_mut(n) {
+                    column.swap(p, c);
+                }
             }
-            let d = 1.0 / self.a[(c, c)];
-            for r in c + 1..n {
-                self.a[(r, c)] *= d;
+            let (done, rest) = a.split_at_mut((c + 1) * n);
+            let pivot_column = &mut done[c * n + c..];
+            let d = 1.0 / pivot_column[0];
+            for x in &mut pivot_column[1..] {
+                *x *= d;
             }
-            for j in c + 1..n {
-                let u = self.a[(c, j)];
+            let multipliers = &pivot_column[1..];
+            for column in rest.chunks_exact_mut(n) {
+                let (upper, lower) = column.split_at_mut(c + 1);
+                let u = upper[c];
                 if u != 0.0 {
-                    for r in c + 1..n {
-                        let l = self.a[(r, c)];
-                        self.a[(r, j)] -= l * u;
+                    for (x, &l) in lower.iter_mut().zip(multipliers) {
+                        *x -= l * u;
                     }
                 }
             }
@@ -96,22 +96,66 @@ impl DenseLu {
         for c in 0..n {
             b.swap(c, self.piv[c]);
         }
+        // Column slices of the factors (column-major storage); the same operations in the same
+        // order as entry by entry.
+        let a = self.a.as_slice();
+        let column = |c: usize| &a[c * n..(c + 1) * n];
         for c in 0..n {
-            let x = b[c];
+            let column = column(c);
+            let (head, tail) = b.split_at_mut(c + 1);
+            let x = head[c];
             if x != 0.0 {
-                for r in c + 1..n {
-                    b[r] -= self.a[(r, c)] * x;
+                for (y, &l) in tail.iter_mut().zip(&column[c + 1..]) {
+                    *y -= l * x;
                 }
             }
         }
         for c in (0..n).rev() {
-            b[c] /= self.a[(c, c)];
-            let x = b[c];
-            for r in 0..c {
-                b[r] -= self.a[(r, c)] * x;
+            let column = column(c);
+            let (head, tail) = b.split_at_mut(c);
+            tail[0] /= column[c];
+            let x = tail[0];
+            for (y, &u) in head.iter_mut().zip(&column[..c]) {
+                *y -= u * x;
             }
         }
     }
+}
+
+/// The row (from `from` on) of the largest magnitude in `column` and that magnitude: the first
+/// of equal ones, and `column[from]` unless a later entry is strictly larger (so a NaN pivot
+/// candidate stays, to be caught by the caller).
+fn largest_from(column: &[f64], from: usize) -> (usize, f64) {
+    let mut p = from;
+    let mut best = column[from].abs();
+    for (r, x) in column.iter().enumerate().skip(from + 1) {
+        let x = x.abs();
+        if x > best {
+            best = x;
+            p = r;
+        }
+    }
+    (p, best)
+}
+
+/// max(0, max|x_i|) over the non-NaN entries of `xs`: exactly `xs.iter().fold(0.0, |s, x|
+/// s.max(x.abs()))` (the maximum is exact and `f64::max` skips NaN, so the order does not
+/// matter), in four independent lanes of a plain comparison that compile to packed maxima.
+pub(crate) fn largest_magnitude(xs: &[f64]) -> f64 {
+    let mut lanes = [0.0_f64; 4];
+    let chunks = xs.chunks_exact(4);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (s, x) in lanes.iter_mut().zip(chunk) {
+            let x = x.abs();
+            *s = if x > *s { x } else { *s };
+        }
+    }
+    let mut s = rest.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+    for lane in lanes {
+        s = s.max(lane);
+    }
+    s
 }
 
 /// max|x| / min|x| over the pivots `diagonal` (1 for an empty matrix).
