@@ -103,7 +103,8 @@ impl Stabilizer {
     /// rank (H is block triangular with G on the diagonal), so the identity-metric diagnosis
     /// names the rows.
     fn singular_h<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S, t: f64, h: f64) -> SimError {
-        let (block, dependent) = diagnose_singular(self.jac_r.dense(), None, sys.coordinate_names());
+        let (block, dependent) =
+            diagnose_singular(self.jac_r.dense(), None, sys.coordinate_names());
         SimError::SingularKkt {
             t,
             h,

@@ -74,7 +74,12 @@ impl SparseSFull {
 
     /// Assemble [I Hᵀ; H 0] from G's nonzeros `g` and L (`l`, dense m × n) without the rows of
     /// H that `rows` leaves out, and factor it. Whether it factored.
-    pub(super) fn factor(&mut self, g: &SparseMatrix, l: &DMatrix<f64>, rows: &RowSelection) -> bool {
+    pub(super) fn factor(
+        &mut self,
+        g: &SparseMatrix,
+        l: &DMatrix<f64>,
+        rows: &RowSelection,
+    ) -> bool {
         let (n2, m) = (2 * self.dims.n, self.dims.m);
         self.band.clear();
         for c in 0..n2 {
@@ -101,7 +106,13 @@ impl SparseSFull {
 
     /// q −= x_q, v −= x_v with x = Hᵀ(HHᵀ)⁻¹ζ from the last factorization; ζ's entries on
     /// left-out rows are not read.
-    pub(super) fn correct(&mut self, zeta: &[f64], rows: &RowSelection, q: &mut [f64], v: &mut [f64]) {
+    pub(super) fn correct(
+        &mut self,
+        zeta: &[f64],
+        rows: &RowSelection,
+        q: &mut [f64],
+        v: &mut [f64],
+    ) {
         let (n, m) = (self.dims.n, self.dims.m);
         let (x, mu) = self.rhs.split_at_mut(2 * n);
         x.fill(0.0);
@@ -130,12 +141,24 @@ fn h_entries<S: ConstrainedSystem + ?Sized>(sys: &S, dims: Dims) -> Vec<HEntry> 
     let mut entries = Vec::new();
     for (k, (i, j)) in jacobian_pattern(sys, dims).into_iter().enumerate() {
         if i < m {
-            entries.push(HEntry { row: i, col: j, source: Source::G(k) });
+            entries.push(HEntry {
+                row: i,
+                col: j,
+                source: Source::G(k),
+            });
         }
-        entries.push(HEntry { row: m + i, col: n + j, source: Source::G(k) });
+        entries.push(HEntry {
+            row: m + i,
+            col: n + j,
+            source: Source::G(k),
+        });
     }
     for &(i, j) in sys.l_sparsity().nonzeros {
-        entries.push(HEntry { row: m + i, col: j, source: Source::L(i, j) });
+        entries.push(HEntry {
+            row: m + i,
+            col: j,
+            source: Source::L(i, j),
+        });
     }
     entries
 }
