@@ -28,12 +28,12 @@ impl Stabilizer {
     ) -> Result<(), SimError> {
         let (n, m, k) = (self.dims.n, self.dims.m, self.dims.k);
         self.jac_r.prepare(sys);
-        if !self.sfull_chosen {
-            self.sfull_chosen = true;
-            self.sfull_sparse = SparseSFull::for_system(sys, self.dims).map(Box::new);
-        }
         self.jac_r.eval(sys, t, q)?;
         kernels::l(sys, t, q, v, &mut self.l)?;
+        if !self.sfull_chosen {
+            self.sfull_chosen = true;
+            self.sfull_sparse = SparseSFull::for_system(sys, self.dims, &self.l).map(Box::new);
+        }
         kernels::phi(sys, t, q, &mut self.zeta[..m])?;
         let jac = self.jac_r.get();
         kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;

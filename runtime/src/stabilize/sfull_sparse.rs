@@ -49,9 +49,15 @@ pub(super) struct SparseSFull {
 
 impl SparseSFull {
     /// The workspace for `sys`, if it has the sparse forms and the augmented matrix takes the
-    /// banded layout (else `None`: the dense path).
-    pub(super) fn for_system<S: ConstrainedSystem + ?Sized>(sys: &S, dims: Dims) -> Option<Self> {
-        if !sys.has_nonzero_forms() || dims.constraint_rows() == 0 {
+    /// banded layout (else `None`: the dense path). `l` is L at the first point: a stated L
+    /// pattern that misses one of its nonzeros keeps the dense path (the check the KKT
+    /// solve's banded path makes; it cannot catch an entry that happens to vanish there).
+    pub(super) fn for_system<S: ConstrainedSystem + ?Sized>(
+        sys: &S,
+        dims: Dims,
+        l: &DMatrix<f64>,
+    ) -> Option<Self> {
+        if !sys.has_nonzero_forms() || dims.constraint_rows() == 0 || !l_covered(sys, l) {
             return None;
         }
         let entries = h_entries(sys, dims);
@@ -127,6 +133,15 @@ impl SparseSFull {
             *vj -= d;
         }
     }
+}
+
+/// Whether L's stated pattern holds every nonzero of `l`.
+fn l_covered<S: ConstrainedSystem + ?Sized>(sys: &S, l: &DMatrix<f64>) -> bool {
+    let mut inside = DMatrix::from_element(l.nrows(), l.ncols(), false);
+    for &(i, j) in sys.l_sparsity().nonzeros {
+        inside[(i, j)] = true;
+    }
+    l.iter().zip(inside.iter()).all(|(&x, &ok)| ok || x == 0.0)
 }
 
 /// The row of G that row `r` of H comes from (the inverse of `h_rows`).
