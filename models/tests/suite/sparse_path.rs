@@ -1,6 +1,6 @@
 //! The sparse path (M and G as their nonzeros, issue 27) computes the dense path's numbers:
 //! for every catalog model with the sparse kernel forms, short RKSTAB runs
-//! under each post-step stabilization and Baumgarte (projected samples, so the sampler's KKT
+//! under each post-step stabilization but S-full (compared to round-off below) and Baumgarte (projected samples, so the sampler's KKT
 //! solves and projection run too) on the sparse path equal, bit for bit, the same runs with
 //! the forms hidden ([`DenseForms`], the dense kernels and dense storage), from the consistent
 //! state `initialize` finds (on each path: equal bit for bit too). Both paths assemble

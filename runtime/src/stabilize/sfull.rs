@@ -3,6 +3,8 @@
 //! With z = (q, v) and h = (Φ; Φ_q v + Φ_t), H = ∂h/∂z = [[Φ_q, 0], [L, Φ_q]] where
 //! L = ∂(Φ_q v)/∂q comes from the `l_into` kernel. HF = I, so the drift is O(h^{2(p+1)}) after
 //! a single application. Everything is evaluated at the unstabilized point.
+//! A large model with the sparse forms solves the same system on the banded path instead
+//! (`sfull_sparse.rs`) where that layout pays; the rest form and factor HHᵀ densely.
 //!
 //! Nonholonomic rows (a documented approximation): the kernel contract has no ∂(A v + b)/∂q,
 //! so their rows of H are taken as [0, A]. For purely nonholonomic models this is exactly the
