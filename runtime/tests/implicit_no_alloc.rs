@@ -3,7 +3,8 @@
 //! fixed and adaptive steps, exact and finite-difference tangents, full and modified Newton,
 //! and Radau IIA (fixed and adaptive); and on the sparse path (banded Newton and stage
 //! matrices from nonzeros, compressed tangent differences, a tangent pattern grown once by
-//! the first evaluation) on a chain in body coordinates.
+//! the first evaluation) on a chain in body coordinates, where RKSTAB's S-full correction
+//! takes its sparse path too (the banded [I Hᵀ; H 0], `runtime/src/stabilize/sfull_sparse.rs`).
 //! Counted per thread (`counted`), so this file is its own test binary.
 
 #[path = "suite/common/mod.rs"]
@@ -20,7 +21,8 @@ use counted::allocations;
 use implicit_models::Me451;
 use implicit_models::chain::{Nonzeros, Spring, SprungChain};
 use mbsim_runtime::{
-    Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions, Problem, Radau, Scheme,
+    Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions, Problem, Radau, Rkstab, Scheme,
+    Stabilization,
 };
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
@@ -102,6 +104,7 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
     let newmark = Implicit::newmark(1e-3);
     let hht = Implicit::hht(-0.05, 1e-6);
     let (radau, radau_fixed) = (Radau::adaptive(1e-8), Radau::fixed(1e-2));
+    let s_full = Rkstab::new(1e-6).with_stabilization(Stabilization::SFull);
     assert!(matches!(newmark.layout(&chain), KktLayout::Banded { .. }));
     assert!(matches!(radau.layout(&chain), KktLayout::Banded { .. }));
     let counts = [
@@ -120,6 +123,10 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
         (
             allocations_of_sparse_run(&radau_fixed, 0.1),
             allocations_of_sparse_run(&radau_fixed, 0.2),
+        ),
+        (
+            allocations_of_sparse_run(&s_full, 0.1),
+            allocations_of_sparse_run(&s_full, 0.2),
         ),
     ];
     for (i, (short, long)) in counts.into_iter().enumerate() {

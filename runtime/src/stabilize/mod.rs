@@ -73,6 +73,7 @@ mod partition;
 mod partition_options;
 mod projection;
 mod sfull;
+mod sfull_sparse;
 
 pub use partition::ROUND_OFF_STEP;
 pub use partition_options::{
@@ -208,6 +209,11 @@ pub struct Stabilizer {
     l: DMatrix<f64>,
     hh: DenseLu,
     zeta: Vec<f64>,
+    /// S-full's sparse path (`sfull_sparse.rs`), chosen on the first S-full call; `None` on
+    /// the dense path.
+    sfull_sparse: Option<Box<sfull_sparse::SparseSFull>>,
+    /// Whether that choice was made.
+    sfull_chosen: bool,
     /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
     /// round-off within every coordinate's last bits (module docs, "Round-off floor").
     floor_active: bool,
@@ -246,6 +252,8 @@ impl Stabilizer {
             l: DMatrix::zeros(if sfull { m } else { 0 }, n),
             hh: DenseLu::new(hr),
             zeta: vec![0.0; hr],
+            sfull_sparse: None,
+            sfull_chosen: false,
             floor_active: false,
             noise: [0.0; 2],
             carried: [0.0; 2],

@@ -188,8 +188,9 @@ impl<T: Model> ConstrainedSystem for Nonzeros<T> {
     fn phi_q_sparsity(&self) -> Sparsity {
         self.jac
     }
+    /// Φ_q's pattern: row i of L = ∂(Φ_q v)/∂q is nonzero only where Φ_i depends on q.
     fn l_sparsity(&self) -> Sparsity {
-        self.sys.l_sparsity()
+        self.jac
     }
     fn mass_sparsity(&self) -> Option<Sparsity> {
         Some(self.mass)
