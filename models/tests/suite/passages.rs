@@ -116,11 +116,13 @@ fn implicit_methods_pass_the_body_forms_passages() {
 /// corrections stalled at 0.05 … 0.4 error-weight units (ε ‖q‖/σ_min(G) in the couplers'
 /// angles, whose weight is atol alone) against κ = 2.2e-5 with Φ at round-off. A stalled solve
 /// is now accepted and the error test respects its level (`runtime/src/radau/newton.rs`,
-/// `stepper.rs`, "stall"). 1e-10 crosses 5 passages, 1e-11 the first two; ~2.6 s together.
+/// `stepper.rs`, "stall"). 1e-10 crosses 5 passages (~1 s).
 #[test]
 fn radau_passes_the_body_forms_passages_at_tight_tolerances() {
     cell(Method::Radau, 1e-10, Form::Bodies, 3.0, 2.4e-8); // 2.37e-9
-    cell(Method::Radau, 1e-11, Form::Bodies, 1.5, 5.2e-9); // 5.15e-10
+    // rtol 1e-11 (5.15e-10 over 1.5 s) needed the stall rule without its tolerance bound,
+    // which broke the flyball governor's accuracy (README, "Singular passages"): it fails
+    // again at the first passage and is not part of the slice.
 }
 
 /// HHT and generalized-α with h = 1e-3 failed at the second passage (t = 1.243, both forms):
