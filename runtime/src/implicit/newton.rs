@@ -292,7 +292,9 @@ impl Newton {
                 });
             }
             if it == self.opts.max_iterations {
-                return Ok(match self.settled() {
+                // Stagnation shows only after two corrections (as for divergence above): a
+                // limit of one iteration that misses the tolerance is a failure.
+                return Ok(match it > 1 && self.settled() {
                     true => Outcome::Converged,
                     false => Outcome::Failed(NewtonDiagnosis::IterationLimit { rate }, it, last),
                 });
