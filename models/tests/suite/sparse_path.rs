@@ -186,6 +186,23 @@ fn the_implicit_methods_sparse_path_agrees_with_the_dense_path() {
 #[test]
 fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
     use mbsim_runtime::{Continuous, ContinuousChoice};
+    let stabilizations = [ContinuousChoice::GGt, ContinuousChoice::Identity]
+        .map(|choice| Stabilization::Continuous(Continuous::new(choice, 10.0)));
+    let checked = stabilized_runs_agree(&stabilizations, false);
+    assert!(
+        checked
+            .iter()
+            .any(|w| w.starts_with("four-bar-chain-bodies continuous-ggt")),
+        "compared: {checked:?}"
+    );
+}
+
+/// RKSTAB rtol 1e-6 over [0, 0.02] s with projected samples, from the consistent start, under
+/// each of `stabilizations` on every catalog model with the sparse forms, on the sparse path
+/// against the dense one ([`DenseForms`]): the same NFCN (and NSTAB when `nstab`), every sample
+/// of q and v within 1e-12 (the tests' docs derive the bound). Returns "model stabilization" of
+/// the runs compared (a run that fails on both paths is skipped).
+fn stabilized_runs_agree(stabilizations: &[Stabilization], nstab: bool) -> Vec<String> {
     let mut checked = Vec::new();
     for entry in catalog() {
         let sys = (entry.build)();
@@ -198,8 +215,7 @@ fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
         let Ok(start) = initialize(sparse, 0.0, &q0, &v0, &InitOptions::default()) else {
             continue;
         };
-        for choice in [ContinuousChoice::GGt, ContinuousChoice::Identity] {
-            let stab = Stabilization::Continuous(Continuous::new(choice, 10.0));
+        for &stab in stabilizations {
             let method = Rkstab::new(1e-6).with_stabilization(stab);
             let problem = Problem::new(0.0, 0.02, &start.q, &start.v).with_uniform_output(0.005);
             let what = format!("{} {}", entry.name, stab.name());
@@ -215,22 +231,24 @@ fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
                 }
             };
             assert_eq!(ss.stats.nfcn, sd.stats.nfcn, "{what}: NFCN");
-            for (i, (s, d)) in rs.q.iter().zip(&rd.q).enumerate() {
-                compare(&format!("{what} q sample {i}"), s, d, 1e-12);
+            if nstab {
+                assert_eq!(ss.stats.nstab, sd.stats.nstab, "{what}: NSTAB");
             }
-            for (i, (s, d)) in rs.v.iter().zip(&rd.v).enumerate() {
-                compare(&format!("{what} v sample {i}"), s, d, 1e-12);
+            let mut largest = 0.0_f64;
+            for (kind, (s, d)) in [("q", (&rs.q, &rd.q)), ("v", (&rs.v, &rd.v))] {
+                for (i, (s, d)) in s.iter().zip(d).enumerate() {
+                    compare(&format!("{what} {kind} sample {i}"), s, d, 1e-12);
+                    let scale = d.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+                    let diff = (s.iter().zip(d)).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+                    largest = largest.max(diff / scale);
+                }
             }
+            println!("{what}: largest relative difference {largest:.2e}");
             checked.push(what);
         }
     }
     println!("compared: {checked:?}");
-    assert!(
-        checked
-            .iter()
-            .any(|w| w.starts_with("four-bar-chain-bodies continuous-ggt")),
-        "compared: {checked:?}"
-    );
+    checked
 }
 
 /// S-full on the sparse path (`runtime/src/stabilize/sfull_sparse.rs`: Hᵀ(HHᵀ)⁻¹ζ from the
@@ -247,50 +265,7 @@ fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
 /// dense path is taken and the runs are equal bit for bit, which the bound includes.
 #[test]
 fn the_s_full_sparse_path_agrees_with_the_dense_path() {
-    let mut checked = Vec::new();
-    for entry in catalog() {
-        let sys = (entry.build)();
-        if !sys.has_nonzero_forms() {
-            continue;
-        }
-        let sparse: &dyn ConstrainedSystem = sys.as_ref();
-        let dense = DenseForms(sparse);
-        let (q0, v0) = (entry.initial)(sparse);
-        let Ok(start) = initialize(sparse, 0.0, &q0, &v0, &InitOptions::default()) else {
-            continue;
-        };
-        let method = Rkstab::new(1e-6).with_stabilization(Stabilization::SFull);
-        let problem = Problem::new(0.0, 0.02, &start.q, &start.v).with_uniform_output(0.005);
-        let what = format!("{} s-full", entry.name);
-        let runs = (
-            integrate(sparse, &method, &problem),
-            integrate(&dense, &method, &problem),
-        );
-        let ((rs, ss), (rd, sd)) = match runs {
-            (Ok(s), Ok(d)) => (s, d),
-            (s, d) => {
-                assert_eq!(s.is_ok(), d.is_ok(), "{what}");
-                continue;
-            }
-        };
-        assert_eq!(ss.stats.nfcn, sd.stats.nfcn, "{what}: NFCN");
-        assert_eq!(ss.stats.nstab, sd.stats.nstab, "{what}: NSTAB");
-        let mut largest = 0.0_f64;
-        for (kind, (s, d)) in [("q", (&rs.q, &rd.q)), ("v", (&rs.v, &rd.v))] {
-            for (i, (s, d)) in s.iter().zip(d).enumerate() {
-                compare(&format!("{what} {kind} sample {i}"), s, d, 1e-12);
-                let scale = d.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-                let diff = s
-                    .iter()
-                    .zip(d)
-                    .fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
-                largest = largest.max(diff / scale);
-            }
-        }
-        println!("{what}: largest relative difference {largest:.2e}");
-        checked.push(what);
-    }
-    println!("compared: {checked:?}");
+    let checked = stabilized_runs_agree(&[Stabilization::SFull], true);
     assert!(
         checked
             .iter()

@@ -131,7 +131,7 @@ impl TangentPattern {
     }
 
     /// The index of entry (i, j), if it is in the pattern.
-    fn index(&self, i: usize, j: usize) -> Option<usize> {
+    pub(crate) fn index(&self, i: usize, j: usize) -> Option<usize> {
         let range = self.row(i);
         let start = range.start;
         self.entries[range]

@@ -144,19 +144,14 @@ impl NonzeroForm {
     /// Where the form's `entries` sit on `out`'s pattern, which first grows by those outside
     /// it (the structural guess does not know Q's couplings; cold: once per pattern).
     fn place(&mut self, entries: &[(usize, usize)], out: &mut SparseTangents) {
-        let index = |out: &SparseTangents, (i, j): (usize, usize)| {
-            let row = out.pattern.row(i);
-            let cols = &out.pattern.entries()[row.clone()];
-            (cols.binary_search_by_key(&j, |e| e.1).ok()).map(|k| row.start + k)
-        };
         let outside: Vec<(usize, usize)> = (entries.iter().copied())
-            .filter(|&e| index(out, e).is_none())
+            .filter(|&(i, j)| out.pattern.index(i, j).is_none())
             .collect();
         if !outside.is_empty() {
             out.grow(outside);
         }
         self.positions = (entries.iter())
-            .map(|&e| index(out, e).expect("the pattern holds the form's entries"))
+            .map(|&(i, j)| (out.pattern.index(i, j)).expect("the pattern holds the form's entries"))
             .collect();
         self.generation = out.generation;
     }
