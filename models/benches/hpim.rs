@@ -12,13 +12,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_models::truss14::{self, Loading};
 use mbsim_runtime::{
     ForceDerivatives, Formulation, Hpim, Implicit, Integrator, Npc, Problem, Rkstab, Scheme,
     Solution, Stabilization, StepSize, Structural,
 };
+use mbsim_testkit::CpuClock;
 
 const T_END: f64 = 0.2;
 
@@ -73,14 +73,10 @@ fn methods(st: &Arc<mbsim_runtime::Structure>) -> Vec<(String, Method)> {
 }
 
 /// Mean thread CPU seconds of `f` over at least 0.2 s of repeats.
-fn cpu_of(mut f: impl FnMut()) -> f64 {
-    let start = ThreadTime::now();
-    let mut runs = 0;
-    while start.elapsed() < Duration::from_millis(200) || runs == 0 {
-        f();
-        runs += 1;
-    }
-    start.elapsed().as_secs_f64() / runs as f64
+fn cpu_of(f: impl FnMut()) -> f64 {
+    CpuClock::new(Duration::from_millis(200))
+        .mean(f)
+        .as_secs_f64()
 }
 
 fn table() {

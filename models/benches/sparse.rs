@@ -26,7 +26,6 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim::runtime::{
     ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Implicit, KktLayout, KktWorkspace, Problem,
@@ -34,22 +33,14 @@ use mbsim::runtime::{
     integrate,
 };
 use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
+use mbsim_testkit::{CpuClock, thread_cpu};
 use mbsim_tests::dense_forms::DenseForms;
 use nalgebra::DMatrix;
 
 /// Mean thread CPU time of `f` over repeated calls for at least `budget` (the clock, a system
 /// call of about a microsecond, is read every 64 calls).
-fn cpu_mean(budget: Duration, mut f: impl FnMut()) -> Duration {
-    f();
-    let start = ThreadTime::now();
-    let mut calls = 0u32;
-    while start.elapsed() < budget {
-        for _ in 0..64 {
-            f();
-        }
-        calls += 64;
-    }
-    start.elapsed() / calls
+fn cpu_mean(budget: Duration, f: impl FnMut()) -> Duration {
+    CpuClock::new(budget).batch(64).warm_up().mean(f)
 }
 
 /// The run's state: every crank vertical, turning at 1 rad/s (the catalog's start).
@@ -146,9 +137,7 @@ fn run(sys: &dyn ConstrainedSystem, reps: usize) -> RunFigures {
     let problem = Problem::new(0.0, 20.0, &q0, &v0).with_uniform_output(20.0);
     let mut best: Option<RunFigures> = None;
     for _ in 0..reps {
-        let clock = ThreadTime::now();
-        let (rec, sol) = integrate(sys, &method, &problem).expect("run");
-        let cpu = clock.elapsed();
+        let ((rec, sol), cpu) = thread_cpu(|| integrate(sys, &method, &problem).expect("run"));
         let figures = RunFigures {
             cpu,
             nstab: sol.stats.nstab,
@@ -245,8 +234,7 @@ impl Implicits {
     fn run(&self, sys: &dyn ConstrainedSystem, span: f64) -> (Duration, usize, f64, KktLayout) {
         let (q0, v0) = start();
         let problem = Problem::new(0.0, span, &q0, &v0).with_uniform_output(span);
-        let clock = ThreadTime::now();
-        let (outcome, layout) = match self {
+        let ((outcome, layout), cpu) = thread_cpu(|| match self {
             Implicits::Radau(rtol) => {
                 let m = Radau::adaptive(*rtol);
                 (integrate(sys, &m, &problem), m.layout(sys))
@@ -255,8 +243,7 @@ impl Implicits {
                 let m = Implicits::alpha(*scheme);
                 (integrate(sys, &m, &problem), m.layout(sys))
             }
-        };
-        let cpu = clock.elapsed();
+        });
         let (rec, sol) = outcome.expect("implicit run");
         let angle = rec.q.last().map_or(f64::NAN, |q| q[2 * 81]);
         (cpu, sol.stats.nfcn, angle, layout)

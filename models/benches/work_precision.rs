@@ -11,7 +11,6 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_models::catalog;
 use mbsim_runtime::catalog::find;
@@ -19,6 +18,7 @@ use mbsim_runtime::{
     Abm, Baumgarte, ConstrainedSystem, HybridOptions, InitOptions, Integrator, PartitionOptions,
     Problem, Rkstab, Solution, Stabilization, initialize,
 };
+use mbsim_testkit::CpuClock;
 
 const RTOLS: [f64; 8] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11];
 const CASES: [(&str, f64); 2] = [("andrews", 0.03), ("slider-crank-tsda", 1.0)];
@@ -110,13 +110,9 @@ fn digits(q: &[f64], reference: &[f64]) -> f64 {
 
 /// Mean thread CPU time of `f` over repeated runs totalling at least 0.2 s.
 fn mean_time(f: impl Fn()) -> Duration {
-    let start = ThreadTime::now();
-    let mut runs = 0u32;
-    while start.elapsed() < Duration::from_millis(200) || runs < 3 {
-        f();
-        runs += 1;
-    }
-    start.elapsed() / runs
+    CpuClock::new(Duration::from_millis(200))
+        .min_calls(3)
+        .mean(f)
 }
 
 fn print_table() {

@@ -26,7 +26,6 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use mbsim_models::{
     BricardPoints, BricardPointsReduced, FourBarChainExtra, FourBarChainExtraReduced, HaugPendulum,
     RedundantPendulum, TripleCrank, TripleCrankReduced,
@@ -37,6 +36,7 @@ use mbsim_runtime::{
     Implicit, InitOptions, Integrator, PartitionOptions, Problem, Radau, Rkstab, Scheme, Solution,
     Stabilization, StepSize, initialize,
 };
+use mbsim_testkit::CpuClock;
 
 /// An over-constrained model, its hand-reduced twin (same coordinates) and a consistent start.
 struct Pair {
@@ -160,19 +160,12 @@ fn methods() -> Vec<(&'static str, Make)> {
 }
 
 /// Mean thread CPU time of `f` over repeats of at least 0.2 s, the smallest of three rounds.
+/// Thread CPU time of one run: the smallest of three means over ≥ 0.2 s (≥ 2 runs) each.
 fn cpu_time(f: impl Fn()) -> Duration {
-    (0..3)
-        .map(|_| {
-            let start = ThreadTime::now();
-            let mut runs = 0u32;
-            while start.elapsed() < Duration::from_millis(200) || runs < 2 {
-                f();
-                runs += 1;
-            }
-            start.elapsed() / runs
-        })
-        .min()
-        .expect("three rounds")
+    CpuClock::new(Duration::from_millis(200))
+        .min_calls(2)
+        .rounds(3)
+        .mean(f)
 }
 
 fn max_error(q: &[f64], reference: &[f64]) -> f64 {

@@ -1,15 +1,21 @@
-//! Test support shared by every crate of the workspace, with no dependencies so that any test
-//! (codegen's, runtime's, the models', the CLI's) can use it without pulling in the others:
+//! Test support shared by every crate of the workspace, with no dependency (but the optional
+//! clock's) so that any test (codegen's, runtime's, the models', the CLI's) can use it freely:
 //!
 //! - [`Rng`], the one seeded generator (SplitMix64), so that failures reproduce;
 //! - [`assert_entry`], the one comparison: on failure it prints the quantity, the index, both values,
 //!   the difference and the tolerance. [`assert_close`] (absolute + relative per entry) and
 //!   [`compare`] (relative to the reference's largest entry) are its slice forms;
-//!   [`assert_below`] and [`assert_within`] bound a single measured quantity.
+//!   [`assert_below`] and [`assert_within`] bound a single measured quantity;
+//! - with the feature `clock`, [`CpuClock`], the benchmarks' one thread-CPU clock.
 //!
 //! Tolerances are the caller's business and are derived next to each use.
 
 use std::fmt::Display;
+
+#[cfg(feature = "clock")]
+mod clock;
+#[cfg(feature = "clock")]
+pub use clock::{CpuClock, thread_cpu};
 
 /// SplitMix64: a tiny deterministic generator.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
+use mbsim_testkit::CpuClock;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim_peers::test_models::Sys;
@@ -83,26 +83,16 @@ fn solvers() -> Vec<Solver> {
 
 /// Mean thread CPU time of `f` over repeated runs totalling at least 0.3 s of CPU time.
 fn mean_time(f: impl Fn()) -> Duration {
-    let start = ThreadTime::now();
-    let mut runs = 0u32;
-    while start.elapsed() < Duration::from_millis(300) || runs < 3 {
-        f();
-        runs += 1;
-    }
-    start.elapsed() / runs
+    CpuClock::new(Duration::from_millis(300))
+        .min_calls(3)
+        .mean(f)
 }
 
 /// Mean thread CPU time of one call of `f`, in batches of 1000 for at least 0.3 s.
-fn per_call(mut f: impl FnMut()) -> Duration {
-    let start = ThreadTime::now();
-    let mut calls = 0u32;
-    while start.elapsed() < Duration::from_millis(300) {
-        for _ in 0..1000 {
-            f();
-        }
-        calls += 1000;
-    }
-    start.elapsed() / calls
+fn per_call(f: impl FnMut()) -> Duration {
+    CpuClock::new(Duration::from_millis(300))
+        .batch(1000)
+        .mean(f)
 }
 
 /// What a post-stabilization costs against a right-hand side: one `accelerations_into` (the
