@@ -189,11 +189,19 @@ impl Dense {
     }
 }
 
-/// `out = z + h Σ_j a_j k_j` over the nonzero entries `row` of a row of A.
+/// `out = z + h Σ_j a_j k_j` over the nonzero entries `row` of a row of A. The sum runs stage
+/// by stage over whole vectors (contiguous, no per-entry indexing), in the order and from the
+/// start value (−0.0) of `Iterator::sum`, so every component is the same float as summed
+/// component by component.
 fn combine(out: &mut [f64], z: &[f64], h: f64, row: &[(usize, f64)], k: &[Vec<f64>]) {
-    for (c, o) in out.iter_mut().enumerate() {
-        let s: f64 = row.iter().map(|&(j, a)| a * k[j][c]).sum();
-        *o = z[c] + h * s;
+    out.fill(-0.0);
+    for &(j, a) in row {
+        for (o, kj) in out.iter_mut().zip(&k[j]) {
+            *o += a * kj;
+        }
+    }
+    for (o, zc) in out.iter_mut().zip(z) {
+        *o = zc + h * *o;
     }
 }
 
