@@ -13,6 +13,7 @@ mod ali3p_redundant;
 mod andrews;
 mod bricard_points;
 mod conformance;
+mod damped_chain;
 mod deformable_slider_crank;
 mod error_texts;
 mod events;

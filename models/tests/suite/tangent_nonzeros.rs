@@ -2,12 +2,9 @@
 //! gets `tangent_nonzeros_into`, K = ∂(M w + Gᵀλ − Q)/∂q and ∂Q/∂v on their nonzeros only
 //! (`codegen/src/emit_sparse.rs`), which the implicit methods' sparse path scatters onto its
 //! tangent pattern (`runtime/src/implicit/tangents.rs`) instead of gathering five dense n × n
-//! kernels. The model is the four-bar chain in body coordinates with six windows (39
-//! coordinates, 38 joint rows: KKT order 77, above the sparse forms' 40), a damper on every
-//! body's angle (∂Q/∂v) and a spring from the first crank's centre to the last coupler's (a
-//! coupling of Q outside the structural guess of the tangent pattern, which must grow).
+//! kernels. The model is `damped_chain.rs`: the four-bar chain in body coordinates with six
+//! windows, dampers and a spring whose coupling of Q the tangent pattern must grow.
 
-use mbsim::model;
 use mbsim_runtime::{
     ConstrainedSystem, Implicit, InitOptions, KktLayout, Problem, Radau, TangentSystem, initialize,
     integrate,
@@ -15,74 +12,7 @@ use mbsim_runtime::{
 use mbsim_testkit::compare;
 use nalgebra::DMatrix;
 
-#[model(
-    tangents: true,
-    const N = 6,
-    const B = 13,
-    coordinates: [x[0..B], y[0..B], phi[0..B]],
-    let ax[b in 0..B] = x[b] - len / 2.0 * phi[b].cos(),
-    let ay[b in 0..B] = y[b] - len / 2.0 * phi[b].sin(),
-    let bx[b in 0..B] = x[b] + len / 2.0 * phi[b].cos(),
-    let by[b in 0..B] = y[b] + len / 2.0 * phi[b].sin(),
-    let spring = k * (x[0] - x[B - 1]),
-    holonomic: [
-        for i in 0..=N { [pivot_x = ax[i] - i * len, pivot_y = ay[i]] },
-        for i in 0..N {
-            [
-                left_x = ax[N + 1 + i] - bx[i],
-                left_y = ay[N + 1 + i] - by[i],
-                right_x = bx[N + 1 + i] - bx[i + 1],
-                right_y = by[N + 1 + i] - by[i + 1],
-            ]
-        },
-    ],
-    mass: diag(
-        for b in 0..B { m },
-        for b in 0..B { m },
-        for b in 0..B { m * len.powi(2) / 12.0 },
-    ),
-    force: [
-        -spring,
-        for b in 1..B - 1 { 0.0 },
-        spring,
-        for b in 0..B { -m * g },
-        for b in 0..B { -c * phi_dot[b] },
-    ],
-)]
-struct DampedChain {
-    len: f64,
-    m: f64,
-    g: f64,
-    c: f64,
-    k: f64,
-}
-
-fn chain() -> DampedChain {
-    DampedChain {
-        len: 1.0,
-        m: 1.0,
-        g: 9.81,
-        c: 0.3,
-        k: 2.0,
-    }
-}
-
-/// Every crank at `angle`, every coupler horizontal: a consistent position of the chain.
-fn position(angle: f64) -> Vec<f64> {
-    let (n, bodies) = (6, 13);
-    let mut q = vec![0.0; 3 * bodies];
-    for b in 0..bodies {
-        let (x, y, phi) = if b <= n {
-            let i = b as f64;
-            (i + 0.5 * angle.cos(), 0.5 * angle.sin(), angle)
-        } else {
-            let i = (b - n - 1) as f64;
-            (i + 0.5 + angle.cos(), angle.sin(), 0.0)
-        };
-        (q[b], q[bodies + b], q[2 * bodies + b]) = (x, y, phi);
-    }
-    q
-}
+use crate::damped_chain::{chain, position};
 
 #[test]
 fn the_model_gets_the_tangent_nonzero_form() {
