@@ -36,7 +36,7 @@ impl Kept {
     const OUT: usize = usize::MAX;
 
     /// The rows of an `r`-row G other than `left_out` (increasing).
-    fn new(r: usize, left_out: &[usize]) -> Kept {
+    pub(crate) fn new(r: usize, left_out: &[usize]) -> Kept {
         let mut rank = vec![0; r];
         for &i in left_out {
             rank[i] = Self::OUT;
@@ -157,7 +157,7 @@ impl Compact {
 }
 
 /// The kept entries of `full` (over all rows) into `compact` (the compacted order).
-fn gather(n: usize, kept: &Kept, full: &[f64], compact: &mut [f64]) {
+pub(crate) fn gather(n: usize, kept: &Kept, full: &[f64], compact: &mut [f64]) {
     compact[..n].copy_from_slice(&full[..n]);
     for (x, &i) in compact[n..].iter_mut().zip(kept.rows()) {
         *x = full[n + i];
@@ -165,7 +165,7 @@ fn gather(n: usize, kept: &Kept, full: &[f64], compact: &mut [f64]) {
 }
 
 /// A compacted solution back over all rows, the left-out rows' multipliers 0.
-fn scatter(n: usize, kept: &Kept, compact: &[f64], full: &mut [f64]) {
+pub(crate) fn scatter(n: usize, kept: &Kept, compact: &[f64], full: &mut [f64]) {
     full[..n].copy_from_slice(&compact[..n]);
     full[n..].fill(0.0);
     for (&x, &i) in compact[n..].iter().zip(kept.rows()) {

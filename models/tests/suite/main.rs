@@ -31,6 +31,7 @@ mod passages;
 #[allow(dead_code)]
 mod passages_matrix;
 mod rank_change;
+mod rank_regained;
 mod redundant;
 mod serial_arm;
 mod sparse_path;

@@ -15,9 +15,16 @@
 //! The assembly scatters M's, G's and the tangents' values through slots computed once; a
 //! grown tangent pattern (a nonzero found outside it) makes a new ordering and new slots
 //! ([`BandedIteration::is_current`]). Rows of G left out as redundant ([`crate::redundancy`])
-//! are not assembled and their multipliers are pinned by the row's scale on the diagonal, as in
-//! the dense path.
+//! are not assembled. A matrix built for the whole G ([`BandedIteration::new`], Radau's
+//! estimate) pins their multipliers by the row's scale on the diagonal, as the dense path does;
+//! one built for a selection ([`BandedIteration::for_selection`], the Newton matrix of
+//! Newmark/HHT/generalized-α while rows are left out) is the matrix of the kept rows alone, with
+//! its own RCM ordering and band (those of the mechanism with the left-out rows deleted), as the
+//! KKT solve's compacted system (`kkt_compact.rs`): its solves gather the kept rows' entries and
+//! scatter back with the left-out rows' multipliers 0. It is built when the selection changes
+//! (a cold path, like the selection itself).
 
+use crate::kkt_compact::{Kept, gather, scatter};
 use crate::kkt_layout::{KktLayout, KktSolver, OrderedBand, rcm_position};
 use crate::redundancy::RowSelection;
 use crate::sparse::{SparseMatrix, jacobian_pattern, mass_entries};
@@ -106,27 +113,75 @@ pub(crate) struct BandedIteration {
     generation: usize,
     mass_slots: Vec<usize>,
     tangent_slots: Vec<usize>,
-    /// Each nonzero of G: its slot in the constraint rows and its mirror in Gᵀ.
+    /// Each nonzero of G: its slot in the constraint rows and its mirror in Gᵀ ([`LEFT_OUT`]
+    /// for a row the matrix was built without).
     jac_slots: Vec<(usize, usize)>,
-    /// The diagonal slot of each constraint row (a left-out row's pin).
+    /// The diagonal slot of each constraint row (a left-out row's pin; empty when built for a
+    /// selection).
     pin_slots: Vec<usize>,
+    /// Built for a selection: the rows it holds (module docs).
+    kept: Option<KeptRows>,
+}
+
+/// The slot of a nonzero of G in a row that a matrix built for a selection does not hold.
+const LEFT_OUT: usize = usize::MAX;
+
+/// The kept rows of a [`BandedIteration`] built for a selection, with its solves' scratch.
+#[derive(Clone, Debug)]
+struct KeptRows {
+    /// The left-out rows it was built without, increasing.
+    left_out: Vec<usize>,
+    kept: Kept,
+    /// Coordinates (the rows of W).
+    n: usize,
+    /// Right sides in the kept order (length n + kept).
+    scratch: Vec<f64>,
 }
 
 impl BandedIteration {
     /// The layout for M's pattern of `mass`, G's of `jac` and the tangents' pattern.
     pub(crate) fn new(mass: &SparseMatrix, jac: &SparseMatrix, t: &SparseTangents) -> Self {
+        Self::for_selection(mass, jac, t, &[])
+    }
+
+    /// The layout of the matrix over the rows of G other than `left_out` (increasing; module
+    /// docs): with none left out, [`BandedIteration::new`]'s. Cold path (it allocates).
+    pub(crate) fn for_selection(
+        mass: &SparseMatrix,
+        jac: &SparseMatrix,
+        t: &SparseTangents,
+        left_out: &[usize],
+    ) -> Self {
         let n = t.pattern.n();
-        let (position, b) = ordering(&t.pattern, jac.entries(), jac.rows());
+        let kept = (!left_out.is_empty()).then(|| Kept::new(jac.rows(), left_out));
+        // G's nonzeros of the rows held, numbered by their rank among them.
+        let rank = |r: usize| kept.as_ref().map_or(Some(r), |k| k.rank(r));
+        let held: Vec<(usize, usize)> = (jac.entries().iter())
+            .filter_map(|&(r, c)| rank(r).map(|f| (f, c)))
+            .collect();
+        let rows = kept.as_ref().map_or(jac.rows(), Kept::len);
+        let (position, b) = ordering(&t.pattern, &held, rows);
         let band = OrderedBand::new(position, b);
         let slot = |&(i, j): &(usize, usize)| band.slot(i, j);
+        let jac_slot = |&(r, c): &(usize, usize)| match rank(r) {
+            Some(f) => (band.slot(n + f, c), band.slot(c, n + f)),
+            None => (LEFT_OUT, LEFT_OUT),
+        };
         Self {
             generation: t.generation,
             mass_slots: mass.entries().iter().map(slot).collect(),
             tangent_slots: t.pattern.entries().iter().map(slot).collect(),
-            jac_slots: (jac.entries().iter())
-                .map(|&(r, c)| (band.slot(n + r, c), band.slot(c, n + r)))
-                .collect(),
-            pin_slots: (0..jac.rows()).map(|r| band.slot(n + r, n + r)).collect(),
+            jac_slots: jac.entries().iter().map(jac_slot).collect(),
+            pin_slots: match kept {
+                None => (0..jac.rows()).map(|r| band.slot(n + r, n + r)).collect(),
+                Some(_) => Vec::new(),
+            },
+            kept: kept.map(|kept| KeptRows {
+                left_out: left_out.to_vec(),
+                n,
+                scratch: vec![0.0; n + kept.len()],
+                kept,
+            }),
             band,
         }
     }
@@ -136,8 +191,16 @@ impl BandedIteration {
         self.generation == t.generation
     }
 
+    /// Whether the slots fit the tangents' current pattern and the matrix was built for the
+    /// selection `left_out` ([`BandedIteration::for_selection`]).
+    pub(crate) fn serves(&self, t: &SparseTangents, left_out: &[usize]) -> bool {
+        let built_for = self.kept.as_ref().map_or(&[][..], |k| &k.left_out[..]);
+        self.is_current(t) && built_for == left_out
+    }
+
     /// Assemble the matrix for coefficients (cq, cv) with the rows of `left_out` left out, and
-    /// factor it; `Err` when singular.
+    /// factor it; `Err` when singular. A matrix built for a selection holds only its kept rows
+    /// (then `left_out` must be that selection: [`BandedIteration::serves`]).
     pub(crate) fn factor(
         &mut self,
         (mass, jac): (&SparseMatrix, &SparseMatrix),
@@ -154,20 +217,36 @@ impl BandedIteration {
             band[s] += cq * k + cv * c;
         }
         for (p, (&(s, mirror), &g)) in self.jac_slots.iter().zip(&jac.values).enumerate() {
-            if left_out.is_empty() || !left_out.contains(jac.entries()[p].0) {
+            if s != LEFT_OUT && (left_out.is_empty() || !left_out.contains(jac.entries()[p].0)) {
                 band[s] += g;
                 band[mirror] += g;
             }
         }
-        for &i in left_out.left_out() {
-            band[self.pin_slots[i]] += jac.row_scale(i);
+        if self.kept.is_none() {
+            for &i in left_out.left_out() {
+                band[self.pin_slots[i]] += jac.row_scale(i);
+            }
         }
         self.band.factor().map_err(|_| ())
     }
 
-    /// Solve in place with the current factors.
+    /// Solve in place with the current factors, `rhs` over all rows (n + r; a matrix built for
+    /// a selection returns the left-out rows' multipliers 0).
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        self.band.solve_in_place(rhs);
+        match &mut self.kept {
+            None => self.band.solve_in_place(rhs),
+            Some(k) => {
+                gather(k.n, &k.kept, rhs, &mut k.scratch);
+                self.band.solve_in_place(&mut k.scratch);
+                scatter(k.n, &k.kept, &k.scratch, rhs);
+            }
+        }
+    }
+
+    /// The layout of the factors (order and half-bandwidth of the rows held).
+    #[cfg(test)]
+    pub(crate) fn layout(&self) -> KktLayout {
+        self.band.layout()
     }
 
     /// The pivot spread of the current factors.
@@ -244,6 +323,60 @@ mod tests {
     use super::fixture::{self, N, R};
     use super::*;
     use crate::lu::DenseLu;
+    use crate::sparse::SparseMatrix;
+
+    /// Built for a selection, the matrix holds the kept rows alone: its order and band are
+    /// those of the system with the left-out row deleted (here the last of the chain's rows, a
+    /// copy of the one before), its solve is that system's bit for bit (same pattern, same
+    /// ordering, same assembly order), with the left-out row's multiplier 0; and it solves as
+    /// the pinned matrix of the whole G does up to the rounding of another pivot order.
+    #[test]
+    fn the_kept_rows_matrix_is_the_reduced_systems() {
+        let (m, g, t) = fixture::system(true);
+        let (cq, cv) = (0.01, 0.1);
+        let mut rows = RowSelection::default();
+        assert!(rows.reselect(&fixture::dense(&g, N), 0.0));
+        assert_eq!(rows.left_out(), &[R - 1]);
+        let mut kept = BandedIteration::for_selection(&m, &g, &t, rows.left_out());
+        assert!(kept.serves(&t, rows.left_out()) && !kept.serves(&t, &[]));
+        kept.factor((&m, &g), &t, (cq, cv), &rows).expect("regular");
+        // G without its last row, as a model with that row deleted would give it.
+        let entries: Vec<(usize, usize)> = (g.entries().iter().copied())
+            .filter(|&(r, _)| r < R - 1)
+            .collect();
+        let mut reduced = SparseMatrix::new(R - 1, N, entries.clone(), entries.len());
+        reduced.values.copy_from_slice(&g.values[..entries.len()]);
+        let mut reduced_t =
+            SparseTangents::new(TangentPattern::structural(N, m.entries(), &entries));
+        reduced_t.k.copy_from_slice(&t.k);
+        reduced_t.c.copy_from_slice(&t.c);
+        assert_eq!(reduced_t.pattern.entries(), t.pattern.entries());
+        let mut twin = BandedIteration::new(&m, &reduced, &reduced_t);
+        twin.factor(
+            (&m, &reduced),
+            &reduced_t,
+            (cq, cv),
+            &RowSelection::default(),
+        )
+        .expect("regular");
+        assert_eq!(kept.layout(), twin.layout());
+        let mut x = fixture::rhs(N + R);
+        let mut y = x[..N + R - 1].to_vec();
+        kept.solve_in_place(&mut x);
+        twin.solve_in_place(&mut y);
+        assert_eq!(&x[..N + R - 1], &y[..]);
+        assert_eq!(x[N + R - 1], 0.0);
+        let mut pinned = BandedIteration::new(&m, &g, &t);
+        pinned
+            .factor((&m, &g), &t, (cq, cv), &rows)
+            .expect("regular");
+        let mut z = fixture::rhs(N + R);
+        pinned.solve_in_place(&mut z);
+        for i in 0..N + R - 1 {
+            // Two pivoting orders on a matrix of condition ~1e2: a few hundred ε.
+            assert!((x[i] - z[i]).abs() <= 1e-12 * (1.0 + z[i].abs()), "{i}");
+        }
+    }
 
     /// The banded matrix solves as the dense [M + cq K + cv C, Gᵀ; G, 0] does, with and
     /// without a redundant row left out.

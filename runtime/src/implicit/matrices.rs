@@ -10,6 +10,7 @@ use nalgebra::DMatrix;
 
 use crate::error::SimError;
 use crate::kernels;
+use crate::redundancy::RowSelection;
 use crate::sparse::{Jac, SparseKkt, SparseMatrix};
 use crate::system::{ConstrainedSystem, Dims};
 
@@ -149,13 +150,31 @@ impl PointMatrices {
     pub(crate) fn dense_jac(&mut self) -> &DMatrix<f64> {
         match self {
             PointMatrices::Dense { jac, .. } => jac,
+            PointMatrices::Sparse(sp) => write_dense(&sp.kkt.jac, sp.size.len(), &mut sp.dense_jac),
+        }
+    }
+
+    /// [`RowSelection::revise`] after a factorization with G at hand (`scales` = (ω, pivot
+    /// spread, t), `solve` with the factors): on the sparse path through
+    /// [`RowSelection::revise_by_rows`], G's rows read from the nonzeros and a dense G written
+    /// only for a re-selection of degraded kept rows (a cold path), not at every factorization.
+    /// The same arithmetic in the same order on both paths, so the same rows come back.
+    pub(crate) fn revise_selection(
+        &mut self,
+        rows: &mut RowSelection,
+        (omega, spread, t): (f64, f64, f64),
+        solve: impl FnMut(&mut [f64]),
+    ) -> bool {
+        match self {
+            PointMatrices::Dense { jac, .. } => rows.revise(jac, omega, spread, t, solve),
             PointMatrices::Sparse(sp) => {
-                let g = &sp.kkt.jac;
-                if sp.dense_jac.nrows() != g.rows() {
-                    sp.dense_jac = DMatrix::zeros(g.rows(), sp.size.len());
-                }
-                g.write_dense(&mut sp.dense_jac);
-                &sp.dense_jac
+                let (g, n, dense_jac) = (&sp.kkt.jac, sp.size.len(), &mut sp.dense_jac);
+                let dense = move || {
+                    let dense_jac = { dense_jac }; // moved, not reborrowed: the closure is FnOnce
+                    write_dense(g, n, dense_jac)
+                };
+                let row = |i: usize, out: &mut [f64]| g.write_row(i, out);
+                rows.revise_by_rows((g.rows(), n), row, dense, (omega, spread, t), solve)
             }
         }
     }
@@ -180,6 +199,15 @@ impl PointMatrices {
             PointMatrices::Sparse(sp) => Some((&sp.kkt.mass, &sp.kkt.jac)),
         }
     }
+}
+
+/// The nonzeros `g` (n columns) into `dense` (sized on first use) and a view of it.
+fn write_dense<'d>(g: &SparseMatrix, n: usize, dense: &'d mut DMatrix<f64>) -> &'d DMatrix<f64> {
+    if dense.nrows() != g.rows() {
+        *dense = DMatrix::zeros(g.rows(), n);
+    }
+    g.write_dense(dense);
+    dense
 }
 
 impl SparsePoint {

@@ -445,12 +445,9 @@ impl Newton {
                 let (k, c) = self.tangents.diagonal(i);
                 s.max((self.point.mass_entry(i, i) + cq * k + cv * c).abs())
             });
-            let spread = self.pivot_spread();
-            let (matrix, g) = (&mut self.matrix, self.point.dense_jac());
-            if self
-                .rows
-                .revise(g, omega, spread, t, |x| solve_with(matrix, x))
-            {
+            let (spread, matrix) = (self.pivot_spread(), &mut self.matrix);
+            let solve = |x: &mut [f64]| solve_with(matrix, x);
+            if (self.point).revise_selection(&mut self.rows, (omega, spread, t), solve) {
                 ok = self.assemble_factor(cq, cv);
             }
         }
@@ -464,7 +461,8 @@ impl Newton {
     }
 
     /// Assemble J from M, G, K and C and factor it; whether it factored. On the sparse path a
-    /// grown tangent pattern first gets its new layout.
+    /// grown tangent pattern or a changed selection of rows first gets its new layout: while
+    /// rows are left out J is the matrix of the kept rows alone (`iteration.rs`).
     fn assemble_factor(&mut self, cq: f64, cv: f64) -> bool {
         match &mut self.matrix {
             Matrix::Dense(_) => {
@@ -478,8 +476,9 @@ impl Newton {
                 let Some((nonzeros, t)) = sparse_parts(&self.point, &self.tangents) else {
                     return false;
                 };
-                if !banded.is_current(t) {
-                    **banded = BandedIteration::new(nonzeros.0, nonzeros.1, t);
+                if !banded.serves(t, self.rows.left_out()) {
+                    let left_out = self.rows.left_out();
+                    **banded = BandedIteration::for_selection(nonzeros.0, nonzeros.1, t, left_out);
                 }
                 banded.factor(nonzeros, t, (cq, cv), &self.rows).is_ok()
             }
