@@ -71,6 +71,7 @@
 
 mod partition;
 mod partition_options;
+mod partition_sparse;
 mod projection;
 mod sfull;
 mod sfull_sparse;
