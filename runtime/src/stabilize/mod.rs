@@ -417,12 +417,17 @@ impl Stabilizer {
 
     /// Copy the partitioned stabilizations' record into `stats`: the events
     /// ([`Stats::partitions`]) and the counters `newton_iterations` and `repartitions` in
-    /// [`Stats::extra`]. Nothing for the other methods.
+    /// [`Stats::extra`], and on GCP's sparse path (`partition_sparse.rs`) also
+    /// `banded_block_factorizations` (absent on the dense path). Nothing for the other methods.
     pub fn report_into(&self, stats: &mut Stats) {
         if let Some(gcp) = &self.gcp {
             stats.partitions.clone_from(&gcp.events);
             stats.extra.set("newton_iterations", gcp.newton_iterations);
             stats.extra.set("repartitions", gcp.repartitions);
+            if gcp.banded_factorizations > 0 {
+                let count = gcp.banded_factorizations;
+                stats.extra.set("banded_block_factorizations", count);
+            }
         }
     }
 }

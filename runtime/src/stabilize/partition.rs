@@ -202,6 +202,8 @@ pub(super) struct Gcp {
     pub(super) events: Vec<Repartition>,
     pub(super) newton_iterations: u64,
     pub(super) repartitions: u64,
+    /// Factorizations of a banded block (the sparse path's evidence; 0 on the dense path).
+    pub(super) banded_factorizations: u64,
 }
 
 impl Gcp {
@@ -245,6 +247,7 @@ impl Gcp {
             events: Vec::new(),
             newton_iterations: 0,
             repartitions: 0,
+            banded_factorizations: 0,
         })
     }
 
@@ -455,6 +458,7 @@ impl Gcp {
     ) -> Result<bool, SimError> {
         self.jac.eval(sys, t, q)?;
         if let (Some(band), Some(g)) = (&mut self.band_pos, &self.jac.sparse) {
+            self.banded_factorizations += 1;
             return Ok(band.factor(g, self.floor));
         }
         let jac = self.jac.dense();
@@ -527,6 +531,7 @@ impl Gcp {
     fn factor_velocity_block(&mut self, level: PartitionLevel) -> f64 {
         let r = self.dims.constraint_rows();
         if let (Some(band), Some(g)) = (&mut self.band_vel, &self.jac.sparse) {
+            self.banded_factorizations += 1;
             band.factor(g, self.floor);
         } else {
             self.gather_dense_velocity_block(level);
