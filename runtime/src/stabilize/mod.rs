@@ -4,7 +4,8 @@
 //! DATOL test, the counters (NSTAB) and the CPU time spent stabilizing. The projection family
 //! (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)) lives in `projection.rs`, S-full
 //! (Algorithm 3.2) in `sfull.rs`, generalized coordinate partitioning and Haug's hybrid
-//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`).
+//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`,
+//! the sparse path's banded blocks in `partition_sparse.rs`).
 //! Baumgarte is not a post-step correction: it changes γ in the KKT solve
 //! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it; nor are Chin's
 //! continuous stabilizations ([`crate::Continuous`]), which correct the field itself.

@@ -53,6 +53,13 @@
 //! 1/ρ: on the slider-crank with a TSDA (ρ₀ = 0.06) the error is 16 times PStab's at rtol
 //! 1e-8, on the pendulum 2.4 times.
 //!
+//! **Sparse path** (`partition_sparse.rs`): on a model with the sparse kernel forms and at
+//! least 40 constraint rows, G is kept as its nonzeros and the block (Φ_u or G_dep) is factored
+//! by a banded LU with partial pivoting under RCM instead of [`FullPivLu`]; ρ is then its
+//! smallest pivot over the same max|G|, and ρ₀ that value at the choice (the same rule, an
+//! estimate from other pivots, so a re-partition can come at another step). The choice itself
+//! stays the dense complete-pivoting LU above.
+//!
 //! **Redundant rows** (over-constrained mechanisms, [`crate::redundancy`]): a pivot of the
 //! choosing LU at or below [`RANK_TOLERANCE`] (√ε, the tolerance of `mbsim check`) times the
 //! largest marks the rows from it on as combinations of the pivot rows. The partition then
