@@ -613,7 +613,11 @@ impl Gcp {
         lu.matrix_mut()
             .view_mut((0, 0), (rows, n))
             .copy_from(&self.jac.dense().view((0, 0), (rows, n)));
-        let rank = lu.factor_with_floor(self.floor);
+        let rank = match self.jac.sparse {
+            // The same factors, without the dense scans (`FullPivLu::factor_with_floor_sparse`).
+            Some(_) => lu.factor_with_floor_sparse(self.floor),
+            None => lu.factor_with_floor(self.floor),
+        };
         // Redundant rows (module docs): pivots at or below the rank tolerance of `check`
         // relative to the largest are rows that depend on the pivot rows.
         let kept = (0..rank)
