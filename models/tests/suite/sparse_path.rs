@@ -304,7 +304,7 @@ fn gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path() {
         assert!(checked.contains(&run), "compared: {checked:?}");
     }
     let entry = catalog()
-        .into_iter()
+        .iter()
         .find(|e| e.name == "four-bar-chain-bodies")
         .expect("the A02 chain in the catalog");
     let sys = (entry.build)();
