@@ -22,8 +22,10 @@
 //! was chosen". As Φ_u approaches singularity its determinant ∏ u_jj goes to 0 while partial
 //! pivoting bounds every multiplier by 1, so the smallest pivot goes to 0 on either path; away
 //! from it the two estimates differ by a bounded factor that the re-basing removes. The
-//! choice itself (the dense complete-pivoting LU of Φ_q or G) stays dense: it runs at the
-//! first step and at each re-partition only.
+//! choice itself (the complete-pivoting LU of Φ_q or G) stays on a dense copy, at the first
+//! step and at each re-partition only, with the pivot search over cached column maxima
+//! (`FullPivLu::factor_with_floor_sparse`: the dense path's factors bit for bit, so both
+//! paths choose the same partitions from the same G).
 //!
 //! Small models (fewer than [`KktSolver::MIN_BANDED_ORDER`] constraint rows) and models
 //! without the sparse forms keep the dense path bit for bit; on the sparse path the corrections
