@@ -277,6 +277,13 @@ impl Stabilizer {
         self.kind
     }
 
+    /// GCP / hybrid: the factorizations of a banded dependent block their sparse path made
+    /// (`partition_sparse.rs`); 0 on the dense path and for the other methods. Not in
+    /// [`Stats`], so the runs' reports stay those of the dense path.
+    pub fn banded_block_factorizations(&self) -> u64 {
+        self.gcp.as_ref().map_or(0, |g| g.banded_factorizations)
+    }
+
     /// The drift at (t, q, v).
     pub fn drift<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -418,17 +425,12 @@ impl Stabilizer {
 
     /// Copy the partitioned stabilizations' record into `stats`: the events
     /// ([`Stats::partitions`]) and the counters `newton_iterations` and `repartitions` in
-    /// [`Stats::extra`], and on GCP's sparse path (`partition_sparse.rs`) also
-    /// `banded_block_factorizations` (absent on the dense path). Nothing for the other methods.
+    /// [`Stats::extra`]. Nothing for the other methods.
     pub fn report_into(&self, stats: &mut Stats) {
         if let Some(gcp) = &self.gcp {
             stats.partitions.clone_from(&gcp.events);
             stats.extra.set("newton_iterations", gcp.newton_iterations);
             stats.extra.set("repartitions", gcp.repartitions);
-            if gcp.banded_factorizations > 0 {
-                let count = gcp.banded_factorizations;
-                stats.extra.set("banded_block_factorizations", count);
-            }
         }
     }
 }
