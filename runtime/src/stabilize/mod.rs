@@ -4,7 +4,8 @@
 //! DATOL test, the counters (NSTAB) and the CPU time spent stabilizing. The projection family
 //! (PStab, S-both, velocity-only, GGᵀ, nonholonomic (3.75)) lives in `projection.rs`, S-full
 //! (Algorithm 3.2) in `sfull.rs`, generalized coordinate partitioning and Haug's hybrid
-//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`).
+//! algorithm (\[HAUG\] §7.3.2, §7.3.5) in `partition.rs` (options in `partition_options.rs`,
+//! the sparse path's banded blocks in `partition_sparse.rs`).
 //! Baumgarte is not a post-step correction: it changes γ in the KKT solve
 //! ([`crate::Baumgarte`]), and [`Stabilizer::apply`] does nothing for it; nor are Chin's
 //! continuous stabilizations ([`crate::Continuous`]), which correct the field itself.
@@ -71,6 +72,7 @@
 
 mod partition;
 mod partition_options;
+mod partition_sparse;
 mod projection;
 mod sfull;
 mod sfull_sparse;
@@ -273,6 +275,13 @@ impl Stabilizer {
     /// The method.
     pub fn kind(&self) -> Stabilization {
         self.kind
+    }
+
+    /// GCP / hybrid: the factorizations of a banded dependent block their sparse path made
+    /// (`partition_sparse.rs`); 0 on the dense path and for the other methods. Not in
+    /// [`Stats`], so the runs' reports stay those of the dense path.
+    pub fn banded_block_factorizations(&self) -> u64 {
+        self.gcp.as_ref().map_or(0, |g| g.banded_factorizations)
     }
 
     /// The drift at (t, q, v).

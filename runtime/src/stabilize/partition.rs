@@ -53,6 +53,13 @@
 //! 1/ρ: on the slider-crank with a TSDA (ρ₀ = 0.06) the error is 16 times PStab's at rtol
 //! 1e-8, on the pendulum 2.4 times.
 //!
+//! **Sparse path** (`partition_sparse.rs`): on a model with the sparse kernel forms and at
+//! least 40 constraint rows, G is kept as its nonzeros and the block (Φ_u or G_dep) is factored
+//! by a banded LU with partial pivoting under RCM instead of [`FullPivLu`]; ρ is then its
+//! smallest pivot over the same max|G|, and ρ₀ that value at the choice (the same rule, an
+//! estimate from other pivots, so a re-partition can come at another step). The choice itself
+//! stays the dense complete-pivoting LU above.
+//!
 //! **Redundant rows** (over-constrained mechanisms, [`crate::redundancy`]): a pivot of the
 //! choosing LU at or below [`RANK_TOLERANCE`] (√ε, the tolerance of `mbsim check`) times the
 //! largest marks the rows from it on as combinations of the pivot rows. The partition then
@@ -100,30 +107,20 @@
 //!   rest on the partition, and a stale one would leave coordinates that now carry the
 //!   motion without error control while the drift stays within tolerance.
 
-use nalgebra::DMatrix;
-
 use super::partition_options::{PartitionLevel, PartitionOptions, Repartition, RepartitionReason};
+use super::partition_sparse::{BandedBlock, jac_rows_max, takes_sparse_path};
 use super::{Stabilization, inf_norm};
 use crate::analysis::RANK_TOLERANCE;
 use crate::error::{Coordinate, SimError, ViolatedRow};
 use crate::kernels;
 use crate::lu::FullPivLu;
+use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
 
 /// Largest Newton step, in units of ε (1 + ‖u‖∞), that counts as round-off: Newton stops
 /// there even above the tolerance, since Φ cannot be resolved further (its residual is then
 /// at the round-off of the model's constraint evaluation).
 pub const ROUND_OFF_STEP: f64 = 64.0;
-
-/// The largest |entry| of the first `rows` rows of `jac` (1 if they are empty or zero, so the
-/// ratio of an empty block stays defined).
-fn rows_max(jac: &DMatrix<f64>, rows: usize) -> f64 {
-    let big = jac
-        .rows(0, rows)
-        .iter()
-        .fold(0.0_f64, |s, x| s.max(x.abs()));
-    if big > 0.0 { big } else { 1.0 }
-}
 
 /// One partition: the dependent columns and its conditioning when chosen.
 #[derive(Clone, Debug)]
@@ -189,8 +186,12 @@ pub(super) struct Gcp {
     /// Complete-pivoting LU of Φ_u (m × m) and of G_dep (r × r) for solving.
     block_pos: FullPivLu,
     block_vel: FullPivLu,
-    /// G = [Φ_q; A] at the current point.
-    jac: DMatrix<f64>,
+    /// G = [Φ_q; A] at the current point (its nonzeros on the sparse path).
+    jac: JacobianStore,
+    /// The sparse path's banded blocks (`partition_sparse.rs`) of the position partition and
+    /// of the velocity solve's partition; `None`: the dense `block_pos`, `block_vel`.
+    band_pos: Option<BandedBlock>,
+    band_vel: Option<BandedBlock>,
     phi: Vec<f64>,
     q_pred: Vec<f64>,
     delta: Vec<f64>,
@@ -208,6 +209,8 @@ pub(super) struct Gcp {
     pub(super) events: Vec<Repartition>,
     pub(super) newton_iterations: u64,
     pub(super) repartitions: u64,
+    /// Factorizations of a banded block (the sparse path's evidence; 0 on the dense path).
+    pub(super) banded_factorizations: u64,
 }
 
 impl Gcp {
@@ -236,7 +239,9 @@ impl Gcp {
             choose_vel: FullPivLu::new(r, n.max(r)),
             block_pos: FullPivLu::new(m, m),
             block_vel: FullPivLu::new(r, r),
-            jac: DMatrix::zeros(r, n),
+            jac: JacobianStore::new(r, n),
+            band_pos: None,
+            band_vel: None,
             phi: vec![0.0; m],
             q_pred: vec![0.0; n],
             delta: vec![0.0; r],
@@ -249,6 +254,7 @@ impl Gcp {
             events: Vec::new(),
             newton_iterations: 0,
             repartitions: 0,
+            banded_factorizations: 0,
         })
     }
 
@@ -294,7 +300,7 @@ impl Gcp {
             return Ok(false);
         }
         let regular = self.factor_position_block(sys, t, q)?;
-        let ratio = self.block_pos.smallest_pivot() / rows_max(&self.jac, m);
+        let ratio = self.position_pivot() / jac_rows_max(&self.jac, m);
         Ok(!regular || ratio < self.opts.repartition_ratio * self.pos.ratio)
     }
 
@@ -315,8 +321,8 @@ impl Gcp {
         if let Some((_, fallback_ratio)) = self.hybrid {
             // The block just factored at the corrected state, against G's scale at the first
             // partition too: near a singular configuration every entry that matters shrinks.
-            let scale = rows_max(&self.jac, self.dims.constraint_rows()).max(self.scale0);
-            self.fallback = self.block_vel.smallest_pivot() / scale < fallback_ratio;
+            let scale = jac_rows_max(&self.jac, self.dims.constraint_rows()).max(self.scale0);
+            self.fallback = self.velocity_pivot() / scale < fallback_ratio;
         }
         Ok(())
     }
@@ -331,8 +337,11 @@ impl Gcp {
     ) -> Result<(), SimError> {
         self.floor = 1.0 + inf_norm(q);
         if !self.pos.made {
-            kernels::jacobian(sys, t, q, &mut self.jac)?;
-            self.scale0 = rows_max(&self.jac, self.dims.constraint_rows());
+            if takes_sparse_path(sys, self.dims) {
+                self.jac.prepare(sys);
+            }
+            self.jac.eval(sys, t, q)?;
+            self.scale0 = jac_rows_max(&self.jac, self.dims.constraint_rows());
             let initial = (RepartitionReason::Initial, f64::NAN);
             self.choose(sys, t, h, PartitionLevel::Positions, initial)?;
             if self.dims.k > 0 {
@@ -359,7 +368,7 @@ impl Gcp {
             }
         };
         q.copy_from_slice(&self.q_pred);
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.jac.eval(sys, t, q)?;
         let level = PartitionLevel::Positions;
         let changed = self.choose(sys, t, h, level, (reason, trigger))?;
         let outcome = match first {
@@ -399,7 +408,7 @@ impl Gcp {
                 true
             };
             if it == 0 && may_repartition {
-                let ratio = self.block_pos.smallest_pivot() / rows_max(&self.jac, m);
+                let ratio = self.position_pivot() / jac_rows_max(&self.jac, m);
                 if !regular || ratio < opts.repartition_ratio * self.pos.ratio {
                     return Ok(Newton::IllConditioned(ratio));
                 }
@@ -427,7 +436,10 @@ impl Gcp {
             for (j, &row) in self.pos.rows.iter().enumerate() {
                 self.delta[j] = self.phi[row];
             }
-            self.block_pos.solve_in_place(&mut self.delta[..kept]);
+            match &mut self.band_pos {
+                Some(band) => band.solve_in_place(&mut self.delta[..kept]),
+                None => self.block_pos.solve_in_place(&mut self.delta[..kept]),
+            }
             let (step, mut size) = (inf_norm(&self.delta[..kept]), 0.0_f64);
             if !step.is_finite() {
                 return Ok(failed("the Newton step is not finite"));
@@ -451,10 +463,15 @@ impl Gcp {
         t: f64,
         q: &[f64],
     ) -> Result<bool, SimError> {
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.jac.eval(sys, t, q)?;
+        if let (Some(band), Some(g)) = (&mut self.band_pos, &self.jac.sparse) {
+            self.banded_factorizations += 1;
+            return Ok(band.factor(g, self.floor));
+        }
+        let jac = self.jac.dense();
         for (j, &col) in self.pos.dependent.iter().enumerate() {
             for (i, &row) in self.pos.rows.iter().enumerate() {
-                self.block_pos.matrix_mut()[(i, j)] = self.jac[(row, col)];
+                self.block_pos.matrix_mut()[(i, j)] = jac[(row, col)];
             }
         }
         Ok(self.block_pos.factor_with_floor(self.floor) == self.pos.rows.len())
@@ -470,7 +487,7 @@ impl Gcp {
         q: &[f64],
         v: &mut [f64],
     ) -> Result<(), SimError> {
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.jac.eval(sys, t, q)?;
         let level = match self.dims.k {
             0 => PartitionLevel::Positions,
             _ => PartitionLevel::Velocities,
@@ -485,12 +502,20 @@ impl Gcp {
             self.factor_velocity_block(level);
         }
         let choice = self.choice(level);
-        if self.block_vel.rank() < choice.rows.len() {
+        let regular = match &self.band_vel {
+            Some(band) => band.regular(),
+            None => self.block_vel.rank() == choice.rows.len(),
+        };
+        if !regular {
             // The best partition's block is singular: G itself has lost rank here.
+            if self.band_vel.is_some() {
+                self.gather_dense_velocity_block(level);
+                self.block_vel.factor_with_floor(self.floor);
+            }
             return Err(self.singular(sys, t, h, level, true));
         }
-        let res = &mut self.res;
-        kernels::velocity_residual(sys, t, q, v, (&self.jac).into(), &mut self.tmp, res)?;
+        let (res, jac) = (&mut self.res, self.jac.get());
+        kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, res)?;
         let choice = match level {
             PartitionLevel::Positions => &self.pos,
             PartitionLevel::Velocities => &self.vel,
@@ -499,7 +524,10 @@ impl Gcp {
         for (j, &row) in choice.rows.iter().enumerate() {
             self.delta[j] = self.res[row];
         }
-        self.block_vel.solve_in_place(&mut self.delta[..kept]);
+        match &mut self.band_vel {
+            Some(band) => band.solve_in_place(&mut self.delta[..kept]),
+            None => self.block_vel.solve_in_place(&mut self.delta[..kept]),
+        }
         for (j, &col) in choice.dependent.iter().enumerate() {
             v[col] -= self.delta[j];
         }
@@ -509,6 +537,19 @@ impl Gcp {
     /// Gather and factor the block of the dependent velocity columns of G; its ρ.
     fn factor_velocity_block(&mut self, level: PartitionLevel) -> f64 {
         let r = self.dims.constraint_rows();
+        if let (Some(band), Some(g)) = (&mut self.band_vel, &self.jac.sparse) {
+            self.banded_factorizations += 1;
+            band.factor(g, self.floor);
+        } else {
+            self.gather_dense_velocity_block(level);
+            self.block_vel.factor_with_floor(self.floor);
+        }
+        self.velocity_pivot() / jac_rows_max(&self.jac, r)
+    }
+
+    /// The block of the dependent velocity columns of G into the dense `block_vel` (the dense
+    /// path, and the sparse path's diagnosis of a singular block).
+    fn gather_dense_velocity_block(&mut self, level: PartitionLevel) {
         let choice = match level {
             PartitionLevel::Positions => &self.pos,
             PartitionLevel::Velocities => &self.vel,
@@ -516,13 +557,28 @@ impl Gcp {
         if self.block_vel.matrix_mut().nrows() != choice.rows.len() {
             self.block_vel = FullPivLu::new(choice.rows.len(), choice.rows.len());
         }
+        let jac = self.jac.dense();
         for (j, &col) in choice.dependent.iter().enumerate() {
             for (i, &row) in choice.rows.iter().enumerate() {
-                self.block_vel.matrix_mut()[(i, j)] = self.jac[(row, col)];
+                self.block_vel.matrix_mut()[(i, j)] = jac[(row, col)];
             }
         }
-        self.block_vel.factor_with_floor(self.floor);
-        self.block_vel.smallest_pivot() / rows_max(&self.jac, r)
+    }
+
+    /// The smallest pivot of the position block's last factorization (either path).
+    fn position_pivot(&self) -> f64 {
+        match &self.band_pos {
+            Some(band) => band.smallest_pivot(),
+            None => self.block_pos.smallest_pivot(),
+        }
+    }
+
+    /// The smallest pivot of the velocity block's last factorization (either path).
+    fn velocity_pivot(&self) -> f64 {
+        match &self.band_vel {
+            Some(band) => band.smallest_pivot(),
+            None => self.block_vel.smallest_pivot(),
+        }
     }
 
     fn choice(&self, level: PartitionLevel) -> &Choice {
@@ -556,8 +612,12 @@ impl Gcp {
         lu.matrix_mut().fill(0.0);
         lu.matrix_mut()
             .view_mut((0, 0), (rows, n))
-            .copy_from(&self.jac.view((0, 0), (rows, n)));
-        let rank = lu.factor_with_floor(self.floor);
+            .copy_from(&self.jac.dense().view((0, 0), (rows, n)));
+        let rank = match self.jac.sparse {
+            // The same factors, without the dense scans (`FullPivLu::factor_with_floor_sparse`).
+            Some(_) => lu.factor_with_floor_sparse(self.floor),
+            None => lu.factor_with_floor(self.floor),
+        };
         // Redundant rows (module docs): pivots at or below the rank tolerance of `check`
         // relative to the largest are rows that depend on the pivot rows.
         let kept = (0..rank)
@@ -566,12 +626,29 @@ impl Gcp {
         if kept == 0 && rows > 0 {
             return Err(self.singular(sys, t, h, level, false));
         }
-        let ratio = if kept < rows {
+        let mut ratio = if kept < rows {
             lu.pivot(kept - 1) / lu.pivot(0)
         } else {
             lu.pivot_ratio()
         };
         let columns = &lu.pivot_columns()[..kept];
+        // The sparse path: the block's banded factorization, and ρ₀ re-based to its pivots
+        // (`partition_sparse.rs`); a block whose band does not pay stays dense.
+        let mut band = (self.jac.sparse.as_ref())
+            .and_then(|g| BandedBlock::for_choice(g, n, &lu.pivot_rows()[..kept], columns));
+        if let (Some(block), Some(g)) = (&mut band, &self.jac.sparse) {
+            match block.factor(g, self.floor) {
+                true => ratio = block.smallest_pivot() / jac_rows_max(&self.jac, rows),
+                false => band = None,
+            }
+        }
+        match level {
+            PartitionLevel::Positions if self.dims.k == 0 => {
+                (self.band_pos, self.band_vel) = (band.clone(), band);
+            }
+            PartitionLevel::Positions => self.band_pos = band,
+            PartitionLevel::Velocities => self.band_vel = band,
+        }
         let choice = match level {
             PartitionLevel::Positions => &mut self.pos,
             PartitionLevel::Velocities => &mut self.vel,
