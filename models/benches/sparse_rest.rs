@@ -18,27 +18,20 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use mbsim::runtime::{
     ConstrainedSystem, Continuous, ContinuousChoice, HybridOptions, InitOptions, PartitionOptions,
     Problem, Rkstab, Stabilization, initialize, integrate,
 };
 use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
+use mbsim_testkit::CpuClock;
 use mbsim_tests::dense_forms::DenseForms;
 
 /// The span of the runs [s]: long enough for ~100 steps, short enough for the dense paths.
 const SPAN: f64 = 0.2;
 
-/// Mean thread CPU time of `f` over repeated calls for at least `budget`.
-fn cpu_mean(budget: Duration, mut f: impl FnMut()) -> Duration {
-    f();
-    let start = ThreadTime::now();
-    let mut calls = 0u32;
-    while start.elapsed() < budget {
-        f();
-        calls += 1;
-    }
-    start.elapsed() / calls
+/// Mean thread CPU time of `f` over repeated calls for at least `budget` (after one warm-up).
+fn cpu_mean(budget: Duration, f: impl FnMut()) -> Duration {
+    CpuClock::new(budget).warm_up().mean(f)
 }
 
 /// The catalog's start: every crank vertical, turning at 1 rad/s.
