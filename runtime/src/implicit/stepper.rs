@@ -108,8 +108,10 @@ pub(crate) struct ImplicitStepper<T> {
     initial_solves: usize,
     /// Substeps taken beyond one per step (constant-step reduction).
     pub(crate) substeps: usize,
-    /// Scratch for the filtered error estimate.
+    /// Scratch for the filtered error estimate: q̈_{n+1} − q̈_n and the divided difference
+    /// q̈[t_{n+1}, t_n] − q̈[t_n, t_{n−1}].
     delta: Vec<f64>,
+    delta2: Vec<f64>,
 }
 
 impl<T> ImplicitStepper<T> {
@@ -133,6 +135,7 @@ impl<T> ImplicitStepper<T> {
             initial_solves: 0,
             substeps: 0,
             delta: vec![0.0; dims.n],
+            delta2: vec![0.0; dims.n],
         }
     }
 
@@ -202,10 +205,31 @@ impl<T> ImplicitStepper<T> {
             self.delta[i] = self.end.qdd[i] - self.start.qdd[i];
         }
         self.newton.filter(&mut self.delta);
+        // h³ q⁗ from the second divided difference of q̈ over the last two steps (none yet on
+        // the first step: its velocity error is that of the start-up, O(h²) in a).
+        let hp = self.h_prev;
+        let wv3 = if hp > 0.0 {
+            c.velocity_error_weight_third() * h * h * h * 2.0 / (h + hp)
+        } else {
+            0.0
+        };
+        if wv3 != 0.0 {
+            for i in 0..n {
+                let back = (self.start.qdd[i] - self.prev.qdd[i]) / hp;
+                self.delta2[i] = (self.end.qdd[i] - self.start.qdd[i]) / h - back;
+            }
+            self.newton.filter(&mut self.delta2);
+        } else {
+            self.delta2.fill(0.0);
+        }
         let mut sum = 0.0;
         for i in 0..len {
             let delta = self.delta[i % n];
-            let e = if i < n { wq * delta } else { wv * delta };
+            let e = if i < n {
+                wq * delta
+            } else {
+                wv * delta + wv3 * self.delta2[i - n]
+            };
             let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
             let sk = test.atol.get(i) + test.rtol.get(i) * zmax;
             sum += (e / sk).powi(2);

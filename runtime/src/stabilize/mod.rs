@@ -223,6 +223,9 @@ pub struct Stabilizer {
     /// The largest such level of the last accepted state and of the attempts since
     /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
+    /// Whether a projection pass that would spread noise-sized residuals through a
+    /// near-singular G is skipped (`projection.rs`, "Rank-loss guard"; constant-step methods).
+    rank_loss_guard: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
@@ -256,6 +259,7 @@ impl Stabilizer {
             sfull_chosen: false,
             floor_active: false,
             noise: [0.0; 2],
+            rank_loss_guard: false,
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,

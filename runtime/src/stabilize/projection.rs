@@ -19,6 +19,10 @@ use crate::kernels;
 use crate::kkt::Metric;
 use crate::system::ConstrainedSystem;
 
+/// The gain ‖δ‖∞/‖r‖∞ of a projection pass above which the rank-loss guard calls a
+/// round-off-sized residual's correction amplified noise (module docs).
+pub(crate) const RANK_LOSS_GAIN: f64 = 1e3;
+
 /// A member of the projection family: metric, number of passes, whether q is corrected.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Variant {
@@ -55,6 +59,28 @@ impl Variant {
 }
 
 impl Stabilizer {
+    /// The same stabilizer with the rank-loss guard (module docs) on: for the constant-step
+    /// methods, which have no error test to reject a step end that took in amplified noise.
+    pub fn with_rank_loss_guard(mut self) -> Self {
+        self.rank_loss_guard = true;
+        self
+    }
+
+    /// Whether the pass just solved (residuals in `pos_res`, `vel_res`, corrections in `dq`,
+    /// `dv`) corrects residuals at round-off through a gain above [`RANK_LOSS_GAIN`].
+    fn amplified_noise(&self, q: &[f64], v: &[f64], positions: bool) -> bool {
+        let bound = super::ROUND_OFF_RELATIVE * f64::EPSILON;
+        let r_q = if positions {
+            inf_norm(&self.pos_res)
+        } else {
+            0.0
+        };
+        let r_v = inf_norm(&self.vel_res);
+        let noise = r_q <= bound * inf_norm(q) && r_v <= bound * inf_norm(v);
+        let (c_q, c_v) = (inf_norm(&self.dq), inf_norm(&self.dv));
+        noise && (c_q > RANK_LOSS_GAIN * r_q || c_v > RANK_LOSS_GAIN * r_v)
+    }
+
     /// Apply the projection `variant` to (q, v) at time t.
     pub(super) fn project<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -100,6 +126,12 @@ impl Stabilizer {
             }
             if pass == 0 {
                 first = inf_norm(&self.dq);
+            }
+            if self.rank_loss_guard && self.amplified_noise(q, v, correct_positions) {
+                // Rank-loss guard (module docs): this pass and the next are noise.
+                self.floor_active = false;
+                self.noise = [0.0; 2];
+                return Ok(());
             }
             for i in 0..n {
                 if correct_positions {
