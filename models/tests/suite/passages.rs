@@ -57,7 +57,9 @@ fn adaptive_alpha_methods_follow_the_tolerance_before_the_first_passage() {
         for rtol in [1e-6, 1e-8] {
             let cell = measure(method, rtol, (Form::Angles, false), 0.6, &reference);
             eprintln!("{cell}");
-            let m = cell.outcome.unwrap_or_else(|e| panic!("{}: {e}", method.name()));
+            let m = cell
+                .outcome
+                .unwrap_or_else(|e| panic!("{}: {e}", method.name()));
             let what = format!("{} rtol {rtol:e}: error / rtol", method.name());
             assert_within(&what, m.error / rtol, 0.5, 10.0);
         }
@@ -162,4 +164,3 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
     cell(Method::Hht, 1e-3, Form::Bodies, 1.5, 3.3e-4); // 3.28e-5
     cell(Method::GenAlpha, 1e-3, Form::Bodies, 1.5, 3.1e-4); // 3.05e-5
 }
-

@@ -266,11 +266,7 @@ fn hht_and_generalized_alpha_damp_the_high_mode_and_keep_the_low_one() {
 
 /// The position error and the (q, v) error at t = 2 of an adaptive run at `rtol` and its
 /// statistics.
-fn adaptive_error(
-    scheme: Scheme,
-    rtol: f64,
-    kind: NewtonKind,
-) -> (f64, f64, mbsim_runtime::Stats) {
+fn adaptive_error(scheme: Scheme, rtol: f64, kind: NewtonKind) -> (f64, f64, mbsim_runtime::Stats) {
     let sys = Sys(Me451::PUBLISHED);
     let (q0, v0) = Me451::PUBLISHED.initial();
     let problem = Problem::new(0.0, 2.0, &q0, &v0);
@@ -315,9 +311,18 @@ fn adaptive_steps_follow_the_tolerance() {
         // control's tol^{2/3} law gives ≈ 21.5, and ≈ 4.6 in steps). The global error stays
         // below the sum of the local tolerances, NACCPT · rtol^{3/2} (damped motion: local
         // errors not amplified).
-        assert_within(&format!("{} error ratio", scheme.name()), e1 / e2, 30.0, 1000.0);
+        assert_within(
+            &format!("{} error ratio", scheme.name()),
+            e1 / e2,
+            30.0,
+            1000.0,
+        );
         let bound = s2.naccpt as f64 * 1e-7_f64.powf(1.5);
-        assert_below(&format!("{} (q, v) error at 1e-7", scheme.name()), e2, bound);
+        assert_below(
+            &format!("{} (q, v) error at 1e-7", scheme.name()),
+            e2,
+            bound,
+        );
     }
 }
 
