@@ -19,12 +19,13 @@
 //!   error follows the tolerance. A local error C h³ per step held to tol gives h ∝ tol^{1/3}
 //!   and a global error of T/h steps' worth, ∝ tol^{2/3} (measured on the A02 chain over
 //!   [0, 0.6] s at rtol 1e-8: 1.05e-5, 10³ times the tolerance); held to tol^{3/2} it gives
-//!   h ∝ tol^{1/2} and a global error ∝ T C^{1/3} tol (2.6e-8 there; 20 s with twenty passages:
-//!   3e-5 at 1e-7). tol → tol^{(p+1)/p} is the transformation that makes a local-error
+//!   h ∝ tol^{1/2} and a global error ∝ T C^{1/3} tol (2.3e-8 there; 20 s with twenty passages:
+//!   1.4e-5 at 1e-7). tol → tol^{(p+1)/p} is the transformation that makes a local-error
 //!   control of a method of order p tolerance-proportional (RADAU5's `radau5.f` applies such a
 //!   power to its tolerances, rtol → 0.1 rtol^{2/3}); error per unit step (‖e‖ ≤ tol h,
-//!   Shampine) scales the same way but depends on the time unit (on the 0.07 s slider-crank it
-//!   would be 10⁵ times stricter). Cost: ten times the steps per factor 100 in tol.
+//!   Shampine) scales the same way but depends on the time unit (tried: the same 2.3e-8 on the
+//!   chain, whose steps are ~1e-4 s, and far stricter on models with short steps). Cost: ten
+//!   times the steps per factor 100 in tol.
 //! - Constant-step runs: a step whose Newton iteration fails (or whose matrix is singular) is
 //!   redone as 2, 4, … substeps, up to 2^`max_failed_attempts`; the substeps are counted.
 //!   Adaptive runs leave that to the driver (retry with h/4).
