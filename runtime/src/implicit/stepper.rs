@@ -23,7 +23,7 @@
 //!   1.4e-5 at 1e-7). tol → tol^{(p+1)/p} is the transformation that makes a local-error
 //!   control of a method of order p tolerance-proportional (RADAU5's `radau5.f` applies such a
 //!   power to its tolerances, rtol → 0.1 rtol^{2/3}); error per unit step (‖e‖ ≤ tol h,
-//!   Shampine) scales the same way but depends on the time unit (tried: the same 2.3e-8 on the
+//!   Shampine) scales the same way but depends on the time unit (tried: 2.6e-8 on the
 //!   chain, whose steps are ~1e-4 s, and far stricter on models with short steps). Cost: ten
 //!   times the steps per factor 100 in tol.
 //! - Constant-step runs: a step whose Newton iteration fails (or whose matrix is singular) is
