@@ -223,8 +223,9 @@ pub struct Stabilizer {
     /// The largest such level of the last accepted state and of the attempts since
     /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
-    /// Whether a projection pass that would spread noise-sized residuals through a
-    /// near-singular G is skipped (`projection.rs`, "Rank-loss guard"; constant-step methods).
+    /// Whether the projections drop a round-off Φ's correction and end after a pass with a
+    /// gain above 10³ near rank loss (`projection.rs`, "Rank-loss guard"; constant-step
+    /// methods).
     rank_loss_guard: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
