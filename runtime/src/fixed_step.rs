@@ -113,7 +113,9 @@ impl ExplicitRk {
             tableau: tab,
             datol: m.common.datol,
             rhs: Rhs::new(dims, field, m.common.kkt),
-            stab: Stabilizer::new(m.common.stabilization, dims).with_kkt_solver(m.common.kkt),
+            stab: Stabilizer::new(m.common.stabilization, dims)
+                .with_kkt_solver(m.common.kkt)
+                .with_rank_loss_guard(),
             k: vec![vec![0.0; len]; tab.stages()],
             stage: z.clone(),
             znew: z.clone(),

@@ -63,7 +63,8 @@ impl Integrator for Adams {
         self.scheme.validate()?;
         let schedule = Schedule::Uniform(Uniform::over(self.h, problem)?);
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
-        let mut stepper = AdamsStepper::new(sys, &self.common, self.scheme, problem);
+        let mut stepper =
+            AdamsStepper::new(sys, &self.common, self.scheme, problem).with_rank_loss_guard();
         stepper.begin(sys, problem.t0)?;
         run.drive(&mut stepper, schedule, &mut stats)?;
         stats
@@ -121,6 +122,15 @@ impl AdamsStepper {
             stab: Stabilizer::new(common.stabilization, dims).with_kkt_solver(common.kkt),
             datol: common.datol,
             scheme,
+        }
+    }
+
+    /// The constant-step stepper: its stabilizer skips amplified round-off near rank loss
+    /// (`stabilize/projection.rs`, "Rank-loss guard"), as it has no error test to reject it.
+    fn with_rank_loss_guard(self) -> Self {
+        Self {
+            stab: self.stab.with_rank_loss_guard(),
+            ..self
         }
     }
 

@@ -225,6 +225,10 @@ pub struct Stabilizer {
     /// The largest such level of the last accepted state and of the attempts since
     /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
+    /// Whether the projections drop a round-off Φ's correction and end after a pass with a
+    /// gain above 10³ near rank loss (`projection.rs`, "Rank-loss guard"; constant-step
+    /// methods).
+    rank_loss_guard: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
@@ -258,6 +262,7 @@ impl Stabilizer {
             sfull_chosen: false,
             floor_active: false,
             noise: [0.0; 2],
+            rank_loss_guard: false,
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,

@@ -12,12 +12,37 @@
 //! (Jacobi style). G = [Φ_q; A] includes the nonholonomic rows: their position residual is
 //! zero, so the position correction also satisfies A δq = 0, and their velocity residual gives
 //! exactly (3.75) (q unchanged, v ← v − P (A v + b)) when the model is purely nonholonomic.
+//!
+//! # Rank-loss guard (constant-step methods)
+//!
+//! Near a position where G loses rank, P's gain in the directions G loses grows like
+//! 1/σ_min(G). A residual that G's range explains (an integration error G e) is corrected by
+//! e's own component there, whatever the gain; residuals outside that range are amplified: Φ's
+//! round-off, and in the second pass G(q) v against the factors of the frozen G (the first
+//! pass moved q along the lost directions, which changes G v at first order there). On the
+//! IFToMM A02 chain with RK4 at h = 1e-5 (2·10⁶ step points, some within ~1e-7 rad of the
+//! horizontal position) pass gains reached 3e4…8e4: a round-off Φ of 8e-13 moved q by 6e-8,
+//! the second pass then met a velocity residual of 8e-8 and corrected v by 6.6e-3 rad/s, and
+//! after a few such steps the cranks folded (5.9 rad error at t = 20). The error-controlled
+//! methods reject such step ends (the round-off floor's noise jump, `mod.rs`); a constant-step
+//! method cannot, so with [`Stabilizer::with_rank_loss_guard`] (fixed-step RK and the
+//! constant-step Adams methods) a pass whose gain ‖δ‖∞/‖r‖∞ exceeds [`RANK_LOSS_GAIN`] in
+//! either block is the last one, and its position correction is dropped when Φ holds to
+//! round-off (‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞). Away from rank loss the gain is ‖P‖ on
+//! residuals in G's range, O(1…10²) on the models of the suite, and nothing changes.
 
 use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
 use crate::kernels;
 use crate::kkt::Metric;
 use crate::system::ConstrainedSystem;
+
+/// The gain ‖δ‖∞/‖r‖∞ of a projection pass above which the rank-loss guard calls a
+/// round-off-sized residual's correction amplified noise (module docs).
+pub(crate) const RANK_LOSS_GAIN: f64 = 1e3;
+
+/// Φ's round-off in units of ε ‖q‖∞ below which the rank-loss guard calls Φ converged.
+pub(crate) const RANK_LOSS_ROUND_OFF: f64 = 64.0;
 
 /// A member of the projection family: metric, number of passes, whether q is corrected.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +80,25 @@ impl Variant {
 }
 
 impl Stabilizer {
+    /// The same stabilizer with the rank-loss guard (module docs) on: for the constant-step
+    /// methods, which have no error test to reject a step end that took in amplified noise.
+    pub fn with_rank_loss_guard(mut self) -> Self {
+        self.rank_loss_guard = true;
+        self
+    }
+
+    /// Whether the pass just solved (residuals `pos_res`, `vel_res` → corrections `dq`, `dv`)
+    /// has a gain ‖δ‖∞/‖r‖∞ above [`RANK_LOSS_GAIN`] in either block.
+    fn near_rank_loss(&self, positions: bool) -> bool {
+        let gain = |r: &[f64], d: &[f64]| inf_norm(d) > RANK_LOSS_GAIN * inf_norm(r);
+        (positions && gain(&self.pos_res, &self.dq)) || gain(&self.vel_res, &self.dv)
+    }
+
+    /// Whether ‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞ (`pos_res`).
+    fn phi_at_round_off(&self, q: &[f64]) -> bool {
+        inf_norm(&self.pos_res) <= RANK_LOSS_ROUND_OFF * f64::EPSILON * inf_norm(q)
+    }
+
     /// Apply the projection `variant` to (q, v) at time t.
     pub(super) fn project<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -101,11 +145,20 @@ impl Stabilizer {
             if pass == 0 {
                 first = inf_norm(&self.dq);
             }
+            let near_rank_loss = self.rank_loss_guard && self.near_rank_loss(correct_positions);
+            if near_rank_loss && correct_positions && self.phi_at_round_off(q) {
+                // Rank-loss guard (module docs): Φ holds to round-off; its correction is noise.
+                self.dq.fill(0.0);
+            }
             for i in 0..n {
                 if correct_positions {
                     q[i] -= self.dq[i];
                 }
                 v[i] -= self.dv[i];
+            }
+            if near_rank_loss {
+                // The next pass's residuals would be G(q) against the frozen factors.
+                break;
             }
         }
         // Round-off floor (module docs): the last (second) pass stagnated (no quadratic

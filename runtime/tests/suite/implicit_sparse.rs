@@ -134,7 +134,16 @@ fn the_sparse_path_matches_the_dense_path_with_a_spring_outside_the_pattern() {
             let (dq, dv) = (max_diff(&a.q, &b.q), max_diff(&a.v, &b.v));
             eprintln!("{what}: |Δq| {dq:.1e}, |Δv| {dv:.1e}");
             assert_below(&format!("{what}: q"), dq, 1e-9);
-            assert_below(&format!("{what}: v"), dv, 1e-9);
+            // The error-controlled α runs hold the local error to rtol^{3/2} since it follows
+            // the tolerance (`implicit/stepper.rs`): ~10 times the steps, and a stopping
+            // difference in q reaches v divided by γh; measured |Δv| 1.9e-8 (HHT, exact
+            // tangents), bound 1e-7 for them.
+            let v_bound = if name.contains("rtol") && !name.starts_with("radau") {
+                1e-7
+            } else {
+                1e-9
+            };
+            assert_below(&format!("{what}: v"), dv, v_bound);
         }
     }
 }
