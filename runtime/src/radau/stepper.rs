@@ -114,6 +114,9 @@ pub(crate) struct RadauStepper<T> {
     tangents: T,
     setup: Setup,
     stab: Stabilizer,
+    /// PStab for the steps that cross a singular position in runs without a stabilization
+    /// of their own (`attempt`, "passage projection").
+    passage: Stabilizer,
     state: State,
     end: Vec<f64>,
     /// The last accepted step's start (q, v), stage accelerations and multipliers, t and h:
@@ -147,6 +150,7 @@ impl<T> RadauStepper<T> {
             solver: StageSolver::new(dims),
             tangents,
             stab: Stabilizer::new(setup.stabilization, dims),
+            passage: Stabilizer::new(Stabilization::PStab, dims),
             setup,
             state: State {
                 t: 0.0,
@@ -397,7 +401,8 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         let mut iterations_before = self.solver.counters.iterations;
         let mut outcome = self.solve_once(sys, h)?;
-        if matches!(outcome, Outcome::Failed(..) | Outcome::Slow(..)) {
+        let retried = matches!(outcome, Outcome::Failed(..) | Outcome::Slow(..));
+        if retried {
             // Near a singular configuration G changes fast (its sign, across the passage), and
             // the iteration fails (or crawls) with a matrix holding G of this or an earlier step start
             // where one with G at the stages converges (`newton.rs`). Once more with the
@@ -441,7 +446,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
             None => (0.0, None),
         };
         let (q, v) = self.end.split_at_mut(n);
-        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        let mut stabilized = self.stab.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        if retried && matches!(self.setup.stabilization, Stabilization::None) {
+            stabilized |= self.passage.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        }
         Ok(Attempt {
             error,
             stabilized,
@@ -494,7 +502,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.solver.counters.stage_evaluations + self.initial_solves,
-            nstab: self.stab.applications,
+            nstab: self.stab.applications + self.passage.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
             conditioning: self.solver.conditioning,
