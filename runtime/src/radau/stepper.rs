@@ -8,6 +8,15 @@
 //!   tangents of the same start are reused (only the factorization is redone). A solve that
 //!   fails is redone at once with tangents of this step and G per stage (`newton.rs`,
 //!   singular passages; constant-step runs have no next attempt).
+//! - Passage projection: a step whose solve needed that retry crossed (or came near) a
+//!   position where G loses rank, and index 3 leaves the velocities of the directions G loses
+//!   free there: a loose step put noise into them and the A02 chain at rtol 1e-4 left its
+//!   branch (24 rad against the reduction, ‖Φ_q v‖ 2.7). In runs without a stabilization of
+//!   their own the end of such a step is projected onto Φ = 0, Φ_q v = 0 (PStab's two
+//!   M-orthogonal passes, which keep the order, `mod.rs`); the cranks then stay within 7e-4 rad
+//!   of each other (error 0.28 rad, the phase of a 1e-4 run over 20 turns). Steps without a
+//!   retry are untouched, so runs that never retry (the reproductions, the flyball governor at
+//!   rtol 1e-7 and 1e-10) keep their numbers bit for bit.
 //! - Newton start: the previous step's collocation polynomial extrapolated to the new stages
 //!   (A_i⁰ = Σ_j L_j(1 + c_i h/h_prev) A_j^prev, Λ likewise); on the first step a0, λ0.
 //! - Error estimate (adaptive runs), Hairer–Wanner II §IV.8 (8.19)–(8.20) and `radau5.f`'s
@@ -114,6 +123,9 @@ pub(crate) struct RadauStepper<T> {
     tangents: T,
     setup: Setup,
     stab: Stabilizer,
+    /// PStab for the steps that cross a singular position in runs without a stabilization
+    /// of their own (`attempt`, "passage projection").
+    passage: Stabilizer,
     state: State,
     end: Vec<f64>,
     /// The last accepted step's start (q, v), stage accelerations and multipliers, t and h:
@@ -147,6 +159,7 @@ impl<T> RadauStepper<T> {
             solver: StageSolver::new(dims),
             tangents,
             stab: Stabilizer::new(setup.stabilization, dims),
+            passage: Stabilizer::new(Stabilization::PStab, dims),
             setup,
             state: State {
                 t: 0.0,
@@ -397,7 +410,8 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         let mut iterations_before = self.solver.counters.iterations;
         let mut outcome = self.solve_once(sys, h)?;
-        if matches!(outcome, Outcome::Failed(..) | Outcome::Slow(..)) {
+        let retried = matches!(outcome, Outcome::Failed(..) | Outcome::Slow(..));
+        if retried {
             // Near a singular configuration G changes fast (its sign, across the passage), and
             // the iteration fails (or crawls) with a matrix holding G of this or an earlier step start
             // where one with G at the stages converges (`newton.rs`). Once more with the
@@ -441,7 +455,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
             None => (0.0, None),
         };
         let (q, v) = self.end.split_at_mut(n);
-        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        let mut stabilized = self.stab.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        if retried && matches!(self.setup.stabilization, Stabilization::None) {
+            stabilized |= self.passage.apply(sys, t + h, h, q, v, self.setup.datol)?;
+        }
         Ok(Attempt {
             error,
             stabilized,
@@ -494,7 +511,7 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for RadauStepper<
     fn counters(&self) -> StepperCounters {
         StepperCounters {
             nfcn: self.solver.counters.stage_evaluations + self.initial_solves,
-            nstab: self.stab.applications,
+            nstab: self.stab.applications + self.passage.applications,
             stabilization_time: self.stab.time,
             output_solves: 0,
             conditioning: self.solver.conditioning,
