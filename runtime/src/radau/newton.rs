@@ -331,10 +331,13 @@ impl StageSolver {
                 s.max(w.abs())
             });
             let spread = self.matrix.estimate_spread();
-            let (matrix, g0) = (&mut self.matrix, self.start_point.dense_jac());
+            // By rows on the sparse path (no dense G per factorization), as the Newmark family.
+            let matrix = &mut self.matrix;
             if self
-                .rows
-                .revise(g0, omega, spread, t, |x| matrix.solve_estimate(x))
+                .start_point
+                .revise_selection(&mut self.rows, (omega, spread, t), |x| {
+                    matrix.solve_estimate(x)
+                })
             {
                 ok = self.factor_estimate(h);
             }
