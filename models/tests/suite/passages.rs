@@ -50,10 +50,9 @@ fn explicit_methods_pass_twenty_passages_of_the_crank_angle_chain() {
 
 /// Error-controlled HHT and generalized-α follow their tolerance: the local error per step is
 /// held to tol^{3/2} (`runtime/src/implicit/stepper.rs`), so the global error is ∝ tol. Over
-/// [0, 0.6] s (smooth, before the first passage) measured error / rtol = 2.05 … 2.32 at rtol
-/// 1e-6 and 1e-8 (1.05e-5 at 1e-8, 10³ times it, with the tolerance per step); over 20 s with
-/// twenty passages 127 … 138 at 1e-6 … 1e-8 (`cargo bench … passages -- angles hht`). Bounds:
-/// the ratio within [0.5, 10] (a factor 4 around the measured 2.3; the tol^{2/3} law would give
+/// [0, 0.6] s (smooth, before the first passage) measured error / rtol = 2.9 … 3.4 at rtol
+/// 1e-6 and 1e-8 (1.6e-5 at 1e-8, 10³ times it, with the tolerance per step). Bounds: the
+/// ratio within [0.5, 10] (a factor 3 around the measured 3; the tol^{2/3} law would give
 /// 10⁴·⁵ at 1e-8 and fails).
 #[test]
 fn adaptive_alpha_methods_follow_the_tolerance_before_the_first_passage() {
@@ -83,7 +82,7 @@ fn radau_passes_twenty_passages_of_the_crank_angle_chain() {
 fn alpha_methods_pass_the_first_two_passages() {
     cell(Method::Hht, 1e-2, Form::Angles, 1.5, 3e-3); // 2.6e-4
     cell(Method::GenAlpha, 1e-2, Form::Angles, 1.5, 3e-3); // 2.3e-4
-    // 3.56e-6 and 3.13e-6 with the local error held to tol^{3/2} (4.5e-4 and 3.9e-4 before).
+    // 4.47e-6 and 3.83e-6 with the local error held to tol^{3/2} (4.5e-4 and 3.9e-4 before).
     cell(Method::HhtAdaptive, 1e-6, Form::Angles, 1.5, 3.6e-5);
     cell(Method::GenAlphaAdaptive, 1e-6, Form::Angles, 1.5, 3.2e-5);
 }
@@ -140,7 +139,9 @@ fn implicit_methods_pass_the_body_forms_passages() {
     cell(Method::Radau, 1e-8, Form::Bodies, 20.0, 7e-4); // 6.21e-5 (6.1e-5 before the stall rule and judge count)
     cell(Method::RadauFixed, 1e-2, Form::Bodies, 20.0, 4e-4); // 3.6e-5
     cell(Method::Hht, 1e-2, Form::Bodies, 1.5, 3.3e-2); // 3.3e-3
-    cell(Method::HhtAdaptive, 1e-6, Form::Bodies, 1.5, 3.4e-5); // 3.39e-6 (1.9e-3 before tol^{3/2})
+    // 2.25e-5 (1.9e-3 before tol^{3/2}; 3.39e-6 with the velocities' h³ q⁗ term in the
+    // estimate, which the stiff deformable slider-crank cannot afford: `implicit/stepper.rs`).
+    cell(Method::HhtAdaptive, 1e-6, Form::Bodies, 1.5, 1e-4);
 }
 
 /// Radau on the body form at tight tolerances: it failed at the first passage (t = 0.7213 at

@@ -3,24 +3,25 @@
 //! constant-step runs, optional post-stabilization and the dense output.
 //!
 //! - Local error (adaptive runs): with Δ = q̈_{n+1} − q̈_n ≈ h q⃛ (after the start-up step),
-//!   e_q = h² (β + (α_m − α_f)/2 − 1/6) Δ and e_v = h (γ + α_m − α_f − 1/2) Δ + c₃ h³ q⁗: the
-//!   leading terms of the local truncation error of the updates when a_n ≈ q̈(t_n + (α_m − α_f) h)
-//!   (Zienkiewicz & Xie's estimate for Newmark, α terms added, and its velocity counterpart
-//!   one order up). The Δ term of e_v vanishes for the second-order members, whose velocity
-//!   error is the h³ q⁗ term, as large as e_q (c₃ = [`Coefficients::velocity_error_weight_third`],
-//!   1/12 for the trapezoidal rule against β − 1/6 = 1/12 for e_q); q⁗ is the second divided
-//!   difference of q̈ over t_{n−1}, t_n, t_{n+1} (no term on the first step). Without it the
-//!   velocities went unchecked (measured on the A02 chain over [0, 0.6] s, rtol 1e-8: 1.6e-5
-//!   before, 1.05e-5 with it, per-step control). Both differences are filtered through the
-//!   iteration matrix first, Δ ← [J⁻¹ (M Δ, 0)]_q (Shampine's filter, as in RADAU5): components
-//!   the scheme damps (stiff, cq K ≫ M) no longer count as error, the others (J ≈ M) pass
+//!   e_q = h² (β + (α_m − α_f)/2 − 1/6) Δ and e_v = h (γ + α_m − α_f − 1/2) Δ: the leading
+//!   terms of the local truncation error of the updates when a_n ≈ q̈(t_n + (α_m − α_f) h)
+//!   (Zienkiewicz & Xie's estimate for Newmark, α terms added). e_v vanishes for the
+//!   second-order members, e_q is O(h³): the controller uses order p = 2. The velocity's own
+//!   h³ q⁗ term (c₃ = 1/12 for the trapezoidal rule, from the second divided difference of q̈)
+//!   was tried and left out: on the crank-angle A02 chain it moved the error at rtol 1e-8 on
+//!   [0, 0.6] s only from 1.6e-5 to 1.05e-5, but on the stiff deformable slider-crank (Chin
+//!   ch. 5, rtol 1e-3, atol 1e-4, [0, 1] s) it took 442 159 steps instead of 7 417: an index-3
+//!   scheme's q̈ carries the damped high-frequency modes' noise, whose divided difference is
+//!   O(1/h) larger than a smooth q⁗, and HHT's point is to step over those modes.
+//!   Δ is filtered through the iteration matrix first, Δ ← [J⁻¹ (M Δ, 0)]_q (Shampine's
+//!   filter, as in RADAU5): components the scheme damps (stiff, cq K ≫ M) no longer count as
+//!   error, the others (J ≈ M) pass
 //!   unchanged. The norm is Hairer's RMS over (q, v) with sk = atol + rtol max(|z_n|, |z_{n+1}|),
 //!   each scaled by √rtol: the local error per step is held to tol^{3/2}, so that the global
 //!   error follows the tolerance. A local error C h³ per step held to tol gives h ∝ tol^{1/3}
 //!   and a global error of T/h steps' worth, ∝ tol^{2/3} (measured on the A02 chain over
-//!   [0, 0.6] s at rtol 1e-8: 1.05e-5, 10³ times the tolerance); held to tol^{3/2} it gives
-//!   h ∝ tol^{1/2} and a global error ∝ T C^{1/3} tol (2.3e-8 there; 20 s with twenty passages:
-//!   1.4e-5 at 1e-7). tol → tol^{(p+1)/p} is the transformation that makes a local-error
+//!   [0, 0.6] s at rtol 1e-8: 1.6e-5, 10³ times the tolerance); held to tol^{3/2} it gives
+//!   h ∝ tol^{1/2} and a global error ∝ T C^{1/3} tol (3.3e-8 there). tol → tol^{(p+1)/p} is the transformation that makes a local-error
 //!   control of a method of order p tolerance-proportional (RADAU5's `radau5.f` applies such a
 //!   power to its tolerances, rtol → 0.1 rtol^{2/3}); error per unit step (‖e‖ ≤ tol h,
 //!   Shampine) scales the same way but depends on the time unit (tried: 2.6e-8 on the
@@ -123,10 +124,8 @@ pub(crate) struct ImplicitStepper<T> {
     initial_solves: usize,
     /// Substeps taken beyond one per step (constant-step reduction).
     pub(crate) substeps: usize,
-    /// Scratch for the filtered error estimate: q̈_{n+1} − q̈_n and the divided difference
-    /// q̈[t_{n+1}, t_n] − q̈[t_n, t_{n−1}].
+    /// Scratch for the filtered error estimate.
     delta: Vec<f64>,
-    delta2: Vec<f64>,
 }
 
 impl<T> ImplicitStepper<T> {
@@ -150,7 +149,6 @@ impl<T> ImplicitStepper<T> {
             initial_solves: 0,
             substeps: 0,
             delta: vec![0.0; dims.n],
-            delta2: vec![0.0; dims.n],
         }
     }
 
@@ -220,31 +218,10 @@ impl<T> ImplicitStepper<T> {
             self.delta[i] = self.end.qdd[i] - self.start.qdd[i];
         }
         self.newton.filter(&mut self.delta);
-        // h³ q⁗ from the second divided difference of q̈ over the last two steps (none yet on
-        // the first step: its velocity error is that of the start-up, O(h²) in a).
-        let hp = self.h_prev;
-        let wv3 = if hp > 0.0 {
-            c.velocity_error_weight_third() * h * h * h * 2.0 / (h + hp)
-        } else {
-            0.0
-        };
-        if wv3 != 0.0 {
-            for i in 0..n {
-                let back = (self.start.qdd[i] - self.prev.qdd[i]) / hp;
-                self.delta2[i] = (self.end.qdd[i] - self.start.qdd[i]) / h - back;
-            }
-            self.newton.filter(&mut self.delta2);
-        } else {
-            self.delta2.fill(0.0);
-        }
         let mut sum = 0.0;
         for i in 0..len {
             let delta = self.delta[i % n];
-            let e = if i < n {
-                wq * delta
-            } else {
-                wv * delta + wv3 * self.delta2[i - n]
-            };
+            let e = if i < n { wq * delta } else { wv * delta };
             let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
             let rtol = test.rtol.get(i);
             let sk = (test.atol.get(i) + rtol * zmax) * proportional(rtol);
