@@ -12,13 +12,13 @@
 
 use std::time::Duration;
 
-use cpu_time::ThreadTime;
 use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, Implicit,
     Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
 };
+use mbsim_testkit::thread_cpu;
 use mbsim_tests::dense_forms::DenseForms;
 
 /// The benchmark's span [s].
@@ -260,9 +260,7 @@ pub fn measure(
     let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&times);
     let hidden = DenseForms(sys.as_ref());
     let sys: &dyn ConstrainedSystem = if dense { &hidden } else { sys.as_ref() };
-    let start = ThreadTime::now();
-    let run = method.run(sys, &problem, x);
-    let cpu = start.elapsed();
+    let (run, cpu) = thread_cpu(|| method.run(sys, &problem, x));
     let outcome = run.map_err(|e| e.to_string()).map(|(rec, end)| {
         let error = rec
             .q

@@ -1,7 +1,9 @@
 //! The benchmarks' one CPU clock (feature `clock`): the mean thread CPU time of a call, repeated
 //! until a CPU budget is spent. Thread CPU time, not wall time, so that other processes on the
-//! shared machine slow a figure down only through caches, never by descheduling; every table
-//! printed by the workspace's benchmarks reads its times here.
+//! shared machine slow a figure down only through caches, never by descheduling. The tables of
+//! the mechanism benchmarks (`mbsim-models`, `mbsim-tests`, `mbsim-peers`) read their CPU
+//! times here; the runtime's KKT benchmark (wall-clock medians) and the code-generation
+//! benchmarks keep their own clocks.
 //!
 //! A [`CpuClock`] says how long to repeat (`budget`), how often at least (`min_calls`), how many
 //! calls run between two reads of the clock (`batch`: the read is a system call of about a
