@@ -222,31 +222,7 @@ impl FullPivLu {
     /// zero: `floor` is the scale the entries have where the matrix does not vanish, so that a
     /// matrix that is zero up to round-off (|u_11| itself at round-off) has rank 0.
     pub fn factor_with_floor(&mut self, floor: f64) -> usize {
-        let (r, c) = self.a.shape();
-        for (k, x) in self.rows.iter_mut().enumerate() {
-            *x = k;
-        }
-        for (k, x) in self.cols.iter_mut().enumerate() {
-            *x = k;
-        }
-        self.rank = 0;
-        let mut tiny = f64::NAN;
-        for k in 0..r {
-            let (pr, pc, best) = self.largest_remaining(k);
-            if k == 0 {
-                tiny = (r.max(c) as f64) * f64::EPSILON * best.max(floor);
-            }
-            if best.is_nan() || best <= tiny || best == 0.0 {
-                return self.rank;
-            }
-            self.a.swap_rows(k, pr);
-            self.rows.swap(k, pr);
-            self.a.swap_columns(k, pc);
-            self.cols.swap(k, pc);
-            self.eliminate(k);
-            self.rank = k + 1;
-        }
-        self.rank
+        self.factor_pivoting(floor, false)
     }
 
     /// [`FullPivLu::factor_with_floor`] for a sparse matrix, the same factors bit for bit: the
@@ -259,6 +235,12 @@ impl FullPivLu {
     /// operations in the same order, are the rest. Allocates the column maxima (a cold path:
     /// GCP's choice of partition).
     pub fn factor_with_floor_sparse(&mut self, floor: f64) -> usize {
+        self.factor_pivoting(floor, true)
+    }
+
+    /// The complete-pivoting elimination of both forms: the pivot from a scan of the remaining
+    /// block, or (`cached`) from the column maxima, which the elimination keeps current.
+    fn factor_pivoting(&mut self, floor: f64, cached: bool) -> usize {
         let (r, c) = self.a.shape();
         for (k, x) in self.rows.iter_mut().enumerate() {
             *x = k;
@@ -267,10 +249,16 @@ impl FullPivLu {
             *x = k;
         }
         self.rank = 0;
-        let mut column_max: Vec<f64> = (0..c).map(|j| self.column_max(j, 0)).collect();
+        let mut column_max: Vec<f64> = match cached {
+            true => (0..c).map(|j| self.column_max(j, 0)).collect(),
+            false => Vec::new(),
+        };
         let mut tiny = f64::NAN;
         for k in 0..r {
-            let (pr, pc, best) = self.largest_cached(k, &column_max);
+            let (pr, pc, best) = match cached {
+                true => self.largest_cached(k, &column_max),
+                false => self.largest_remaining(k),
+            };
             if k == 0 {
                 tiny = (r.max(c) as f64) * f64::EPSILON * best.max(floor);
             }
@@ -281,12 +269,14 @@ impl FullPivLu {
             self.rows.swap(k, pr);
             self.a.swap_columns(k, pc);
             self.cols.swap(k, pc);
-            column_max.swap(k, pc);
             self.eliminate(k);
             self.rank = k + 1;
-            for (j, m) in column_max.iter_mut().enumerate().skip(k + 1) {
-                if self.a[(k, j)] != 0.0 {
-                    *m = self.column_max(j, k + 1);
+            if cached {
+                column_max.swap(k, pc);
+                for (j, m) in column_max.iter_mut().enumerate().skip(k + 1) {
+                    if self.a[(k, j)] != 0.0 {
+                        *m = self.column_max(j, k + 1);
+                    }
                 }
             }
         }
