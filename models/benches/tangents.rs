@@ -16,36 +16,14 @@ mod damped_chain;
 use std::hint::black_box;
 use std::time::Duration;
 
-use damped_chain::{chain, position};
-use mbsim_runtime::{
-    ConstrainedSystem, Implicit, InitOptions, Problem, Radau, TangentSystem, initialize, integrate,
-};
+use damped_chain::{chain, start, tangent_point};
+use mbsim_runtime::{ConstrainedSystem, Implicit, Problem, Radau, TangentSystem, integrate};
 use mbsim_testkit::CpuClock;
 use nalgebra::DMatrix;
 
-/// A state off the start, with velocities, accelerations and multipliers of unit size.
-struct State {
-    q: Vec<f64>,
-    v: Vec<f64>,
-    w: Vec<f64>,
-    lambda: Vec<f64>,
-}
-
-fn state(sys: &dyn ConstrainedSystem) -> State {
-    let n = sys.dims().n;
-    State {
-        q: position(0.7).iter().map(|x| x + 0.01).collect(),
-        v: (0..n).map(|i| (i as f64 * 0.37).sin()).collect(),
-        w: (0..n).map(|i| (i as f64 * 0.91).cos()).collect(),
-        lambda: (0..sys.dims().constraint_rows())
-            .map(|i| 1.0 + (i as f64 * 0.53).sin())
-            .collect(),
-    }
-}
-
 fn kernels() {
     let sys = chain();
-    let s = state(&sys);
+    let s = tangent_point(&sys);
     let n = sys.dims().n;
     let entries = sys.tangent_sparsity().expect("the form").nonzeros.len();
     let mut values = vec![0.0; 2 * entries];
@@ -80,10 +58,8 @@ fn kernels() {
 
 fn runs() {
     let sys = chain();
-    let q0 = position(1.2);
-    let v0 = vec![0.0; q0.len()];
-    let start = initialize(&sys, 0.0, &q0, &v0, &InitOptions::default()).expect("initialize");
-    let problem = Problem::new(0.0, 0.2, &start.q, &start.v);
+    let (q0, v0) = start(&sys);
+    let problem = Problem::new(0.0, 0.2, &q0, &v0);
     let newmark = Implicit::newmark(1e-3);
     let radau = Radau::fixed(1e-3);
     let clock = CpuClock::new(Duration::from_millis(300)).min_calls(2);

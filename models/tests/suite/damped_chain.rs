@@ -6,6 +6,7 @@
 //! tangent pattern).
 
 use mbsim::model;
+use mbsim_runtime::{ConstrainedSystem, InitOptions, initialize};
 
 #[model(
     tangents: true,
@@ -74,4 +75,32 @@ pub fn position(angle: f64) -> Vec<f64> {
         (q[b], q[bodies + b], q[2 * bodies + b]) = (x, y, phi);
     }
     q
+}
+
+/// The consistent start of the runs: every crank at 1.2 rad, at rest.
+pub fn start(sys: &DampedChain) -> (Vec<f64>, Vec<f64>) {
+    let q0 = position(1.2);
+    let v0 = vec![0.0; q0.len()];
+    let start = initialize(sys, 0.0, &q0, &v0, &InitOptions::default()).expect("initialize");
+    (start.q, start.v)
+}
+
+/// A point off the start for the tangent kernels: positions, velocities, accelerations w and
+/// multipliers of unit size.
+pub struct TangentPoint {
+    pub q: Vec<f64>,
+    pub v: Vec<f64>,
+    pub w: Vec<f64>,
+    pub lambda: Vec<f64>,
+}
+
+/// The [`TangentPoint`] of the tangent tests and benchmark.
+pub fn tangent_point(sys: &DampedChain) -> TangentPoint {
+    let (n, rows) = (sys.dims().n, sys.dims().constraint_rows());
+    TangentPoint {
+        q: position(0.7).iter().map(|x| x + 0.01).collect(),
+        v: (0..n).map(|i| (i as f64 * 0.37).sin()).collect(),
+        w: (0..n).map(|i| (i as f64 * 0.91).cos()).collect(),
+        lambda: (0..rows).map(|i| 1.0 + (i as f64 * 0.53).sin()).collect(),
+    }
 }

@@ -6,13 +6,12 @@
 //! windows, dampers and a spring whose coupling of Q the tangent pattern must grow.
 
 use mbsim_runtime::{
-    ConstrainedSystem, Implicit, InitOptions, KktLayout, Problem, Radau, TangentSystem, initialize,
-    integrate,
+    ConstrainedSystem, Implicit, KktLayout, Problem, Radau, TangentSystem, integrate,
 };
 use mbsim_testkit::compare;
 use nalgebra::DMatrix;
 
-use crate::damped_chain::{chain, position};
+use crate::damped_chain::{TangentPoint, chain, start, tangent_point};
 
 #[test]
 fn the_model_gets_the_tangent_nonzero_form() {
@@ -38,11 +37,8 @@ fn the_model_gets_the_tangent_nonzero_form() {
 #[test]
 fn the_tangent_nonzero_form_equals_the_dense_kernels() {
     let sys = chain();
-    let (n, rows) = (sys.dims().n, sys.dims().constraint_rows());
-    let q: Vec<f64> = position(0.7).iter().map(|x| x + 0.01).collect();
-    let v: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
-    let w: Vec<f64> = (0..n).map(|i| (i as f64 * 0.91).cos()).collect();
-    let lambda: Vec<f64> = (0..rows).map(|i| 1.0 + (i as f64 * 0.53).sin()).collect();
+    let n = sys.dims().n;
+    let TangentPoint { q, v, w, lambda } = tangent_point(&sys);
     let mut k = DMatrix::zeros(n, n);
     let mut tmp = DMatrix::zeros(n, n);
     sys.mass_w_q_into(0.0, &q, &w, k.as_view_mut());
@@ -81,10 +77,8 @@ fn the_tangent_nonzero_form_equals_the_dense_kernels() {
 #[test]
 fn exact_sparse_tangents_agree_with_differences() {
     let sys = chain();
-    let q0 = position(1.2);
-    let v0 = vec![0.0; q0.len()];
-    let start = initialize(&sys, 0.0, &q0, &v0, &InitOptions::default()).expect("initialize");
-    let problem = Problem::new(0.0, 0.2, &start.q, &start.v);
+    let (q0, v0) = start(&sys);
+    let problem = Problem::new(0.0, 0.2, &q0, &v0);
     let newmark = Implicit::newmark(1e-3);
     let radau = Radau::fixed(1e-3);
     let banded = |layout| matches!(layout, KktLayout::Banded { .. });
