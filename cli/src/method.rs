@@ -89,8 +89,8 @@ fn implicit(req: &MethodRequest, common: CommonOptions) -> Result<Chosen, AppErr
 pub enum Method {
     /// RKSTAB: adaptive DOPRI5(4) with the stabilization applied inside the step (default).
     Rkstab,
-    /// Hairer's DOP853 (order 8, dense output of order 7) with the stabilization applied inside
-    /// the step like RKSTAB: fewer steps at tight tolerances (rtol ≤ 1e-8).
+    /// Hairer's DOP853 (order 8, dense output of order 7) with the stabilization applied to
+    /// every accepted step: fewer steps at tight tolerances (rtol ≤ 1e-8).
     Dop853,
     /// Variable-step, variable-order PECE Adams (Haug §7.4.4–7.4.5), orders up to --order.
     Abm,

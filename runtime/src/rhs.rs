@@ -46,6 +46,12 @@ impl Rhs {
         self.kkt.row_selection()
     }
 
+    /// The KKT workspace of the last evaluation: K = [M Gᵀ; G 0] factored at its point, G
+    /// there (what a projection from that point reuses, [`crate::stabilize::Stabilizer`]).
+    pub(crate) fn last_kkt(&mut self) -> &mut KktWorkspace {
+        &mut self.kkt
+    }
+
     /// `f = (v, v̇(t, q, v))` for `z = (q, v)`; `h` labels errors.
     pub(crate) fn eval<S: ConstrainedSystem + ?Sized>(
         &mut self,

@@ -1,28 +1,45 @@
 //! DOP853 with post-stabilization: Hairer's eighth-order Dormand–Prince pair (`dop853.f`,
 //! Hairer–Nørsett–Wanner I §II.10) with the drift control of RKSTAB (\[CHIN\] §4.2–4.3)
-//! applied inside the step, and its 7th-order dense output.
+//! applied to every accepted step, and its 7th-order dense output.
 //!
-//! One step from (t_n, z_n), z = (q, v), f = (v, v̇) from the KKT solve:
+//! One attempt from (t_n, z_n), z = (q, v), f = (v, v̇) from the KKT solve:
 //! 1. k_1 = f(t_n, z_n) is the previous step's k_13 (FSAL); stages 2..12 as in `dop853.f`;
 //! 2. z~ = z_n + h Σ b_j k_j (8th order, unstabilized);
-//! 3. z_{n+1} = stabilize(z~) (PStab etc.; skipped if the drift of z~ is ≤ DATOL > 0);
-//! 4. k_13 = f(t_n + h, z_{n+1}), at the **stabilized** point, as RKSTAB's k_7;
-//! 5. the error: `dop853.f`'s blend of the 5th- and 3rd-order estimates,
+//! 3. the error of z~: `dop853.f`'s blend of the 5th- and 3rd-order estimates,
 //!    err = |h| ‖e5‖² / √(N (‖e5‖² + 0.01 ‖e3‖²)) in the weights
-//!    sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|), where under
-//!    [`ErrorEstimate::Stabilized`] both differences are taken from the stabilized result:
-//!    h e = (z_{n+1} − z~) + h Σ (b_j − b̂_j) k_j, i.e. the accepted value minus the embedded
-//!    one, which includes the correction (RKSTAB's rule, ambiguity 9);
-//! 6. the layer's adaptive controller with `dop853.f`'s defaults (p + 1 = 8, β = 0, step
+//!    sk_i = atol_i + rtol_i max(|z_n,i|, |z~_i|) ([`ErrorEstimate::Unstabilized`], the
+//!    default). A rejected attempt ends here: 11 right-hand sides and no projection, as
+//!    `dop853.f` counts them;
+//! 4. an accepted attempt: k'_13 = f(t_n + h, z~), then z_{n+1} = stabilize(z~) (PStab etc.;
+//!    skipped if the drift of z~ is ≤ DATOL > 0). PStab, S-both and velocity-only take the
+//!    augmented matrix K = [M G0ᵀ; G0 0] at q~ from that evaluation's factors (\[CHIN\]
+//!    (4.15) "reuses the matrix of the Section 2.1 solve"), so a projection costs its
+//!    residuals and solves only, no assembly or factorization (Andrews: about one
+//!    right-hand side instead of two). k_13 = (v_{n+1}, v̇(t_n + h, z~)): the stabilized
+//!    velocities and the accelerations of z~. The accelerations differ from those of
+//!    z_{n+1} by O(‖z_{n+1} − z~‖), the size of the correction, which is the constraint part
+//!    of the local error, O(h⁹); k_13 is the next step's k_1 (weight h) and not part of
+//!    DOP853's error estimate, so this changes the next step by O(h¹⁰), below its own local
+//!    error. The other stabilizations (GGᵀ, S-full, GCP, hybrid) correct first and evaluate
+//!    k_13 = f(t_n + h, z_{n+1});
+//! 5. the layer's adaptive controller with `dop853.f`'s defaults (p + 1 = 8, β = 0, step
 //!    ratio in [1/3, 6]: [`Dop853::default_step_control`]).
+//!
+//! Why the unstabilized estimate: RKSTAB estimates after the stabilization because its k_7,
+//! evaluated at the stabilized point (4.11), is a stage of the embedded 4th-order solution
+//! (4.13). DOP853's estimates use k_1..k_12 only; the correction only removes the part of
+//! the local error that leaves the constraints, so z~'s error bounds z_{n+1}'s. RKSTAB's
+//! rule stays available ([`ErrorEstimate::Stabilized`]: every attempt stabilized, both
+//! differences taken from the stabilized result, h e = (z_{n+1} − z~) + h Σ (b_j − b̂_j) k_j,
+//! and k_13 = f(t_n + h, z_{n+1}) after an accepted attempt only).
 //!
 //! Dense output: the three extra stages 14–16 are evaluated only for a step in which an
 //! output time or an event's interior point falls (counted in `Stats::output_solves`), from
-//! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and
-//! f(t_{n+1}, z_{n+1}) at the step's end, so it is C¹ across steps as RKSTAB's.
+//! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and k_13 at the
+//! step's end, and the next step's starts from both, so it is C¹ across steps as RKSTAB's.
 //!
-//! Counters follow `dop853.f`: NFCN = 12 NSTEP + 2 (f(t0) and the `HINIT` probe) when no
-//! attempt failed.
+//! Counters follow `dop853.f`: NFCN = 11 NSTEP + NACCPT + 2 (f(t0) and the `HINIT` probe);
+//! NSTAB = NACCPT, or NSTEP under [`ErrorEstimate::Stabilized`].
 
 mod tableau;
 
@@ -42,8 +59,8 @@ use tableau::{A, BHH, C, D, ER};
 const STAGES: usize = 12;
 
 /// Stabilized DOP853 and its options (the method-specific part; the shared part is
-/// [`Dop853::common`]). Defaults: `atol = rtol / 10`, PStab on every step (DATOL = 0),
-/// `dop853.f`'s step control.
+/// [`Dop853::common`]). Defaults: `atol = rtol / 10`, PStab on every accepted step (DATOL =
+/// 0), the unstabilized error estimate (module docs), `dop853.f`'s step control.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dop853 {
     /// Relative tolerance (scalar or one per component of (q, v)).
@@ -59,12 +76,13 @@ pub struct Dop853 {
 }
 
 impl Dop853 {
-    /// `rtol` with `atol = rtol / 10`, PStab on every step.
+    /// `rtol` with `atol = rtol / 10`, PStab on every accepted step, the unstabilized error
+    /// estimate.
     pub fn new(rtol: f64) -> Self {
         Self {
             rtol: Tolerance::Scalar(rtol),
             atol: Tolerance::Scalar(rtol / 10.0),
-            error_estimate: ErrorEstimate::Stabilized,
+            error_estimate: ErrorEstimate::Unstabilized,
             step_control: Self::default_step_control(),
             common: CommonOptions::default(),
         }
@@ -124,7 +142,8 @@ impl Integrator for Dop853 {
 /// The continuous extension of the last accepted step: its stages (k_1..k_13 kept aside at
 /// acceptance, k_14..k_16 once needed), its start and its coefficients.
 struct Dense {
-    /// k_1..k_16 of the step (index 12: f at the stabilized end; 13..15 the extra stages).
+    /// k_1..k_16 of the step (index 12: k_13 at its end, module docs step 4; 13..15 the extra
+    /// stages).
     k: [Vec<f64>; 16],
     z0: Vec<f64>,
     t: f64,
@@ -213,7 +232,7 @@ struct Stepper853 {
     datol: f64,
     rhs: Rhs,
     stab: Stabilizer,
-    /// k_1..k_13 of the current attempt (index 12: f at the stabilized result).
+    /// k_1..k_13 of the current attempt (index 12: k_13, module docs step 4).
     k: [Vec<f64>; 13],
     z: Vec<f64>,
     stage: Vec<f64>,
@@ -260,6 +279,32 @@ impl Stepper853 {
         }
         combine(&mut self.znew, &self.z, h, A[STAGES], &self.k);
         Ok(())
+    }
+
+    /// An attempt the unstabilized error accepts: k_13 and the stabilized end `zstab`. With a
+    /// projection that uses the dynamics' K, k_13 = f(t, z~) comes first and the projection
+    /// reuses its factors; k_13 keeps its accelerations from z~ and takes the stabilized
+    /// velocities (module docs, step 4). Otherwise stabilize, then k_13 = f(t, z_{n+1}).
+    fn finish_accepted<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<bool, SimError> {
+        let n = self.z.len() / 2;
+        let (q, v) = self.zstab.split_at_mut(n);
+        if !self.stab.projects_with_dynamics_matrix() {
+            let stabilized = self.stab.apply(sys, t, h, q, v, self.datol)?;
+            self.rhs.eval(sys, t, &self.zstab, h, &mut self.k[STAGES])?;
+            return Ok(stabilized);
+        }
+        self.rhs.eval(sys, t, &self.znew, h, &mut self.k[STAGES])?;
+        let factored = self.rhs.last_kkt();
+        let stabilized = self
+            .stab
+            .apply_factored(sys, t, h, q, v, self.datol, factored)?;
+        self.k[STAGES][..n].copy_from_slice(v);
+        Ok(stabilized)
     }
 
     /// `dop853.f`'s scaled error norm of the attempt (the 5th-order estimate damped by the
@@ -309,16 +354,31 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     /// One attempt of size h from (t, z) with k[0] = f(t, z); leaves the stabilized result in
-    /// `zstab` and k_13 in k[12].
+    /// `zstab` and, if the error accepts it, k_13 in k[12] (module docs: which error, which
+    /// point).
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         self.stages(sys, t, h)?;
         self.zstab.copy_from_slice(&self.znew);
-        let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
-        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
-        self.rhs
-            .eval(sys, t + h, &self.zstab, h, &mut self.k[STAGES])?;
+        let n = self.z.len() / 2;
+        let (error, stabilized) = match self.error_estimate {
+            ErrorEstimate::Stabilized => {
+                let (q, v) = self.zstab.split_at_mut(n);
+                let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+                let error = self.error_norm(h);
+                if error <= 1.0 {
+                    self.rhs
+                        .eval(sys, t + h, &self.zstab, h, &mut self.k[STAGES])?;
+                }
+                (error, stabilized)
+            }
+            ErrorEstimate::Unstabilized => {
+                let error = self.error_norm(h);
+                let stabilized = error <= 1.0 && self.finish_accepted(sys, t + h, h)?;
+                (error, stabilized)
+            }
+        };
         Ok(Attempt {
-            error: self.error_norm(h),
+            error,
             stabilized,
             verdict: None,
         })

@@ -313,6 +313,49 @@ impl Stabilizer {
         v: &mut [f64],
         datol: f64,
     ) -> Result<bool, SimError> {
+        self.apply_with(sys, t, h, q, v, datol, None)
+    }
+
+    /// Whether the correction is a projection with the dynamics' own augmented matrix
+    /// K = [M G0ᵀ; G0 0] (PStab, S-both, velocity-only), which [`Stabilizer::apply_factored`]
+    /// can take from a right-hand side evaluated at the unstabilized point.
+    pub fn projects_with_dynamics_matrix(&self) -> bool {
+        matches!(
+            self.kind,
+            Stabilization::PStab | Stabilization::SBoth | Stabilization::VelocityOnly
+        )
+    }
+
+    /// [`Stabilizer::apply`] at an unstabilized point (t, q, v) where `factored` holds the
+    /// dynamics' K factored at (t, q), as a right-hand side evaluated there leaves it: when
+    /// [`Stabilizer::projects_with_dynamics_matrix`], the passes reuse those factors (\[CHIN\]
+    /// (4.15)) instead of assembling and factoring K again; otherwise as `apply`.
+    #[allow(clippy::too_many_arguments)] // `apply`'s arguments and the factors
+    pub fn apply_factored<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+        datol: f64,
+        factored: &mut KktWorkspace,
+    ) -> Result<bool, SimError> {
+        let reuse = self.projects_with_dynamics_matrix();
+        self.apply_with(sys, t, h, q, v, datol, reuse.then_some(factored))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn apply_with<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+        datol: f64,
+        factored: Option<&mut KktWorkspace>,
+    ) -> Result<bool, SimError> {
         // The last attempt's noise was a sample of the noise near the accepted state.
         for (kept, level) in self.carried.iter_mut().zip(self.noise) {
             *kept = kept.max(level);
@@ -323,7 +366,7 @@ impl Stabilizer {
             return Ok(false);
         }
         let start = Instant::now();
-        let result = self.apply_timed(sys, t, h, q, v, datol);
+        let result = self.apply_timed(sys, t, h, q, v, datol, factored);
         self.time += start.elapsed();
         result
     }
@@ -337,6 +380,7 @@ impl Stabilizer {
         q: &mut [f64],
         v: &mut [f64],
         datol: f64,
+        factored: Option<&mut KktWorkspace>,
     ) -> Result<bool, SimError> {
         if datol > 0.0 && self.drift(sys, t, q, v)?.max() <= datol {
             return Ok(false);
@@ -351,12 +395,17 @@ impl Stabilizer {
         self.applications += 1;
         match self.kind {
             Stabilization::SFull => self.s_full(sys, t, h, q, v)?,
-            Stabilization::PStab => self.project(sys, t, h, q, v, projection::Variant::PSTAB)?,
-            Stabilization::SBoth => self.project(sys, t, h, q, v, projection::Variant::S_BOTH)?,
-            Stabilization::VelocityOnly => {
-                self.project(sys, t, h, q, v, projection::Variant::VELOCITY_ONLY)?
+            Stabilization::PStab => {
+                self.project(sys, t, h, q, v, projection::Variant::PSTAB, factored)?
             }
-            Stabilization::GGt => self.project(sys, t, h, q, v, projection::Variant::GGT)?,
+            Stabilization::SBoth => {
+                self.project(sys, t, h, q, v, projection::Variant::S_BOTH, factored)?
+            }
+            Stabilization::VelocityOnly => {
+                let variant = projection::Variant::VELOCITY_ONLY;
+                self.project(sys, t, h, q, v, variant, factored)?
+            }
+            Stabilization::GGt => self.project(sys, t, h, q, v, projection::Variant::GGT, None)?,
             Stabilization::Partitioned(_) | Stabilization::Hybrid(_) => {
                 if let Some(gcp) = &mut self.gcp {
                     gcp.correct(sys, t, h, q, v)?

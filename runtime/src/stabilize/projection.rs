@@ -34,7 +34,7 @@
 use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
 use crate::kernels;
-use crate::kkt::Metric;
+use crate::kkt::{KktWorkspace, Metric};
 use crate::system::ConstrainedSystem;
 
 /// The gain ‖δ‖∞/‖r‖∞ of a projection pass above which the rank-loss guard calls a
@@ -99,7 +99,12 @@ impl Stabilizer {
         inf_norm(&self.pos_res) <= RANK_LOSS_ROUND_OFF * f64::EPSILON * inf_norm(q)
     }
 
-    /// Apply the projection `variant` to (q, v) at time t.
+    /// Apply the projection `variant` to (q, v) at time t. With `factored`, a KKT workspace
+    /// that holds K = [M G0ᵀ; G0 0] already factored at (t, q) (the dynamics' matrix of a
+    /// right-hand side just evaluated there; mass metric only), the passes use it instead of
+    /// assembling and factoring K again (\[CHIN\] (4.15): "it reuses the matrix of the
+    /// Section 2.1 solve").
+    #[allow(clippy::too_many_arguments)] // state, time, step label, variant and the factors
     pub(super) fn project<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
@@ -108,14 +113,38 @@ impl Stabilizer {
         q: &mut [f64],
         v: &mut [f64],
         variant: Variant,
+        factored: Option<&mut KktWorkspace>,
+    ) -> Result<(), SimError> {
+        let Some(factored) = factored else {
+            // Frozen matrix at the unstabilized point.
+            if variant.metric == Metric::Mass {
+                self.kkt.eval_mass(sys, t, q)?;
+            }
+            self.kkt.eval_jacobian(sys, t, q)?;
+            self.kkt.factor(sys, variant.metric, t, h)?;
+            return self.passes(sys, t, q, v, variant);
+        };
+        debug_assert!(
+            variant.metric == Metric::Mass,
+            "the dynamics' K has the mass metric"
+        );
+        // Borrow the caller's factors for the passes (a swap of buffers, no copy).
+        std::mem::swap(&mut self.kkt, factored);
+        let result = self.passes(sys, t, q, v, variant);
+        std::mem::swap(&mut self.kkt, factored);
+        result
+    }
+
+    /// The passes of `variant` with K factored at the unstabilized point in `self.kkt`.
+    fn passes<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+        variant: Variant,
     ) -> Result<(), SimError> {
         let (n, m) = (self.dims.n, self.dims.m);
-        // Frozen matrix at the unstabilized point.
-        if variant.metric == Metric::Mass {
-            self.kkt.eval_mass(sys, t, q)?;
-        }
-        self.kkt.eval_jacobian(sys, t, q)?;
-        self.kkt.factor(sys, variant.metric, t, h)?;
         self.jac_r.prepare(sys);
         let correct_positions = variant.positions && m > 0;
         if !correct_positions {

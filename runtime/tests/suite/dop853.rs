@@ -64,7 +64,8 @@ fn andrews<I: mbsim_runtime::Integrator>(method: &I) -> (Recorder, Stats) {
     simulate(&Sys(Andrews), method, 0.0, &Andrews::Q0, &v0, 0.03, &[0.03]).expect("andrews")
 }
 
-/// Adaptive runs: NFCN = 12 NSTEP + 2 (`dop853.f` with `HINIT`), a tolerance-proportional
+/// Adaptive runs: NFCN = 11 NSTEP + NACCPT + 2 and NSTAB = NACCPT (`dop853.f` with `HINIT`,
+/// one PStab per accepted step), a tolerance-proportional
 /// error against RKSTAB at rtol 1e-13 (plain DOPRI5 estimate, as the benchmark's reference)
 /// and fewer right-hand sides than RKSTAB from rtol 1e-8 on.
 #[test]
@@ -74,7 +75,12 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
     let q_ref = andrews(&reference).0.q[0].clone();
     for rtol in [1e-6, 1e-8, 1e-10, 1e-12] {
         let (rec, stats) = andrews(&Dop853::new(rtol));
-        assert_eq!(stats.nfcn, 12 * stats.nstep + 2, "rtol {rtol:e}: {stats}");
+        assert_eq!(
+            stats.nfcn,
+            11 * stats.nstep + stats.naccpt + 2,
+            "rtol {rtol:e}: {stats}"
+        );
+        assert_eq!(stats.nstab, stats.naccpt, "rtol {rtol:e}: {stats}");
         let err = rec.q[0]
             .iter()
             .zip(&q_ref)
@@ -98,5 +104,78 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
                 "rtol {rtol:e}: {stats} vs rkstab {rk}"
             );
         }
+    }
+}
+
+/// RKSTAB's rule (opt-in): every attempt stabilized before its error, k_13 after an accepted
+/// one only, so the same NFCN count with NSTAB = NSTEP; as accurate as the default.
+#[test]
+fn stabilized_estimate_projects_every_attempt() {
+    let mut method = Dop853::new(1e-8);
+    method.error_estimate = ErrorEstimate::Stabilized;
+    let (rec, stats) = andrews(&method);
+    assert_eq!(stats.nfcn, 11 * stats.nstep + stats.naccpt + 2, "{stats}");
+    assert_eq!(stats.nstab, stats.nstep, "{stats}");
+    assert!(
+        stats.nstep > stats.naccpt,
+        "Andrews rejects some attempts: {stats}"
+    );
+    let (plain, _) = andrews(&Dop853::new(1e-8));
+    let diff = rec.q[0]
+        .iter()
+        .zip(&plain.q[0])
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    // Both runs keep their local errors below rtol; their global errors (≤ 100 rtol, the
+    // adaptive test above) bound their difference.
+    assert_below("stabilized vs default estimate", diff, 200.0 * 1e-8);
+}
+
+/// The projection DOP853 makes after an accepted attempt reuses the factors of k'_13's KKT
+/// solve at z~ (module docs, step 4): it is the same operation as the projection that
+/// assembles and factors K itself, so the results agree bit for bit. From a state off
+/// Andrews' constraints by ~1e-8 in q.
+#[test]
+fn projection_with_the_dynamics_factors_equals_the_fresh_one() {
+    use mbsim_runtime::{ConstrainedSystem, KktWorkspace, Stabilizer, accelerations_into};
+    let sys = Sys(Andrews);
+    let d = sys.dims();
+    let q: Vec<f64> = (Andrews::Q0.iter().enumerate())
+        .map(|(i, x)| x + 1e-8 * ((i % 3) as f64 - 1.0))
+        .collect();
+    let v = vec![0.1; d.n];
+    let mut ws = KktWorkspace::new(d);
+    let (mut vdot, mut lambda) = (vec![0.0; d.n], vec![0.0; d.constraint_rows()]);
+    accelerations_into(
+        &sys,
+        0.0,
+        &q,
+        &v,
+        None,
+        &mut ws,
+        0.0,
+        &mut vdot,
+        &mut lambda,
+    )
+    .expect("regular");
+    for kind in [
+        Stabilization::PStab,
+        Stabilization::SBoth,
+        Stabilization::VelocityOnly,
+    ] {
+        let (mut q_fresh, mut v_fresh) = (q.clone(), v.clone());
+        let mut fresh = Stabilizer::new(kind, d);
+        fresh
+            .apply(&sys, 0.0, 1e-3, &mut q_fresh, &mut v_fresh, 0.0)
+            .expect("fresh projection");
+        let (mut q_reused, mut v_reused) = (q.clone(), v.clone());
+        let mut reusing = Stabilizer::new(kind, d);
+        assert!(reusing.projects_with_dynamics_matrix(), "{kind:?}");
+        reusing
+            .apply_factored(&sys, 0.0, 1e-3, &mut q_reused, &mut v_reused, 0.0, &mut ws)
+            .expect("projection with the dynamics' factors");
+        assert_eq!(q_fresh, q_reused, "{kind:?}: positions");
+        assert_eq!(v_fresh, v_reused, "{kind:?}: velocities");
+        assert!(v_fresh != v, "{kind:?} corrected the velocities");
     }
 }
