@@ -15,7 +15,7 @@ use std::time::Duration;
 use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, FixedStep, Implicit,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep, Implicit,
     Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
 };
 use mbsim_testkit::thread_cpu;
@@ -74,6 +74,8 @@ pub enum Method {
     Rkstab,
     /// Variable-step variable-order ABM with PStab.
     Abm,
+    /// DOP853 with PStab on every accepted step.
+    Dop853,
     /// Radau IIA (order 5), error-controlled.
     Radau,
     /// HHT-α, error-controlled.
@@ -96,9 +98,10 @@ pub enum Method {
 
 impl Method {
     /// Every method, error-controlled first.
-    pub const ALL: [Method; 11] = [
+    pub const ALL: [Method; 12] = [
         Method::Rkstab,
         Method::Abm,
+        Method::Dop853,
         Method::Radau,
         Method::HhtAdaptive,
         Method::GenAlphaAdaptive,
@@ -115,6 +118,7 @@ impl Method {
         match self {
             Method::Rkstab => "rkstab",
             Method::Abm => "abm",
+            Method::Dop853 => "dop853",
             Method::Radau => "radau",
             Method::HhtAdaptive => "hht",
             Method::GenAlphaAdaptive => "gen-alpha",
@@ -132,6 +136,7 @@ impl Method {
         match self {
             Method::Rkstab
             | Method::Abm
+            | Method::Dop853
             | Method::Radau
             | Method::HhtAdaptive
             | Method::GenAlphaAdaptive => false,
@@ -156,6 +161,7 @@ impl Method {
         match self {
             Method::Rkstab => integrate(sys, &Rkstab::new(x), problem),
             Method::Abm => integrate(sys, &Abm::new(x), problem),
+            Method::Dop853 => integrate(sys, &Dop853::new(x), problem),
             Method::Radau => integrate(sys, &Radau::adaptive(x), problem),
             Method::HhtAdaptive => integrate(sys, &Implicit::hht(HHT_ALPHA, x), problem),
             Method::GenAlphaAdaptive => {

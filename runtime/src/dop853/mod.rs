@@ -308,7 +308,7 @@ impl Stepper853 {
     }
 
     /// `dop853.f`'s scaled error norm of the attempt (the 5th-order estimate damped by the
-    /// 3rd-order one), with the stabilization's correction under the stabilized estimate.
+    /// 3rd-order one), with the stabilization's correction z_{n+1} − z~ once applied.
     fn error_norm(&self, h: f64) -> f64 {
         let len = self.z.len();
         let (mut err5, mut err3) = (0.0, 0.0);
@@ -317,11 +317,10 @@ impl Stepper853 {
             let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
             let mut e3 = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
             let mut e5: f64 = ER.iter().map(|&(j, e)| e * k(j)).sum();
-            if self.error_estimate == ErrorEstimate::Stabilized {
-                let correction = (self.zstab[c] - self.znew[c]) / h;
-                e3 += correction;
-                e5 += correction;
-            }
+            // The stabilization's correction (zero before it is applied: zstab = z~).
+            let correction = (self.zstab[c] - self.znew[c]) / h;
+            e3 += correction;
+            e5 += correction;
             let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.zstab[c].abs());
             let sk = self.stab.floored_scale(c, sk);
             err3 += (e3 / sk) * (e3 / sk);
@@ -372,9 +371,15 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
                 (error, stabilized)
             }
             ErrorEstimate::Unstabilized => {
+                // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
-                let stabilized = error <= 1.0 && self.finish_accepted(sys, t + h, h)?;
-                (error, stabilized)
+                if error > 1.0 {
+                    (error, false)
+                } else {
+                    let stabilized = self.finish_accepted(sys, t + h, h)?;
+                    // The correction must fit the tolerance too (module docs, step 4).
+                    (error.max(self.error_norm(h)), stabilized)
+                }
             }
         };
         Ok(Attempt {
