@@ -167,6 +167,19 @@ impl RowSelection {
         true
     }
 
+    /// Start from another workspace's selection (cold: it allocates): its left-out rows and
+    /// the events that made them, for a method whose first factorization of its own comes
+    /// after a solve made elsewhere (the implicit methods' Newton matrix after the start's
+    /// KKT solve). The conditioning reference and the regained cadence start afresh, since
+    /// they belong to the matrix that will be factored, not to `other`'s.
+    pub fn continue_from(&mut self, other: &RowSelection) {
+        self.left_out.clone_from(&other.left_out);
+        self.rows.clone_from(&other.rows);
+        self.events.clone_from(&other.events);
+        self.spread_at_selection = f64::NAN;
+        (self.revisions, self.next_probe) = (0, 0);
+    }
+
     fn set(&mut self, r: usize, rows: Vec<usize>, t: f64, cause: ReselectionCause) {
         self.spread_at_selection = f64::NAN;
         (self.revisions, self.next_probe) = (0, 0);

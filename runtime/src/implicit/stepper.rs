@@ -179,6 +179,10 @@ impl<T> ImplicitStepper<T> {
             &mut s.lambda,
         )?;
         s.a.copy_from_slice(&s.qdd);
+        // The Newton matrix starts with the start solve's rows left out (and lists them in
+        // `Stats::redundancy`); its first factorization takes back the ones that regained
+        // independence by then.
+        self.newton.rows.continue_from(self.kkt.row_selection());
         Ok(())
     }
 
