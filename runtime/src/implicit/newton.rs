@@ -379,7 +379,8 @@ impl Newton {
         }
         solve_with(&mut self.matrix, &mut self.noise);
         if !self.rows.is_empty() {
-            self.rows.pin_corrections(&self.lambda, &mut self.noise[n..]);
+            self.rows
+                .pin_corrections(&self.lambda, &mut self.noise[n..]);
         }
         let (tol, tol_v) = self.tolerances(cq, cv);
         (0..n).fold(0.0_f64, |s, i| {
@@ -396,7 +397,10 @@ impl Newton {
         let n = self.dims.n;
         let q_scale = 1.0 + self.z[..n].iter().fold(0.0_f64, |s, x| s.max(x.abs()));
         let tol = self.opts.tol;
-        (tol, tol.max(100.0 * f64::EPSILON * q_scale * (cv / cq).abs()))
+        (
+            tol,
+            tol.max(100.0 * f64::EPSILON * q_scale * (cv / cq).abs()),
+        )
     }
 
     /// q, v and a at the current q̈.
