@@ -158,18 +158,49 @@ impl Compact {
 
 /// The kept entries of `full` (over all rows) into `compact` (the compacted order).
 pub(crate) fn gather(n: usize, kept: &Kept, full: &[f64], compact: &mut [f64]) {
-    compact[..n].copy_from_slice(&full[..n]);
-    for (x, &i) in compact[n..].iter_mut().zip(kept.rows()) {
-        *x = full[n + i];
-    }
+    gather_blocks(n, kept, 1, full, compact);
 }
 
 /// A compacted solution back over all rows, the left-out rows' multipliers 0.
 pub(crate) fn scatter(n: usize, kept: &Kept, compact: &[f64], full: &mut [f64]) {
+    scatter_blocks(n, kept, 1, compact, full);
+}
+
+/// [`gather`] of a vector with `blocks` blocks of G's rows after its first `n` entries (Radau's
+/// stage-major unknowns: the stages' accelerations, then each stage's multipliers).
+pub(crate) fn gather_blocks(
+    n: usize,
+    kept: &Kept,
+    blocks: usize,
+    full: &[f64],
+    compact: &mut [f64],
+) {
+    let (r, f) = (kept.rank.len(), kept.len());
+    compact[..n].copy_from_slice(&full[..n]);
+    for b in 0..blocks {
+        let out = &mut compact[n + b * f..n + (b + 1) * f];
+        for (x, &i) in out.iter_mut().zip(kept.rows()) {
+            *x = full[n + b * r + i];
+        }
+    }
+}
+
+/// [`scatter`] of a vector with `blocks` blocks of G's rows (see [`gather_blocks`]).
+pub(crate) fn scatter_blocks(
+    n: usize,
+    kept: &Kept,
+    blocks: usize,
+    compact: &[f64],
+    full: &mut [f64],
+) {
+    let (r, f) = (kept.rank.len(), kept.len());
     full[..n].copy_from_slice(&compact[..n]);
     full[n..].fill(0.0);
-    for (&x, &i) in compact[n..].iter().zip(kept.rows()) {
-        full[n + i] = x;
+    for b in 0..blocks {
+        let held = &compact[n + b * f..n + (b + 1) * f];
+        for (&x, &i) in held.iter().zip(kept.rows()) {
+            full[n + b * r + i] = x;
+        }
     }
 }
 

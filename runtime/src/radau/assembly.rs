@@ -2,10 +2,23 @@
 //! the error estimate's [M + γh C + (γh)² K, Gᵀ; G, 0] of order n + r (γ = γ₀). Dense for small
 //! models, assembled from dense M, G, K and C as below; on the sparse path
 //! (`implicit/iteration.rs`) both banded from nonzeros (`stages.rs`, [`BandedIteration`]).
+//!
+//! While rows of G are left out as redundant ([`crate::redundancy`]) the stage system is that
+//! of the kept rows alone, of order 3(n + kept) (dense: [`DenseStages`]; banded: its own RCM
+//! ordering and band, `stages.rs`), as the Newmark family's Newton matrix
+//! ([`BandedIteration::for_selection`]) and the KKT solve's compacted system
+//! (`kkt_compact.rs`): no stand-in diagonals, solves over all rows with the left-out rows'
+//! multipliers 0. Both are built when the selection changes (a cold path). On the dense path
+//! the compacted factors are the masked matrix's with the stand-ins' rows and columns deleted
+//! (partial pivoting never picks a decoupled stand-in), so the stage values are the same
+//! numbers at a third of the stand-ins' share of the cubic cost. The estimate's matrix is the
+//! kept rows' on the banded path too; its dense form keeps the masked order n + r (the row
+//! revision reads its pivot spread with the stand-ins' scale, `crate::redundancy`).
 
 use nalgebra::DMatrix;
 
 use crate::implicit::iteration::BandedIteration;
+use crate::kkt_compact::{Kept, gather_blocks, scatter_blocks};
 use crate::lu::DenseLu;
 use crate::redundancy::RowSelection;
 
@@ -15,7 +28,7 @@ use super::tableau::RadauTableau;
 /// The factors of the stage system and of the estimate's matrix.
 pub(crate) enum StageMatrix {
     Dense {
-        stages: DenseLu,
+        stages: Box<DenseStages>,
         estimate: DenseLu,
     },
     Banded {
@@ -73,28 +86,20 @@ pub(crate) struct DenseBlocks<'a> {
 }
 
 impl DenseBlocks<'_> {
-    /// J (module docs of `newton.rs`) into `j` (unfactored), the rows of `rows` left out.
-    pub(crate) fn stage_matrix(&self, j: &mut DMatrix<f64>, h: f64, rows: &RowSelection) {
+    /// J (module docs of `newton.rs`) into `j` (unfactored, of order 3(n + |held|)) over G's
+    /// rows `held` (increasing).
+    pub(crate) fn stage_matrix(&self, j: &mut DMatrix<f64>, h: f64, held: &[usize]) {
         j.fill(0.0);
         for si in 0..3 {
-            self.stage_rows(j, h, si);
-        }
-        if !rows.is_empty() {
-            let (r, n) = self.g0.shape();
-            let d = self
-                .g0
-                .iter()
-                .fold(0.0_f64, |s, x| s.max(x.abs()))
-                .max(f64::MIN_POSITIVE);
-            rows.mask_mapped(j, d, |i| [0, 1, 2].map(|s| Some(3 * n + s * r + i)));
+            self.stage_rows(j, h, si, held);
         }
     }
 
     /// Block row `si` of J (dynamic rows of stage si with its Gᵀ block, constraint rows of
-    /// stage si) from M, K, C at the step start and stage si's G.
-    pub(crate) fn stage_rows(&self, j: &mut DMatrix<f64>, h: f64, si: usize) {
-        let (r, n) = self.g0.shape();
-        let m = self.m;
+    /// stage si) from M, K, C at the step start and stage si's G, over G's rows `held`.
+    pub(crate) fn stage_rows(&self, j: &mut DMatrix<f64>, h: f64, si: usize, held: &[usize]) {
+        let n = self.g0.ncols();
+        let (r, m) = (held.len(), self.m);
         let dyn_rows = 3 * n;
         let g = self.g_stage[si];
         for sj in 0..3 {
@@ -108,18 +113,17 @@ impl DenseBlocks<'_> {
                     }
                     j[(si * n + row, sj * n + col)] = x;
                 }
-                for row in 0..m {
-                    j[(dyn_rows + si * r + row, sj * n + col)] = a2 * g[(row, col)];
-                }
-                for row in m..r {
-                    j[(dyn_rows + si * r + row, sj * n + col)] =
-                        a * g[(row, col)] + h * a2 * self.nh0[(row - m, col)];
+                for (f, &row) in held.iter().enumerate() {
+                    j[(dyn_rows + si * r + f, sj * n + col)] = match row < m {
+                        true => a2 * g[(row, col)],
+                        false => a * g[(row, col)] + h * a2 * self.nh0[(row - m, col)],
+                    };
                 }
             }
         }
-        for row in 0..r {
+        for (f, &row) in held.iter().enumerate() {
             for col in 0..n {
-                j[(si * n + col, dyn_rows + si * r + row)] = g[(row, col)];
+                j[(si * n + col, dyn_rows + si * r + f)] = g[(row, col)];
             }
         }
     }
@@ -143,5 +147,63 @@ impl DenseBlocks<'_> {
         if !rows.is_empty() {
             rows.mask_dense(e, n, self.g0);
         }
+    }
+}
+
+/// The dense stage system over the rows of G it holds (module docs), with its solves' scratch.
+pub(crate) struct DenseStages {
+    lu: DenseLu,
+    /// G's rows the factors hold, increasing (every row when none is left out).
+    held: Vec<usize>,
+    /// Built for a selection: the rows it holds, the left-out ones and the gather's scratch.
+    kept: Option<(Kept, Vec<usize>, Vec<f64>)>,
+    /// Coordinates n.
+    n: usize,
+}
+
+impl DenseStages {
+    /// The stage system of `n` coordinates over the rows of an `r`-row G other than
+    /// `left_out` (increasing). Cold path (it allocates).
+    pub(crate) fn for_selection(n: usize, r: usize, left_out: &[usize]) -> Self {
+        let kept = Kept::new(r, left_out);
+        let order = 3 * (n + kept.len());
+        Self {
+            lu: DenseLu::new(order),
+            held: kept.rows().to_vec(),
+            kept: (!left_out.is_empty()).then(|| (kept, left_out.to_vec(), vec![0.0; order])),
+            n,
+        }
+    }
+
+    /// Whether the factors were built for the selection `left_out`.
+    pub(crate) fn serves(&self, left_out: &[usize]) -> bool {
+        self.kept.as_ref().map_or(&[][..], |k| &k.1[..]) == left_out
+    }
+
+    /// Assemble J for step `h` from `blocks` over the rows held.
+    pub(crate) fn assemble(&mut self, blocks: &DenseBlocks<'_>, h: f64) {
+        blocks.stage_matrix(self.lu.matrix_mut(), h, &self.held);
+    }
+
+    /// Factor the assembled matrix; `Err` when singular.
+    pub(crate) fn factor(&mut self) -> Result<(), usize> {
+        self.lu.factor()
+    }
+
+    /// Solve in place (stage-major numbering over all rows; the left-out rows' multipliers 0).
+    pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        match &mut self.kept {
+            None => self.lu.solve_in_place(rhs),
+            Some((kept, _, scratch)) => {
+                gather_blocks(3 * self.n, kept, 3, rhs, scratch);
+                self.lu.solve_in_place(scratch);
+                scatter_blocks(3 * self.n, kept, 3, scratch, rhs);
+            }
+        }
+    }
+
+    /// The pivot spread of the current factors.
+    pub(crate) fn pivot_spread(&self) -> f64 {
+        self.lu.pivot_spread()
     }
 }

@@ -68,7 +68,7 @@ use crate::lu::{DenseLu, diagnose_singular};
 use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
 
-use super::assembly::{DenseBlocks, StageMatrix};
+use super::assembly::{DenseBlocks, DenseStages, StageMatrix};
 use super::stages::BandedStages;
 use super::tableau::RadauTableau;
 
@@ -192,7 +192,7 @@ impl StageSolver {
             dims,
             tab: RadauTableau::new(),
             matrix: StageMatrix::Dense {
-                stages: DenseLu::new(3 * (n + r)),
+                stages: Box::new(DenseStages::for_selection(n, r, &[])),
                 estimate: DenseLu::new(n + r),
             },
             start_point: PointMatrices::dense(dims),
@@ -233,9 +233,12 @@ impl StageSolver {
         };
         let (start_point, point) = (PointMatrices::sparse(sys), PointMatrices::sparse(sys));
         if let Some((mass, jac)) = start_point.nonzeros() {
+            let left_out = self.rows.left_out();
             self.matrix = StageMatrix::Banded {
-                stages: Box::new(BandedStages::new(mass, jac, &tangents)),
-                estimate: Box::new(BandedIteration::new(mass, jac, &tangents)),
+                stages: Box::new(BandedStages::for_selection(mass, jac, &tangents, left_out)),
+                estimate: Box::new(BandedIteration::for_selection(
+                    mass, jac, &tangents, left_out,
+                )),
             };
         }
         for g in &mut self.g_stage {
@@ -346,7 +349,7 @@ impl StageSolver {
     }
 
     /// Assemble and factor the estimate's matrix; whether it factored (on the sparse path a
-    /// grown tangent pattern first gets its new layouts).
+    /// grown tangent pattern or a changed selection first gets its new layout, `assembly.rs`).
     fn factor_estimate(&mut self, h: f64) -> bool {
         let gh = self.tab.gamma0 * h;
         match &mut self.matrix {
@@ -358,13 +361,14 @@ impl StageSolver {
                 blocks.estimate_matrix(estimate.matrix_mut(), h, &self.rows);
                 estimate.factor().is_ok()
             }
-            StageMatrix::Banded { stages, estimate } => {
+            StageMatrix::Banded { estimate, .. } => {
                 let Some((nonzeros, t)) = sparse_parts(&self.start_point, &self.tangents) else {
                     return false;
                 };
-                if !estimate.is_current(t) {
-                    **estimate = BandedIteration::new(nonzeros.0, nonzeros.1, t);
-                    **stages = BandedStages::new(nonzeros.0, nonzeros.1, t);
+                let left_out = self.rows.left_out();
+                if !estimate.serves(t, left_out) {
+                    **estimate =
+                        BandedIteration::for_selection(nonzeros.0, nonzeros.1, t, left_out);
                 }
                 estimate
                     .factor(nonzeros, t, (gh * gh, gh), &self.rows)
@@ -373,32 +377,35 @@ impl StageSolver {
         }
     }
 
-    /// Assemble and factor J; whether it factored.
+    /// Assemble and factor J over the kept rows (`assembly.rs`; a changed selection or, on
+    /// the sparse path, a grown tangent pattern first gets its new layout); whether it
+    /// factored.
     fn factor_stages(&mut self, h: f64) -> bool {
+        let left_out = self.rows.left_out();
         match &mut self.matrix {
             StageMatrix::Dense { stages, .. } => {
                 let held = (&self.start_point, &self.tangents, &self.g_stage, &self.nh0);
                 let Some(blocks) = dense_blocks(&self.tab, held, self.dims.m) else {
                     return false;
                 };
-                blocks.stage_matrix(stages.matrix_mut(), h, &self.rows);
+                if !stages.serves(left_out) {
+                    **stages = DenseStages::for_selection(self.n, self.r, left_out);
+                }
+                stages.assemble(&blocks, h);
                 stages.factor().is_ok()
             }
             StageMatrix::Banded { stages, .. } => {
                 let Some(((mass, g0), t)) = sparse_parts(&self.start_point, &self.tangents) else {
                     return false;
                 };
+                if !stages.serves(t, left_out) {
+                    **stages = BandedStages::for_selection(mass, g0, t, left_out);
+                }
                 let g_stage = self
                     .g_stage
                     .each_ref()
                     .map(|g| g.sparse.as_ref().unwrap_or(g0));
-                let d = g0.values[..g0.entries().len()]
-                    .iter()
-                    .fold(0.0_f64, |s, x| s.max(x.abs()))
-                    .max(f64::MIN_POSITIVE);
-                stages
-                    .factor((&self.tab, h), (mass, t), g_stage, (&self.rows, d))
-                    .is_ok()
+                stages.factor((&self.tab, h), (mass, t), g_stage).is_ok()
             }
         }
     }
@@ -714,6 +721,7 @@ impl StageSolver {
         self.residual(sys, start.t, h)?;
         let res = self.res.clone();
         let mut j = DMatrix::zeros(3 * (n + r), 3 * (n + r));
+        let every_row: Vec<usize> = (0..r).collect();
         for si in 0..3 {
             let t = start.t + self.tab.c[si] * h;
             let (q, v) = (&self.q[si * n..(si + 1) * n], &self.v[si * n..(si + 1) * n]);
@@ -730,7 +738,7 @@ impl StageSolver {
             self.nh_work.eval(sys, self.dims, t, q, v, &mut self.nh0)?;
             let held = (&self.start_point, &self.tangents, &self.g_stage, &self.nh0);
             if let Some(blocks) = dense_blocks(&self.tab, held, self.dims.m) {
-                blocks.stage_rows(&mut j, h, si);
+                blocks.stage_rows(&mut j, h, si, &every_row);
             }
         }
         self.factored_h = None;

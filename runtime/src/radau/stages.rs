@@ -8,15 +8,17 @@
 //! 3 position[u] + s. Every block couples unknowns that [W Gᵀ; G 0] couples, so the band is
 //! at most 3b + 2 wide: on the A02 chain in body coordinates (N = 485, b = 8 with the tangent
 //! pattern) a factorization costs ~2·1455·26·53 ≈ 4·10⁶ flops instead of the dense
-//! ⅔·1455³ ≈ 2·10⁹. The values are scattered through slots computed once (rebuilt with the estimate's when the
-//! tangent pattern grows); rows of G left out as redundant are not assembled and their
-//! multipliers pinned by d on the diagonal in every stage, as `mask_mapped` does on the dense
-//! matrix. Holonomic rows only: models with nonholonomic rows keep the dense path.
+//! ⅔·1455³ ≈ 2·10⁹. The values are scattered through slots computed once (rebuilt when the
+//! tangent pattern grows or the selection of rows changes); while rows of G are left out as redundant the matrix is that of the
+//! kept rows alone ([`BandedStages::for_selection`]: the RCM ordering and band of the
+//! mechanism with those rows deleted, no stand-in diagonals), its solves gathering the kept
+//! rows' entries of every stage and scattering back with the left-out rows' multipliers 0.
+//! Holonomic rows only: models with nonholonomic rows keep the dense path.
 
 use crate::implicit::iteration::ordering;
 use crate::implicit::pattern::SparseTangents;
+use crate::kkt_compact::{Kept, gather_blocks, scatter_blocks};
 use crate::kkt_layout::OrderedBand;
-use crate::redundancy::RowSelection;
 use crate::sparse::SparseMatrix;
 
 use super::tableau::RadauTableau;
@@ -25,24 +27,56 @@ use super::tableau::RadauTableau;
 #[derive(Clone, Debug)]
 pub(crate) struct BandedStages {
     band: OrderedBand,
+    /// The tangent pattern's generation the slots were computed for.
+    generation: usize,
     /// Stage s's M block: `mass[s][p]` for M's nonzero p.
     mass: [Vec<usize>; 3],
     /// Block (si, sj) of the dynamic rows: `tangent[3 si + sj][p]` for the tangent entry p.
     tangent: Vec<Vec<usize>>,
-    /// Block (si, sj) of the constraint rows: `jac[3 si + sj][p]` for G's nonzero p.
+    /// Block (si, sj) of the constraint rows: `jac[3 si + sj][p]` for G's nonzero p
+    /// ([`LEFT_OUT`] in a row the matrix was built without).
     jac: Vec<Vec<usize>>,
     /// Stage s's Gᵀ block: `jac_t[s][p]`.
     jac_t: [Vec<usize>; 3],
-    /// Stage s's diagonal of constraint row i: `pin[s][i]`.
-    pin: [Vec<usize>; 3],
+    /// Built for a selection: the rows it holds (module docs).
+    kept: Option<KeptStages>,
+}
+
+/// The slot of a nonzero of G in a row that a matrix built for a selection does not hold.
+const LEFT_OUT: usize = usize::MAX;
+
+/// The kept rows of a [`BandedStages`] built for a selection, with its solves' scratch.
+#[derive(Clone, Debug)]
+struct KeptStages {
+    /// The left-out rows it was built without, increasing.
+    left_out: Vec<usize>,
+    kept: Kept,
+    /// Coordinates n (the stages' accelerations are the first 3n unknowns).
+    n: usize,
+    /// Right sides in the kept stage-major order (length 3 (n + kept)).
+    scratch: Vec<f64>,
 }
 
 impl BandedStages {
-    /// The layout for M's pattern of `mass`, G's of `jac` and the tangents' pattern.
-    pub(crate) fn new(mass: &SparseMatrix, jac: &SparseMatrix, t: &SparseTangents) -> Self {
-        let (n, r) = (t.pattern.n(), jac.rows());
-        let (position, b) = ordering(&t.pattern, jac.entries(), r);
-        // Stage-major unknowns (stage s's accelerations at s n.., its multipliers at
+    /// The layout of the stage matrix over the rows of G other than `left_out` (increasing;
+    /// module docs): the RCM ordering and band of [W Gᵀ; G 0] with those rows deleted, the
+    /// stages interleaved per unknown. With none left out, every row. Cold path (it allocates).
+    pub(crate) fn for_selection(
+        mass: &SparseMatrix,
+        jac: &SparseMatrix,
+        t: &SparseTangents,
+        left_out: &[usize],
+    ) -> Self {
+        let n = t.pattern.n();
+        let kept = (!left_out.is_empty()).then(|| Kept::new(jac.rows(), left_out));
+        // G's nonzeros of the rows held, numbered by their rank among them.
+        let rank = |r: usize| kept.as_ref().map_or(Some(r), |k| k.rank(r));
+        let held: Vec<(usize, usize)> = (jac.entries().iter())
+            .filter_map(|&(r, c)| rank(r).map(|f| (f, c)))
+            .collect();
+        let r = kept.as_ref().map_or(jac.rows(), Kept::len);
+        let (position, b) = ordering(&t.pattern, &held, r);
+        // Stage-major unknowns (stage s's accelerations at s n.., its held multipliers at
         // 3n + s r..) to 3 position[u] + s.
         let mut interleaved = vec![0; 3 * (n + r)];
         for s in 0..3 {
@@ -56,37 +90,57 @@ impl BandedStages {
         let band = OrderedBand::new(interleaved, 3 * b + 2);
         let dynamic = |s: usize| move |u: usize| s * n + u;
         let constraint = |s: usize| move |i: usize| 3 * n + s * r + i;
+        // A nonzero (i, u) of G at (constraint row of stage si, column of stage sj), or its
+        // mirror (column, row) for Gᵀ.
+        let slot = |i: usize, j: usize| band.slot(i, j);
+        let jac_slot = |si: usize, sj: usize, mirror: bool| {
+            move |&(i, u): &(usize, usize)| match rank(i) {
+                Some(f) if mirror => slot(dynamic(sj)(u), constraint(si)(f)),
+                Some(f) => slot(constraint(si)(f), dynamic(sj)(u)),
+                None => LEFT_OUT,
+            }
+        };
         let (mut tangent, mut jac_blocks) = (Vec::with_capacity(9), Vec::with_capacity(9));
         for si in 0..3 {
             for sj in 0..3 {
                 let entries = t.pattern.entries();
                 tangent.push(slots(&band, entries, dynamic(si), dynamic(sj)));
-                jac_blocks.push(slots(&band, jac.entries(), constraint(si), dynamic(sj)));
+                jac_blocks.push(jac.entries().iter().map(jac_slot(si, sj, false)).collect());
             }
         }
-        let transposed: Vec<(usize, usize)> = jac.entries().iter().map(|&(i, u)| (u, i)).collect();
+        let jac_t =
+            std::array::from_fn(|s| jac.entries().iter().map(jac_slot(s, s, true)).collect());
         Self {
+            generation: t.generation,
             mass: std::array::from_fn(|s| slots(&band, mass.entries(), dynamic(s), dynamic(s))),
             tangent,
             jac: jac_blocks,
-            jac_t: std::array::from_fn(|s| slots(&band, &transposed, dynamic(s), constraint(s))),
-            pin: std::array::from_fn(|s| {
-                (0..r)
-                    .map(|i| band.slot(constraint(s)(i), constraint(s)(i)))
-                    .collect()
+            jac_t,
+            kept: kept.map(|kept| KeptStages {
+                left_out: left_out.to_vec(),
+                n,
+                scratch: vec![0.0; 3 * (n + kept.len())],
+                kept,
             }),
             band,
         }
     }
 
-    /// Assemble J for step `h` from M and the tangents at the step start and each stage's G,
-    /// with the rows of `left_out` pinned by `d`, and factor it; `Err` when singular.
+    /// Whether the slots fit the tangents' current pattern and the matrix was built for the
+    /// selection `left_out` ([`BandedStages::for_selection`]).
+    pub(crate) fn serves(&self, t: &SparseTangents, left_out: &[usize]) -> bool {
+        let built_for = self.kept.as_ref().map_or(&[][..], |k| &k.left_out[..]);
+        self.generation == t.generation && built_for == left_out
+    }
+
+    /// Assemble J for step `h` from M and the tangents at the step start and each stage's G
+    /// over the rows the matrix holds ([`BandedStages::serves`] the current selection), and
+    /// factor it; `Err` when singular.
     pub(crate) fn factor(
         &mut self,
         (tab, h): (&RadauTableau, f64),
         (mass, t): (&SparseMatrix, &SparseTangents),
         g_stage: [&SparseMatrix; 3],
-        (left_out, d): (&RowSelection, f64),
     ) -> Result<(), ()> {
         self.band.clear();
         let band = self.band.band_mut();
@@ -102,28 +156,32 @@ impl BandedStages {
                     band[s] += cq * k + cv * c;
                 }
                 let a2 = tab.a2[si][sj];
-                let slots = &self.jac[3 * si + sj];
-                for (p, (&s, &x)) in slots.iter().zip(&g.values).enumerate() {
-                    if left_out.is_empty() || !left_out.contains(g.entries()[p].0) {
+                for (&s, &x) in self.jac[3 * si + sj].iter().zip(&g.values) {
+                    if s != LEFT_OUT {
                         band[s] += a2 * x;
                     }
                 }
             }
-            for (p, (&s, &x)) in self.jac_t[si].iter().zip(&g.values).enumerate() {
-                if left_out.is_empty() || !left_out.contains(g.entries()[p].0) {
+            for (&s, &x) in self.jac_t[si].iter().zip(&g.values) {
+                if s != LEFT_OUT {
                     band[s] += x;
                 }
-            }
-            for &i in left_out.left_out() {
-                band[self.pin[si][i]] += d;
             }
         }
         self.band.factor().map_err(|_| ())
     }
 
-    /// Solve in place (stage-major numbering) with the current factors.
+    /// Solve in place (stage-major numbering over all rows; a matrix built for a selection
+    /// returns the left-out rows' multipliers 0) with the current factors.
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        self.band.solve_in_place(rhs);
+        match &mut self.kept {
+            None => self.band.solve_in_place(rhs),
+            Some(k) => {
+                gather_blocks(3 * k.n, &k.kept, 3, rhs, &mut k.scratch);
+                self.band.solve_in_place(&mut k.scratch);
+                scatter_blocks(3 * k.n, &k.kept, 3, &k.scratch, rhs);
+            }
+        }
     }
 
     /// The pivot spread of the current factors.
@@ -149,12 +207,13 @@ fn slots(
 mod tests {
     use super::*;
     use crate::implicit::iteration::fixture::{self, N, R};
-    use crate::lu::DenseLu;
-    use crate::radau::assembly::DenseBlocks;
+    use crate::radau::assembly::{DenseBlocks, DenseStages};
+    use crate::redundancy::RowSelection;
     use nalgebra::DMatrix;
 
     /// The interleaved banded stage matrix solves as the dense one (`assembly.rs`) does, with
-    /// G per stage and a redundant row left out.
+    /// G per stage, with and without a redundant row; with the row left out both hold the kept
+    /// rows alone (order 3(N + R − 1)) and return its multipliers 0.
     #[test]
     fn banded_stage_matrix_agrees_with_the_dense_one() {
         let tab = RadauTableau::new();
@@ -176,12 +235,13 @@ mod tests {
                     .for_each(|x| *x *= 1.0 + 0.1 * s as f64);
                 gs
             });
-            let d = g.values.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
-            let mut banded = BandedStages::new(&m, &g, &t);
+            let mut banded = BandedStages::for_selection(&m, &g, &t, rows.left_out());
+            assert!(banded.serves(&t, rows.left_out()));
+            assert_eq!(banded.serves(&t, &[]), !redundant);
+            let kept = R - rows.left_out().len();
+            assert_eq!(banded.band.dim(), 3 * (N + kept));
             let g_refs = stage_g.each_ref();
-            banded
-                .factor((&tab, h), (&m, &t), g_refs, (&rows, d))
-                .expect("regular");
+            banded.factor((&tab, h), (&m, &t), g_refs).expect("regular");
             let (k, c) = t.dense_copies();
             let (m0, g0) = (fixture::dense(&m, N), fixture::dense(&g, N));
             let gd: [DMatrix<f64>; 3] = std::array::from_fn(|s| fixture::dense(&stage_g[s], N));
@@ -195,16 +255,66 @@ mod tests {
                 g_stage: gd.each_ref(),
                 m: R,
             };
-            let mut lu = DenseLu::new(3 * (N + R));
-            blocks.stage_matrix(lu.matrix_mut(), h, &rows);
-            lu.factor().expect("regular");
+            let mut dense = DenseStages::for_selection(N, R, rows.left_out());
+            assert!(dense.serves(rows.left_out()));
+            dense.assemble(&blocks, h);
+            dense.factor().expect("regular");
             let (mut xb, mut xd) = (fixture::rhs(3 * (N + R)), fixture::rhs(3 * (N + R)));
             banded.solve_in_place(&mut xb);
-            lu.solve_in_place(&mut xd);
+            dense.solve_in_place(&mut xd);
             for i in 0..3 * (N + R) {
                 // Two pivoting orders; the constraint rows' small scale (𝒜² ≈ 0.01) makes the
                 // matrix's condition ~1e4: agreement to 1e-10 relative.
                 assert!((xb[i] - xd[i]).abs() <= 1e-10 * (1.0 + xd[i].abs()), "{i}");
+            }
+            for &i in rows.left_out() {
+                for s in 0..3 {
+                    assert_eq!((xb[3 * N + s * R + i], xd[3 * N + s * R + i]), (0.0, 0.0));
+                }
+            }
+        }
+    }
+
+    /// The dense stage system built for a selection gives the masked matrix's solution (the
+    /// stand-in's rows and columns deleted: the same factors, module docs of `assembly.rs`)
+    /// bit for bit on the kept unknowns.
+    #[test]
+    fn the_compacted_dense_stage_system_is_the_masked_ones() {
+        let tab = RadauTableau::new();
+        let h = 0.05;
+        let (m, g, t) = fixture::system(true);
+        let mut rows = RowSelection::default();
+        assert!(rows.reselect(&fixture::dense(&g, N), 0.0));
+        let (k, c) = t.dense_copies();
+        let (m0, g0) = (fixture::dense(&m, N), fixture::dense(&g, N));
+        let blocks = DenseBlocks {
+            tab: &tab,
+            m0: &m0,
+            k0: &k,
+            c0: &c,
+            nh0: &DMatrix::zeros(0, N),
+            g0: &g0,
+            g_stage: [&g0, &g0, &g0],
+            m: R,
+        };
+        let mut compact = DenseStages::for_selection(N, R, rows.left_out());
+        compact.assemble(&blocks, h);
+        compact.factor().expect("regular");
+        let mut masked = crate::lu::DenseLu::new(3 * (N + R));
+        let every_row: Vec<usize> = (0..R).collect();
+        blocks.stage_matrix(masked.matrix_mut(), h, &every_row);
+        let d = g0.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        rows.mask_mapped(masked.matrix_mut(), d, |i| {
+            [0, 1, 2].map(|s| Some(3 * N + s * R + i))
+        });
+        masked.factor().expect("regular");
+        let (mut xc, mut xm) = (fixture::rhs(3 * (N + R)), fixture::rhs(3 * (N + R)));
+        compact.solve_in_place(&mut xc);
+        masked.solve_in_place(&mut xm);
+        for i in 0..3 * (N + R) {
+            match i >= 3 * N && rows.contains((i - 3 * N) % R) {
+                true => assert_eq!(xc[i], 0.0, "{i}"),
+                false => assert_eq!(xc[i], xm[i], "{i}"),
             }
         }
     }
