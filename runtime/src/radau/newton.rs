@@ -43,7 +43,8 @@
 //! retried solve (stage Jacobians) stalls higher, at ε ‖q‖/σ_min(G) in coordinates weighted by
 //! atol alone (0.05–0.4 error-weight units at rtol 1e-10/1e-11 against κ = 2.2e-5): with Φ at
 //! round-off and corrections not growing twofold the iterate is accepted too, and its level is
-//! kept in `stall_noise` for the error test (`stepper.rs`, `STALL_SAFETY`).
+//! kept in `stall_noise` for the error test (`stepper.rs`, `STALL_SAFETY`), which respects the
+//! measured round-off level δ_ro of a retried solve's corrections whether it stalled or not.
 //!
 //! Convergence (Hairer–Wanner II §IV.8, `radau5.f`): with ‖Δ_k‖ the RMS of the stage
 //! corrections of positions and velocities in the weights the stepper gives (`stepper.rs`), θ_k = ‖Δ_k‖/‖Δ_{k−1}‖ (geometric mean of the last two from k = 3 on) and
@@ -173,8 +174,9 @@ pub(crate) struct StageSolver {
     /// test then respects (`stepper.rs`).
     pub(crate) stall_noise: f64,
     /// The round-off level of the corrections in error-weight units, δ_ro (`noise_level`),
-    /// measured in the current solve when its constraint rows hold to round-off, else 0.
-    round_off_level: f64,
+    /// measured in the current solve when its constraint rows hold to round-off, else 0; the
+    /// error test respects it (`stepper.rs`, `STALL_SAFETY`).
+    pub(crate) round_off_level: f64,
     /// The probe of `noise_level`: a round-off-sized residual and its correction.
     noise: Vec<f64>,
     pub(crate) counters: Counters,

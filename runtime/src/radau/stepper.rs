@@ -62,6 +62,19 @@ use crate::implicit::tangents::Tangents;
 /// it was 1.3 … 1.9 δ, and with κ = 4 the controller, which reads that noise as error of the
 /// step, shrank h to 2e-11 at the second passage and crawled there. Elsewhere δ = 0 and the
 /// test is `radau5.f`'s.
+///
+/// The same floor holds after a solve with the stage Jacobians that reached κ, at the measured
+/// round-off level δ_ro of its corrections (`newton.rs`, `noise_level`): the round-off of the
+/// stage values is a property of the matrix at that position (ε ‖q‖/σ_min(G) in the weights),
+/// not of how the iteration ended, and a solve that met κ by chance carries it too. With the
+/// floor for stalled solves alone, rtol 1e-12 on the A02 body form collapsed at each passage:
+/// at t = 0.7194 retried solves that converged gave err 1.0 … 1.6 flat from h = 3e-5 down to
+/// 1e-10 (noise: it did not shrink with h), the controller cut h to 1e-12, and there the
+/// index-3 round-off of the velocities, ε ‖q‖/h through the 1/h² scaling of Φ, reached
+/// ‖Φ_q v‖ = 0.15 in steps whose first solve converged (so not projected); the estimate,
+/// which weights velocities with h, never saw it. The error grew at every passage (4.3e-5
+/// over 20 s against 1.6e-7 at 1e-11). With the floor at δ_ro: over [0, 1.5] s 8.7e-11
+/// (was 8.1e-9), ‖Φ_q v‖ 4.8e-9 (0.15), 13 399 stage evaluations (87 604), h ≥ 1e-9.
 const STALL_SAFETY: f64 = NOISE_SAFETY;
 
 /// Tolerances and controller of adaptive runs.
@@ -297,7 +310,10 @@ impl<T> RadauStepper<T> {
             };
             sum += (x / sk).powi(2);
         }
-        let floor = (STALL_SAFETY * self.solver.stall_noise).max(1.0);
+        // The stage values' round-off level (`STALL_SAFETY`): a stalled solve's corrections or
+        // the measured δ_ro of a solve with the stage Jacobians, whichever is larger.
+        let noise = self.solver.stall_noise.max(self.solver.round_off_level);
+        let floor = (STALL_SAFETY * noise).max(1.0);
         ((sum / (2 * n) as f64).sqrt() / floor).max(1e-10)
     }
 
