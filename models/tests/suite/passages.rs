@@ -172,10 +172,31 @@ fn adaptive_alpha_methods_pass_the_body_forms_passages_at_tight_tolerances() {
 /// J⁻¹ gives Φ's evaluation noise, and the error test respects its level
 /// (`runtime/src/radau/newton.rs`, `stepper.rs`, "stall"); with the constant bound 1 rtol
 /// 1e-11 failed again at t = 0.7214. 1e-10 crosses 5 passages (~1 s), 1e-11 3 (~1.4 s).
+/// At 1e-12 the run reached the end but lost accuracy at every passage (8.1e-9 over 1.5 s,
+/// above 1e-11's; 4.3e-5 over the 20 s): retried solves that met κ carried the same round-off
+/// as stalled ones, the controller read it as error and cut h to 1e-12, where the velocities'
+/// round-off ε ‖q‖/h reached ‖Φ_q v‖ = 0.15. The error test now respects the measured round-off
+/// level of every retried solve (`runtime/src/radau/stepper.rs`, `STALL_SAFETY`): 1e-12 is
+/// more accurate than 1e-11 again, and ‖Φ_q v‖ stays at its level.
 #[test]
 fn radau_passes_the_body_forms_passages_at_tight_tolerances() {
     cell(Method::Radau, 1e-10, Form::Bodies, 3.0, 2.4e-8); // 1.76e-9 (2.37e-9 with the bound 1)
-    cell(Method::Radau, 1e-11, Form::Bodies, 1.5, 5.2e-9); // 5.11e-10
+    cell(Method::Radau, 1e-11, Form::Bodies, 1.5, 5.2e-9); // 5.15e-10 (5.11e-10 before the δ_ro floor)
+    let reference = reduction(&output_times(1.5));
+    let cell = measure(Method::Radau, 1e-12, (Form::Bodies, false), 1.5, &reference);
+    eprintln!("{cell}");
+    let m = cell
+        .outcome
+        .expect("radau 1e-12 on the body form over 1.5 s");
+    // 8.71e-11 (8.09e-9 before the δ_ro floor; 1e-11 measures 5.15e-10); bound 10× as above.
+    assert_below(
+        "radau 1e-12 on the body form over 1.5 s: error",
+        m.error,
+        8.7e-10,
+    );
+    assert_below("radau 1e-12: max |Φ|", m.drift_position, 1e-8);
+    // ‖Φ_q v‖: 4.8e-9 (0.15 before), the level of 1e-11's 2.6e-8.
+    assert_below("radau 1e-12: max |Φ_q v|", m.drift_velocity, 5e-8);
 }
 
 /// Radau at the loose tolerances and at 1e-12 on the crank-angle form over the 20 s. At rtol
