@@ -64,6 +64,21 @@ impl Kept {
     }
 }
 
+/// G's nonzeros `entries` of the rows `kept` holds (every row of an `r`-row G when `None`),
+/// each numbered by its row's rank among them, and how many rows are held: the constraint
+/// part of a kept-rows pattern, for its RCM ordering.
+pub(crate) fn held_entries(
+    kept: Option<&Kept>,
+    entries: &[(usize, usize)],
+    r: usize,
+) -> (Vec<(usize, usize)>, usize) {
+    let rank = |i: usize| kept.map_or(Some(i), |k| k.rank(i));
+    let held = (entries.iter())
+        .filter_map(|&(i, c)| rank(i).map(|f| (f, c)))
+        .collect();
+    (held, kept.map_or(r, Kept::len))
+}
+
 /// The factors of the system over the kept rows, with the scratch of its gathers.
 #[derive(Clone, Debug)]
 pub(crate) struct Compact {

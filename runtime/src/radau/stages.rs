@@ -17,7 +17,7 @@
 
 use crate::implicit::iteration::ordering;
 use crate::implicit::pattern::SparseTangents;
-use crate::kkt_compact::{Kept, gather_blocks, scatter_blocks};
+use crate::kkt_compact::{Kept, gather_blocks, held_entries, scatter_blocks};
 use crate::kkt_layout::OrderedBand;
 use crate::sparse::SparseMatrix;
 
@@ -69,13 +69,9 @@ impl BandedStages {
     ) -> Self {
         let n = t.pattern.n();
         let kept = (!left_out.is_empty()).then(|| Kept::new(jac.rows(), left_out));
-        // G's nonzeros of the rows held, numbered by their rank among them.
-        let rank = |r: usize| kept.as_ref().map_or(Some(r), |k| k.rank(r));
-        let held: Vec<(usize, usize)> = (jac.entries().iter())
-            .filter_map(|&(r, c)| rank(r).map(|f| (f, c)))
-            .collect();
-        let r = kept.as_ref().map_or(jac.rows(), Kept::len);
+        let (held, r) = held_entries(kept.as_ref(), jac.entries(), jac.rows());
         let (position, b) = ordering(&t.pattern, &held, r);
+        let rank = |i: usize| kept.as_ref().map_or(Some(i), |k| k.rank(i));
         // Stage-major unknowns (stage s's accelerations at s n.., its held multipliers at
         // 3n + s r..) to 3 position[u] + s.
         let mut interleaved = vec![0; 3 * (n + r)];
@@ -211,6 +207,31 @@ mod tests {
     use crate::redundancy::RowSelection;
     use nalgebra::DMatrix;
 
+    /// The dense blocks of the fixture's holonomic system (M, K, C, an empty N; G at the
+    /// start and per stage).
+    fn holonomic_blocks<'a>(
+        tab: &'a RadauTableau,
+        (m0, k0, c0, nh0): (
+            &'a DMatrix<f64>,
+            &'a DMatrix<f64>,
+            &'a DMatrix<f64>,
+            &'a DMatrix<f64>,
+        ),
+        g0: &'a DMatrix<f64>,
+        g_stage: [&'a DMatrix<f64>; 3],
+    ) -> DenseBlocks<'a> {
+        DenseBlocks {
+            tab,
+            m0,
+            k0,
+            c0,
+            nh0,
+            g0,
+            g_stage,
+            m: R,
+        }
+    }
+
     /// The interleaved banded stage matrix solves as the dense one (`assembly.rs`) does, with
     /// G per stage, with and without a redundant row; with the row left out both hold the kept
     /// rows alone (order 3(N + R − 1)) and return its multipliers 0.
@@ -245,16 +266,8 @@ mod tests {
             let (k, c) = t.dense_copies();
             let (m0, g0) = (fixture::dense(&m, N), fixture::dense(&g, N));
             let gd: [DMatrix<f64>; 3] = std::array::from_fn(|s| fixture::dense(&stage_g[s], N));
-            let blocks = DenseBlocks {
-                tab: &tab,
-                m0: &m0,
-                k0: &k,
-                c0: &c,
-                nh0: &DMatrix::zeros(0, N),
-                g0: &g0,
-                g_stage: gd.each_ref(),
-                m: R,
-            };
+            let nh0 = DMatrix::zeros(0, N);
+            let blocks = holonomic_blocks(&tab, (&m0, &k, &c, &nh0), &g0, gd.each_ref());
             let mut dense = DenseStages::for_selection(N, R, rows.left_out());
             assert!(dense.serves(rows.left_out()));
             dense.assemble(&blocks, h);
@@ -287,16 +300,8 @@ mod tests {
         assert!(rows.reselect(&fixture::dense(&g, N), 0.0));
         let (k, c) = t.dense_copies();
         let (m0, g0) = (fixture::dense(&m, N), fixture::dense(&g, N));
-        let blocks = DenseBlocks {
-            tab: &tab,
-            m0: &m0,
-            k0: &k,
-            c0: &c,
-            nh0: &DMatrix::zeros(0, N),
-            g0: &g0,
-            g_stage: [&g0, &g0, &g0],
-            m: R,
-        };
+        let nh0 = DMatrix::zeros(0, N);
+        let blocks = holonomic_blocks(&tab, (&m0, &k, &c, &nh0), &g0, [&g0, &g0, &g0]);
         let mut compact = DenseStages::for_selection(N, R, rows.left_out());
         compact.assemble(&blocks, h);
         compact.factor().expect("regular");
