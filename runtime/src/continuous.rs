@@ -33,14 +33,16 @@
 //! Rows left out as redundant by the KKT solve ([`crate::redundancy`]) are left out here too
 //! (zero rows of c, identity rows of GGᵀ): they stay satisfied as combinations of the kept ones.
 //!
-//! A large model with the sparse kernel forms takes the sparse path for `GGt` and `Identity`
-//! (`continuous_sparse.rs`: G as its nonzeros, the banded augmented solve instead of GGᵀ);
-//! `TwoStep`'s J₂ is dense (finite differences in every q_j), so it stays on the dense path.
+//! A large model with the sparse kernel forms takes the sparse path (`continuous_sparse.rs`:
+//! G as its nonzeros, the banded augmented solve instead of GGᵀ or H₂H₂ᵀ). For `TwoStep` the
+//! differences of J₂ run over column groups of its pattern (L's and Φ_q's stated nonzeros)
+//! instead of every q_j; a model with nonholonomic rows (no pattern for ∂(A v + b)/∂q) keeps
+//! the dense path.
 
 use nalgebra::DMatrix;
 
 use crate::baumgarte::Baumgarte;
-use crate::continuous_sparse::{SparseGram, subtract_transpose};
+use crate::continuous_sparse::{SparseGram, SparseTwoStep, subtract_transpose};
 use crate::error::{ConstraintRow, SimError, SingularBlock};
 use crate::kernels;
 use crate::kkt::KktWorkspace;
@@ -110,9 +112,11 @@ pub(crate) struct Correction {
     q_shift: Vec<f64>,
     plus: Vec<f64>,
     minus: Vec<f64>,
-    /// The sparse path's workspace ([`SparseGram`]), chosen on the first
-    /// [`Correction::needs_dense`]; `None` on the dense path.
+    /// The sparse path's workspaces ([`SparseGram`] for `GGt` and `Identity`,
+    /// [`SparseTwoStep`] for `TwoStep`), chosen on the first [`Correction::needs_dense`];
+    /// `None` on the dense path.
     sparse: Option<SparseGram>,
+    two_step: Option<Box<SparseTwoStep>>,
     /// Whether that choice was made.
     chosen: bool,
 }
@@ -135,6 +139,7 @@ impl Correction {
             plus: vec![0.0; if two { r } else { 0 }],
             minus: vec![0.0; if two { r } else { 0 }],
             sparse: None,
+            two_step: None,
             chosen: false,
         }
     }
@@ -152,7 +157,7 @@ impl Correction {
         fq: &mut [f64],
         fv: &mut [f64],
     ) -> Result<(), SimError> {
-        let dense = self.needs_dense(sys);
+        let dense = self.needs_dense(sys, t, q);
         if dense {
             kkt.dense_jacobian();
         }
@@ -164,15 +169,25 @@ impl Correction {
     }
 
     /// Whether [`Correction::apply`] needs G dense (the dense path); the first call chooses
-    /// the path for `sys` (module docs).
-    pub(crate) fn needs_dense<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S) -> bool {
+    /// the path for `sys` (module docs; the two-step route checks L's pattern at (t, q)).
+    pub(crate) fn needs_dense<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &[f64],
+    ) -> bool {
         if !self.chosen {
             self.chosen = true;
-            if self.kind.choice != ContinuousChoice::TwoStep {
-                self.sparse = SparseGram::for_system(sys, self.dims);
+            match self.kind.choice {
+                ContinuousChoice::TwoStep => {
+                    self.two_step = SparseTwoStep::for_system(sys, self.dims, (t, q)).map(Box::new)
+                }
+                ContinuousChoice::GGt | ContinuousChoice::Identity => {
+                    self.sparse = SparseGram::for_system(sys, self.dims)
+                }
             }
         }
-        self.sparse.is_none()
+        self.sparse.is_none() && self.two_step.is_none()
     }
 
     /// Correct the field (fq, fv) = (v, a) at (t, q, v) in place; `jac` is G(t, q) (left by
@@ -198,21 +213,31 @@ impl Correction {
         kernels::phi(sys, t, q, &mut self.phi)?;
         kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
         match jac {
-            Jac::Sparse(g) => self.apply_sparse(sys, (t, h), g, rows, fv),
+            Jac::Sparse(g) => self.apply_sparse(sys, (t, q, v, h), g, rows, fq, fv),
             Jac::Dense(jac) => self.apply_dense(sys, (t, q, v, h), jac, rows, fq, fv),
         }
     }
 
-    /// The sparse path (`GGt`, `Identity`), with `phi` and `vel_res` at hand.
+    /// The sparse path, with `phi` and `vel_res` at hand.
+    #[allow(clippy::too_many_arguments)] // state, G, its row selection and the field
     fn apply_sparse<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
-        (t, h): (f64, f64),
+        (t, q, v, h): (f64, &[f64], &[f64], f64),
         g: &crate::sparse::SparseMatrix,
         rows: &RowSelection,
+        fq: &mut [f64],
         fv: &mut [f64],
     ) -> Result<(), SimError> {
         let (m, gamma) = (self.dims.m, self.kind.gamma);
+        if let Some(two_step) = &mut self.two_step {
+            // No nonholonomic rows on this path: s = r + γΦ on every row.
+            for (c, (r, phi)) in self.c.iter_mut().zip(self.vel_res.iter().zip(&self.phi)) {
+                *c = r + gamma * phi;
+            }
+            let (state, field) = ((q, v), (fq, fv));
+            return two_step.subtract_correction(sys, (t, h, gamma), state, g, rows, &self.c, field);
+        }
         let sparse = self
             .sparse
             .as_mut()
@@ -230,7 +255,7 @@ impl Correction {
                 (ContinuousChoice::Identity, true) => {
                     2.0 * gamma * self.vel_res[i] + gamma * gamma * *c
                 }
-                (ContinuousChoice::TwoStep, true) => unreachable!("two-step is dense"),
+                (ContinuousChoice::TwoStep, true) => unreachable!("two-step: its own workspace"),
             };
         }
         match self.kind.choice {
@@ -242,7 +267,7 @@ impl Correction {
                 subtract_transpose(Jac::Sparse(g), &self.c, 1.0, fv);
                 Ok(())
             }
-            ContinuousChoice::TwoStep => unreachable!("two-step is dense"),
+            ContinuousChoice::TwoStep => unreachable!("two-step: its own workspace"),
         }
     }
 

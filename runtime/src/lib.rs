@@ -112,6 +112,7 @@
 pub mod adams;
 pub mod ali3p;
 pub mod analysis;
+mod augmented_band;
 pub mod banded;
 pub mod baumgarte;
 pub mod catalog;
