@@ -8,6 +8,7 @@
 //! `runtime/src/sparse.rs`), so no tolerance is needed.
 
 use mbsim_models::catalog;
+use mbsim_runtime::catalog::ModelEntry;
 use mbsim_runtime::{
     Baumgarte, ConstrainedSystem, HybridOptions, Implicit, InitOptions, KktLayout,
     PartitionOptions, Problem, Radau, Rkstab, Stabilization, Stabilizer, initialize, integrate,
@@ -21,6 +22,77 @@ fn exact(what: &str, sparse: &[Vec<f64>], dense: &[Vec<f64>]) {
     for (i, (s, d)) in sparse.iter().zip(dense).enumerate() {
         compare(&format!("{what} sample {i}"), s, d, 0.0);
     }
+}
+
+/// A catalog model with the sparse kernel forms: its name, the model on the sparse path, the
+/// same model with the forms hidden (the dense path) and its initial guess (q0, v0).
+struct SparseModel<'s> {
+    name: &'static str,
+    sparse: &'s dyn ConstrainedSystem,
+    dense: DenseForms<'s>,
+    guess: (Vec<f64>, Vec<f64>),
+}
+
+/// Run `body` on every catalog model with the sparse kernel forms (the loop every test here
+/// starts with).
+fn each_sparse_model(mut body: impl FnMut(SparseModel<'_>)) {
+    for entry in catalog() {
+        with_model(entry, &mut body);
+    }
+}
+
+/// Run `body` on `entry`'s model if it has the sparse kernel forms.
+fn with_model(entry: &ModelEntry, body: impl FnOnce(SparseModel<'_>)) {
+    let sys = (entry.build)();
+    if !sys.has_nonzero_forms() {
+        return;
+    }
+    let sparse: &dyn ConstrainedSystem = sys.as_ref();
+    body(SparseModel {
+        name: entry.name,
+        sparse,
+        dense: DenseForms(sparse),
+        guess: (entry.initial)(sparse),
+    });
+}
+
+/// Run `body` on the A02 chain in body coordinates (`four-bar-chain-bodies`, 243 coordinates)
+/// from its consistent start.
+fn on_the_a02_chain(body: impl FnOnce(&SparseModel<'_>, Vec<f64>, Vec<f64>)) {
+    let entry = catalog()
+        .iter()
+        .find(|e| e.name == "four-bar-chain-bodies")
+        .expect("the A02 chain in the catalog");
+    let mut ran = false;
+    with_model(entry, |model| {
+        let (q0, v0) = &model.guess;
+        let start = initialize(model.sparse, 0.0, q0, v0, &InitOptions::default());
+        let start = start.expect("initialize the A02 chain");
+        body(&model, start.q, start.v);
+        ran = true;
+    });
+    assert!(ran, "the A02 chain has the sparse forms");
+}
+
+/// (q, v) moved off the constraints by ~1e-8 per coordinate (a fixed pattern).
+fn off_the_constraints(q: &[f64], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (mut q1, mut v1) = (q.to_vec(), v.to_vec());
+    for (i, (a, b)) in q1.iter_mut().zip(v1.iter_mut()).enumerate() {
+        *a += 1e-8 * ((i % 7) as f64 - 3.0);
+        *b += 1e-8 * ((i % 5) as f64 - 2.0);
+    }
+    (q1, v1)
+}
+
+/// [`each_sparse_model`] from the consistent start `initialize` finds on the sparse path
+/// (models that do not initialize are passed over): the model and the start (q, v).
+fn each_sparse_start(mut body: impl FnMut(&SparseModel<'_>, Vec<f64>, Vec<f64>)) {
+    each_sparse_model(|model| {
+        let (q0, v0) = &model.guess;
+        if let Ok(start) = initialize(model.sparse, 0.0, q0, v0, &InitOptions::default()) {
+            body(&model, start.q, start.v);
+        }
+    });
 }
 
 /// The post-step stabilizations whose sparse path is the dense path's arithmetic. S-full
@@ -44,27 +116,21 @@ fn stabilizations() -> [Stabilization; 5] {
 #[test]
 fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
     let (mut checked, mut completed) = (Vec::new(), 0);
-    for entry in catalog() {
-        let sys = (entry.build)();
-        if !sys.has_nonzero_forms() {
-            continue;
-        }
-        let sparse: &dyn ConstrainedSystem = sys.as_ref();
-        let dense = DenseForms(sparse);
-        let (q0, v0) = (entry.initial)(sparse);
+    each_sparse_model(|model| {
+        let (sparse, dense, (q0, v0)) = (model.sparse, &model.dense, &model.guess);
         let opts = InitOptions::default();
         let (a, b) = (
-            initialize(sparse, 0.0, &q0, &v0, &opts),
-            initialize(&dense, 0.0, &q0, &v0, &opts),
+            initialize(sparse, 0.0, q0, v0, &opts),
+            initialize(dense, 0.0, q0, v0, &opts),
         );
         let (a, b) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
-                assert_eq!(a.is_ok(), b.is_ok(), "{}: initialize", entry.name);
-                continue;
+                assert_eq!(a.is_ok(), b.is_ok(), "{}: initialize", model.name);
+                return;
             }
         };
-        let name = entry.name;
+        let name = model.name;
         exact(
             &format!("{name} init q, v, v̇, λ"),
             &[a.q.clone(), a.v.clone(), a.vdot, a.lambda],
@@ -76,7 +142,7 @@ fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
             let problem = Problem::new(0.0, t_end, &a.q, &a.v).with_uniform_output(t_end / 4.0);
             let runs = (
                 integrate(sparse, &method, &problem),
-                integrate(&dense, &method, &problem),
+                integrate(dense, &method, &problem),
             );
             let what = format!("{name} {}", stab.name());
             match runs {
@@ -100,7 +166,7 @@ fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
             }
         }
         checked.push(name);
-    }
+    });
     // Every model with the forms runs under most stabilizations (a failure on both paths is
     // compared too, but proves less).
     println!("models {checked:?}, {completed} runs completed on both paths");
@@ -122,48 +188,42 @@ fn the_sparse_path_reproduces_the_dense_path_bit_for_bit() {
 #[test]
 fn the_implicit_methods_sparse_path_agrees_with_the_dense_path() {
     let (mut banded, mut dense_only) = (Vec::new(), Vec::new());
-    for entry in catalog() {
-        let sys = (entry.build)();
-        if !sys.has_nonzero_forms() {
-            continue;
-        }
-        let sparse: &dyn ConstrainedSystem = sys.as_ref();
-        let dense = DenseForms(sparse);
-        let (q0, v0) = (entry.initial)(sparse);
-        let Ok(start) = initialize(sparse, 0.0, &q0, &v0, &InitOptions::default()) else {
-            dense_only.push(entry.name);
-            continue;
+    each_sparse_model(|model| {
+        let (sparse, dense, (q0, v0)) = (model.sparse, &model.dense, &model.guess);
+        let Ok(start) = initialize(sparse, 0.0, q0, v0, &InitOptions::default()) else {
+            dense_only.push(model.name);
+            return;
         };
         let problem = Problem::new(0.0, 0.05, &start.q, &start.v);
         let newmark = Implicit::newmark(1e-3);
         let radau = Radau::fixed(1e-3);
         let layouts = (newmark.layout(sparse), radau.layout(sparse));
         if !matches!(layouts.1, KktLayout::Banded { .. }) {
-            dense_only.push(entry.name);
-            continue;
+            dense_only.push(model.name);
+            return;
         }
-        banded.push((entry.name, layouts));
+        banded.push((model.name, layouts));
         let runs = [
             (
                 "newmark",
                 integrate(sparse, &newmark, &problem),
-                integrate(&dense, &newmark, &problem),
+                integrate(dense, &newmark, &problem),
             ),
             (
                 "radau",
                 integrate(sparse, &radau, &problem),
-                integrate(&dense, &radau, &problem),
+                integrate(dense, &radau, &problem),
             ),
         ];
         for (method, s, d) in runs {
-            let what = format!("{} {method}", entry.name);
+            let what = format!("{} {method}", model.name);
             let ((_, s), (_, d)) = (s.expect(&what), d.expect(&what));
             assert_eq!(s.stats.nstep, d.stats.nstep, "{what}: steps");
             let scale = 1.0 + d.q.iter().chain(&d.v).fold(0.0_f64, |m, x| m.max(x.abs()));
             compare(&format!("{what} q"), &s.q, &d.q, 1e-8 * scale);
             compare(&format!("{what} v"), &s.v, &d.v, 1e-8 * scale);
         }
-    }
+    });
     println!("banded (Newton, stages): {banded:?}; dense: {dense_only:?}");
     assert!(
         banded
@@ -205,24 +265,15 @@ fn the_continuous_stabilizations_sparse_path_agrees_with_the_dense_path() {
 /// the runs compared (a run that fails on both paths is skipped).
 fn stabilized_runs_agree(stabilizations: &[Stabilization], nstab: bool) -> Vec<String> {
     let mut checked = Vec::new();
-    for entry in catalog() {
-        let sys = (entry.build)();
-        if !sys.has_nonzero_forms() {
-            continue;
-        }
-        let sparse: &dyn ConstrainedSystem = sys.as_ref();
-        let dense = DenseForms(sparse);
-        let (q0, v0) = (entry.initial)(sparse);
-        let Ok(start) = initialize(sparse, 0.0, &q0, &v0, &InitOptions::default()) else {
-            continue;
-        };
+    each_sparse_start(|model, q, v| {
+        let (sparse, dense) = (model.sparse, &model.dense);
         for &stab in stabilizations {
             let method = Rkstab::new(1e-6).with_stabilization(stab);
-            let problem = Problem::new(0.0, 0.02, &start.q, &start.v).with_uniform_output(0.005);
-            let what = format!("{} {}", entry.name, stab.name());
+            let problem = Problem::new(0.0, 0.02, &q, &v).with_uniform_output(0.005);
+            let what = format!("{} {}", model.name, stab.name());
             let runs = (
                 integrate(sparse, &method, &problem),
-                integrate(&dense, &method, &problem),
+                integrate(dense, &method, &problem),
             );
             let ((rs, ss), (rd, sd)) = match runs {
                 (Ok(s), Ok(d)) => (s, d),
@@ -247,7 +298,7 @@ fn stabilized_runs_agree(stabilizations: &[Stabilization], nstab: bool) -> Vec<S
             println!("{what}: largest relative difference {largest:.2e}");
             checked.push(what);
         }
-    }
+    });
     println!("compared: {checked:?}");
     checked
 }
@@ -304,24 +355,22 @@ fn gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path() {
         let run = format!("four-bar-chain-bodies {name}");
         assert!(checked.contains(&run), "compared: {checked:?}");
     }
-    let entry = catalog()
-        .iter()
-        .find(|e| e.name == "four-bar-chain-bodies")
-        .expect("the A02 chain in the catalog");
-    let sys = (entry.build)();
-    let sparse: &dyn ConstrainedSystem = sys.as_ref();
-    let dense = DenseForms(sparse);
-    let (q0, v0) = (entry.initial)(sparse);
-    let start = initialize(sparse, 0.0, &q0, &v0, &InitOptions::default()).expect("initialize");
+    on_the_a02_chain(|model, q, v| gcp_on_the_a02_chain(model, (&q, &v), stabilizations));
+}
+
+/// The A02 chain's part of [`gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path`], from
+/// the consistent `start`.
+fn gcp_on_the_a02_chain(
+    model: &SparseModel<'_>,
+    start: (&[f64], &[f64]),
+    stabilizations: [Stabilization; 2],
+) {
+    let (sparse, dense) = (model.sparse, &model.dense);
     // The banded path is taken: one correction of the start moved off the constraints by
     // ~1e-8 per coordinate, on each path. A single correction differs by the two
     // factorizations' round-off, ~ε κ(Φ_u) |δ| ≈ 2e-16 · 1e3 · 1e-8 (module docs above), far
     // below the bound 1e-12 relative.
-    let (mut q1, mut v1) = (start.q.clone(), start.v.clone());
-    for (i, (a, b)) in q1.iter_mut().zip(v1.iter_mut()).enumerate() {
-        *a += 1e-8 * ((i % 7) as f64 - 3.0);
-        *b += 1e-8 * ((i % 5) as f64 - 2.0);
-    }
+    let (q1, v1) = off_the_constraints(start.0, start.1);
     for stab in stabilizations {
         let correct = |sys: &dyn ConstrainedSystem| {
             let mut stabilizer = Stabilizer::new(stab, sys.dims());
@@ -330,7 +379,7 @@ fn gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path() {
             assert!(applied.expect("correction"), "{}: not applied", stab.name());
             (q, v, stabilizer.banded_block_factorizations())
         };
-        let ((qs, vs, banded), (qd, vd, dense_banded)) = (correct(sparse), correct(&dense));
+        let ((qs, vs, banded), (qd, vd, dense_banded)) = (correct(sparse), correct(dense));
         println!(
             "{}: banded factorizations {banded} (dense path {dense_banded})",
             stab.name()
@@ -363,9 +412,9 @@ fn gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path() {
     // scale of a solve would exceed at once. (Over the 0.02 s above nothing re-partitions.)
     for stab in stabilizations {
         let method = Rkstab::new(1e-6).with_stabilization(stab);
-        let problem = Problem::new(0.0, 1.0, &start.q, &start.v).with_uniform_output(1.0);
+        let problem = Problem::new(0.0, 1.0, start.0, start.1).with_uniform_output(1.0);
         let run = |sys: &dyn ConstrainedSystem| integrate(sys, &method, &problem).expect("run");
-        let ((rs, ss), (rd, sd)) = (run(sparse), run(&dense));
+        let ((rs, ss), (rd, sd)) = (run(sparse), run(dense));
         let what = format!("four-bar-chain-bodies {} over 1 s", stab.name());
         let times = |s: &mbsim_runtime::Solution| -> Vec<f64> {
             s.stats.partitions.iter().map(|p| p.t).collect()
@@ -391,4 +440,49 @@ fn gcp_and_the_hybrid_sparse_path_agrees_with_the_dense_path() {
             compare(&format!("{what} {kind}"), &s, &d, 1e-9 * scale);
         }
     }
+}
+
+/// Chin's continuous two-step route on the sparse path (`runtime/src/continuous_sparse.rs`,
+/// `SparseTwoStep`: J₂ by differences over column groups of its pattern, H₂ᵀ(H₂H₂ᵀ)⁻¹s from
+/// the banded [I H₂ᵀ; H₂ 0]) against the dense path (the forms hidden: J₂ by differences in
+/// every q_j, H₂H₂ᵀ formed and factored densely) on the A02 chain in body coordinates: one RK4
+/// step of h = 1e-3 (four corrected fields) from the consistent start moved off the constraints
+/// by ~1e-8 per coordinate, γ = 10. The KKT part of the field is the same bit for bit on both
+/// paths, and so is J₂ (each grouped difference quotient is the dense one: no row sees two
+/// columns of a group); only the solve differs, by two backward-stable factorizations' round-off
+/// ~ε κ(H₂H₂ᵀ) |γ x| per field, with |γ x| ≲ γ |s| ≈ 10 · 1e-7 and κ ≲ 1e4: ≲ 1e-18, times
+/// h after the step. The bound 1e-15 on the state (relative to its largest entry) keeps three
+/// decades of margin above that; the correction itself moves the state by more than 1e-11
+/// (asserted against the same step with the route off, γ = 0, under which the field is the
+/// unstabilized one), so a wrong sign, row or scale of it would exceed the bound by four
+/// decades. (The dense path costs ~0.1 s per field here: the test takes one step.)
+#[test]
+fn the_continuous_two_step_sparse_path_agrees_with_the_dense_path() {
+    use mbsim_runtime::tableau::RK4;
+    use mbsim_runtime::{Continuous, ContinuousChoice, FixedStep};
+    on_the_a02_chain(|model, q, v| {
+        let (q1, v1) = off_the_constraints(&q, &v);
+        let h = 1e-3;
+        let step = |sys: &dyn ConstrainedSystem, gamma: f64| {
+            let route = Continuous::new(ContinuousChoice::TwoStep, gamma);
+            let method = FixedStep::new(RK4, h).with_stabilization(Stabilization::Continuous(route));
+            let problem = Problem::new(0.0, h, &q1, &v1).with_uniform_output(h);
+            let (run, _) = integrate(sys, &method, &problem).expect("one RK4 step");
+            let last = run.q.len() - 1;
+            [run.q[last].clone(), run.v[last].clone()].concat()
+        };
+        let (sparse, dense, off) = (
+            step(model.sparse, 10.0),
+            step(&model.dense, 10.0),
+            step(model.sparse, 0.0),
+        );
+        let scale = dense.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+        let largest = |a: &[f64], b: &[f64]| {
+            (a.iter().zip(b)).fold(0.0_f64, |m, (x, y)| m.max((x - y).abs())) / scale
+        };
+        let (difference, effect) = (largest(&sparse, &dense), largest(&sparse, &off));
+        println!("two-step: sparse - dense {difference:.1e}, the correction's effect {effect:.1e}");
+        assert!(effect > 1e-11, "the correction moved the state by {effect:.1e} only");
+        compare("two-step corrected (q, v)", &sparse, &dense, 1e-15 * scale);
+    });
 }
