@@ -236,7 +236,15 @@ impl Correction {
                 *c = r + gamma * phi;
             }
             let (state, field) = ((q, v), (fq, fv));
-            return two_step.subtract_correction(sys, (t, h, gamma), state, g, rows, &self.c, field);
+            return two_step.subtract_correction(
+                sys,
+                (t, h, gamma),
+                state,
+                g,
+                rows,
+                &self.c,
+                field,
+            );
         }
         let sparse = self
             .sparse
@@ -363,13 +371,7 @@ impl Correction {
             self.c[*i] = 0.0;
         }
         if self.lu.factor().is_err() {
-            let (dependent, _) = dependent_rows(jac, f64::EPSILON.sqrt());
-            return Err(SimError::SingularKkt {
-                t,
-                h,
-                block: SingularBlock::Jacobian,
-                dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
-            });
+            return Err(singular_gram(sys, jac, (t, h)));
         }
         self.lu.solve_in_place(&mut self.c);
         Ok(())
@@ -411,6 +413,22 @@ impl Correction {
             }
         }
         Ok(())
+    }
+}
+
+/// The error for a singular Gram matrix (GGᵀ, or H₂H₂ᵀ on either path): G lacks full row
+/// rank; its dependent rows named.
+pub(crate) fn singular_gram<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    jac: &DMatrix<f64>,
+    (t, h): (f64, f64),
+) -> SimError {
+    let (dependent, _) = dependent_rows(jac, f64::EPSILON.sqrt());
+    SimError::SingularKkt {
+        t,
+        h,
+        block: SingularBlock::Jacobian,
+        dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
     }
 }
 

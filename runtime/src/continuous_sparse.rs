@@ -19,11 +19,10 @@
 use nalgebra::DMatrix;
 
 use crate::augmented_band::{AugmentedBand, l_covered};
-use crate::error::{ConstraintRow, SimError, SingularBlock};
+use crate::error::SimError;
 use crate::kernels;
 use crate::kkt::{KktLayout, KktSolver, KktWorkspace, Metric};
 use crate::kkt_layout::Factors;
-use crate::lu::dependent_rows;
 use crate::redundancy::RowSelection;
 use crate::sparse::{Jac, JacobianStore, SparseMatrix, jacobian_pattern};
 use crate::system::{ConstrainedSystem, Dims};
@@ -318,11 +317,5 @@ fn singular_two_step<S: ConstrainedSystem + ?Sized>(
 ) -> SimError {
     let mut dense = DMatrix::zeros(g.rows(), n);
     g.write_dense(&mut dense);
-    let (dependent, _) = dependent_rows(&dense, f64::EPSILON.sqrt());
-    SimError::SingularKkt {
-        t,
-        h,
-        block: SingularBlock::Jacobian,
-        dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
-    }
+    crate::continuous::singular_gram(sys, &dense, (t, h))
 }

@@ -465,7 +465,8 @@ fn the_continuous_two_step_sparse_path_agrees_with_the_dense_path() {
         let h = 1e-3;
         let step = |sys: &dyn ConstrainedSystem, gamma: f64| {
             let route = Continuous::new(ContinuousChoice::TwoStep, gamma);
-            let method = FixedStep::new(RK4, h).with_stabilization(Stabilization::Continuous(route));
+            let method =
+                FixedStep::new(RK4, h).with_stabilization(Stabilization::Continuous(route));
             let problem = Problem::new(0.0, h, &q1, &v1).with_uniform_output(h);
             let (run, _) = integrate(sys, &method, &problem).expect("one RK4 step");
             let last = run.q.len() - 1;
@@ -482,7 +483,10 @@ fn the_continuous_two_step_sparse_path_agrees_with_the_dense_path() {
         };
         let (difference, effect) = (largest(&sparse, &dense), largest(&sparse, &off));
         println!("two-step: sparse - dense {difference:.1e}, the correction's effect {effect:.1e}");
-        assert!(effect > 1e-11, "the correction moved the state by {effect:.1e} only");
+        assert!(
+            effect > 1e-11,
+            "the correction moved the state by {effect:.1e} only"
+        );
         compare("two-step corrected (q, v)", &sparse, &dense, 1e-15 * scale);
     });
 }

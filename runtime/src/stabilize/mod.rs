@@ -84,8 +84,6 @@ pub use partition_options::{
 
 use std::time::{Duration, Instant};
 
-use nalgebra::DMatrix;
-
 use crate::baumgarte::Baumgarte;
 use crate::continuous::Continuous;
 pub use crate::drift::Drift;
@@ -93,7 +91,6 @@ use crate::drift::DriftMeter;
 pub(crate) use crate::drift::inf_norm;
 use crate::error::SimError;
 use crate::kkt::{KktSolver, KktWorkspace};
-use crate::lu::DenseLu;
 use crate::output::Stats;
 use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
@@ -206,16 +203,8 @@ pub struct Stabilizer {
     tmp: Vec<f64>,
     dq: Vec<f64>,
     dv: Vec<f64>,
-    /// S-full: Hᵀ (2n × (2m + k)), L (m × n), the factors of HHᵀ and ζ.
-    ht: DMatrix<f64>,
-    l: DMatrix<f64>,
-    hh: DenseLu,
-    zeta: Vec<f64>,
-    /// S-full's sparse path (`sfull_sparse.rs`), chosen on the first S-full call; `None` on
-    /// the dense path.
-    sfull_sparse: Option<Box<sfull_sparse::SparseSFull>>,
-    /// Whether that choice was made.
-    sfull_chosen: bool,
+    /// S-full's workspace (`sfull.rs`).
+    sfull: sfull::SFullWork,
     /// Whether `dq`, `dv` hold the last pass of a two-pass correction that stagnated at
     /// round-off within every coordinate's last bits (module docs, "Round-off floor").
     floor_active: bool,
@@ -240,9 +229,7 @@ pub struct Stabilizer {
 impl Stabilizer {
     /// Workspace for `kind` on a model of dimensions `dims`.
     pub fn new(kind: Stabilization, dims: Dims) -> Self {
-        let (n, m, r) = (dims.n, dims.m, dims.constraint_rows());
-        let sfull = matches!(kind, Stabilization::SFull);
-        let hr = if sfull { 2 * m + dims.k } else { 0 };
+        let (n, r) = (dims.n, dims.constraint_rows());
         Self {
             kind,
             dims,
@@ -254,12 +241,7 @@ impl Stabilizer {
             tmp: vec![0.0; r],
             dq: vec![0.0; n],
             dv: vec![0.0; n],
-            ht: DMatrix::zeros(if sfull { 2 * n } else { 0 }, hr),
-            l: DMatrix::zeros(if sfull { m } else { 0 }, n),
-            hh: DenseLu::new(hr),
-            zeta: vec![0.0; hr],
-            sfull_sparse: None,
-            sfull_chosen: false,
+            sfull: sfull::SFullWork::new(kind, dims),
             floor_active: false,
             noise: [0.0; 2],
             rank_loss_guard: false,

@@ -33,7 +33,6 @@
 
 use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
-use crate::kernels;
 use crate::kkt::{KktWorkspace, Metric};
 use crate::system::ConstrainedSystem;
 
@@ -153,16 +152,11 @@ impl Stabilizer {
         let mut first = 0.0;
         for pass in 0..variant.passes {
             // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
-            let jac = if pass == 0 {
-                self.kkt.jacobian()
-            } else {
+            if pass > 0 {
                 self.jac_r.eval(sys, t, q)?;
-                self.jac_r.get()
-            };
-            kernels::velocity_residual(sys, t, q, v, jac, &mut self.tmp, &mut self.vel_res)?;
+            }
+            self.residuals(sys, (t, q, v), pass == 0, correct_positions)?;
             if correct_positions {
-                kernels::phi(sys, t, q, &mut self.pos_res[..m])?;
-                self.pos_res[m..].fill(0.0);
                 // Both corrections in one sweep over the factors (each as its own solve).
                 self.kkt.solve_projection_pair(&self.pos_res, &self.vel_res);
                 self.dq.copy_from_slice(&self.kkt.rhs[..n]);
