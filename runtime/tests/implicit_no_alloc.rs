@@ -21,8 +21,8 @@ use counted::allocations;
 use implicit_models::Me451;
 use implicit_models::chain::{Nonzeros, Spring, SprungChain};
 use mbsim_runtime::{
-    Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions, Problem, Radau, Rkstab, Scheme,
-    Stabilization,
+    Continuous, ContinuousChoice, Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions,
+    Problem, Radau, Rkstab, Scheme, Stabilization,
 };
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
@@ -105,6 +105,10 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
     let hht = Implicit::hht(-0.05, 1e-6);
     let (radau, radau_fixed) = (Radau::adaptive(1e-8), Radau::fixed(1e-2));
     let s_full = Rkstab::new(1e-6).with_stabilization(Stabilization::SFull);
+    // Chin's two-step route: its sparse path (grouped differences of J₂, the banded
+    // [I H₂ᵀ; H₂ 0]) on every field evaluation.
+    let route = Continuous::new(ContinuousChoice::TwoStep, 10.0);
+    let two_step = Rkstab::new(1e-6).with_stabilization(Stabilization::Continuous(route));
     assert!(matches!(newmark.layout(&chain), KktLayout::Banded { .. }));
     assert!(matches!(radau.layout(&chain), KktLayout::Banded { .. }));
     let counts = [
@@ -127,6 +131,10 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
         (
             allocations_of_sparse_run(&s_full, 0.1),
             allocations_of_sparse_run(&s_full, 0.2),
+        ),
+        (
+            allocations_of_sparse_run(&two_step, 0.1),
+            allocations_of_sparse_run(&two_step, 0.2),
         ),
     ];
     for (i, (short, long)) in counts.into_iter().enumerate() {
