@@ -388,7 +388,7 @@ impl Correction {
         let (n, r) = (self.dims.n, self.dims.constraint_rows());
         self.q_shift.copy_from_slice(q);
         for j in 0..n {
-            let s = f64::EPSILON.cbrt() * 1f64.max(q[j].abs());
+            let s = difference_step(q[j]);
             for plus in [true, false] {
                 self.q_shift[j] = if plus { q[j] + s } else { q[j] - s };
                 kernels::jacobian(sys, t, &self.q_shift, &mut self.jac_shift)?;
@@ -430,6 +430,12 @@ pub(crate) fn singular_gram<S: ConstrainedSystem + ?Sized>(
         block: SingularBlock::Jacobian,
         dependent_rows: ConstraintRow::named(&dependent, &sys.constraint_names()),
     }
+}
+
+/// The central-difference step of J₂ in a coordinate of value `x`: ε^⅓ max(1, |x|) (module
+/// docs), on both paths.
+pub(crate) fn difference_step(x: f64) -> f64 {
+    f64::EPSILON.cbrt() * 1f64.max(x.abs())
 }
 
 /// Σ_j a_ij b_kj.

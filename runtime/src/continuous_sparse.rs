@@ -253,7 +253,7 @@ impl SparseTwoStep {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), SimError> {
-        let step = |x: f64| f64::EPSILON.cbrt() * 1f64.max(x.abs());
+        let step = crate::continuous::difference_step;
         self.q_shift.copy_from_slice(q);
         for group in &self.groups {
             for sign in [1.0, -1.0] {
