@@ -24,20 +24,26 @@
 //! (the round-off floor's noise jump, `mod.rs`); a constant-step method cannot, so with
 //! [`Stabilizer::with_rank_loss_guard`] (fixed-step RK and the constant-step Adams methods):
 //!
-//! 1. **Noise.** A pass that finds Φ at round-off, ‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞,
-//!    drops its position correction (noise, whatever the gain) and is the last pass; its
-//!    velocity correction is applied. This holds at every step, not only near rank loss: the
-//!    noise the projections mix into the lost directions *away* from a passage is what the
-//!    passage amplifies. On the IFToMM A02 chain a relative offset δ of the crank angles makes
-//!    G(q) v = O(v δ) for the common motion, so the consistent relative velocity is
-//!    O(v δ / σ_min); the step whose end lies nearest the singular time t* (|t − t*| ≤ h/2,
-//!    where the relative modes' field has an eigenvalue ~ 1/(t − t*), so hλ ≥ 2, outside
-//!    RK4's stability interval for hλ > 2.8) amplifies it, and the phase of the common motion
-//!    takes the error. σ_min at the step point nearest t* falls ∝ h, so the error grew as h
-//!    fell: RK4 2.4e-2 at h = 1e-5 against 6.6e-9 at 1e-4 over 20 s. With the noise dropped
-//!    at every step the chain's cranks keep bit-identical angles (δ = 0) and RK4 measures
-//!    4.4e-11 at h = 1e-5; dropping it only near rank loss (spread ≥ 16 times the best) left
-//!    2.2e-8 at t = 1.5 s against 1.5e-13.
+//! 1. **Noise.** A pass that finds Φ at round-off drops its position correction (noise,
+//!    whatever the gain) and is the last pass; its velocity correction is applied. Φ is at
+//!    round-off when ‖Φ‖∞ ≤ [`RANK_LOSS_TIGHT`] ε ‖q‖∞ (2: a few half-ulps of Φ's largest
+//!    terms, of q's size for position constraints; what the evaluation cannot tell from 0),
+//!    and near rank loss (rule 2) already at [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞, where even such
+//!    a Φ's correction is amplified beyond the state's own bits. The tight test holds at every
+//!    step, not only near rank loss: the noise the projections mix into the lost directions
+//!    *away* from a passage is what the passage amplifies. On the IFToMM A02 chain a relative
+//!    offset δ of the crank angles makes G(q) v = O(v δ) for the common motion, so the
+//!    consistent relative velocity is O(v δ / σ_min); the step whose end lies nearest the
+//!    singular time t* (|t − t*| ≤ h/2, where the relative modes' field has an eigenvalue
+//!    ~ 1/(t − t*), so hλ ≥ 2, beyond RK4's stability interval for hλ > 2.8) amplifies it,
+//!    and the phase of the common motion takes the error. σ_min at the step point nearest t*
+//!    falls ∝ h, so the error grew as h fell: RK4 2.4e-2 at h = 1e-5 against 6.6e-9 at 1e-4
+//!    over 20 s. With the noise dropped at every step the crank form's cranks keep
+//!    bit-identical angles (δ = 0): RK4 4.4e-11 at h = 1e-5; dropping it only near rank loss
+//!    (spread ≥ 16 times the best) left 2.2e-8 at t = 1.5 s against 1.5e-13. The looser level
+//!    64 at every step let real Φ up to ~6e-13 stand on the body form (x up to 40 m), and
+//!    RK4 at h = 1e-4 stopped at t = 11.06 (singular configuration), MAMPC4 5.6e-4; dropping
+//!    only corrections within 16 ε of every coordinate lost the crank form's fix (2.4e-7).
 //! 2. **Near rank loss** (pivot spread of the factored augmented matrix above
 //!    [`RANK_LOSS_SPREAD`] times the smallest spread of the run) every pass is the last one:
 //!    the second pass's frozen-matrix iteration contracts by ~‖P‖ ‖G'‖ ‖δq₁‖, which the
@@ -68,7 +74,11 @@ use crate::system::ConstrainedSystem;
 /// which the rank-loss guard calls it near rank loss (module docs, "The threshold, derived").
 pub(crate) const RANK_LOSS_SPREAD: f64 = 1024.0;
 
-/// Φ's round-off in units of ε ‖q‖∞ below which the rank-loss guard calls Φ converged.
+/// Φ at round-off for the rank-loss guard away from rank loss: ‖Φ‖∞ ≤ this many ε ‖q‖∞
+/// (module docs, rule 1).
+pub(crate) const RANK_LOSS_TIGHT: f64 = 2.0;
+
+/// Φ at round-off for the rank-loss guard near rank loss: ‖Φ‖∞ ≤ this many ε ‖q‖∞.
 pub(crate) const RANK_LOSS_ROUND_OFF: f64 = 64.0;
 
 /// A member of the projection family: metric, number of passes, whether q is corrected.
@@ -122,9 +132,9 @@ impl Stabilizer {
         spread > RANK_LOSS_SPREAD * self.best_spread
     }
 
-    /// Whether ‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞ (`pos_res`).
-    fn phi_at_round_off(&self, q: &[f64]) -> bool {
-        inf_norm(&self.pos_res) <= RANK_LOSS_ROUND_OFF * f64::EPSILON * inf_norm(q)
+    /// Whether ‖Φ‖∞ ≤ r ε ‖q‖∞ (`pos_res`).
+    fn phi_within(&self, q: &[f64], r: f64) -> bool {
+        inf_norm(&self.pos_res) <= r * f64::EPSILON * inf_norm(q)
     }
 
     /// Apply the projection `variant` to (q, v) at time t. With `factored`, a KKT workspace
@@ -200,7 +210,12 @@ impl Stabilizer {
             }
             // Guard of the constant-step methods (module docs): with Φ at round-off its
             // correction is noise and this pass is the last; near rank loss every pass is.
-            let noise = self.rank_loss_guard && correct_positions && self.phi_at_round_off(q);
+            let level = if near_rank_loss {
+                RANK_LOSS_ROUND_OFF
+            } else {
+                RANK_LOSS_TIGHT
+            };
+            let noise = self.rank_loss_guard && correct_positions && self.phi_within(q, level);
             if noise {
                 self.dq.fill(0.0);
             }
