@@ -259,12 +259,12 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
 /// The constant-step methods on the body form, where the projections' gain near the passages
 /// spread Φ's round-off along the lost directions (`runtime/src/stabilize/projection.rs`,
 /// "Rank-loss guard"): MAMPC4 at h = 1e-3 over 20 s measured 3.3e-4 without the guard, 5.3e-7
-/// with the first one (gain threshold 10³), 1.38e-8 with the present one (RK4: 7.7e-5,
-/// 1.1e-5, 3.69e-5). Unlike the crank form's, these errors are noise-driven: the bodies' x
+/// with the first one (gain threshold 10³), 1.02e-6 with the present one (RK4: 7.7e-5,
+/// 1.1e-5, 4.19e-6). Unlike the crank form's, these errors are noise-driven: the bodies' x
 /// coordinates (up to 40 m) cannot hold the cranks' relative offsets at 0, and variants of
-/// the guard's thresholds gave MAMPC4 1.4e-8 … 1.5e-6 and RK4 5e-8 … 1.3e-4 for the same
-/// cell. The bound stays at 5.3e-6 (10× the first guard's value: the largest of the measured
-/// variants is 1.5e-6); a jump to another branch costs ≥ 0.1 rad. ~2.5 s of thread CPU.
+/// the guard's levels gave MAMPC4 1.4e-8 … 1.5e-6 and RK4 5e-8 … 1.3e-4 for the same cell.
+/// The bound stays at 5.3e-6 (5× the present value, 3.5× the largest variant's); a jump to
+/// another branch costs ≥ 0.1 rad. ~2.5 s of thread CPU.
 #[test]
 fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
     cell(Method::Mampc4, 1e-3, Form::Bodies, 20.0, 5.3e-6);
