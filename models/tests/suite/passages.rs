@@ -54,14 +54,14 @@ fn explicit_methods_pass_twenty_passages_of_the_crank_angle_chain() {
 /// passages at 0.72, 1.24, 1.75, 2.26 and 2.77 s, 3·10⁵ steps), where the error must fall or
 /// stay flat as h falls: the rank-loss guard drops Φ's round-off correction at every step
 /// (`runtime/src/stabilize/projection.rs`, "Rank-loss guard", rule 1). Before it, noise mixed
-/// into the cranks' relative angles away from the passages was amplified at them: RK4 / MAMPC4
-/// 6.6e-9 / 9.1e-11 at 1e-4 over 20 s, 2.85e-5 / 1.71e-6 at 1e-5 over 3 s (2.4e-2 / 2.6e-5 over 20 s).
-/// Measured now: 8.82e-11 / 1.31e-10 over 20 s and 4.33e-12 / 4.48e-12 over 3 s (RK4 over
-/// the 20 s at 1e-5: 4.4e-11, MAMPC4 3.9e-11, 50 s and 37 s of CPU, too long here). Below 1e-4 these are no truncation
-/// error (RK4's would be 2.7e-10 · 10⁻⁴ at 1e-4) but round-off carried by the common motion:
-/// each step rounds θ and θ̇ (ε θ ≤ 1.6e-14 at θ ≤ 70 rad), a random walk of ~√steps such
-/// errors that the unstable inverted-pendulum phases stretch. Bounds: 10× the measured
-/// values, as above. ~20 s of thread CPU together.
+/// into the cranks' relative angles away from the passages was amplified at them: RK4 /
+/// MAMPC4 6.6e-9 / 9.1e-11 at 1e-4 over 20 s, 2.85e-5 / 1.71e-6 at 1e-5 over 3 s (2.4e-2 /
+/// 2.6e-5 over 20 s). Measured now: 8.82e-11 / 1.31e-10 over 20 s and 4.33e-12 / 4.48e-12
+/// over 3 s (over the 20 s at 1e-5: 4.4e-11 / 3.9e-11, 50 s and 37 s of CPU, too long here).
+/// Below 1e-3 these are no truncation error (RK4's would be 2.7e-10 · 10⁻⁴ at 1e-4) but
+/// round-off carried by the common motion: each step rounds θ and θ̇ (ε θ ≤ 1.6e-14 at
+/// θ ≤ 70 rad), a random walk of ~√steps such errors that the unstable inverted-pendulum
+/// phases stretch. Bounds: 10× the measured values, as above. ~20 s of thread CPU together.
 #[test]
 fn constant_step_methods_pass_the_crank_angle_chain_at_small_steps() {
     cell(Method::Rk4, 1e-4, Form::Angles, 20.0, 8.9e-10);
