@@ -41,33 +41,11 @@ fn cell_drifting(method: Method, x: f64, form: Form, t_end: f64, bound: f64, dri
 fn explicit_methods_pass_twenty_passages_of_the_crank_angle_chain() {
     cell(Method::Rkstab, 1e-10, Form::Angles, 20.0, 4e-6); // 4.1e-7
     cell(Method::Abm, 1e-10, Form::Angles, 20.0, 1.2e-5); // 1.2e-6
-    // 2.68e-10 and 2.01e-9 with the rank-loss guard of the constant-step methods
+    // 5.95e-11 and 2.04e-9 with the rank-loss guard of the constant-step methods
     // (`runtime/src/stabilize/projection.rs`); 2.9e-9 and 9.9e-9 without it, when the
-    // projections spread Φ's round-off along the directions G loses at the passages. RK4's
-    // 2.68e-10 is its truncation error (6.1e-6 at h = 1e-2, ratio 2.3e4 ≈ 10⁴); the 5.95e-11
-    // measured with the first guard was a favourable cancellation.
-    cell(Method::Rk4, 1e-3, Form::Angles, 20.0, 2.7e-9);
+    // projections spread Φ's round-off along the directions G loses at the passages.
+    cell(Method::Rk4, 1e-3, Form::Angles, 20.0, 6e-10);
     cell(Method::Mampc4, 1e-3, Form::Angles, 20.0, 2e-8);
-}
-
-/// The constant-step methods at h = 1e-4 (20 s, 2·10⁵ steps) and 1e-5 (the first 3 s: the
-/// passages at 0.72, 1.24, 1.75, 2.26 and 2.77 s, 3·10⁵ steps), where the error must fall or
-/// stay flat as h falls: the rank-loss guard drops Φ's round-off correction at every step
-/// (`runtime/src/stabilize/projection.rs`, "Rank-loss guard", rule 1). Before it, noise mixed
-/// into the cranks' relative angles away from the passages was amplified at them: RK4 /
-/// MAMPC4 6.6e-9 / 9.1e-11 at 1e-4 over 20 s, 2.85e-5 / 1.71e-6 at 1e-5 over 3 s (2.4e-2 /
-/// 2.6e-5 over 20 s). Measured now: 8.82e-11 / 1.31e-10 over 20 s and 4.33e-12 / 4.48e-12
-/// over 3 s (over the 20 s at 1e-5: 4.4e-11 / 3.9e-11, 50 s and 37 s of CPU, too long here).
-/// Below 1e-3 these are no truncation error (RK4's would be 2.7e-10 · 10⁻⁴ at 1e-4) but
-/// round-off carried by the common motion: each step rounds θ and θ̇ (ε θ ≤ 1.6e-14 at
-/// θ ≤ 70 rad), a random walk of ~√steps such errors that the unstable inverted-pendulum
-/// phases stretch. Bounds: 10× the measured values, as above. ~20 s of thread CPU together.
-#[test]
-fn constant_step_methods_pass_the_crank_angle_chain_at_small_steps() {
-    cell(Method::Rk4, 1e-4, Form::Angles, 20.0, 8.9e-10);
-    cell(Method::Mampc4, 1e-4, Form::Angles, 20.0, 1.4e-9);
-    cell(Method::Rk4, 1e-5, Form::Angles, 3.0, 4.4e-11);
-    cell(Method::Mampc4, 1e-5, Form::Angles, 3.0, 4.5e-11);
 }
 
 /// Error-controlled HHT and generalized-α follow their tolerance: the local error per step is
@@ -258,13 +236,8 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
 
 /// The constant-step methods on the body form, where the projections' gain near the passages
 /// spread Φ's round-off along the lost directions (`runtime/src/stabilize/projection.rs`,
-/// "Rank-loss guard"): MAMPC4 at h = 1e-3 over 20 s measured 3.3e-4 without the guard, 5.3e-7
-/// with the first one (gain threshold 10³), 1.02e-6 with the present one (RK4: 7.7e-5,
-/// 1.1e-5, 4.19e-6). Unlike the crank form's, these errors are noise-driven: the bodies' x
-/// coordinates (up to 40 m) cannot hold the cranks' relative offsets at 0, and variants of
-/// the guard's levels gave MAMPC4 1.4e-8 … 1.5e-6 and RK4 5e-8 … 1.3e-4 for the same cell.
-/// The bound stays at 5.3e-6 (5× the present value, 3.5× the largest variant's); a jump to
-/// another branch costs ≥ 0.1 rad. ~2.5 s of thread CPU.
+/// "Rank-loss guard"): MAMPC4 at h = 1e-3 over 20 s measured 5.3e-7 with the guard, 3.3e-4
+/// without it (RK4: 1.1e-5 against 7.7e-5). ~2.5 s of thread CPU.
 #[test]
 fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
     cell(Method::Mampc4, 1e-3, Form::Bodies, 20.0, 5.3e-6);

@@ -214,12 +214,10 @@ pub struct Stabilizer {
     /// The largest such level of the last accepted state and of the attempts since
     /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
-    /// Whether the projections drop a round-off Φ's correction and end after one pass near
-    /// rank loss (`projection.rs`, "Rank-loss guard"; constant-step methods).
+    /// Whether the projections drop a round-off Φ's correction and end after a pass with a
+    /// gain above 10³ near rank loss (`projection.rs`, "Rank-loss guard"; constant-step
+    /// methods).
     rank_loss_guard: bool,
-    /// The smallest pivot spread of the projection's augmented matrix seen so far (the
-    /// rank-loss guard's reference: the best-conditioned configuration of the run).
-    best_spread: f64,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// Number of corrections applied (NSTAB).
@@ -247,7 +245,6 @@ impl Stabilizer {
             floor_active: false,
             noise: [0.0; 2],
             rank_loss_guard: false,
-            best_spread: f64::INFINITY,
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             applications: 0,

@@ -18,68 +18,29 @@
 //! Near a position where G loses rank, P's gain in the directions G loses grows like
 //! 1/σ_min(G). A residual that G's range explains (an integration error G e) is corrected by
 //! e's own component there, whatever the gain; residuals outside that range are amplified: Φ's
-//! round-off (set by the size of Φ's terms, not by σ_min), and in the second pass G(q) v
-//! against the factors of the frozen G (the first pass moved q along the lost directions,
-//! which changes G v at first order there). The error-controlled methods reject such step ends
-//! (the round-off floor's noise jump, `mod.rs`); a constant-step method cannot, so with
-//! [`Stabilizer::with_rank_loss_guard`] (fixed-step RK and the constant-step Adams methods):
-//!
-//! 1. **Noise.** A pass that finds Φ at round-off drops its position correction (noise,
-//!    whatever the gain) and is the last pass; its velocity correction is applied. Φ is at
-//!    round-off when ‖Φ‖∞ ≤ [`RANK_LOSS_TIGHT`] ε ‖q‖∞ (2: a few half-ulps of Φ's largest
-//!    terms, of q's size for position constraints; what the evaluation cannot tell from 0),
-//!    and near rank loss (rule 2) already at [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞, where even such
-//!    a Φ's correction is amplified beyond the state's own bits. The tight test holds at every
-//!    step, not only near rank loss: the noise the projections mix into the lost directions
-//!    *away* from a passage is what the passage amplifies. On the IFToMM A02 chain a relative
-//!    offset δ of the crank angles makes G(q) v = O(v δ) for the common motion, so the
-//!    consistent relative velocity is O(v δ / σ_min); the step whose end lies nearest the
-//!    singular time t* (|t − t*| ≤ h/2, where the relative modes' field has an eigenvalue
-//!    ~ 1/(t − t*), so hλ ≥ 2, beyond RK4's stability interval for hλ > 2.8) amplifies it,
-//!    and the phase of the common motion takes the error. σ_min at the step point nearest t*
-//!    falls ∝ h, so the error grew as h fell: RK4 2.4e-2 at h = 1e-5 against 6.6e-9 at 1e-4
-//!    over 20 s. With the noise dropped at every step the crank form's cranks keep
-//!    bit-identical angles (δ = 0): RK4 4.4e-11 at h = 1e-5; dropping it only near rank loss
-//!    (spread ≥ 16 times the best) left 2.2e-8 at t = 1.5 s against 1.5e-13. The looser level
-//!    64 at every step let real Φ up to ~6e-13 stand on the body form (x up to 40 m), and
-//!    RK4 at h = 1e-4 stopped at t = 11.06 (singular configuration), MAMPC4 5.6e-4; dropping
-//!    only corrections within 16 ε of every coordinate lost the crank form's fix (2.4e-7).
-//! 2. **Near rank loss** (pivot spread of the factored augmented matrix above
-//!    [`RANK_LOSS_SPREAD`] times the smallest spread of the run) every pass is the last one:
-//!    the second pass's frozen-matrix iteration contracts by ~‖P‖ ‖G'‖ ‖δq₁‖, which the
-//!    growth of ‖P‖ spoils (measured with the level 64 of rule 1 at every step, body form,
-//!    RK4 at h = 1e-3: 1.3e-4 without a one-pass rule, 1.1e-7 with the former gain rule).
-//!
-//! **The threshold, derived.** The augmented matrix K = [W Gᵀ; G 0] is factored anyway; its
-//! LU's pivot spread max|u_jj| / min|u_jj| ([`crate::kkt::Conditioning`]) costs O(N). Its
-//! pivots are those of W (O(‖W‖), unchanged by rank loss) and those of the Schur complement
-//! G W⁻¹ Gᵀ, O(σ_i(G)² / ‖W‖); once the latter are the smallest, the spread grows like
-//! σ_min⁻² and P's gain, ~σ_min⁻¹, like its square root (measured on the A02 chain near a
-//! passage: a 21-fold spread for a 4.6-fold closer approach, 4.6² = 21). Measured against the
-//! smallest spread of the same run (the best-conditioned configuration it has met), no scale
-//! of the model enters: a badly scaled M or G raises both. [`RANK_LOSS_SPREAD`] = 2¹⁰: the
-//! gain has grown ≥ 32-fold over the run's best, so the second pass's contraction factor has
-//! lost that margin. (The former absolute gain threshold 10³ corresponded on the crank-angle
-//! chain, gain ≈ 6.5/|sin θ|, to a spread of ≈ 800 against the best 1.54, a ratio ≈ 2⁹.)
-//! Limits: W's own pivot spread hides the growth until the Schur pivots fall below W's
-//! smallest, so with a badly conditioned M the rule trips later (then the projection is
-//! plain PStab there, the behaviour before the guard); a run that starts at a singular
-//! position takes its reference from the better configurations it meets later.
+//! round-off, and in the second pass G(q) v against the factors of the frozen G (the first
+//! pass moved q along the lost directions, which changes G v at first order there). On the
+//! IFToMM A02 chain with RK4 at h = 1e-5 (2·10⁶ step points, some within ~1e-7 rad of the
+//! horizontal position) pass gains reached 3e4…8e4: a round-off Φ of 8e-13 moved q by 6e-8,
+//! the second pass then met a velocity residual of 8e-8 and corrected v by 6.6e-3 rad/s, and
+//! after a few such steps the cranks folded (5.9 rad error at t = 20). The error-controlled
+//! methods reject such step ends (the round-off floor's noise jump, `mod.rs`); a constant-step
+//! method cannot, so with [`Stabilizer::with_rank_loss_guard`] (fixed-step RK and the
+//! constant-step Adams methods) a pass whose gain ‖δ‖∞/‖r‖∞ exceeds [`RANK_LOSS_GAIN`] in
+//! either block is the last one, and its position correction is dropped when Φ holds to
+//! round-off (‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞). Away from rank loss the gain is ‖P‖ on
+//! residuals in G's range, O(1…10²) on the models of the suite, and nothing changes.
 
 use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
 use crate::kkt::{KktWorkspace, Metric};
 use crate::system::ConstrainedSystem;
 
-/// The growth of the projection matrix's pivot spread over the smallest of the run above
-/// which the rank-loss guard calls it near rank loss (module docs, "The threshold, derived").
-pub(crate) const RANK_LOSS_SPREAD: f64 = 1024.0;
+/// The gain ‖δ‖∞/‖r‖∞ of a projection pass above which the rank-loss guard calls a
+/// round-off-sized residual's correction amplified noise (module docs).
+pub(crate) const RANK_LOSS_GAIN: f64 = 1e3;
 
-/// Φ at round-off for the rank-loss guard away from rank loss: ‖Φ‖∞ ≤ this many ε ‖q‖∞
-/// (module docs, rule 1).
-pub(crate) const RANK_LOSS_TIGHT: f64 = 2.0;
-
-/// Φ at round-off for the rank-loss guard near rank loss: ‖Φ‖∞ ≤ this many ε ‖q‖∞.
+/// Φ's round-off in units of ε ‖q‖∞ below which the rank-loss guard calls Φ converged.
 pub(crate) const RANK_LOSS_ROUND_OFF: f64 = 64.0;
 
 /// A member of the projection family: metric, number of passes, whether q is corrected.
@@ -125,17 +86,16 @@ impl Stabilizer {
         self
     }
 
-    /// Whether the augmented matrix just factored is near rank loss: its pivot spread above
-    /// [`RANK_LOSS_SPREAD`] times the smallest spread of this stabilizer's run (updated here).
-    fn near_rank_loss(&mut self) -> bool {
-        let spread = self.kkt.factors.as_ref().map_or(1.0, |f| f.pivot_spread());
-        self.best_spread = self.best_spread.min(spread);
-        spread > RANK_LOSS_SPREAD * self.best_spread
+    /// Whether the pass just solved (residuals `pos_res`, `vel_res` → corrections `dq`, `dv`)
+    /// has a gain ‖δ‖∞/‖r‖∞ above [`RANK_LOSS_GAIN`] in either block.
+    fn near_rank_loss(&self, positions: bool) -> bool {
+        let gain = |r: &[f64], d: &[f64]| inf_norm(d) > RANK_LOSS_GAIN * inf_norm(r);
+        (positions && gain(&self.pos_res, &self.dq)) || gain(&self.vel_res, &self.dv)
     }
 
-    /// Whether ‖Φ‖∞ ≤ r ε ‖q‖∞ (`pos_res`).
-    fn phi_within(&self, q: &[f64], r: f64) -> bool {
-        inf_norm(&self.pos_res) <= r * f64::EPSILON * inf_norm(q)
+    /// Whether ‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞ (`pos_res`).
+    fn phi_at_round_off(&self, q: &[f64]) -> bool {
+        inf_norm(&self.pos_res) <= RANK_LOSS_ROUND_OFF * f64::EPSILON * inf_norm(q)
     }
 
     /// Apply the projection `variant` to (q, v) at time t. With `factored`, a KKT workspace
@@ -189,7 +149,6 @@ impl Stabilizer {
         if !correct_positions {
             self.dq.fill(0.0);
         }
-        let near_rank_loss = self.rank_loss_guard && self.near_rank_loss();
         let mut first = 0.0;
         for pass in 0..variant.passes {
             // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
@@ -209,15 +168,9 @@ impl Stabilizer {
             if pass == 0 {
                 first = inf_norm(&self.dq);
             }
-            // Guard of the constant-step methods (module docs): with Φ at round-off its
-            // correction is noise and this pass is the last; near rank loss every pass is.
-            let level = if near_rank_loss {
-                RANK_LOSS_ROUND_OFF
-            } else {
-                RANK_LOSS_TIGHT
-            };
-            let noise = self.rank_loss_guard && correct_positions && self.phi_within(q, level);
-            if noise {
+            let near_rank_loss = self.rank_loss_guard && self.near_rank_loss(correct_positions);
+            if near_rank_loss && correct_positions && self.phi_at_round_off(q) {
+                // Rank-loss guard (module docs): Φ holds to round-off; its correction is noise.
                 self.dq.fill(0.0);
             }
             for i in 0..n {
@@ -226,7 +179,8 @@ impl Stabilizer {
                 }
                 v[i] -= self.dv[i];
             }
-            if noise || near_rank_loss {
+            if near_rank_loss {
+                // The next pass's residuals would be G(q) against the frozen factors.
                 break;
             }
         }
