@@ -38,8 +38,10 @@
 //! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and k_13 at the
 //! step's end, and the next step's starts from both, so it is C¹ across steps as RKSTAB's.
 //!
-//! Counters follow `dop853.f`: NFCN = 11 NSTEP + NACCPT + 2 (f(t0) and the `HINIT` probe);
-//! NSTAB = NACCPT, or NSTEP under [`ErrorEstimate::Stabilized`].
+//! Counters follow `dop853.f`: NFCN = 11 NSTEP + NSTAB + 2 (f(t0) and the `HINIT` probe;
+//! k_13 once per projected attempt); NSTAB = the attempts the unstabilized estimate accepts
+//! (NACCPT plus those the correction's estimate then rejects), or NSTEP under
+//! [`ErrorEstimate::Stabilized`] (whose NFCN = 11 NSTEP + NACCPT + 2).
 
 mod tableau;
 
@@ -373,12 +375,20 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
             ErrorEstimate::Unstabilized => {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
-                if error > 1.0 {
+                // `!(error <= 1)`: a NaN estimate rejects, as the controller would.
+                if !(error <= 1.0) {
                     (error, false)
                 } else {
                     let stabilized = self.finish_accepted(sys, t + h, h)?;
-                    // The correction must fit the tolerance too (module docs, step 4).
-                    (error.max(self.error_norm(h)), stabilized)
+                    // The correction must fit the tolerance too (module docs, step 4); a NaN
+                    // there rejects too (`f64::max` would drop it).
+                    let corrected = self.error_norm(h);
+                    let error = if corrected.is_nan() {
+                        corrected
+                    } else {
+                        error.max(corrected)
+                    };
+                    (error, stabilized)
                 }
             }
         };

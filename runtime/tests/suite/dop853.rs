@@ -64,8 +64,9 @@ fn andrews<I: mbsim_runtime::Integrator>(method: &I) -> (Recorder, Stats) {
     simulate(&Sys(Andrews), method, 0.0, &Andrews::Q0, &v0, 0.03, &[0.03]).expect("andrews")
 }
 
-/// Adaptive runs: NFCN = 11 NSTEP + NACCPT + 2 and NSTAB = NACCPT (`dop853.f` with `HINIT`,
-/// one PStab per accepted step), a tolerance-proportional
+/// Adaptive runs: NFCN = 11 NSTEP + NSTAB + 2 with NACCPT ≤ NSTAB ≤ NSTEP (`dop853.f` with
+/// `HINIT`; k_13 and one PStab per attempt the unstabilized estimate accepts, of which those
+/// whose correction then fails the tolerance are rejected), a tolerance-proportional
 /// error against RKSTAB at rtol 1e-13 (plain DOPRI5 estimate, as the benchmark's reference)
 /// and fewer right-hand sides than RKSTAB from rtol 1e-8 on.
 #[test]
@@ -77,10 +78,11 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
         let (rec, stats) = andrews(&Dop853::new(rtol));
         assert_eq!(
             stats.nfcn,
-            11 * stats.nstep + stats.naccpt + 2,
+            11 * stats.nstep + stats.nstab + 2,
             "rtol {rtol:e}: {stats}"
         );
-        assert_eq!(stats.nstab, stats.naccpt, "rtol {rtol:e}: {stats}");
+        let projected = stats.naccpt..=stats.nstep;
+        assert!(projected.contains(&stats.nstab), "rtol {rtol:e}: {stats}");
         let err = rec.q[0]
             .iter()
             .zip(&q_ref)
