@@ -375,8 +375,8 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
             ErrorEstimate::Unstabilized => {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
-                // `!(error <= 1)`: a NaN estimate rejects, as the controller would.
-                if !(error <= 1.0) {
+                // A NaN estimate rejects, as the controller would.
+                if error > 1.0 || error.is_nan() {
                     (error, false)
                 } else {
                     let stabilized = self.finish_accepted(sys, t + h, h)?;
