@@ -20,7 +20,13 @@
 //!    z_{n+1} by O(‖z_{n+1} − z~‖), the size of the correction, which is the constraint part
 //!    of the local error, O(h⁹); k_13 is the next step's k_1 (weight h) and not part of
 //!    DOP853's error estimate, so this changes the next step by O(h¹⁰), below its own local
-//!    error. The other stabilizations (GGᵀ, S-full, GCP, hybrid) correct first and evaluate
+//!    error — away from rank loss: the constant is the accelerations' Lipschitz constant,
+//!    which grows with the KKT matrix's conditioning near a singular position (pivot spread
+//!    ~1/d² at distance d from the A02 chain's horizontal position). Known limit: DOP853
+//!    does not carry the A02 chain through its passages at rtol 1e-10 and 1e-12 (either
+//!    form) nor at 1e-4 on the crank-angle form (the step collapses at a passage; with
+//!    RKSTAB's estimate and its own factors 1e-4 passes, the tight ones fail too); RKSTAB,
+//!    ABM and Radau do. The other stabilizations (GGᵀ, S-full, GCP, hybrid) correct first and evaluate
 //!    k_13 = f(t_n + h, z_{n+1});
 //! 5. the layer's adaptive controller with `dop853.f`'s defaults (p + 1 = 8, β = 0, step
 //!    ratio in [1/3, 6]: [`Dop853::default_step_control`]).
