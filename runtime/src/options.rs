@@ -64,7 +64,8 @@ impl Tolerance {
 pub enum ErrorEstimate {
     /// The thesis wording (\[CHIN\] §4 and Ch. 6): stabilized 5th-order result minus the
     /// modified 4th-order result (whose 7th stage is evaluated at the stabilized point).
-    /// It includes the post-stabilization correction itself. The default.
+    /// It includes the post-stabilization correction itself. RKSTAB's default;
+    /// for DOP853 (opt-in) every attempt is stabilized before its error.
     ///
     /// The correction carries round-off noise from evaluating Φ and G v at the new point, which
     /// does not shrink with h (Andrews at rtol 1e-13: error norms 2…20 for any h below 1e-10;
@@ -73,6 +74,8 @@ pub enum ErrorEstimate {
     /// (`Stabilizer::floored_scale`), so the step size does not collapse there.
     Stabilized,
     /// Plain DOPRI5: h Σ E_j k_j (with the new k_7), i.e. unstabilized 5th minus modified 4th.
+    /// DOP853's default: `dop853.f`'s estimate of z~, and for an attempt it accepts the larger
+    /// of that and the estimate with the stabilization's correction (`dop853/mod.rs`).
     Unstabilized,
 }
 
