@@ -38,8 +38,8 @@
 //!    meet a first-pass round-off Φ at all), while on the IFToMM A02 crank-angle chain it is
 //!    20.0 at every such step (RK4, h = 1e-3, 20 s): G = 2ℓ² sin θ D there (D the 40×41
 //!    difference matrix), so A is D⁺'s amplification, the same at every θ. The threshold 8
-//!    lies between, a factor 2.4 from both. Why this matters: the noise the projections mix into the lost directions
-//!    *away* from a passage is what the passage amplifies. A relative offset δ of the crank
+//!    lies between, a factor 2.4 from both. Why this matters: the noise the projections mix
+//!    into the lost directions *away* from a passage is what the passage amplifies. A relative offset δ of the crank
 //!    angles makes G(q) v = O(v δ) for the common motion, so the consistent relative velocity
 //!    is O(v δ / σ_min); the step whose end lies nearest the singular time t* (|t − t*| ≤ h/2,
 //!    where the relative modes' field has an eigenvalue ~ 1/(t − t*), so hλ ≥ 2, beyond RK4's
