@@ -29,29 +29,29 @@
 //! constant-step Adams methods) two rules hold:
 //!
 //! 1. **Round-off residual, amplified.** A first pass that finds Φ at round-off, ‖Φ‖∞ ≤
-//!    [`RANK_LOSS_TIGHT`] ε ‖q‖∞ (2: a few half-ulps of Φ's largest terms, what the evaluation cannot
-//!    tell from 0), and amplifies it, A = ‖δq‖∞ max|g_ij| / ‖Φ‖∞ above [`RANK_LOSS_AMPLIFIED`], drops
-//!    its position correction and is the last pass (its velocity correction is applied). A is
-//!    dimensionless (Φ's units cancel against G's) and is O(1) for a well-conditioned G, whose
-//!    correction of a residual r is about r / g: ≤ 3.3 on Wu's crank-slider (`repro pstab-adams`, the
-//!    only reproduction whose constant-step runs meet a first-pass round-off Φ at all), while on the
-//!    IFToMM A02 crank-angle chain it is 20.0 at every such step (RK4, h = 1e-3, 20 s): G = 2ℓ² sin θ
-//!    D there (D the 40×41 difference matrix), so A is D⁺'s amplification, the same at every θ. The
-//!    threshold 8 lies between, a factor 2.4 from both. Why this matters: the noise the projections
-//!    mix into the lost directions *away* from a passage is what the passage amplifies. A relative
-//!    offset δ of the crank angles makes G(q) v = O(v δ) for the common motion, so the consistent
-//!    relative velocity is O(v δ / σ_min); the step whose end lies nearest the singular time t* (|t −
-//!    t*| ≤ h/2, where the relative modes' field has an eigenvalue ~ 1/(t − t*), so hλ ≥ 2, beyond
-//!    RK4's stability interval for hλ > 2.8) amplifies it, and the phase of the common motion takes
-//!    the error. σ_min at the step point nearest t* falls ∝ h, so the error grew as h fell: RK4 2.4e-2
-//!    at h = 1e-5 against 6.6e-9 at 1e-4 over 20 s (MAMPC4 2.6e-5, 9.1e-11). With the amplified noise
-//!    dropped the cranks keep bit-identical angles (δ = 0): RK4 4.4e-11 and 8.8e-11 at h = 1e-5 and
-//!    1e-4, MAMPC4 3.9e-11 and 1.3e-10. The rule is confined on purpose: without the amplification
-//!    test (every first-pass round-off Φ dropped) the drifts of `repro pstab-adams` changed (MAMPC3
-//!    PStab at h = 0.001: 2.2e-16 → 1.8e-15, there Φ ≤ 2 ε ‖q‖∞ is real and the correction removes
-//!    it); a former guard that judged every pass, with near rank loss from the pivot spread (one
-//!    pass), also changed Table 3.1 and left the triple crank's velocity drift at 2.6e-7 (Heun, N =
-//!    320).
+//!    [`RANK_LOSS_TIGHT`] ε ‖q‖∞ (2: a few half-ulps of Φ's largest terms, what the evaluation
+//!    cannot tell from 0), and amplifies it, A = ‖δq‖∞ max|g_ij| / ‖Φ‖∞ above
+//!    [`RANK_LOSS_AMPLIFIED`], drops its position correction and is the last pass (its velocity
+//!    correction is applied). A is dimensionless (Φ's units cancel against G's) and is O(1) for a
+//!    well-conditioned G, whose correction of a residual r is about r / g: ≤ 3.3 on Wu's
+//!    crank-slider (`repro pstab-adams`, the only reproduction whose constant-step runs meet a
+//!    first-pass round-off Φ at all), while on the IFToMM A02 crank-angle chain it is 20.0 at every
+//!    such step (RK4, h = 1e-3, 20 s): G = 2ℓ² sin θ D there (D the 40×41 difference matrix), so A
+//!    is D⁺'s amplification, the same at every θ. The threshold 8 lies between, a factor 2.4 from
+//!    both. Why this matters: the noise the projections mix into the lost directions *away* from a
+//!    passage is what the passage amplifies. A relative offset δ of the crank angles makes G(q) v =
+//!    O(v δ) for the common motion, so the consistent relative velocity is O(v δ / σ_min); the step
+//!    whose end lies nearest the singular time t* (|t − t*| ≤ h/2, where the relative modes' field
+//!    has an eigenvalue ~ 1/(t − t*), so hλ ≥ 2, beyond RK4's stability interval for hλ > 2.8)
+//!    amplifies it, and the phase of the common motion takes the error. σ_min at the step point
+//!    nearest t* falls ∝ h, so the error grew as h fell: RK4 2.4e-2 at h = 1e-5 against 6.6e-9 at
+//!    1e-4 over 20 s (MAMPC4 2.6e-5, 9.1e-11). With the amplified noise dropped the cranks keep
+//!    bit-identical angles (δ = 0): RK4 4.4e-11 and 8.8e-11 at h = 1e-5 and 1e-4, MAMPC4 3.9e-11
+//!    and 1.3e-10. The rule is confined on purpose: without the amplification test (every
+//!    first-pass round-off Φ dropped) the drifts of `repro pstab-adams` changed (MAMPC3 PStab at h
+//!    = 0.001: 2.2e-16 → 1.8e-15, there Φ ≤ 2 ε ‖q‖∞ is real and the correction removes it); a
+//!    former guard that judged every pass, with near rank loss from the pivot spread (one pass),
+//!    also changed Table 3.1 and left the triple crank's velocity drift at 2.6e-7 (Heun, N = 320).
 //! 2. **Near rank loss** a pass whose gain ‖δ‖∞/‖r‖∞ exceeds [`RANK_LOSS_GAIN`] in either
 //!    block is the last one (the second pass's residual G(q) v against the frozen factors is
 //!    amplified), and its position correction is dropped when Φ holds to round-off
