@@ -41,11 +41,29 @@ fn cell_drifting(method: Method, x: f64, form: Form, t_end: f64, bound: f64, dri
 fn explicit_methods_pass_twenty_passages_of_the_crank_angle_chain() {
     cell(Method::Rkstab, 1e-10, Form::Angles, 20.0, 4e-6); // 4.1e-7
     cell(Method::Abm, 1e-10, Form::Angles, 20.0, 1.2e-5); // 1.2e-6
-    // 5.95e-11 and 2.04e-9 with the rank-loss guard of the constant-step methods
+    // 2.68e-10 and 2.01e-9 with the rank-loss guard of the constant-step methods
     // (`runtime/src/stabilize/projection.rs`); 2.9e-9 and 9.9e-9 without it, when the
-    // projections spread Φ's round-off along the directions G loses at the passages.
-    cell(Method::Rk4, 1e-3, Form::Angles, 20.0, 6e-10);
+    // projections spread Φ's round-off along the directions G loses at the passages. RK4
+    // measured 5.95e-11 before the guard's first-pass rule: RK4's own error at h = 1e-3 (its
+    // h⁴ law from the 8.8e-11 at 1e-4 puts it near 1e-10) partly cancelled the noise's.
+    cell(Method::Rk4, 1e-3, Form::Angles, 20.0, 2.7e-9);
     cell(Method::Mampc4, 1e-3, Form::Angles, 20.0, 2e-8);
+}
+
+/// RK4 and MAMPC4 at the small constant steps on the crank-angle form. Before the guard's
+/// first-pass rule (a round-off Φ whose correction P amplifies is dropped,
+/// `runtime/src/stabilize/projection.rs`, rule 1) the projections put round-off offsets
+/// between the cranks at every step and the step nearest each passage (hλ ≥ 2, beyond RK4's
+/// stability interval) amplified them into the common motion's phase: over 20 s RK4 measured
+/// 6.58e-9 at h = 1e-4 and 2.41e-2 at 1e-5, MAMPC4 2.55e-5 at 1e-5; over 3 s at 1e-5 2.88e-5
+/// and 1.71e-6. Now the cranks stay bit-identical. Bounds 10× the measured values (in the
+/// comments). ~9 s + 3.5 s + 8.5 s + 6 s of thread CPU.
+#[test]
+fn constant_step_methods_pass_the_crank_angle_chain_at_small_steps() {
+    cell(Method::Rk4, 1e-4, Form::Angles, 20.0, 9e-10); // 8.82e-11
+    cell(Method::Mampc4, 1e-4, Form::Angles, 20.0, 1.3e-9); // 1.31e-10
+    cell(Method::Rk4, 1e-5, Form::Angles, 3.0, 4.4e-11); // 4.33e-12
+    cell(Method::Mampc4, 1e-5, Form::Angles, 3.0, 4.5e-11); // 4.48e-12
 }
 
 /// Error-controlled HHT and generalized-α follow their tolerance: the local error per step is
