@@ -57,7 +57,7 @@ fn explicit_methods_pass_twenty_passages_of_the_crank_angle_chain() {
 /// stability interval) amplified them into the common motion's phase: over 20 s RK4 measured
 /// 6.58e-9 at h = 1e-4 and 2.41e-2 at 1e-5, MAMPC4 2.55e-5 at 1e-5; over 3 s at 1e-5 2.88e-5
 /// and 1.71e-6. Now the cranks stay bit-identical. Bounds 10× the measured values (in the
-/// comments). ~9 s + 3.5 s + 8.5 s + 6 s of thread CPU.
+/// comments). ~5.5 s + 3.5 s + 8.5 s + 6 s of thread CPU.
 #[test]
 fn constant_step_methods_pass_the_crank_angle_chain_at_small_steps() {
     cell(Method::Rk4, 1e-4, Form::Angles, 20.0, 9e-10); // 8.82e-11
