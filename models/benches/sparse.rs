@@ -20,13 +20,16 @@
 //!   dense stage/Newton matrix, dense tangents, on a span short enough for the dense path:
 //!   `BEFORE_SPAN`) and after on the same span, and after over a long span (20 s for Radau;
 //!   1.2 s for the α family, which fails at the second passage at t = 1.243 with this step,
-//!   README "Singular passages"), with the stage/Newton matrix's layout.
+//!   README "Singular passages"), with the stage/Newton matrix's layout;
+//! - the banded LU's parts on the run's KKT matrix: one factorization, one solve, one pair
+//!   solve (what a right-hand side and a projection are made of).
 //!
 //! Criterion then times the floor (wall clock) of both paths.
 
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mbsim::runtime::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use mbsim::runtime::{
     ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Implicit, KktLayout, KktWorkspace, Problem,
     Radau, Rkstab, Scheme, Sparsity, Stabilization, Stabilizer, StepSize, accelerations_into,
@@ -78,6 +81,72 @@ fn projection(sys: &dyn ConstrainedSystem) -> Duration {
         stab.apply(sys, 0.0, 1e-3, &mut qs, &mut vs, 0.0)
             .expect("projection");
     })
+}
+
+/// The band of the run's KKT matrix [M Gᵀ; G 0] at the floor's state, under the RCM ordering of
+/// its pattern (the one `KktWorkspace` factors; rebuilt here through the public banded API),
+/// and a right side [0; r] of the projections' form.
+fn kkt_band(sys: &dyn ConstrainedSystem) -> (BandedLu, Vec<f64>, Vec<f64>) {
+    let d = sys.dims();
+    let (n, r) = (d.n, d.constraint_rows());
+    let (q, v) = FourBarChainBodies::unit().branch_state(-1.1, 0.7);
+    let (mut mass, mut jac) = (DMatrix::zeros(n, n), DMatrix::zeros(r, n));
+    let (mut force, mut gamma) = (vec![0.0; n], vec![0.0; r]);
+    let out = DynamicsOut {
+        mass: mass.as_view_mut(),
+        force: &mut force,
+        jacobian: jac.as_view_mut(),
+        gamma: &mut gamma,
+    };
+    sys.dynamics_into(0.0, &q, &v, out);
+    let mass_pattern = sys.mass_sparsity().expect("M's pattern").nonzeros;
+    let jac_pattern = sys.phi_q_sparsity().nonzeros;
+    let mut edges: Vec<(usize, usize)> = mass_pattern.to_vec();
+    edges.extend(jac_pattern.iter().map(|&(i, c)| (n + i, c)));
+    let order = reverse_cuthill_mckee(n + r, &edges);
+    let mut position = vec![0; n + r];
+    for (new, &old) in order.iter().enumerate() {
+        position[old] = new;
+    }
+    let b = bandwidth(&edges, &position);
+    let mut lu = BandedLu::new(n + r, b, b);
+    for &(i, j) in mass_pattern {
+        lu.add(position[i], position[j], mass[(i, j)]);
+    }
+    for &(i, c) in jac_pattern {
+        lu.add(position[n + i], position[c], jac[(i, c)]);
+        lu.add(position[c], position[n + i], jac[(i, c)]);
+    }
+    let band = lu.band_mut().to_vec();
+    let mut rhs = vec![0.0; n + r];
+    for i in 0..r {
+        rhs[position[n + i]] = 1e-7 * (i as f64).cos();
+    }
+    (lu, band, rhs)
+}
+
+/// The banded LU's parts of a right-hand side and of a projection, thread CPU time: one
+/// factorization (band copied in first, as the assembly's clear and scatter write it), one
+/// solve, one pair solve (the projection's passes make two).
+fn anatomy(sys: &dyn ConstrainedSystem) -> [Duration; 4] {
+    let (mut lu, band, rhs) = kkt_band(sys);
+    let budget = Duration::from_millis(200);
+    let copy = cpu_mean(budget, || lu.band_mut().copy_from_slice(&band));
+    let factor = cpu_mean(budget, || {
+        lu.band_mut().copy_from_slice(&band);
+        lu.factor().expect("regular");
+    });
+    let (mut x, mut y) = (rhs.clone(), rhs.clone());
+    let solve = cpu_mean(budget, || {
+        x.copy_from_slice(&rhs);
+        lu.solve_in_place(&mut x);
+    });
+    let pair = cpu_mean(budget, || {
+        x.copy_from_slice(&rhs);
+        y.copy_from_slice(&rhs);
+        lu.solve_pair_in_place(&mut x, &mut y);
+    });
+    [copy, factor.saturating_sub(copy), solve, pair]
 }
 
 /// The fused kernel alone: dense, or as nonzeros.
@@ -199,6 +268,12 @@ fn report() {
         "(kernel: the fused kernel alone; floor: one accelerations_into, kernel + KKT solve; \
          project: one PStab projection; run: the whole integration; per RHS: run / NFCN; rest: \
          (run − NFCN·floor − NSTAB·project) / NFCN, the run loop's own overhead)"
+    );
+    let [copy, factor, solve, pair] = anatomy(after);
+    println!(
+        "banded LU of the KKT matrix (order 485): band copy {copy:.1?}, factorization \
+         {factor:.1?}, solve {solve:.1?}, pair solve {pair:.1?} (a right-hand side: one \
+         factorization and one solve; a PStab projection: one factorization and two pair solves)"
     );
 }
 

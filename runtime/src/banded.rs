@@ -188,8 +188,15 @@ impl BandedLu {
     /// Factor in place. On a pivot below `n ε max|a_ij|` returns `Err(column)` with the first
     /// column whose pivot is negligible (the dense LU's test); the factors are then unusable.
     pub fn factor(&mut self) -> Result<(), usize> {
-        let n = self.n;
         let scale = crate::lu::largest_magnitude(&self.ab);
+        self.factor_with_scale(scale)
+    }
+
+    /// [`BandedLu::factor`] with `scale` = max|a_ij| of the assembled matrix given by the caller
+    /// (`crate::lu::largest_magnitude` of the values it scattered: the same number as the scan
+    /// over the whole band storage, whose other entries are zeros, without reading it).
+    pub fn factor_with_scale(&mut self, scale: f64) -> Result<(), usize> {
+        let n = self.n;
         if n > 0 && (scale.is_nan() || scale == 0.0) {
             return Err(0);
         }
@@ -392,6 +399,22 @@ mod tests {
             // a few ulps of the solution's size (condition number ~10 here).
             assert!((xb[i] - xd[i]).abs() <= 1e-13 * (1.0 + xd[i].abs()), "{i}");
         }
+    }
+
+    #[test]
+    fn a_given_scale_factors_as_the_scan_of_the_band() {
+        let n = 17;
+        let entries = banded_test_matrix(n);
+        let (mut scanned, mut given) = (BandedLu::new(n, 2, 1), BandedLu::new(n, 2, 1));
+        for &(i, j, x) in &entries {
+            scanned.add(i, j, x);
+            given.add(i, j, x);
+        }
+        let values: Vec<f64> = entries.iter().map(|e| e.2).collect();
+        scanned.factor().expect("regular");
+        (given.factor_with_scale(crate::lu::largest_magnitude(&values))).expect("regular");
+        assert_eq!(scanned.ab, given.ab);
+        assert_eq!(scanned.piv, given.piv);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use nalgebra::DMatrix;
 use crate::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use crate::kkt::Metric;
 use crate::kkt_compact::{Compact, Kept};
-use crate::lu::DenseLu;
+use crate::lu::{DenseLu, largest_magnitude};
 use crate::redundancy::RowSelection;
 use crate::sparse::{SparseKkt, jacobian_pattern};
 use crate::system::{ConstrainedSystem, Dims};
@@ -469,6 +469,11 @@ impl Slots {
 
 impl BandedKkt {
     /// [`Kkt::factor_sparse`] on the band: clear, scatter through the slots, factor.
+    ///
+    /// The pivot test's scale max|a_ij| is taken over the scattered values when every nonzero
+    /// of G has a slot (the whole system): the band then holds exactly those values (distinct
+    /// slots, each written once onto a zero) and zeros, so it is the scan of the band's number
+    /// (`largest_magnitude` ignores NaN either way) at a tenth of its reads.
     fn factor_sparse(&mut self, metric: Metric, sp: &SparseKkt) -> Result<(), ()> {
         let slots = self
             .slots
@@ -476,24 +481,33 @@ impl BandedKkt {
             .expect("BandedKkt: sparse factorization without slots");
         self.band.clear();
         let band = self.band.band_mut();
-        match metric {
+        let mass_values = &sp.mass.values[..slots.mass.len()];
+        let w_scale = match metric {
             Metric::Mass => {
-                for (&k, &x) in slots.mass.iter().zip(&sp.mass.values) {
+                for (&k, &x) in slots.mass.iter().zip(mass_values) {
                     band[k] += x;
                 }
+                largest_magnitude(mass_values)
             }
             Metric::Identity => {
                 for &k in &slots.diagonal {
                     band[k] += 1.0;
                 }
+                if slots.diagonal.is_empty() { 0.0 } else { 1.0 }
             }
-        }
+        };
         for &(p, k, k_mirror) in &slots.jac {
             let x = sp.jac.values[p];
             band[k] += x;
             band[k_mirror] += x;
         }
-        self.band.factor().map_err(|_| ())
+        let nonzeros = sp.jac.entries().len();
+        if slots.jac.len() == nonzeros {
+            let scale = w_scale.max(largest_magnitude(&sp.jac.values[..nonzeros]));
+            self.band.factor_with_scale(scale).map_err(|_| ())
+        } else {
+            self.band.factor().map_err(|_| ())
+        }
     }
 
     fn factor(
@@ -626,6 +640,11 @@ impl OrderedBand {
     /// Factor in place ([`BandedLu::factor`]).
     pub(crate) fn factor(&mut self) -> Result<(), usize> {
         self.lu.factor()
+    }
+
+    /// Factor in place with the caller's max|a_ij| ([`BandedLu::factor_with_scale`]).
+    pub(crate) fn factor_with_scale(&mut self, scale: f64) -> Result<(), usize> {
+        self.lu.factor_with_scale(scale)
     }
 
     /// The pivot spread of the last factorization.

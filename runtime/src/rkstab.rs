@@ -221,25 +221,12 @@ impl Dopri5 {
         t: f64,
         h: f64,
     ) -> Result<(), SimError> {
-        let len = self.z.len();
         for i in 1..6 {
-            for c in 0..len {
-                let mut s = 0.0;
-                for (j, a) in A[i].iter().enumerate() {
-                    s += a * self.k[j][c];
-                }
-                self.stage[c] = self.z[c] + h * s;
-            }
+            combine_into(&mut self.stage, &self.z, h, A[i], &self.k);
             self.rhs
                 .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
         }
-        for c in 0..len {
-            let mut s = 0.0;
-            for j in 0..6 {
-                s += B[j] * self.k[j][c];
-            }
-            self.znew[c] = self.z[c] + h * s;
-        }
+        combine_into(&mut self.znew, &self.z, h, &B[..6], &self.k);
         Ok(())
     }
 
@@ -264,6 +251,22 @@ impl Dopri5 {
             sum += (e / sk) * (e / sk);
         }
         (sum / len as f64).sqrt()
+    }
+}
+
+/// `out = z + h Σ_j a_j k_j` (j = 0, 1, … in order), each component's sum formed as
+/// `((0 + a_0 k_0,c) + a_1 k_1,c) + …`: the same operations in the same order as a per-component
+/// loop, bit for bit, with the sum accumulated in `out` one stage at a time so every pass is a
+/// plain elementwise loop (vectorized, no bounds checks per term).
+fn combine_into(out: &mut [f64], z: &[f64], h: f64, a: &[f64], k: &[Vec<f64>]) {
+    out.fill(0.0);
+    for (&aj, kj) in a.iter().zip(k) {
+        for (s, &x) in out.iter_mut().zip(kj) {
+            *s += aj * x;
+        }
+    }
+    for (o, &zc) in out.iter_mut().zip(z) {
+        *o = zc + h * *o;
     }
 }
 
