@@ -33,7 +33,8 @@
 //!   20 000. The estimate does drop on the one step that straddles the zero (0.35 → 0.038 at
 //!   t = 0.7195, rtol 1e-6) and the next attempt is rejected, but the steps grow only 2-fold
 //!   over the ~20 steps before it. Lower bounds for the estimate changed the 20 s error by
-//!   less than 2× either way at the same step count: the previous step's coefficient
+//!   factors from 4.7 worse to 3.6 better, in no consistent direction, at the same step
+//!   count: the previous step's coefficient
 //!   (e ≥ e_{n−1} (h/h_{n−1})³/2: 2.2e-2 / 4.9e-3 / 6.2e-5), componentwise |Δ_n| ≥
 //!   |Δ_{n−1}| h/h_{n−1} (1.3e-2 / 3.5e-3 / 5.9e-5), the largest coefficient of the last 16 or
 //!   64 accepted steps halved (5.6e-2 / 1.2e-3 / 5.3e-5; 0.13 / 5.7e-3 / 3.9e-5). The error
