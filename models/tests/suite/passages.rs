@@ -177,6 +177,11 @@ fn adaptive_alpha_methods_pass_the_body_forms_passages_at_tight_tolerances() {
     cell(Method::GenAlphaAdaptive, 1e-8, Form::Bodies, 1.5, 2.7e-6); // 2.70e-7
     cell(Method::HhtAdaptive, 1e-7, Form::Bodies, 20.0, 2.6e-3); // 2.61e-4
     cell(Method::GenAlphaAdaptive, 1e-7, Form::Bodies, 20.0, 1.7e-4); // 1.69e-5
+    // rtol 1e-9 was never run before (the 20 s exceed the budget: ~2.6e5 steps); over
+    // [0, 0.8] s, across the first passage (t = 0.72), ~4.5 s of thread CPU each; over
+    // [0, 1.5] s HHT measured 2.85e-8 (49 658 steps, 10.9 s).
+    cell(Method::HhtAdaptive, 1e-9, Form::Bodies, 0.8, 1.2e-7); // 1.19e-8, 19 464 steps
+    cell(Method::GenAlphaAdaptive, 1e-9, Form::Bodies, 0.8, 1.3e-7); // 1.23e-8, 19 653 steps
 }
 
 /// Radau on the body form at tight tolerances: it failed at the first passage (t = 0.7213 at
