@@ -167,6 +167,21 @@ fn implicit_methods_pass_the_body_forms_passages() {
     cell(Method::GenAlphaAdaptive, 1e-5, Form::Bodies, 20.0, 8e-2);
 }
 
+/// Error-controlled HHT and generalized-α over the 20 s of the crank-angle form: they carry all
+/// twenty passages (cranks together to 1e-13 rad, Φ at 3e-14) with an error of ~4 000·rtol, the
+/// phase of an energy drift per turn that variable steps give a nearly symmetric scheme
+/// (`runtime/src/implicit/stepper.rs`, "Zeros of q⃛"; constant h = 1e-3 gives 1.5e-5). Bounds
+/// 10× the measured values: they guard the passages (a lost or folded crank costs ≥ 0.1 rad
+/// at 1e-6 as well) and the tolerance proportionality between the two tolerances.
+/// ~2 s of thread CPU together.
+#[test]
+fn adaptive_alpha_methods_carry_the_crank_angle_chain_over_twenty_passages() {
+    cell(Method::HhtAdaptive, 1e-5, Form::Angles, 20.0, 0.28); // 2.73e-2, 2 618 steps
+    cell(Method::GenAlphaAdaptive, 1e-5, Form::Angles, 20.0, 0.25); // 2.50e-2, 2 641 steps
+    cell(Method::HhtAdaptive, 1e-6, Form::Angles, 20.0, 4.2e-2); // 4.19e-3, 8 186 steps
+    cell(Method::GenAlphaAdaptive, 1e-6, Form::Angles, 20.0, 4.1e-2); // 4.02e-3, 8 263 steps
+}
+
 /// Error-controlled HHT and generalized-α on the body form at tight tolerances: at rtol 1e-7 …
 /// 1e-12 both failed at the first passage (t = 0.7215; HHT at 1e-7 at t = 9.106) with the
 /// step size collapsed to 1e-10 … 6e-15, the dynamic rows stalled above √ε (1.8e-5 relative)
@@ -180,6 +195,11 @@ fn adaptive_alpha_methods_pass_the_body_forms_passages_at_tight_tolerances() {
     cell(Method::GenAlphaAdaptive, 1e-8, Form::Bodies, 1.5, 2.7e-6); // 2.70e-7
     cell(Method::HhtAdaptive, 1e-7, Form::Bodies, 20.0, 2.6e-3); // 2.61e-4
     cell(Method::GenAlphaAdaptive, 1e-7, Form::Bodies, 20.0, 1.7e-4); // 1.69e-5
+    // rtol 1e-9 was never run before (the 20 s exceed the budget: ~2.6e5 steps); over
+    // [0, 0.8] s, across the first passage (t = 0.72), ~4.5 s of thread CPU each; over
+    // [0, 1.5] s HHT measured 2.85e-8 (49 658 steps, 10.9 s).
+    cell(Method::HhtAdaptive, 1e-9, Form::Bodies, 0.8, 1.2e-7); // 1.19e-8, 19 464 steps
+    cell(Method::GenAlphaAdaptive, 1e-9, Form::Bodies, 0.8, 1.3e-7); // 1.23e-8, 19 653 steps
 }
 
 /// Radau on the body form at tight tolerances: it failed at the first passage (t = 0.7213 at
