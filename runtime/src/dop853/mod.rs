@@ -44,6 +44,24 @@
 //! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and k_13 at the
 //! step's end, and the next step's starts from both, so it is C¹ across steps as RKSTAB's.
 //!
+//! Singular passages (measured on the A02 chain, crank form, rtol 1e-12; open): the step
+//! does not collapse through the round-off floor. What rejects is the unstabilized estimate
+//! of every step that contains the passage: from a clean state 1.03e-3 s before it (second
+//! PStab pass ‖δv₂‖∞ = 5e-11), steps of 1.03e-3 … 9.7e-3 s over it measure err = 28 … 1.7e7
+//! (7.8e2 with the passage mid-way between stages 0.333 and 0.6; 1.9 at best), i.e. an
+//! absolute local error ~1e-9 nearly independent of h, while steps ending before it measure
+//! ≤ 1e-2 (RKSTAB's DOPRI5 steps over it with err 0.08). So the controller lands ever nearer
+//! (h 8e-4, 1.4e-4, 4.5e-5, … 2.4e-7: the second pass's ‖δv₂‖∞ grows 6e-9 → 1.3e-3 on the
+//! way) until no step is accepted; rtol 1e-8 passes because 1e-9 fits its tolerance. Not the
+//! cause: reusing k'_13's factors (with fresh ones 1e-10 and 1e-12 fail at other passages,
+//! 1e-4 reaches the end 0.54 rad off, RKSTAB 1.4e-2), the velocity half of
+//! the own-bits floor (capped like the mixed level, J = 128 over the level near z_n: the same
+//! numbers). Tried, not adopted: the estimate's tangential part (e − P G e with the last
+//! stage's factors) carries the body form at all five tolerances (6.5e-7 at 1e-12, RKSTAB
+//! 2.2e-9) and the crank form at 1e-8/1e-10, but loses the crank form's
+//! branch at 1e-6 (5.7 rad) and still fails there at 1e-4 and 1e-12; the velocity half
+//! alone, or with the L e_q term, is worse elsewhere.
+//!
 //! Counters follow `dop853.f`: NFCN = 11 NSTEP + NSTAB + 2 (f(t0) and the `HINIT` probe;
 //! k_13 once per projected attempt); NSTAB = the attempts the unstabilized estimate accepts
 //! (NACCPT plus those the correction's estimate then rejects), or NSTEP under
