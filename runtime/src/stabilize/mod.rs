@@ -215,8 +215,9 @@ pub struct Stabilizer {
     /// ([`Stabilizer::note_accepted`]).
     carried: [f64; 2],
     /// Whether the projections drop a round-off Φ's correction and end after a pass with a
-    /// gain above 10³ near rank loss (`projection.rs`, "Rank-loss guard"; constant-step
-    /// methods).
+    /// gain above 10³ near rank loss, and end a first pass that meets a round-off Φ and
+    /// amplifies it more than 8× without its position correction (`projection.rs`,
+    /// "Rank-loss guard"; constant-step methods).
     rank_loss_guard: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
