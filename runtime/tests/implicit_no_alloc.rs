@@ -4,7 +4,8 @@
 //! and Radau IIA (fixed and adaptive); and on the sparse path (banded Newton and stage
 //! matrices from nonzeros, compressed tangent differences, a tangent pattern grown once by
 //! the first evaluation) on a chain in body coordinates, where RKSTAB's S-full correction
-//! takes its sparse path too (the banded [I Hᵀ; H 0], `runtime/src/stabilize/sfull_sparse.rs`).
+//! takes its sparse path too (the banded [I Hᵀ; H 0], `runtime/src/stabilize/sfull_sparse.rs`)
+//! and so does ALI3-P (the banded [W Gᵀ; G −I/s], `runtime/src/ali3p/linear.rs`).
 //! Counted per thread (`counted`), so this file is its own test binary.
 
 #[path = "suite/common/mod.rs"]
@@ -21,8 +22,8 @@ use counted::allocations;
 use implicit_models::Me451;
 use implicit_models::chain::{Nonzeros, Spring, SprungChain};
 use mbsim_runtime::{
-    Continuous, ContinuousChoice, Implicit, Integrator, KktLayout, NewtonKind, NewtonOptions,
-    Problem, Radau, Rkstab, Scheme, Stabilization,
+    Ali3p, Continuous, ContinuousChoice, Implicit, Integrator, KktLayout, NewtonKind,
+    NewtonOptions, Problem, Radau, Rkstab, Scheme, Stabilization,
 };
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
@@ -111,6 +112,8 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
     let two_step = Rkstab::new(1e-6).with_stabilization(Stabilization::Continuous(route));
     assert!(matches!(newmark.layout(&chain), KktLayout::Banded { .. }));
     assert!(matches!(radau.layout(&chain), KktLayout::Banded { .. }));
+    let ali3p = Ali3p::new(1e-3);
+    assert!(matches!(ali3p.layout(&chain), KktLayout::Banded { .. }));
     let counts = [
         (
             allocations_of_sparse_run(&newmark, 0.05),
@@ -127,6 +130,10 @@ fn sparse_implicit_runs_allocate_only_their_setup() {
         (
             allocations_of_sparse_run(&radau_fixed, 0.1),
             allocations_of_sparse_run(&radau_fixed, 0.2),
+        ),
+        (
+            allocations_of_sparse_run(&ali3p, 0.05),
+            allocations_of_sparse_run(&ali3p, 0.1),
         ),
         (
             allocations_of_sparse_run(&s_full, 0.1),

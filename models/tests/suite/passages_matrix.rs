@@ -15,8 +15,9 @@ use std::time::Duration;
 use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
-    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep, Implicit,
-    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
+    Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, ConstrainedSystem, Dop853, FixedStep,
+    Implicit, Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate,
+    tableau,
 };
 use mbsim_testkit::thread_cpu;
 use mbsim_tests::dense_forms::DenseForms;
@@ -94,11 +95,13 @@ pub enum Method {
     GenAlpha,
     /// Radau IIA, constant step.
     RadauFixed,
+    /// ALI3-P (augmented Lagrangian index 3 with projections), constant step.
+    Ali3p,
 }
 
 impl Method {
     /// Every method, error-controlled first.
-    pub const ALL: [Method; 12] = [
+    pub const ALL: [Method; 13] = [
         Method::Rkstab,
         Method::Abm,
         Method::Dop853,
@@ -111,6 +114,7 @@ impl Method {
         Method::Hht,
         Method::GenAlpha,
         Method::RadauFixed,
+        Method::Ali3p,
     ];
 
     /// The name in the table.
@@ -128,6 +132,7 @@ impl Method {
             Method::Hht => "hht --h",
             Method::GenAlpha => "gen-alpha --h",
             Method::RadauFixed => "radau --h",
+            Method::Ali3p => "ali3p --h",
         }
     }
 
@@ -145,7 +150,8 @@ impl Method {
             | Method::Newmark
             | Method::Hht
             | Method::GenAlpha
-            | Method::RadauFixed => true,
+            | Method::RadauFixed
+            | Method::Ali3p => true,
         }
     }
 
@@ -178,6 +184,7 @@ impl Method {
                 integrate(sys, &Implicit::new(gen_alpha, StepSize::Fixed(x)), problem)
             }
             Method::RadauFixed => integrate(sys, &Radau::fixed(x), problem),
+            Method::Ali3p => integrate(sys, &Ali3p::new(x), problem),
         }
     }
 }

@@ -46,6 +46,7 @@
 //! `factorizations`, `projection_iterations`, `substeps`. Samples report λ* (linear between
 //! step points), not the KKT solve's λ.
 
+mod linear;
 mod step;
 
 use crate::error::SimError;
@@ -54,6 +55,7 @@ use crate::integrator::common::{invalid, positive};
 use crate::integrator::controller::Uniform;
 use crate::integrator::driver::Schedule;
 use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
+use crate::kkt_layout::KktLayout;
 use crate::output::{Observer, Stats};
 use crate::stabilize::Stabilization;
 use crate::system::ConstrainedSystem;
@@ -139,6 +141,12 @@ impl Ali3p {
         Ok(())
     }
 
+    /// The layout a run on `sys` factors the leading matrix in: dense, or [W Gᵀ; G −I/s]
+    /// banded under the RCM ordering, by the implicit methods' rule (`linear.rs`).
+    pub fn layout<S: ConstrainedSystem + ?Sized>(&self, sys: &S) -> KktLayout {
+        crate::implicit::iteration::layout(sys, self.common.kkt, 1)
+    }
+
     /// Integrate with the model's exact tangent kernels in K and C.
     pub fn integrate_exact_into<S: TangentSystem + ?Sized, O: Observer + ?Sized>(
         &self,
@@ -164,6 +172,7 @@ impl Ali3p {
         self.validate(problem)?;
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
         let mut stepper = Ali3pStepper::new(sys.dims(), self, tangents);
+        stepper.prepare(sys, self.common.kkt);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
         let schedule = Schedule::Uniform(Uniform::over(self.h, problem)?);
         let result = run.drive(&mut stepper, schedule, &mut stats);
@@ -187,6 +196,7 @@ impl Ali3p {
         extra.set("factorizations", c.factorizations as u64);
         extra.set("projection_iterations", c.projections as u64);
         extra.set("substeps", c.substeps as u64);
+        extra.set("penalty_boosts", c.boosts as u64);
     }
 }
 

@@ -11,11 +11,16 @@ use crate::error::{NewtonDiagnosis, SimError, SingularBlock};
 use crate::implicit::tangents::{Point, Tangents};
 use crate::integrator::driver::{Attempt, Stepper, StepperCounters};
 use crate::kernels;
-use crate::kkt::{Conditioning, KktWorkspace, accelerations_into};
-use crate::lu::DenseLu;
+use crate::kkt::{Conditioning, KktSolver, KktWorkspace, accelerations_into};
 use crate::system::{ConstrainedSystem, Dims};
 use crate::table::{KernelArgs, KernelId, KernelOut};
 
+use super::linear::Linear;
+
+/// The factor by which a crawling iteration raises the penalty (`boost_if_crawling`), and the
+/// largest boost of one step.
+const BOOST: f64 = 1e2;
+const MAX_BOOST: f64 = 1e4;
 use super::{Ali3p, Ali3pPenalty};
 
 /// One end of a step: (q, v), q̈ and λ*.
@@ -49,6 +54,8 @@ pub(crate) struct Counters {
     pub(crate) factorizations: usize,
     pub(crate) projections: usize,
     pub(crate) substeps: usize,
+    /// Penalty raises of crawling iterations (`boost_if_crawling`).
+    pub(crate) boosts: usize,
     /// Evaluations of M, G, Q and c (the residual), plus the initial KKT solve.
     pub(crate) residuals: usize,
 }
@@ -63,9 +70,11 @@ pub(crate) struct Ali3pStepper<T> {
     max_halvings: usize,
     /// ω / g² at t0 (module docs of `mod.rs`), for [`Ali3pPenalty::Scaled`].
     penalty_scale: f64,
+    /// The penalty's factor in the current step (1, raised by `boost_if_crawling`).
+    boost: f64,
     tangents: T,
-    mass: DMatrix<f64>,
-    jac: DMatrix<f64>,
+    /// M, G, K, C and the factors of the leading matrix (`linear.rs`).
+    linear: Linear,
     force: Vec<f64>,
     /// c = [Φ; (h/2)(A v + b)], then α c + λ* where the force needs it.
     c: Vec<f64>,
@@ -73,10 +82,6 @@ pub(crate) struct Ali3pStepper<T> {
     /// [Φ_t; b], γ, a residual of the projections (length m + k each).
     e: Vec<f64>,
     res: Vec<f64>,
-    k: DMatrix<f64>,
-    cmat: DMatrix<f64>,
-    w: DMatrix<f64>,
-    lu: DenseLu,
     /// The trapezoidal rule's predictor (q, v, q̈ at Δq = 0) and the Newton displacement Δq
     /// from it; a right-hand side (length n each). Written in increments, q = q_p + Δq,
     /// v = v_p + (2/h) Δq, q̈ = q̈_p + (4/h²) Δq, so no term of size (4/h²) q cancels (the
@@ -87,6 +92,8 @@ pub(crate) struct Ali3pStepper<T> {
     apred: Vec<f64>,
     dq: Vec<f64>,
     rhs: Vec<f64>,
+    /// M x of the residuals (length n).
+    mass_x: Vec<f64>,
     /// The vector being projected (length n).
     x: Vec<f64>,
     start: End,
@@ -112,23 +119,20 @@ impl<T> Ali3pStepper<T> {
             max_projections: method.max_projection_iterations,
             max_halvings: method.common.max_failed_attempts,
             penalty_scale: 1.0,
+            boost: 1.0,
             tangents,
-            mass: DMatrix::zeros(n, n),
-            jac: DMatrix::zeros(r, n),
+            linear: Linear::new(dims),
             force: vec![0.0; n],
             c: vec![0.0; r],
             mult: vec![0.0; r],
             e: vec![0.0; r],
             res: vec![0.0; r],
-            k: DMatrix::zeros(n, n),
-            cmat: DMatrix::zeros(n, n),
-            w: DMatrix::zeros(n, n),
-            lu: DenseLu::new(n),
             qpred: vec![0.0; n],
             vpred: vec![0.0; n],
             apred: vec![0.0; n],
             dq: vec![0.0; n],
             rhs: vec![0.0; n],
+            mass_x: vec![0.0; n],
             x: vec![0.0; n],
             start: End::new(dims),
             end: End::new(dims),
@@ -141,6 +145,12 @@ impl<T> Ali3pStepper<T> {
             counters: Counters::default(),
             conditioning: None,
         }
+    }
+
+    /// Move to the sparse path when `sys` goes on it under `solver` (`linear.rs`); before
+    /// [`Ali3pStepper::initialize`].
+    pub(crate) fn prepare<S: ConstrainedSystem + ?Sized>(&mut self, sys: &S, solver: KktSolver) {
+        self.linear.prepare(sys, solver);
     }
 
     /// The accepted state z_n = (q, v).
@@ -174,18 +184,13 @@ impl<T> Ali3pStepper<T> {
             &mut s.a,
             &mut s.lambda,
         )?;
-        kernels::jacobian(sys, t0, q0, &mut self.jac)?;
-        kernels::mass(sys, t0, q0, &mut self.mass)?;
+        self.linear.eval(sys, t0, q0)?;
         if !s.lambda.is_empty() {
-            let spread = crate::redundancy::minimum_norm_multipliers(&self.jac, &s.lambda);
+            let jac = self.linear.dense_jac();
+            let spread = crate::redundancy::minimum_norm_multipliers(jac, &s.lambda);
             s.lambda.copy_from_slice(&spread);
         }
-        let omega = (0..n).map(|i| self.mass[(i, i)].abs()).fold(0.0, f64::max);
-        let g2 = self
-            .jac
-            .row_iter()
-            .map(|row| row.norm_squared())
-            .fold(0.0, f64::max);
+        let (omega, g2) = self.linear.scales();
         self.penalty_scale = if omega > 0.0 && g2 > 0.0 {
             omega / g2
         } else {
@@ -194,12 +199,33 @@ impl<T> Ali3pStepper<T> {
         Ok(())
     }
 
-    /// α for step size h.
+    /// α for step size h (with the current step's boost).
     fn alpha(&self, h: f64) -> f64 {
-        match self.penalty {
-            Ali3pPenalty::Scaled(s) => s * 4.0 / (h * h) * self.penalty_scale,
-            Ali3pPenalty::Absolute(a) => a,
+        self.boost
+            * match self.penalty {
+                Ali3pPenalty::Scaled(s) => s * 4.0 / (h * h) * self.penalty_scale,
+                Ali3pPenalty::Absolute(a) => a,
+            }
+    }
+
+    /// Raise the penalty by [`BOOST`] (up to [`MAX_BOOST`] in one step) when the iteration
+    /// crawls: from its fourth correction on, one that did not halve. The multiplier update
+    /// λ* ← λ* + α c contracts by about ω / (ω + s σ²) per iteration in the direction of G's
+    /// singular value σ (s = (h²/4) α against the mass ω), so near a singular position, where
+    /// σ → 0, it stops contracting at any fixed α: on the A02 chain (`four-bar-chain`,
+    /// h = 1e-3, t = 0.718, the first passage) the corrections crept at a rate of 0.97 from
+    /// 1e-11 to 1.08 tolerances until the iteration limit, and halving the step down to 1e-6
+    /// did not help. A larger α cuts the rate by the same factor; the leading matrix's
+    /// conditioning grows with it (about s (g/σ)²), so the boost lasts one step only
+    /// (`newton` resets it) and is capped. Whether it raised α.
+    fn boost_if_crawling(&mut self, iteration: usize, correction: f64, previous: f64) -> bool {
+        let crawling = iteration >= 3 && correction > 0.5 * previous;
+        if !crawling || self.boost >= MAX_BOOST {
+            return false;
         }
+        self.boost *= BOOST;
+        self.counters.boosts += 1;
+        true
     }
 
     /// M, G, Q and c at (t, q, v) of `work`.
@@ -212,14 +238,13 @@ impl<T> Ali3pStepper<T> {
         self.counters.residuals += 1;
         let (n, m) = (self.dims.n, self.dims.m);
         let (q, v) = self.work.z.split_at(n);
-        kernels::mass(sys, t, q, &mut self.mass)?;
-        kernels::jacobian(sys, t, q, &mut self.jac)?;
+        self.linear.eval(sys, t, q)?;
         kernels::force(sys, t, q, v, &mut self.force)?;
         let (phi, nh) = self.c.split_at_mut(m);
         kernels::phi(sys, t, q, phi)?;
         kernels::nh_offset(sys, t, q, nh)?;
         for (i, ci) in nh.iter_mut().enumerate() {
-            let av: f64 = (0..n).map(|j| self.jac[(m + i, j)] * v[j]).sum();
+            let av = self.linear.jac_row_dot(m + i, v);
             *ci = 0.5 * h * (av + *ci);
         }
         Ok(())
@@ -243,17 +268,9 @@ impl<T> Ali3pStepper<T> {
         alpha: f64,
         iteration: usize,
     ) -> Result<(), SimError> {
-        let hh = 0.25 * h * h;
-        self.w.copy_from(&self.mass);
-        self.w
-            .zip_zip_apply(&self.cmat, &self.k, |w, c, k| *w += 0.5 * h * c + hh * k);
-        let a = self.lu.matrix_mut();
-        a.copy_from(&self.w);
-        a.gemm_tr(hh * alpha, &self.jac, &self.jac, 1.0);
         self.counters.factorizations += 1;
-        if self.lu.factor().is_err() {
-            let mut a = self.w.clone();
-            a.gemm_tr(hh * alpha, &self.jac, &self.jac, 1.0);
+        if self.linear.factor(h, alpha).is_err() {
+            let a = self.linear.dense_p(h, alpha);
             return Err(SimError::SingularIterationMatrix {
                 t,
                 h,
@@ -264,27 +281,18 @@ impl<T> Ali3pStepper<T> {
                 dependent_rows: Vec::new(),
             });
         }
-        Conditioning::note(&mut self.conditioning, self.lu.pivot_spread(), t);
+        Conditioning::note(&mut self.conditioning, self.linear.pivot_spread(), t);
         Ok(())
     }
 
     /// `rhs` += s Gᵀ x.
     fn add_gt(&mut self, s: f64, x: &[f64]) {
-        for (j, r) in self.rhs.iter_mut().enumerate() {
-            let col: f64 = x
-                .iter()
-                .enumerate()
-                .map(|(i, xi)| self.jac[(i, j)] * xi)
-                .sum();
-            *r += s * col;
-        }
+        self.linear.add_gt(s, x, &mut self.rhs);
     }
 
     /// `rhs` = W x.
     fn w_times(&mut self, x: &[f64]) {
-        for (i, r) in self.rhs.iter_mut().enumerate() {
-            *r = (0..x.len()).map(|j| self.w[(i, j)] * x[j]).sum();
-        }
+        self.linear.w_mul(x, &mut self.rhs);
     }
 }
 
@@ -300,7 +308,8 @@ impl<T> Ali3pStepper<T> {
     where
         T: Tangents<S>,
     {
-        let (n, t1, alpha) = (self.dims.n, t + h, self.alpha(h));
+        self.boost = 1.0;
+        let (n, t1, mut alpha) = (self.dims.n, t + h, self.alpha(h));
         let (c1, c2) = (2.0 / h, 4.0 / (h * h));
         for i in 0..n {
             let (q0, v0, a0) = (self.work.z[i], self.work.z[n + i], self.work.a[i]);
@@ -346,6 +355,11 @@ impl<T> Ali3pStepper<T> {
                     diagnosis,
                 });
             }
+            if self.boost_if_crawling(iteration, correction, previous) {
+                // A new α changes the equations: the next correction starts a new sequence.
+                alpha = self.alpha(h);
+                correction = f64::INFINITY;
+            }
             for ((m, c), l) in self.mult.iter_mut().zip(&self.c).zip(&self.work.lambda) {
                 *m = alpha * c + l;
             }
@@ -359,22 +373,21 @@ impl<T> Ali3pStepper<T> {
                     qdd: &self.work.a,
                     lambda: &self.mult,
                 };
-                self.tangents
-                    .eval(sys, &point, &mut self.k, &mut self.cmat)?;
+                (self.linear).eval_tangents(&mut self.tangents, sys, &point)?;
             }
             self.factor(sys.coordinate_names(), (t1, h), alpha, iteration)?;
             self.counters.iterations += 1;
             // rhs = −(h²/4) (M q̈ + Gᵀ(α c + λ*) − Q), then Δq = f_q⁻¹ rhs.
+            self.linear.mass_mul(&self.work.a, &mut self.mass_x);
             for i in 0..n {
-                let ma: f64 = (0..n).map(|j| self.mass[(i, j)] * self.work.a[j]).sum();
-                self.rhs[i] = self.force[i] - ma;
+                self.rhs[i] = self.force[i] - self.mass_x[i];
             }
             let mult = std::mem::take(&mut self.mult);
             self.add_gt(-1.0, &mult);
             self.mult = mult;
             let hh = 0.25 * h * h;
             self.rhs.iter_mut().for_each(|r| *r *= hh);
-            self.lu.solve_in_place(&mut self.rhs);
+            self.linear.solve_in_place(&mut self.rhs);
             let scale = 1.0 + inf_norm(&self.work.z[..n]);
             previous = correction;
             correction = inf_norm(&self.rhs) / scale;
@@ -455,9 +468,9 @@ impl<T> Ali3pStepper<T> {
         for _ in 0..=self.max_projections {
             let x = std::mem::take(&mut self.x);
             self.w_times(&x);
+            self.linear.mass_mul(&x, &mut self.mass_x);
             for (i, r) in self.rhs.iter_mut().enumerate() {
-                let mx: f64 = (0..n).map(|j| self.mass[(i, j)] * x[j]).sum();
-                *r += self.force[i] - mx;
+                *r += self.force[i] - self.mass_x[i];
             }
             self.x = x;
             let (lambda, e) = (
@@ -466,10 +479,10 @@ impl<T> Ali3pStepper<T> {
             );
             self.add_gt(-1.0, &lambda);
             self.add_gt(-s, &e);
-            self.lu.solve_in_place(&mut self.rhs);
+            self.linear.solve_in_place(&mut self.rhs);
             self.x.copy_from_slice(&self.rhs);
             for (i, r) in self.res.iter_mut().enumerate() {
-                *r = e[i] + (0..n).map(|j| self.jac[(i, j)] * self.x[j]).sum::<f64>();
+                *r = e[i] + self.linear.jac_row_dot(i, &self.x);
             }
             (self.work.lambda, self.e) = (lambda, e);
             for (l, r) in self.work.lambda.iter_mut().zip(&self.res) {
@@ -494,12 +507,12 @@ impl<T> Ali3pStepper<T> {
         let mut x = x;
         let e = std::mem::take(&mut self.e);
         self.add_gt(-s, &e);
-        self.lu.solve_in_place(&mut self.rhs);
+        self.linear.solve_in_place(&mut self.rhs);
         x.copy_from_slice(&self.rhs);
         let mut previous = f64::INFINITY;
         for pass in 0..=self.max_projections {
             for (i, r) in self.res.iter_mut().enumerate() {
-                *r = e[i] + (0..x.len()).map(|j| self.jac[(i, j)] * x[j]).sum::<f64>();
+                *r = e[i] + self.linear.jac_row_dot(i, &x);
             }
             let norm = inf_norm(&self.res);
             if pass == self.max_projections || norm == 0.0 || norm > 0.5 * previous {
@@ -510,7 +523,7 @@ impl<T> Ali3pStepper<T> {
             let res = std::mem::take(&mut self.res);
             self.add_gt(-s, &res);
             self.res = res;
-            self.lu.solve_in_place(&mut self.rhs);
+            self.linear.solve_in_place(&mut self.rhs);
             for (xi, d) in x.iter_mut().zip(&self.rhs) {
                 *xi += d;
             }

@@ -208,6 +208,44 @@ impl BandedIteration {
         (cq, cv): (f64, f64),
         left_out: &RowSelection,
     ) -> Result<(), ()> {
+        self.assemble((mass, jac), t, (cq, cv), left_out);
+        if self.kept.is_none() {
+            let band = self.band.band_mut();
+            for &i in left_out.left_out() {
+                band[self.pin_slots[i]] += jac.row_scale(i);
+            }
+        }
+        self.band.factor().map_err(|_| ())
+    }
+
+    /// Assemble [M + cq K + cv C, Gᵀ; G, −I/s] over every row of G and factor it; `Err` when
+    /// singular. Its solve of [r; 0] gives x = (M + cq K + cv C + s GᵀG)⁻¹ r (the second block
+    /// row is y = s G x), ALI3-P's leading matrix without forming GᵀG, whose band would be
+    /// twice G's (`ali3p/linear.rs`). Built by [`BandedIteration::new`] (no selection).
+    pub(crate) fn factor_penalized(
+        &mut self,
+        (mass, jac): (&SparseMatrix, &SparseMatrix),
+        t: &SparseTangents,
+        (cq, cv): (f64, f64),
+        s: f64,
+    ) -> Result<(), ()> {
+        debug_assert!(self.kept.is_none(), "built for a selection");
+        self.assemble((mass, jac), t, (cq, cv), &RowSelection::default());
+        let band = self.band.band_mut();
+        for &slot in &self.pin_slots {
+            band[slot] -= 1.0 / s;
+        }
+        self.band.factor().map_err(|_| ())
+    }
+
+    /// Zero the band and scatter M + cq K + cv C and G, Gᵀ over the rows not in `left_out`.
+    fn assemble(
+        &mut self,
+        (mass, jac): (&SparseMatrix, &SparseMatrix),
+        t: &SparseTangents,
+        (cq, cv): (f64, f64),
+        left_out: &RowSelection,
+    ) {
         self.band.clear();
         let band = self.band.band_mut();
         for (&s, &m) in self.mass_slots.iter().zip(&mass.values) {
@@ -222,12 +260,6 @@ impl BandedIteration {
                 band[mirror] += g;
             }
         }
-        if self.kept.is_none() {
-            for &i in left_out.left_out() {
-                band[self.pin_slots[i]] += jac.row_scale(i);
-            }
-        }
-        self.band.factor().map_err(|_| ())
     }
 
     /// Solve in place with the current factors, `rhs` over all rows (n + r; a matrix built for
