@@ -35,6 +35,13 @@
 //! non-zero singular value of G), while the conditioning of f_q, about s (g/σ)², stays far from
 //! 1/ε. [`Ali3pPenalty::Absolute`] takes the literature's fixed α (10⁷–10⁹ for kg-m models).
 //!
+//! Linear algebra (`linear.rs`): P dense on small models; on the implicit methods' sparse path
+//! [W Gᵀ; G −I/s] factored banded, whose solve of [r; 0] is P⁻¹ r without forming GᵀG.
+//!
+//! Singular positions: the multiplier update contracts by about ω / (ω + s σ²) per iteration
+//! in the direction of G's singular value σ, so where σ → 0 it stops contracting; an iteration
+//! that crawls raises α 100-fold (up to 10⁴) for its step (`step.rs`, `boost_if_crawling`).
+//!
 //! Failures: a Newton iteration that diverges, produces non-finite corrections or exhausts
 //! its iterations is [`SimError::NewtonDiverged`] (t, h, iterations, the constraint residual,
 //! the last scaled correction); the step is then redone in 2, 4, … substeps up to
@@ -43,7 +50,7 @@
 //! [`SimError::SingularIterationMatrix`].
 //!
 //! Counters in [`crate::Stats::extra`]: `newton_iterations`, `tangent_evaluations`,
-//! `factorizations`, `projection_iterations`, `substeps`. Samples report λ* (linear between
+//! `factorizations`, `projection_iterations`, `substeps`, `penalty_boosts`. Samples report λ* (linear between
 //! step points), not the KKT solve's λ.
 
 mod linear;
