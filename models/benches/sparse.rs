@@ -15,7 +15,8 @@
 //! - and, for the small models, the same integration of the crank-angle form (which has the
 //!   sparse forms too) to show the dense models do not pay for them;
 //! - the implicit methods (issue 27 item 2): Radau IIA at rtol = atol 1e-6 and 1e-8, Newmark,
-//!   HHT-α (α = −0.05) and generalized-α (ρ∞ = 0.8) at h = 1e-3, finite-difference tangents as
+//!   HHT-α (α = −0.05), generalized-α (ρ∞ = 0.8) and ALI3-P at h = 1e-3 (ALI3-P's long span
+//!   20 s), finite-difference tangents as
 //!   `mbsim simulate` takes them for this model: thread CPU per simulated second before (the
 //!   dense stage/Newton matrix, dense tangents, on a span short enough for the dense path:
 //!   `BEFORE_SPAN`) and after on the same span, and after over a long span (20 s for Radau;
@@ -31,9 +32,9 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mbsim::runtime::banded::{BandedLu, bandwidth, reverse_cuthill_mckee};
 use mbsim::runtime::{
-    ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Implicit, KktLayout, KktWorkspace, Problem,
-    Radau, Rkstab, Scheme, Sparsity, Stabilization, Stabilizer, StepSize, accelerations_into,
-    integrate,
+    Ali3p, ConstrainedSystem, DynamicsNonzeros, DynamicsOut, Implicit, KktLayout, KktWorkspace,
+    Problem, Radau, Rkstab, Scheme, Sparsity, Stabilization, Stabilizer, StepSize,
+    accelerations_into, integrate,
 };
 use mbsim_models::four_bar_chain_bodies::FourBarChainBodies;
 use mbsim_testkit::{CpuClock, thread_cpu};
@@ -281,11 +282,13 @@ fn report() {
 enum Implicits {
     Radau(f64),
     Alpha(&'static str, Scheme),
+    /// ALI3-P at step h (its leading matrix as [W Gᵀ; G −I/s] banded after, dense P before).
+    Ali3p(f64),
 }
 
 impl Implicits {
     /// The table's rows: (method, span of the "before" run, span of the long "after" run).
-    fn rows() -> [(Implicits, f64, f64); 5] {
+    fn rows() -> [(Implicits, f64, f64); 6] {
         let hht = Scheme::Hht { alpha: -0.05 };
         let gen_alpha = Scheme::GeneralizedAlpha { rho_inf: 0.8 };
         [
@@ -294,6 +297,7 @@ impl Implicits {
             (Implicits::Alpha("newmark h 1e-3", Scheme::ME451), 0.02, 1.2),
             (Implicits::Alpha("hht h 1e-3", hht), 0.02, 1.2),
             (Implicits::Alpha("gen-α h 1e-3", gen_alpha), 0.02, 1.2),
+            (Implicits::Ali3p(1e-3), 0.02, 20.0),
         ]
     }
 
@@ -301,6 +305,7 @@ impl Implicits {
         match self {
             Implicits::Radau(rtol) => format!("radau rtol {rtol:e}"),
             Implicits::Alpha(name, _) => name.to_string(),
+            Implicits::Ali3p(h) => format!("ali3p h {h:e}"),
         }
     }
 
@@ -316,6 +321,10 @@ impl Implicits {
             }
             Implicits::Alpha(_, scheme) => {
                 let m = Implicits::alpha(*scheme);
+                (integrate(sys, &m, &problem), m.layout(sys))
+            }
+            Implicits::Ali3p(h) => {
+                let m = Ali3p::new(*h);
                 (integrate(sys, &m, &problem), m.layout(sys))
             }
         });
