@@ -16,12 +16,12 @@ use crate::system::{ConstrainedSystem, Dims};
 use crate::table::{KernelArgs, KernelId, KernelOut};
 
 use super::linear::Linear;
+use super::{Ali3p, Ali3pPenalty};
 
 /// The factor by which a crawling iteration raises the penalty (`boost_if_crawling`), and the
 /// largest boost of one step.
 const BOOST: f64 = 1e2;
 const MAX_BOOST: f64 = 1e4;
-use super::{Ali3p, Ali3pPenalty};
 
 /// One end of a step: (q, v), q̈ and λ*.
 struct End {
