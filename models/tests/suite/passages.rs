@@ -284,3 +284,14 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
 fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
     cell(Method::Mampc4, 1e-3, Form::Bodies, 20.0, 5.3e-6);
 }
+
+/// ALI3-P (`runtime/src/ali3p/`) through the passages. Its multiplier update stops contracting
+/// where G loses rank; an iteration that crawls now raises the penalty for its step (before,
+/// both forms failed at the first passage, t ≈ 0.72, at every step size). Bounds 10× the
+/// measured values (in the comments); ~0.3 + 2.5 + 0.8 s of thread CPU.
+#[test]
+fn ali3p_carries_both_forms_through_the_passages() {
+    cell(Method::Ali3p, 1e-2, Form::Angles, 20.0, 1.2e-2); // 1.16e-3
+    cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 7.88e-6
+    cell(Method::Ali3p, 1e-3, Form::Bodies, 1.5, 2.3e-4); // 2.24e-5
+}
