@@ -506,6 +506,7 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("four-bar-change-point", 0),
         ("four-bar-chain", 1),
         ("four-bar-chain-bodies", 1),
+        ("four-bar-chain-driven", 0),
         // [HPIM] truss: 14 nodal DOFs, the driven tip coordinate.
         ("truss14", 13),
         // Over-constrained: 12 coordinates, 12 rows of rank 11; IFToMM A04 in Euler
