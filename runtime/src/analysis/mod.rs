@@ -24,12 +24,16 @@ mod diagnostics;
 mod equilibrium;
 mod inverse;
 mod kinematics;
+mod kinematics_banded;
 mod settling;
 pub(crate) mod singular;
+mod square_band;
 pub use singular::{SINGULAR_CONDITION, SINGULAR_GROWTH};
 
 pub use diagnostics::{Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, jacobian_rank};
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, equilibrium};
 pub use inverse::{InverseDynamics, Reaction, inverse_dynamics, reactions};
-pub use kinematics::{KinematicOptions, KinematicPoint, Kinematics, kinematics};
+pub use kinematics::{
+    ConditionMeasure, KinematicOptions, KinematicPoint, KinematicSolver, Kinematics, kinematics,
+};
 pub use settling::{Damped, Settled, SettlingOptions, settle};
