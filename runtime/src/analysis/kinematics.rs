@@ -2,17 +2,27 @@
 //!
 //! Along a time grid: positions by Newton on Φ(t, q) = 0, started from the previous point's
 //! Taylor prediction q + Δt v + ½ Δt² a (continuation); velocities from Φ_q v = −Φ_t;
-//! accelerations from Φ_q a = γ. Each point is [`crate::initialize`] at that time (its Newton
-//! iteration, its velocity projection — exact for a square Φ_q — and its KKT solve, which for a
-//! square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and λ = Φ_q⁻ᵀ (Q − M a): the
-//! inverse dynamics of [`super::inverse_dynamics`]). Each point records the condition and the
-//! determinant of Φ_q; a sign change of the determinant between two points is reported as a
-//! passage through a singular configuration ([`Kinematics::singular_passages`]). The model is
-//! checked first
-//! ([`super::check`]): a model that is under-driven or nonholonomic fails with
-//! [`SimError::NotAnalyzable`]. An over-constrained one (m > rank = n) is analysed with its
-//! redundant rows left out ([`crate::redundancy`]: λ = 0 on them, the determinant is that of
-//! the kept rows in the model's order).
+//! accelerations from Φ_q a = γ. Each point records the condition and the determinant of Φ_q;
+//! a sign change of the determinant between two points is reported as a passage through a
+//! singular configuration ([`Kinematics::singular_passages`]). Two paths
+//! ([`KinematicSolver`]):
+//!
+//! - **dense** (small models, and any model whose Φ_q is not square): the model is checked
+//!   first ([`super::check`]): a model that is under-driven or nonholonomic fails with
+//!   [`SimError::NotAnalyzable`]; an over-constrained one (m > rank = n) is analysed with its
+//!   redundant rows left out ([`crate::redundancy`]: λ = 0 on them, the determinant is that
+//!   of the kept rows in the model's order). Each point is [`crate::initialize`] at that time
+//!   (its Newton iteration, its velocity projection — exact for a square Φ_q — and its KKT
+//!   solve, which for a square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and
+//!   λ = Φ_q⁻ᵀ (Q − M a): the inverse dynamics of [`super::inverse_dynamics`]), then the
+//!   rank test, the SVD (condition κ₂) and the determinant of the dense Φ_q: O(n³) per point.
+//! - **banded** (a model with the sparse kernel forms whose Φ_q is square, by default;
+//!   `kinematics_banded.rs`): Newton, velocities, determinant and a 1-norm condition
+//!   estimate κ̂₁ on the banded LU of Φ_q (`square_band.rs`), a and λ from the same KKT solve
+//!   as the dense path's: O(n) per point for a chain. The dense check runs only if Φ_q does
+//!   not factor at the first guess, and a point the band cannot solve is handed to the dense
+//!   path (for its answer or its diagnosis). [`Kinematics::condition_measure`] says which
+//!   condition the points carry.
 
 use super::kinematics_banded::{BandedPoints, Unsolved};
 use crate::error::{SimError, SingularBlock};

@@ -15,8 +15,11 @@
 //! - `singular.rs`: the run-time naming of singular configurations, which the integrators'
 //!   run loop applies to a failed run ([`SimError::SingularConfiguration`]).
 //!
-//! These are cold paths (once per grid point or per Newton iteration, small dense matrices):
-//! they allocate, unlike the integrators' steps.
+//! These are cold paths (once per grid point or per Newton iteration): they allocate, unlike
+//! the integrators' steps. Kinematics and inverse dynamics of a large sparse driven model run
+//! without a dense matrix of the model's order (`kinematics_banded.rs` on `square_band.rs`,
+//! issue 27); `check` and `equilibrium` (its null-space basis from the eigenvectors of GᵀG,
+//! its reduced Hessian) stay dense.
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
 
