@@ -449,7 +449,12 @@ fn cli_inverse_writes_named_reactions_and_kinematics_refuses_an_under_driven_mod
     );
     let csv = std::fs::read_to_string(dir.join("kinematics.csv")).unwrap();
     let widths: Vec<usize> = csv.lines().map(|l| l.split(',').count()).collect();
-    assert!(csv.lines().next().unwrap().ends_with(",condition,determinant"));
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",condition,determinant")
+    );
     assert!(widths.iter().all(|&w| w == widths[0]), "{widths:?}");
     let (ok, _, stderr) = mbsim(&["kinematics", "haug-pendulum", "--out", out]);
     assert!(
