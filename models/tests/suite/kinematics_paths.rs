@@ -52,7 +52,7 @@ fn kappa1(sys: &dyn ConstrainedSystem, t: f64, q: &[f64]) -> f64 {
 fn agree(sys: &dyn ConstrainedSystem, banded: &Kinematics, dense: &Kinematics) {
     assert_eq!(banded.condition_measure, ConditionMeasure::OneNormEstimate);
     assert_eq!(dense.condition_measure, ConditionMeasure::TwoNormSvd);
-    let mut worst: f64 = 0.0;
+    let (mut worst, mut ratios) = (0.0_f64, (f64::INFINITY, 0.0_f64));
     for (b, d) in banded.points.iter().zip(&dense.points) {
         let at = |what: &str| format!("{} {what} at t = {}", sys.name(), b.t);
         compare(&at("q"), &b.q, &d.q, 1e-8);
@@ -67,6 +67,10 @@ fn agree(sys: &dyn ConstrainedSystem, banded: &Kinematics, dense: &Kinematics) {
             1e-8 * d.determinant.abs(),
         );
         let kappa = kappa1(sys, b.t, &b.q);
+        ratios = (
+            ratios.0.min(b.condition / kappa),
+            ratios.1.max(b.condition / kappa),
+        );
         assert!(
             kappa / 3.0 <= b.condition && b.condition <= kappa * (1.0 + 1e-10),
             "{}: κ̂₁ {} against κ₁ {kappa}",
@@ -82,7 +86,12 @@ fn agree(sys: &dyn ConstrainedSystem, banded: &Kinematics, dense: &Kinematics) {
     }
     assert_eq!(banded.points.len(), dense.points.len());
     assert_eq!(banded.singular_passages(), dense.singular_passages());
-    println!("{}: max |q_banded − q_dense| = {worst:.2e}", sys.name());
+    println!(
+        "{}: max |q_banded − q_dense| = {worst:.2e}, κ̂₁/κ₁ in [{:.3}, {:.3}]",
+        sys.name(),
+        ratios.0,
+        ratios.1
+    );
 }
 
 #[test]
