@@ -7,7 +7,9 @@
 //! Files, in `--out` like `simulate`:
 //! - `kinematics`: `kinematics.csv` (t, q, `<q>_dot`, `<q>_ddot`, `phi_norm`, `phidot_norm`,
 //!   `newton_iterations`, `condition`, `determinant`), `summary.json` (with the intervals where
-//!   det Φ_q changed sign: singular configurations passed), `coordinates.png`, `condition.png`;
+//!   det Φ_q changed sign: singular configurations passed, and `condition_measure`: κ₂ from
+//!   the dense SVD, or the banded path's 1-norm estimate κ̂₁ for a large sparse model),
+//!   `coordinates.png`, `condition.png`;
 //! - `inverse`: the same plus `reactions.csv` (t, `lambda_<row>` per named constraint row, then
 //!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate) and `reactions.png` (λ by row name);
 //! - `equilibrium`: `equilibrium.json` (per method: q, λ by row name, iterations, residuals,
@@ -225,6 +227,7 @@ fn write_kinematics(path: &Path, names: &[&str], kin: &Kinematics) -> Result<(),
                 p.velocity_residual,
                 p.iterations as f64,
                 p.condition,
+                p.determinant,
             ]);
             row
         })
@@ -286,6 +289,7 @@ fn kinematic_summary(
         "max_phi_norm": pos,
         "max_phidot_norm": vel,
         "worst_condition": worst.map(|w| w.1),
+        "condition_measure": kin.condition_measure.label(),
         "worst_condition_t": worst.map(|w| w.0),
         "singular_passages": kin.singular_passages(),
         "constraint_rows": kin.names,
@@ -316,7 +320,7 @@ fn kinematic_report(
         .collect();
     format!(
         "{} of {model}: {} points, {} Newton iterations, max |phi| {pos:.2e}, max |phi_dot| \
-         {vel:.2e}, worst condition of Phi_q {worst:.3e} at t = {t_worst}, {seconds:.3} s CPU{passages}\n\
+         {vel:.2e}, worst condition {worst:.3e} at t = {t_worst} ({}), {seconds:.3} s CPU{passages}\n\
          wrote {}",
         if inverse {
             "inverse dynamics"
@@ -325,6 +329,7 @@ fn kinematic_report(
         },
         kin.points.len(),
         kin.total_iterations(),
+        kin.condition_measure.label(),
         out.display()
     )
 }

@@ -441,6 +441,21 @@ fn cli_inverse_writes_named_reactions_and_kinematics_refuses_an_under_driven_mod
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["points"].as_u64(), Some(101));
     assert!(summary["max_phi_norm"].as_f64().unwrap() <= 1e-12);
+    // A small dense model: the SVD's condition; every row of kinematics.csv as long as its
+    // header (the determinant column included).
+    assert_eq!(
+        summary["condition_measure"].as_str(),
+        Some("2-norm condition of Phi_q (dense SVD)")
+    );
+    let csv = std::fs::read_to_string(dir.join("kinematics.csv")).unwrap();
+    let widths: Vec<usize> = csv.lines().map(|l| l.split(',').count()).collect();
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",condition,determinant")
+    );
+    assert!(widths.iter().all(|&w| w == widths[0]), "{widths:?}");
     let (ok, _, stderr) = mbsim(&["kinematics", "haug-pendulum", "--out", out]);
     assert!(
         !ok && stderr.contains("under-driven: 1 degree(s) of freedom"),
@@ -506,6 +521,7 @@ fn every_catalog_model_has_the_degrees_of_freedom_of_its_mechanism() {
         ("four-bar-change-point", 0),
         ("four-bar-chain", 1),
         ("four-bar-chain-bodies", 1),
+        ("four-bar-chain-driven", 0),
         // [HPIM] truss: 14 nodal DOFs, the driven tip coordinate.
         ("truss14", 13),
         // Over-constrained: 12 coordinates, 12 rows of rank 11; IFToMM A04 in Euler

@@ -33,6 +33,7 @@ pub mod five_link;
 pub mod flyball_governor;
 pub mod four_bar_chain;
 pub mod four_bar_chain_bodies;
+pub mod four_bar_chain_driven;
 pub mod four_bar_chain_extra;
 pub mod four_bar_change_point;
 pub mod haug_pendulum;
@@ -73,6 +74,7 @@ pub use five_link::FiveLink;
 pub use flyball_governor::FlyballGovernor;
 pub use four_bar_chain::FourBarChain;
 pub use four_bar_chain_bodies::FourBarChainBodies;
+pub use four_bar_chain_driven::FourBarChainDriven;
 pub use four_bar_chain_extra::{FourBarChainExtra, FourBarChainExtraReduced};
 pub use four_bar_change_point::FourBarChangePoint;
 pub use haug_pendulum::HaugPendulum;
@@ -109,7 +111,7 @@ pub fn catalog() -> &'static [ModelEntry] {
     &CATALOG
 }
 
-static CATALOG: [ModelEntry; 35] = [
+static CATALOG: [ModelEntry; 36] = [
     andrews::ENTRY,
     pendulum::ENTRY,
     two_link::ENTRY,
@@ -129,6 +131,7 @@ static CATALOG: [ModelEntry; 35] = [
     four_bar_change_point::ENTRY,
     four_bar_chain::ENTRY,
     four_bar_chain_bodies::ENTRY,
+    four_bar_chain_driven::ENTRY,
     truss14::ENTRY,
     triple_crank::ENTRY,
     bricard::ENTRY,

@@ -123,6 +123,10 @@ pub fn kinematic<'py>(
         PyArray1::from_vec(py, column(&|p| p.determinant)),
     )?;
     out.set_item(
+        "condition_measure",
+        result.kinematics.condition_measure.label(),
+    )?;
+    out.set_item(
         "newton_iterations",
         points.iter().map(|p| p.iterations).collect::<Vec<_>>(),
     )?;

@@ -43,6 +43,7 @@ included! {
     flyball_governor: FlyballGovernor;
     four_bar_chain: FourBarChain;
     four_bar_chain_bodies: FourBarChainBodies;
+    four_bar_chain_driven: FourBarChainDriven;
     four_bar_chain_extra: FourBarChainExtra;
     four_bar_chain_extra_reduced: FourBarChainExtraReduced;
     four_bar_change_point: FourBarChangePoint;

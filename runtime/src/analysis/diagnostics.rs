@@ -15,7 +15,9 @@
 //! of user CPU, kernels, rank test and SVD included. σ_min is what the sparse factorizations
 //! cannot give cheaply (a banded LU's pivots bound it only up to the growth factor), so the
 //! reported condition keeps the SVD. [`crate::analysis::kinematics`] runs this check (and a dense
-//! determinant) at every grid point, where it is a per-point cost, not a one-off one.
+//! determinant) at every grid point on its dense path only; on a large sparse driven model it
+//! takes the banded path instead (the banded LU of Φ_q, its pivots' determinant and a 1-norm
+//! condition estimate) and calls this check only when Φ_q does not factor.
 
 use nalgebra::{DMatrix, DVector};
 

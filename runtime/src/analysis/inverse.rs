@@ -3,11 +3,17 @@
 //! generalized force −λ_i ∇Φ_i it exerts on the coordinates (M a = Q − Φ_qᵀ λ). A driving
 //! constraint's reaction is the driving force or torque: for a driver θ − f(t) = 0 on a joint
 //! angle, the torque applied at that joint is −λ.
+//!
+//! The multipliers come with the kinematic solution ([`kinematics`]: the KKT solve at each
+//! point, banded for a large sparse model). G for the reactions is evaluated as its nonzeros
+//! when the model has the sparse forms; the reactions are n entries per row all the same
+//! (m·n numbers per point: the output, not a factorization).
 
 use nalgebra::DMatrix;
 
 use crate::error::SimError;
 use crate::kernels;
+use crate::sparse::SparseKkt;
 use crate::system::ConstrainedSystem;
 
 use super::kinematics::{KinematicOptions, KinematicPoint, Kinematics, kinematics};
@@ -39,16 +45,49 @@ pub fn reactions<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     point: &KinematicPoint,
 ) -> Result<Vec<Reaction>, SimError> {
+    reactions_with(sys, point, &mut sparse_jacobian(sys))
+}
+
+/// The nonzeros' storage of G for a model with the sparse kernel forms (`None`: dense G).
+fn sparse_jacobian<S: ConstrainedSystem + ?Sized>(sys: &S) -> Option<SparseKkt> {
+    sys.has_nonzero_forms()
+        .then(|| SparseKkt::for_system(sys, sys.dims()))
+}
+
+/// [`reactions`] with G evaluated into `sparse` when given (its nonzeros only: no dense G of
+/// the model's size; the reactions themselves are still n entries per row).
+fn reactions_with<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    point: &KinematicPoint,
+    sparse: &mut Option<SparseKkt>,
+) -> Result<Vec<Reaction>, SimError> {
     let d = sys.dims();
-    let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
-    kernels::jacobian(sys, point.t, &point.q, &mut g)?;
+    let rows = d.constraint_rows();
+    let mut generalized = vec![vec![0.0; d.n]; rows];
+    match sparse {
+        Some(sp) => {
+            sp.eval_jacobian(sys, point.t, &point.q)?;
+            for (&(i, j), &g) in sp.jac.entries().iter().zip(&sp.jac.values) {
+                generalized[i][j] = -point.lambda[i] * g;
+            }
+        }
+        None => {
+            let mut g = DMatrix::zeros(rows, d.n);
+            kernels::jacobian(sys, point.t, &point.q, &mut g)?;
+            for (i, row) in generalized.iter_mut().enumerate() {
+                for (j, x) in row.iter_mut().enumerate() {
+                    *x = -point.lambda[i] * g[(i, j)];
+                }
+            }
+        }
+    }
     let names = sys.constraint_names();
-    Ok((0..d.constraint_rows())
-        .map(|i| Reaction {
+    Ok((generalized.into_iter().enumerate())
+        .map(|(i, generalized)| Reaction {
             row: i,
             name: names[i].clone(),
             lambda: point.lambda[i],
-            generalized: (0..d.n).map(|j| -point.lambda[i] * g[(i, j)]).collect(),
+            generalized,
         })
         .collect())
 }
@@ -61,10 +100,11 @@ pub fn inverse_dynamics<S: ConstrainedSystem + ?Sized>(
     opts: &KinematicOptions,
 ) -> Result<InverseDynamics, SimError> {
     let kinematics = kinematics(sys, times, q_guess, opts)?;
+    let mut sparse = sparse_jacobian(sys);
     let reactions = kinematics
         .points
         .iter()
-        .map(|p| reactions(sys, p))
+        .map(|p| reactions_with(sys, p, &mut sparse))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(InverseDynamics {
         kinematics,

@@ -2,18 +2,29 @@
 //!
 //! Along a time grid: positions by Newton on Φ(t, q) = 0, started from the previous point's
 //! Taylor prediction q + Δt v + ½ Δt² a (continuation); velocities from Φ_q v = −Φ_t;
-//! accelerations from Φ_q a = γ. Each point is [`crate::initialize`] at that time (its Newton
-//! iteration, its velocity projection — exact for a square Φ_q — and its KKT solve, which for a
-//! square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and λ = Φ_q⁻ᵀ (Q − M a): the
-//! inverse dynamics of [`super::inverse_dynamics`]). Each point records the condition and the
-//! determinant of Φ_q; a sign change of the determinant between two points is reported as a
-//! passage through a singular configuration ([`Kinematics::singular_passages`]). The model is
-//! checked first
-//! ([`super::check`]): a model that is under-driven or nonholonomic fails with
-//! [`SimError::NotAnalyzable`]. An over-constrained one (m > rank = n) is analysed with its
-//! redundant rows left out ([`crate::redundancy`]: λ = 0 on them, the determinant is that of
-//! the kept rows in the model's order).
+//! accelerations from Φ_q a = γ. Each point records the condition and the determinant of Φ_q;
+//! a sign change of the determinant between two points is reported as a passage through a
+//! singular configuration ([`Kinematics::singular_passages`]). Two paths
+//! ([`KinematicSolver`]):
+//!
+//! - **dense** (small models, and any model whose Φ_q is not square): the model is checked
+//!   first ([`super::check`]): a model that is under-driven or nonholonomic fails with
+//!   [`SimError::NotAnalyzable`]; an over-constrained one (m > rank = n) is analysed with its
+//!   redundant rows left out ([`crate::redundancy`]: λ = 0 on them, the determinant is that
+//!   of the kept rows in the model's order). Each point is [`crate::initialize`] at that time
+//!   (its Newton iteration, its velocity projection — exact for a square Φ_q — and its KKT
+//!   solve, which for a square nonsingular Φ_q gives a from Φ_q a = γ whatever M is, and
+//!   λ = Φ_q⁻ᵀ (Q − M a): the inverse dynamics of [`super::inverse_dynamics`]), then the
+//!   rank test, the SVD (condition κ₂) and the determinant of the dense Φ_q: O(n³) per point.
+//! - **banded** (a model with the sparse kernel forms whose Φ_q is square, by default;
+//!   `kinematics_banded.rs`): Newton, velocities, determinant and a 1-norm condition
+//!   estimate κ̂₁ on the banded LU of Φ_q (`square_band.rs`), a and λ from the same KKT solve
+//!   as the dense path's: O(n) per point for a chain. The dense check runs only if Φ_q does
+//!   not factor at the first guess, and a point the band cannot solve is handed to the dense
+//!   path (for its answer or its diagnosis). [`Kinematics::condition_measure`] says which
+//!   condition the points carry.
 
+use super::kinematics_banded::{BandedPoints, Unsolved};
 use crate::error::{SimError, SingularBlock};
 use crate::init::{InitOptions, VelocityMetric, initialize};
 use crate::system::ConstrainedSystem;
@@ -25,6 +36,8 @@ pub struct KinematicOptions {
     pub tol: f64,
     /// Newton iteration limit per grid point (default 50).
     pub max_iterations: usize,
+    /// Dense or banded factorization of Φ_q (default [`KinematicSolver::Auto`]).
+    pub solver: KinematicSolver,
 }
 
 impl Default for KinematicOptions {
@@ -32,6 +45,42 @@ impl Default for KinematicOptions {
         Self {
             tol: 1e-12,
             max_iterations: 50,
+            solver: KinematicSolver::Auto,
+        }
+    }
+}
+
+/// How [`kinematics`] factors Φ_q at the grid points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KinematicSolver {
+    /// Banded for a model with the sparse kernel forms whose Φ_q is square (k = 0, m = n) and
+    /// whose band costs at most a quarter of the dense LU; dense otherwise.
+    #[default]
+    Auto,
+    /// Dense: `initialize` at every point, the SVD condition κ₂ and the dense determinant.
+    Dense,
+    /// Banded whenever Φ_q is square, whatever the model's size or forms (dense otherwise).
+    Banded,
+}
+
+/// What [`KinematicPoint::condition`] measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConditionMeasure {
+    /// κ₂ = σ_max/σ_min of Φ_q, from a dense SVD (the dense path).
+    TwoNormSvd,
+    /// κ̂₁ = ‖Φ_q‖₁ · est‖Φ_q⁻¹‖₁, Hager–Higham's estimate from the banded LU (the banded
+    /// path): a lower bound on κ₁, usually within a factor 3, and κ₂/n ≤ κ₁ ≤ n κ₂.
+    OneNormEstimate,
+}
+
+impl ConditionMeasure {
+    /// A short label for files and reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            ConditionMeasure::TwoNormSvd => "2-norm condition of Phi_q (dense SVD)",
+            ConditionMeasure::OneNormEstimate => {
+                "1-norm condition estimate of Phi_q (Hager-Higham, banded LU)"
+            }
         }
     }
 }
@@ -55,7 +104,8 @@ pub struct KinematicPoint {
     pub residual: f64,
     /// ‖Φ_q v + Φ_t‖∞ reached.
     pub velocity_residual: f64,
-    /// Condition estimate σ_max/σ_min of Φ_q at the point.
+    /// The condition of Φ_q at the point, as [`Kinematics::condition_measure`] says: σ_max/σ_min
+    /// on the dense path, the 1-norm estimate κ̂₁ on the banded one.
     pub condition: f64,
     /// det Φ_q at the point: a sign change between two points means the motion passed a
     /// singular configuration between them ([`Kinematics::singular_passages`]).
@@ -69,6 +119,8 @@ pub struct Kinematics {
     pub names: Vec<String>,
     /// One point per grid time.
     pub points: Vec<KinematicPoint>,
+    /// What the points' `condition` measures (the path taken).
+    pub condition_measure: ConditionMeasure,
 }
 
 impl Kinematics {
@@ -114,38 +166,105 @@ pub fn kinematics<S: ConstrainedSystem + ?Sized>(
     opts: &KinematicOptions,
 ) -> Result<Kinematics, SimError> {
     validate(opts)?;
-    let d = sys.dims();
-    crate::error::check_length("kinematics: q_guess", q_guess.len(), d.n)?;
-    let first = times.first().copied().unwrap_or(0.0);
-    let diagnosis = super::check(sys, first, q_guess)?;
-    if !(d.k == 0 && diagnosis.jacobian.rank == d.n) {
-        return Err(SimError::NotAnalyzable {
-            mode: "kinematic analysis",
-            needs: "a fully driven model (k = 0, Φ_q of rank n; redundant rows are left out)",
-            n: d.n,
-            m: d.m,
-            k: d.k,
-            rank: diagnosis.jacobian.rank,
-            advice: diagnosis.kinematic_advice(),
-        });
-    }
-    // 0 DOF: G is square and v = −G⁻¹[Φ_t; b] whatever the metric; the identity needs no M.
-    let init = InitOptions {
-        tol: opts.tol,
-        max_iterations: opts.max_iterations,
-        velocity_metric: VelocityMetric::Euclidean,
-        ..InitOptions::default()
+    crate::error::check_length("kinematics: q_guess", q_guess.len(), sys.dims().n)?;
+    let banded = match opts.solver {
+        KinematicSolver::Dense => None,
+        KinematicSolver::Auto => BandedPoints::for_system(sys, false),
+        KinematicSolver::Banded => BandedPoints::for_system(sys, true),
     };
+    let (points, condition_measure) = match banded {
+        Some(banded) => (
+            banded_points(sys, banded, times, q_guess, opts)?,
+            ConditionMeasure::OneNormEstimate,
+        ),
+        None => (
+            dense_points(sys, times, q_guess, opts)?,
+            ConditionMeasure::TwoNormSvd,
+        ),
+    };
+    Ok(Kinematics {
+        names: sys.constraint_names(),
+        points,
+        condition_measure,
+    })
+}
+
+/// The admission test (`super::check`: fully driven, redundant rows left out) at the first
+/// guess: a dense rank-revealing factorization of G.
+fn admit<S: ConstrainedSystem + ?Sized>(sys: &S, t: f64, q_guess: &[f64]) -> Result<(), SimError> {
+    let d = sys.dims();
+    let diagnosis = super::check(sys, t, q_guess)?;
+    if d.k == 0 && diagnosis.jacobian.rank == d.n {
+        return Ok(());
+    }
+    Err(SimError::NotAnalyzable {
+        mode: "kinematic analysis",
+        needs: "a fully driven model (k = 0, Φ_q of rank n; redundant rows are left out)",
+        n: d.n,
+        m: d.m,
+        k: d.k,
+        rank: diagnosis.jacobian.rank,
+        advice: diagnosis.kinematic_advice(),
+    })
+}
+
+/// The dense path: `initialize` at every point, `check`'s SVD and the dense determinant.
+fn dense_points<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    times: &[f64],
+    q_guess: &[f64],
+    opts: &KinematicOptions,
+) -> Result<Vec<KinematicPoint>, SimError> {
+    admit(sys, times.first().copied().unwrap_or(0.0), q_guess)?;
+    let init = init_options(opts);
     let mut points: Vec<KinematicPoint> = Vec::with_capacity(times.len());
     for &t in times {
         let (guess, v_guess) = predict(points.last(), t, q_guess);
         let point = solve_point(sys, t, &guess, &v_guess, &init)?;
         points.push(point);
     }
-    Ok(Kinematics {
-        names: sys.constraint_names(),
-        points,
-    })
+    Ok(points)
+}
+
+/// The banded path (`kinematics_banded.rs`): the dense admission test only when Φ_q does not
+/// factor at the first guess, a point the band cannot solve handed to the dense path.
+fn banded_points<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    mut banded: BandedPoints,
+    times: &[f64],
+    q_guess: &[f64],
+    opts: &KinematicOptions,
+) -> Result<Vec<KinematicPoint>, SimError> {
+    let first = times.first().copied().unwrap_or(0.0);
+    if !banded.factor_at(sys, first, q_guess)? {
+        admit(sys, first, q_guess)?;
+    }
+    let init = init_options(opts);
+    let mut points: Vec<KinematicPoint> = Vec::with_capacity(times.len());
+    for &t in times {
+        let (guess, v_guess) = predict(points.last(), t, q_guess);
+        let point = match banded.solve_point(sys, t, (&guess, &v_guess), opts)? {
+            Ok(point) => point,
+            Err(Unsolved) => {
+                let mut point = solve_point(sys, t, &guess, &v_guess, &init)?;
+                (point.condition, point.determinant) = banded.conditioning(sys, t, &point.q)?;
+                point
+            }
+        };
+        points.push(point);
+    }
+    Ok(points)
+}
+
+/// `initialize`'s settings for a point. 0 DOF: G is square and v = −G⁻¹[Φ_t; b] whatever the
+/// metric; the identity needs no M.
+fn init_options(opts: &KinematicOptions) -> InitOptions {
+    InitOptions {
+        tol: opts.tol,
+        max_iterations: opts.max_iterations,
+        velocity_metric: VelocityMetric::Euclidean,
+        ..InitOptions::default()
+    }
 }
 
 /// Options out of their domain.

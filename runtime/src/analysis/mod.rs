@@ -15,8 +15,11 @@
 //! - `singular.rs`: the run-time naming of singular configurations, which the integrators'
 //!   run loop applies to a failed run ([`SimError::SingularConfiguration`]).
 //!
-//! These are cold paths (once per grid point or per Newton iteration, small dense matrices):
-//! they allocate, unlike the integrators' steps.
+//! These are cold paths (once per grid point or per Newton iteration): they allocate, unlike
+//! the integrators' steps. Kinematics and inverse dynamics of a large sparse driven model run
+//! without a dense matrix of the model's order (`kinematics_banded.rs` on `square_band.rs`,
+//! issue 27); `check` and `equilibrium` (its null-space basis from the eigenvectors of GᵀG,
+//! its reduced Hessian) stay dense.
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
 
@@ -24,12 +27,16 @@ mod diagnostics;
 mod equilibrium;
 mod inverse;
 mod kinematics;
+mod kinematics_banded;
 mod settling;
 pub(crate) mod singular;
+mod square_band;
 pub use singular::{SINGULAR_CONDITION, SINGULAR_GROWTH};
 
 pub use diagnostics::{Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, jacobian_rank};
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, equilibrium};
 pub use inverse::{InverseDynamics, Reaction, inverse_dynamics, reactions};
-pub use kinematics::{KinematicOptions, KinematicPoint, Kinematics, kinematics};
+pub use kinematics::{
+    ConditionMeasure, KinematicOptions, KinematicPoint, KinematicSolver, Kinematics, kinematics,
+};
 pub use settling::{Damped, Settled, SettlingOptions, settle};
