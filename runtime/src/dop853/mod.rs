@@ -84,6 +84,11 @@ use tableau::{A, BHH, C, D, ER};
 /// Stages of the step proper (without the FSAL stage 13).
 const STAGES: usize = 12;
 
+/// The order p of the noise signature ([`Stepper853::noise_signature`]): a rejected estimate
+/// that fell by less than (h / h_r)^p from the last one at the same point, half the order 8 of
+/// a truncation estimate, does not measure truncation.
+const NOISE_ORDER: i32 = 4;
+
 /// Stabilized DOP853 and its options (the method-specific part; the shared part is
 /// [`Dop853::common`]). Defaults: `atol = rtol / 10`, PStab on every accepted step (DATOL =
 /// 0), the unstabilized error estimate (module docs), `dop853.f`'s step control.
@@ -267,6 +272,12 @@ struct Stepper853 {
     dense: Dense,
     /// Right-hand sides spent on dense output.
     dense_solves: usize,
+    /// Scratch: the 5th- and 3rd-order estimates, their tangential parts.
+    est: [Vec<f64>; 2],
+    /// Scratch: a constraint residual.
+    res: Vec<f64>,
+    /// The last rejected attempt: (t, h, error).
+    rejected: Option<(f64, f64, f64)>,
 }
 
 impl Stepper853 {
@@ -288,6 +299,9 @@ impl Stepper853 {
             zstab: vec![0.0; len],
             dense: Dense::new(len),
             dense_solves: 0,
+            est: std::array::from_fn(|_| vec![0.0; len]),
+            res: vec![0.0; dims.constraint_rows()],
+            rejected: None,
         }
     }
 
@@ -316,6 +330,7 @@ impl Stepper853 {
         sys: &S,
         t: f64,
         h: f64,
+        evaluated: bool,
     ) -> Result<bool, SimError> {
         let n = self.z.len() / 2;
         let (q, v) = self.zstab.split_at_mut(n);
@@ -324,7 +339,9 @@ impl Stepper853 {
             self.rhs.eval(sys, t, &self.zstab, h, &mut self.k[STAGES])?;
             return Ok(stabilized);
         }
-        self.rhs.eval(sys, t, &self.znew, h, &mut self.k[STAGES])?;
+        if !evaluated {
+            self.rhs.eval(sys, t, &self.znew, h, &mut self.k[STAGES])?;
+        }
         let factored = self.rhs.last_kkt();
         let stabilized = self
             .stab
@@ -351,6 +368,61 @@ impl Stepper853 {
             let sk = self.stab.floored_scale(c, sk);
             err3 += (e3 / sk) * (e3 / sk);
             err5 += (e5 / sk) * (e5 / sk);
+        }
+        let mut deno = err5 + 0.01 * err3;
+        if deno <= 0.0 {
+            deno = 1.0;
+        }
+        h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
+    }
+}
+
+impl Stepper853 {
+    /// Whether the unstabilized estimate `error` of the attempt (t, h) rejects it without
+    /// shrinking like a truncation error: the last attempt, from the same t with a longer
+    /// step h_r, was rejected with an estimate e_r, and `error` > max(1, e_r (h / h_r)^p) with
+    /// p = [`NOISE_ORDER`] (module docs, "Singular passages"). Only for PStab-like
+    /// projections, whose K the tangential estimate reuses.
+    fn noise_signature(&self, t: f64, h: f64, error: f64) -> bool {
+        let Some((t_r, h_r, e_r)) = self.rejected else {
+            return false;
+        };
+        self.stab.projects_with_dynamics_matrix()
+            && error.is_finite()
+            && error > 1.0
+            && t_r == t
+            && h.abs() < h_r.abs()
+            && error > e_r * (h / h_r).powi(NOISE_ORDER)
+    }
+
+    /// The error norm of the estimates' parts tangent to the constraints at z~ (K factored
+    /// there by k_13's evaluation): e − P G e per block, P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹.
+    fn tangential_error(&mut self, h: f64) -> f64 {
+        let len = self.z.len();
+        let n = len / 2;
+        for c in 0..len {
+            let k = |j: usize| self.k[j][c];
+            let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
+            self.est[1][c] = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
+            self.est[0][c] = ER.iter().map(|&(j, e)| e * k(j)).sum();
+        }
+        let kkt = self.rhs.last_kkt();
+        for e in self.est.iter_mut() {
+            for block in [0, n] {
+                self.res.fill(0.0);
+                kkt.jacobian().mul_add(&e[block..block + n], &mut self.res);
+                kkt.solve_projection(&self.res);
+                for i in 0..n {
+                    e[block + i] -= kkt.rhs[i];
+                }
+            }
+        }
+        let (mut err5, mut err3) = (0.0, 0.0);
+        for c in 0..len {
+            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.znew[c].abs());
+            let sk = self.stab.floored_scale(c, sk);
+            err3 += (self.est[1][c] / sk).powi(2);
+            err5 += (self.est[0][c] / sk).powi(2);
         }
         let mut deno = err5 + 0.01 * err3;
         if deno <= 0.0 {
@@ -399,11 +471,26 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
             ErrorEstimate::Unstabilized => {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
+                if self.noise_signature(t, h, error) {
+                    // k_13 = f(t + h, z~) factors K at z~ for the tangential estimate.
+                    self.rhs
+                        .eval(sys, t + h, &self.znew, h, &mut self.k[STAGES])?;
+                    let tangential = self.tangential_error(h);
+                    if tangential <= 1.0 {
+                        let stabilized = self.finish_accepted(sys, t + h, h, true)?;
+                        return Ok(Attempt {
+                            error: tangential,
+                            stabilized,
+                            verdict: None,
+                        });
+                    }
+                }
                 // A NaN estimate rejects, as the controller would.
                 if error > 1.0 || error.is_nan() {
+                    self.rejected = Some((t, h, error));
                     (error, false)
                 } else {
-                    let stabilized = self.finish_accepted(sys, t + h, h)?;
+                    let stabilized = self.finish_accepted(sys, t + h, h, false)?;
                     // The correction must fit the tolerance too (module docs, step 4); a NaN
                     // there rejects too (`f64::max` would drop it).
                     let corrected = self.error_norm(h);
@@ -424,6 +511,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
+        self.rejected = None;
         self.stab.note_accepted();
         let dense = &mut self.dense;
         (dense.t, dense.h, dense.prepared) = (t, h, false);
