@@ -284,3 +284,16 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
 fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
     cell(Method::Mampc4, 1e-3, Form::Bodies, 20.0, 5.3e-6);
 }
+
+/// DOP853 with PStab over the 20 s. Before its passage rule (a rejected estimate that does not
+/// shrink like a truncation error is replaced by its tangential part,
+/// `runtime/src/dop853/mod.rs`, "Singular passages") it collapsed at t = 3.2096 at rtol 1e-10
+/// on both forms and at t = 1.2440 at 1e-11 on the body form; 1e-8 passed before and after.
+/// Bounds 10× the measured values (in the comments). Under 1 s of thread CPU together.
+#[test]
+fn dop853_passes_twenty_passages_of_both_forms() {
+    cell(Method::Dop853, 1e-8, Form::Angles, 20.0, 4.5e-5); // 4.46e-6
+    cell(Method::Dop853, 1e-10, Form::Angles, 20.0, 8e-6); // 7.91e-7
+    cell(Method::Dop853, 1e-10, Form::Bodies, 20.0, 2.4e-5); // 2.34e-6
+    cell(Method::Dop853, 1e-11, Form::Bodies, 20.0, 3.9e-4); // 3.85e-5
+}

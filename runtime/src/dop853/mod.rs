@@ -22,11 +22,9 @@
 //!    DOP853's error estimate, so this changes the next step by O(h¹⁰), below its own local
 //!    error — away from rank loss: the constant is the accelerations' Lipschitz constant,
 //!    which grows with the KKT matrix's conditioning near a singular position (pivot spread
-//!    ~1/d² at distance d from the A02 chain's horizontal position). Known limit: DOP853
-//!    does not carry the A02 chain through its passages at rtol 1e-10 and 1e-12 (either
-//!    form) nor at 1e-4 on the crank-angle form (the step collapses at a passage; with
-//!    RKSTAB's estimate and its own factors 1e-4 passes, the tight ones fail too); RKSTAB,
-//!    ABM and Radau do. The other stabilizations (GGᵀ, S-full, GCP, hybrid) correct first and evaluate
+//!    ~1/d² at distance d from the A02 chain's horizontal position). Near such positions the
+//!    estimate may stop measuring truncation; a second test then decides (below, "Singular
+//!    passages"). The other stabilizations (GGᵀ, S-full, GCP, hybrid) correct first and evaluate
 //!    k_13 = f(t_n + h, z_{n+1});
 //! 5. the layer's adaptive controller with `dop853.f`'s defaults (p + 1 = 8, β = 0, step
 //!    ratio in [1/3, 6]: [`Dop853::default_step_control`]).
@@ -44,26 +42,61 @@
 //! the step's stages kept aside at acceptance; the interpolant meets z_{n+1} and k_13 at the
 //! step's end, and the next step's starts from both, so it is C¹ across steps as RKSTAB's.
 //!
-//! Singular passages (measured on the A02 chain, crank form, rtol 1e-12; open): the step
-//! does not collapse through the round-off floor. What rejects is the unstabilized estimate
-//! of every step that contains the passage: from a clean state 1.03e-3 s before it (second
-//! PStab pass ‖δv₂‖∞ = 5e-11), steps of 1.03e-3 … 9.7e-3 s over it measure err = 28 … 1.7e7
-//! (7.8e2 with the passage mid-way between stages 0.333 and 0.6; 1.9 at best), i.e. an
-//! absolute local error ~1e-9 nearly independent of h, while steps ending before it measure
-//! ≤ 1e-2 (RKSTAB's DOPRI5 steps over it with err 0.08). So the controller lands ever nearer
-//! (h 8e-4, 1.4e-4, 4.5e-5, … 2.4e-7: the second pass's ‖δv₂‖∞ grows 6e-9 → 1.3e-3 on the
-//! way) until no step is accepted; rtol 1e-8 passes because 1e-9 fits its tolerance. Not the
-//! cause: reusing k'_13's factors (with fresh ones 1e-10 and 1e-12 fail at other passages,
-//! 1e-4 reaches the end 0.54 rad off, RKSTAB 1.4e-2), the velocity half of
-//! the own-bits floor (capped like the mixed level, J = 128 over the level near z_n: the same
-//! numbers). Tried, not adopted: the estimate's tangential part (e − P G e with the last
-//! stage's factors) carries the body form at all five tolerances (6.5e-7 at 1e-12, RKSTAB
-//! 2.2e-9) and the crank form at 1e-8/1e-10, but loses the crank form's
-//! branch at 1e-6 (5.7 rad) and still fails there at 1e-4 and 1e-12; the velocity half
-//! alone, or with the L e_q term, is worse elsewhere.
+//! # Singular passages
+//!
+//! Measured on the IFToMM A02 chain (crank form, rtol 1e-12, where G = 2ℓ² sin θ D vanishes
+//! at the horizontal position): a step whose stages straddle the passage is rejected by the
+//! unstabilized estimate at every step size. The chain's exact motion keeps the cranks
+//! parallel, so the relative (differential) modes are seeded by round-off only, but the
+//! index-1 field amplifies a residual J of the position constraint into relative
+//! accelerations ~J/τ³ at time τ from the passage, and DOP853's stages lie far off the
+//! constraint manifold: stage accelerations of 1e3…6e4 rad/s² where DOPRI5's stay ≤ 4e-2, an
+//! estimate ~1e-6 rad/s in the relative velocities (the directions PStab removes) and ~1e-9 in
+//! the common one, falling by a factor 1.4 where h^8 predicts 2600. The controller then lands
+//! ever nearer the passage (h 8e-4, 1.4e-4, 4.5e-5, … 1e-13) and every accepted state carries
+//! a larger relative acceleration (k_1's 1e-9 → 2e4), until the step size underflows. RKSTAB
+//! passes because its estimate contains the correction: z_{n+1} − ẑ with k_7 at the
+//! stabilized point, where the relative-velocity parts of h Σ E_j k_j (8e-8) and of
+//! z_{n+1} − z~ (−9e-8) cancel.
+//!
+//! The rule ([`Stepper853::noise_signature`]): when an attempt from the same t as the last,
+//! rejected one, with a shorter step, is rejected again and its estimate fell by less than
+//! (h / h_r)^4 (half the order of a truncation estimate), the estimate is taken as not
+//! measuring what the projection keeps. Then k_13 = f(t + h, z~) factors K at z~ and the
+//! attempt is judged by the tangential parts of both estimates, e − P G e for the position
+//! and the velocity halves (P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹, the M-orthogonal projector PStab's
+//! correction uses, one solve per half and estimate, no new factorization), in the same
+//! norm: the error of the stabilized result up to the correction's own second-order terms. A
+//! real truncation error, which lies along the motion, still rejects; an ordinary rejection
+//! (estimate falling like h^8) never reaches the rule, so runs without such rejections are
+//! bit-identical (the conformance snapshot did not change). Not included: the position
+//! error's effect on the velocity constraint (the L e_q term); a gated rule only, because a
+//! tangential estimate on every step lost the crank form's branch at rtol 1e-6 (5.7 rad)
+//! and still failed at 1e-4 and 1e-12 (measured before this rule).
+//!
+//! A02 chain over 20 s against the exact reduction (`cargo bench -p mbsim-models --bench
+//! passages -- dop853`), before → with the rule: crank form 1e-4 fails at t = 7.1506 (both),
+//! 1e-5 fails at 11.07 → 2.2e-2, 1e-6 2.9e-3 (both), 1e-8 4.5e-6 (both), 1e-9 2.3e-6 → 9.1e-6,
+//! 1e-10 fails at 3.2096 → 7.9e-7, 1e-11 fails at 6.618 → 5.3e-6, 1e-12 fails at 1.2440 →
+//! fails at 7.1408; body form 1e-4 1.2e-2 → 6.8e-2, 1e-5 fails at 7.141 → 2.4e-1, 1e-6 3.0e-4
+//! (both), 1e-8 5.7e-6 (both), 1e-9 fails at 2.687 → 9.2e-7, 1e-10 fails at 3.2096 → 2.3e-6,
+//! 1e-11 fails at 1.2440 → 3.9e-5, 1e-12 fails at 0.7216 → fails at 8.584. Open: the two
+//! 1e-12 runs and the crank form at 1e-4 still approach a passage with ever-shorter accepted
+//! steps (at 1e-4 the relative velocities PStab leaves are tolerance-sized, 5e-4 rad/s, not
+//! round-off); the errors of the passing tight runs (5.3e-6 and 3.9e-5 at 1e-11) are far above
+//! RKSTAB's (4.1e-8, 3.7e-9). Also tried, not adopted: the rank-loss guard of the constant-step methods (the
+//! cranks' relative angles kept free of amplified round-off; with it 1e-12 crank got past
+//! 1.244 to 2.687, where the velocity corrections' noise, 1.5e-10 for every h, rejected
+//! through the corrected estimate) and with that noise counted as the floor's level (crank
+//! 1e-12 passed, 4.5e-9, but body 1e-10 failed at 16.97 and 1e-12 at 0.7216); step doubling
+//! of the stabilized result as the judge (the doubled and single steps over the passage
+//! differ by up to 3e-4 rad/s in the common velocity: the inaccuracy is real, not noise).
+//! Not the cause (an earlier measurement): reusing k'_13's factors, the velocity half of the
+//! own-bits floor.
 //!
 //! Counters follow `dop853.f`: NFCN = 11 NSTEP + NSTAB + 2 (f(t0) and the `HINIT` probe;
-//! k_13 once per projected attempt); NSTAB = the attempts the unstabilized estimate accepts
+//! k_13 once per projected attempt), plus one k_13 per attempt the passage rule judges and
+//! rejects; NSTAB = the attempts the unstabilized estimate accepts
 //! (NACCPT plus those the correction's estimate then rejects), or NSTEP under
 //! [`ErrorEstimate::Stabilized`] (whose NFCN = 11 NSTEP + NACCPT + 2).
 
