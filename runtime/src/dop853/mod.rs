@@ -370,7 +370,6 @@ impl Stepper853 {
         sys: &S,
         t: f64,
         h: f64,
-        evaluated: bool,
     ) -> Result<bool, SimError> {
         let n = self.z.len() / 2;
         let (q, v) = self.zstab.split_at_mut(n);
@@ -379,9 +378,7 @@ impl Stepper853 {
             self.rhs.eval(sys, t, &self.zstab, h, &mut self.k[STAGES])?;
             return Ok(stabilized);
         }
-        if !evaluated {
-            self.rhs.eval(sys, t, &self.znew, h, &mut self.k[STAGES])?;
-        }
+        self.rhs.eval(sys, t, &self.znew, h, &mut self.k[STAGES])?;
         let factored = self.rhs.last_kkt();
         let stabilized = self
             .stab
@@ -443,8 +440,9 @@ impl Stepper853 {
                 && (0..self.z.len()).any(|c| self.stab.round_off(c) > 0.0))
     }
 
-    /// The error norm of the estimates' parts tangent to the constraints at z~ (K factored
-    /// there by k_13's evaluation): e − P G e per block, P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹.
+    /// The error norm of the estimates' parts tangent to the constraints, with K as the last
+    /// stage (c = 1, at t + h near z~) factored it: e − P G e per block,
+    /// P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹, two solves per estimate and no evaluation.
     fn tangential_error(&mut self, h: f64) -> f64 {
         let len = self.z.len();
         let n = len / 2;
@@ -519,26 +517,26 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
             ErrorEstimate::Unstabilized => {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
-                if self.noise_signature(t, h, error) {
-                    // k_13 = f(t + h, z~) factors K at z~ for the tangential estimate.
-                    self.rhs
-                        .eval(sys, t + h, &self.znew, h, &mut self.k[STAGES])?;
-                    let tangential = self.tangential_error(h);
-                    if tangential <= 1.0 {
-                        let stabilized = self.finish_accepted(sys, t + h, h, true)?;
-                        return Ok(Attempt {
-                            error: tangential,
-                            stabilized,
-                            verdict: None,
-                        });
-                    }
+                // The tangential estimate projects with the last stage's K (at t + h).
+                let tangential = if self.noise_signature(t, h, error) {
+                    self.tangential_error(h)
+                } else {
+                    f64::INFINITY
+                };
+                if tangential <= 1.0 {
+                    let stabilized = self.finish_accepted(sys, t + h, h)?;
+                    return Ok(Attempt {
+                        error: tangential,
+                        stabilized,
+                        verdict: None,
+                    });
                 }
                 // A NaN estimate rejects, as the controller would.
                 if error > 1.0 || error.is_nan() {
                     self.rejected = Some((t, h, error));
                     (error, false)
                 } else {
-                    let stabilized = self.finish_accepted(sys, t + h, h, false)?;
+                    let stabilized = self.finish_accepted(sys, t + h, h)?;
                     // The correction must fit the tolerance too (module docs, step 4); a NaN
                     // there rejects too (`f64::max` would drop it).
                     let corrected = self.error_norm(h);
