@@ -122,13 +122,6 @@ const STAGES: usize = 12;
 /// a truncation estimate, does not measure truncation.
 const NOISE_ORDER: i32 = 4;
 
-/// Pivot spread (max|u_jj| / min|u_jj| of the KKT factors, a lower bound of the condition's
-/// growth) above which [`Stepper853::noise_signature`] calls a point near rank loss: the A02
-/// chain shows 2.7e2–1.5e5 over its horizontal positions against 14 for a swing (README,
-/// "Singular configurations at run time"). Measured with the floor condition: 1e3 and 1e5
-/// both carry the body form at rtol 1e-12, only 1e3 the crank form.
-const NEAR_RANK_LOSS_SPREAD: f64 = 1e3;
-
 /// Stabilized DOP853 and its options (the method-specific part; the shared part is
 /// [`Dop853::common`]). Defaults: `atol = rtol / 10`, PStab on every accepted step (DATOL =
 /// 0), the unstabilized error estimate (module docs), `dop853.f`'s step control.
@@ -416,28 +409,20 @@ impl Stepper853 {
 
 impl Stepper853 {
     /// Whether the unstabilized estimate `error` > 1 of the attempt (t, h) is taken as not
-    /// measuring truncation (module docs, "Singular passages"), for PStab-like projections
-    /// only (the tangential estimate reuses their K), when either
-    /// - the last attempt, from the same t with a longer step h_r, was rejected with an
-    ///   estimate e_r and `error` > e_r (h / h_r)^p, p = [`NOISE_ORDER`]: it did not shrink
-    ///   like a truncation error; or
-    /// - the last stage's KKT matrix has a pivot spread above [`NEAR_RANK_LOSS_SPREAD`] and
-    ///   the projection near the start measured its round-off floor (its second pass
-    ///   stagnated at round-off, `Stabilizer::round_off`): near rank loss with the drift at
-    ///   its noise level, where a loose run's tolerance-sized corrections never are.
-    fn noise_signature(&mut self, t: f64, h: f64, error: f64) -> bool {
-        if !(error > 1.0 && error.is_finite() && self.stab.projects_with_dynamics_matrix()) {
+    /// measuring truncation (module docs, "Singular passages"): the last attempt, from the
+    /// same t with a longer step h_r, was rejected with an estimate e_r, and `error` >
+    /// e_r (h / h_r)^p with p = [`NOISE_ORDER`], so it did not shrink like a truncation error.
+    /// For PStab-like projections only, whose K the tangential estimate reuses.
+    fn noise_signature(&self, t: f64, h: f64, error: f64) -> bool {
+        let Some((t_r, h_r, e_r)) = self.rejected else {
             return false;
-        }
-        let repeated = match self.rejected {
-            Some((t_r, h_r, e_r)) => {
-                t_r == t && h.abs() < h_r.abs() && error > e_r * (h / h_r).powi(NOISE_ORDER)
-            }
-            None => false,
         };
-        repeated
-            || (self.rhs.last_kkt().last_pivot_spread() > NEAR_RANK_LOSS_SPREAD
-                && (0..self.z.len()).any(|c| self.stab.round_off(c) > 0.0))
+        self.stab.projects_with_dynamics_matrix()
+            && error.is_finite()
+            && error > 1.0
+            && t_r == t
+            && h.abs() < h_r.abs()
+            && error > e_r * (h / h_r).powi(NOISE_ORDER)
     }
 
     /// The error norm of the estimates' parts tangent to the constraints, with K as the last
