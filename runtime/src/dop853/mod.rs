@@ -50,7 +50,7 @@
 //! parallel, so the relative (differential) modes are seeded by round-off only, but the
 //! index-1 field amplifies a residual J of the position constraint into relative
 //! accelerations ~J/τ³ at time τ from the passage, and DOP853's stages lie far off the
-//! constraint manifold: stage accelerations of 1e3…6e4 rad/s² where DOPRI5's stay ≤ 4e-2, an
+//! constraint manifold: relative stage accelerations of 1e3…6e4 rad/s² where DOPRI5's stay ≤ 4e-2, an
 //! estimate ~1e-6 rad/s in the relative velocities (the directions PStab removes) and ~1e-9 in
 //! the common one, falling by a factor 1.4 where h^8 predicts 2600. The controller then lands
 //! ever nearer the passage (h 8e-4, 1.4e-4, 4.5e-5, … 1e-13) and every accepted state carries
@@ -62,41 +62,49 @@
 //! The rule ([`Stepper853::noise_signature`]): when an attempt from the same t as the last,
 //! rejected one, with a shorter step, is rejected again and its estimate fell by less than
 //! (h / h_r)^4 (half the order of a truncation estimate), the estimate is taken as not
-//! measuring what the projection keeps. Then k_13 = f(t + h, z~) factors K at z~ and the
-//! attempt is judged by the tangential parts of both estimates, e − P G e for the position
-//! and the velocity halves (P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹, the M-orthogonal projector PStab's
-//! correction uses, one solve per half and estimate, no new factorization), in the same
-//! norm: the error of the stabilized result up to the correction's own second-order terms. A
-//! real truncation error, which lies along the motion, still rejects; an ordinary rejection
-//! (estimate falling like h^8) never reaches the rule, so runs without such rejections are
-//! bit-identical (the conformance snapshot did not change). Not included: the position
-//! error's effect on the velocity constraint (the L e_q term); a gated rule only, because a
-//! tangential estimate on every step lost the crank form's branch at rtol 1e-6 (5.7 rad)
-//! and still failed at 1e-4 and 1e-12 (measured before this rule).
+//! measuring what the projection keeps. The attempt is then judged by the tangential parts of
+//! both estimates, e − P G e for the position and the velocity halves (P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹,
+//! the M-orthogonal projector of PStab's correction, with K as the last stage, c = 1, factored
+//! it: two solves per estimate, no evaluation), in the same norm: the error of the stabilized
+//! result up to the correction's own second-order terms. A real truncation error, which lies
+//! along the motion, still rejects; an ordinary rejection (estimate falling like h^8) never
+//! reaches the rule, so runs without repeated non-shrinking rejections are bit-identical (the
+//! conformance snapshot did not change; on Andrews, `runtime/tests/suite/dop853.rs`, rtol
+//! 1e-8, 1e-10 and 1e-12 are unchanged, 1209 / 2033 / 3297 NFCN, and at 1e-6 the rule fired 3
+//! times: NFCN 682 → 738, error 9.7e-6 → 2.6e-6). Not included: the position error's effect
+//! on the velocity constraint (the L e_q term). A gated rule only: a tangential estimate on
+//! every step lost the crank form's branch at rtol 1e-6 (5.7 rad, an earlier measurement).
 //!
 //! A02 chain over 20 s against the exact reduction (`cargo bench -p mbsim-models --bench
 //! passages -- dop853`), before → with the rule: crank form 1e-4 fails at t = 7.1506 (both),
-//! 1e-5 fails at 11.07 → 2.2e-2, 1e-6 2.9e-3 (both), 1e-8 4.5e-6 (both), 1e-9 2.3e-6 → 9.1e-6,
-//! 1e-10 fails at 3.2096 → 7.9e-7, 1e-11 fails at 6.618 → 5.3e-6, 1e-12 fails at 1.2440 →
-//! fails at 7.1408; body form 1e-4 1.2e-2 → 6.8e-2, 1e-5 fails at 7.141 → 2.4e-1, 1e-6 3.0e-4
-//! (both), 1e-8 5.7e-6 (both), 1e-9 fails at 2.687 → 9.2e-7, 1e-10 fails at 3.2096 → 2.3e-6,
-//! 1e-11 fails at 1.2440 → 3.9e-5, 1e-12 fails at 0.7216 → fails at 8.584. Open: the two
-//! 1e-12 runs and the crank form at 1e-4 still approach a passage with ever-shorter accepted
-//! steps (at 1e-4 the relative velocities PStab leaves are tolerance-sized, 5e-4 rad/s, not
-//! round-off); the errors of the passing tight runs (5.3e-6 and 3.9e-5 at 1e-11) are far above
-//! RKSTAB's (4.1e-8, 3.7e-9). Also tried, not adopted: the rank-loss guard of the constant-step methods (the
-//! cranks' relative angles kept free of amplified round-off; with it 1e-12 crank got past
-//! 1.244 to 2.687, where the velocity corrections' noise, 1.5e-10 for every h, rejected
-//! through the corrected estimate) and with that noise counted as the floor's level (crank
-//! 1e-12 passed, 4.5e-9, but body 1e-10 failed at 16.97 and 1e-12 at 0.7216); step doubling
-//! of the stabilized result as the judge (the doubled and single steps over the passage
-//! differ by up to 3e-4 rad/s in the common velocity: the inaccuracy is real, not noise).
-//! Not the cause (an earlier measurement): reusing k'_13's factors, the velocity half of the
-//! own-bits floor.
+//! 1e-5 fails at 11.07 → 2.2e-2, 1e-6 2.9e-3 (both), 1e-7 2.2e-4 (both), 1e-8 4.5e-6 (both),
+//! 1e-9 2.3e-6 → 9.1e-6, 1e-10 fails at 3.2096 → 7.9e-7, 1e-11 fails at 6.618 → 5.3e-6, 1e-12
+//! fails at 1.2440 → fails at 7.1408; body form 1e-4 1.2e-2 → 7.1e-2, 1e-5 fails at 7.141 →
+//! 3.7e-2, 1e-6 3.0e-4 (both), 1e-7 6.1e-6 → 4.4e-6, 1e-8 5.7e-6 (both), 1e-9 fails at 2.687 →
+//! 9.2e-7, 1e-10 fails at 3.2096 → 2.3e-6, 1e-11 fails at 1.2440 → 3.9e-5, 1e-12 fails at
+//! 0.7216 → fails at 8.584. Open: the two 1e-12 runs and the crank form at 1e-4 still approach
+//! a passage with ever-shorter accepted steps (at 1e-4 the relative velocities PStab leaves are
+//! tolerance-sized, 5e-4 rad/s, not round-off); the errors of the passing tight runs (5.3e-6
+//! and 3.9e-5 at 1e-11) are far above RKSTAB's (4.1e-8, 3.7e-9).
+//!
+//! Tried, not adopted: (1) also judging the first rejection tangentially when the last
+//! stage's pivot spread exceeds 1e3 and the projection measured its round-off floor: all
+//! tight cells passed (1e-12: crank 1.9e-6, body 1.3e-5; crank 1e-4 got to t = 12.34), but the
+//! clause fired on Andrews (pivot spread > 1e3 from its scaling, floor active) and let an
+//! error of 7.8e-11 through at rtol 1e-12 (3.5e-13 without), and on the slider-crank with a
+//! spring-damper (spreads 1.2e3, 6.0e3) — while most firings on the chain had spreads 1–10,
+//! so the spread does not tell a passage; (2) the rank-loss guard of the constant-step
+//! methods (the cranks' relative angles kept free of amplified round-off): crank 1e-12 got
+//! past 1.244 to 2.687, where the velocity corrections' noise, 1.5e-10 for every h, rejected
+//! through the corrected estimate; with that noise counted as the floor's level crank 1e-12
+//! passed (4.5e-9) but body 1e-10 failed at 16.97 and 1e-12 at 0.7216; (3) step doubling of
+//! the stabilized result as the judge: the doubled and the single step over a passage differ
+//! by up to 3e-4 rad/s in the common velocity, so the inaccuracy of DOP853's steps there is
+//! real, not round-off. Not the cause (an earlier measurement): reusing k'_13's factors, the
+//! velocity half of the own-bits floor.
 //!
 //! Counters follow `dop853.f`: NFCN = 11 NSTEP + NSTAB + 2 (f(t0) and the `HINIT` probe;
-//! k_13 once per projected attempt), plus one k_13 per attempt the passage rule judges and
-//! rejects; NSTAB = the attempts the unstabilized estimate accepts
+//! k_13 once per projected attempt; the passage rule evaluates nothing); NSTAB = the attempts the unstabilized estimate accepts
 //! (NACCPT plus those the correction's estimate then rejects), or NSTEP under
 //! [`ErrorEstimate::Stabilized`] (whose NFCN = 11 NSTEP + NACCPT + 2).
 
