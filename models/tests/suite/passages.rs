@@ -279,10 +279,13 @@ fn alpha_methods_pass_the_second_passage_at_h_1e_3() {
 /// (RK4 5.95e-6): the body form's error is noise the passages amplify, and dropping some
 /// amplified round-off corrections moves it either way (at h = 1e-4 RK4 2.27e-6 → 4.88e-6,
 /// MAMPC4 7.52e-7 → 7.15e-8). The bound stays 10× the first measurement, 3.5× the present one;
-/// a jump to another branch costs ≥ 0.1 rad. ~2.5 s of thread CPU.
+/// a jump to another branch costs ≥ 0.1 rad. RK4 at h = 1e-3: 5.95e-6 (bound 10×). Smaller steps
+/// do not help on this form (1.8e-4 at h = 1e-5 over 2 s: "Limit: body coordinates" in
+/// `runtime/src/stabilize/projection.rs`). ~6 s of thread CPU.
 #[test]
 fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
     cell(Method::Mampc4, 1e-3, Form::Bodies, 20.0, 5.3e-6);
+    cell(Method::Rk4, 1e-3, Form::Bodies, 20.0, 6e-5);
 }
 
 /// ALI3-P (`runtime/src/ali3p/`) through the passages. Its multiplier update stops contracting

@@ -57,6 +57,25 @@
 //!    amplified), and its position correction is dropped when Φ holds to round-off
 //!    (‖Φ‖∞ ≤ [`RANK_LOSS_ROUND_OFF`] ε ‖q‖∞). Away from rank loss the gain is ‖P‖ on
 //!    residuals in G's range, O(1…10²) on the models of the suite, and nothing changes.
+//!
+//! # Limit: body coordinates
+//!
+//! The guard does not carry the A02 chain in body coordinates (`four-bar-chain-bodies`) to
+//! small constant steps: RK4 over 2 s 1.0e-9 at h = 1e-4, 1.8e-4 at 1e-5 (and a singular KKT
+//! matrix at t = 18.93 over 20 s). Measured with a per-step probe of these passes: the cranks
+//! agree to 1e-14 rad up to each passage, but Φ stays at 7e-15…2e-14, the round-off of the
+//! bodies' x coordinates (up to 39.5), which no projection can go below. On the level set Φ = a
+//! the relative crank offset is δ ≈ a / sin θ with δ̇ ≈ a θ̇ / sin²θ, consistent with G v = 0
+//! (the velocity residual stays at 1e-15): the relative modes' homogeneous motion, ∝ 1/(t − t*)²
+//! near the singular time t*. Its size at the step point nearest t* decides the damage: at
+//! h = 1e-5 that point fell at sin θ = 4.9e-6 and −3.1e-6 in the first two passages, the next RK4
+//! steps ended with relative crank velocities of 7e-3 and 2.5e-2 rad/s before any projection, and
+//! removing them (gains 2e4…4e4) moved the cranks' mean velocity by up to 5.5e-5 per step: the
+//! common phase error afterwards is 1.8e-4 at t = 2. At h = 1e-4 the nearest points were at
+//! |sin θ| ≥ 3.8e-4. Re-projecting v with K factored afresh at the corrected q after such a pass
+//! made it worse (9.3e-4), the damage being done inside the step across t*. A cure needs Φ's
+//! round-off relative to the state (as on the crank-angle form, where the cranks stay
+//! bit-identical) or step points kept away from t*; it is no projection rule.
 
 use super::{Stabilizer, inf_norm};
 use crate::error::SimError;
