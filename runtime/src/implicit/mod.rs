@@ -29,11 +29,13 @@ mod newton;
 mod nonholonomic;
 pub(crate) mod pattern;
 mod scheme;
+mod step_rule;
 mod stepper;
 pub(crate) mod tangents;
 
 pub use newton::{NewtonKind, NewtonOptions};
 pub use scheme::{Coefficients, Scheme};
+pub use step_rule::StepRule;
 
 use nalgebra::DMatrix;
 
@@ -80,6 +82,8 @@ pub struct Implicit {
     pub newton: NewtonOptions,
     /// Constant or error-controlled steps.
     pub step: StepSize,
+    /// How error-controlled runs choose the next step (`step_rule.rs`).
+    pub step_rule: StepRule,
     /// The options every method shares; the constructors set `stabilization: None`.
     pub common: CommonOptions,
 }
@@ -95,6 +99,7 @@ impl Implicit {
             scheme,
             newton: NewtonOptions::default(),
             step,
+            step_rule: StepRule::default(),
             common,
         }
     }
@@ -126,6 +131,12 @@ impl Implicit {
     /// The same method with other step sizes.
     pub fn with_step(mut self, step: StepSize) -> Self {
         self.step = step;
+        self
+    }
+
+    /// The same method with another rule for the next step (error-controlled runs).
+    pub fn with_step_rule(mut self, step_rule: StepRule) -> Self {
+        self.step_rule = step_rule;
         self
     }
 
@@ -230,6 +241,7 @@ impl Implicit {
             stabilization: self.common.stabilization,
             datol: self.common.datol,
             kkt: self.common.kkt,
+            step_rule: (self.experiment_rule(), self.safety().powi(3)),
         };
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
@@ -250,6 +262,23 @@ impl Implicit {
             stats,
             event: None,
         }))
+    }
+
+    /// TEMPORARY experiment switch.
+    fn experiment_rule(&self) -> StepRule {
+        match std::env::var("MBSIM_RULE").as_deref() {
+            Ok("centred") => StepRule::Centred,
+            Ok("standard") => StepRule::Standard,
+            _ => self.step_rule,
+        }
+    }
+
+    /// The controller's safety factor (error-controlled runs; unused otherwise).
+    fn safety(&self) -> f64 {
+        match &self.step {
+            StepSize::Fixed(_) => 1.0,
+            StepSize::Adaptive { control, .. } => control.safety,
+        }
     }
 
     /// Hairer's controller with p = 2 and the first step: `h_init`, or 0.01 ‖z‖/‖ż‖ (1e-6 when

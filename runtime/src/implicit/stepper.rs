@@ -62,6 +62,7 @@ use crate::system::{ConstrainedSystem, Dims};
 
 use super::newton::{Newton, NewtonOptions, StepStart};
 use super::scheme::Coefficients;
+use super::step_rule::{Centred, StepRule, Weights};
 use super::tangents::Tangents;
 
 /// One end of a step: (q, v), q̈, the pseudo-acceleration a and λ.
@@ -122,6 +123,8 @@ pub(crate) struct Setup {
     pub(crate) datol: f64,
     /// The factorization policy (`common.kkt`): the Newton matrix's dense or sparse path.
     pub(crate) kkt: KktSolver,
+    /// The next step's rule (adaptive runs) and the controller's target error (safety³).
+    pub(crate) step_rule: (StepRule, f64),
 }
 
 /// The implicit stepper and its preallocated workspace.
@@ -146,10 +149,22 @@ pub(crate) struct ImplicitStepper<T> {
     pub(crate) substeps: usize,
     /// Scratch for the filtered error estimate.
     delta: Vec<f64>,
+    /// 1/sk of the last error estimate, per component of (q, v).
+    inv_scale: Vec<f64>,
+    /// The centred rule's history and target error, when chosen.
+    centred: Option<(Centred, f64)>,
+    /// The centred rule's proposal for the step after the last attempt.
+    proposal: Option<f64>,
 }
 
 impl<T> ImplicitStepper<T> {
     pub(crate) fn new(dims: Dims, setup: Setup, tangents: T) -> Self {
+        let centred = match setup.step_rule {
+            (StepRule::Centred, target) if setup.error_test.is_some() => {
+                Some((Centred::new(dims.n), target))
+            }
+            _ => None,
+        };
         Self {
             coef: setup.coef,
             tangents,
@@ -169,6 +184,9 @@ impl<T> ImplicitStepper<T> {
             initial_solves: 0,
             substeps: 0,
             delta: vec![0.0; dims.n],
+            inv_scale: vec![0.0; 2 * dims.n],
+            centred,
+            proposal: None,
         }
     }
 
@@ -246,12 +264,34 @@ impl<T> ImplicitStepper<T> {
         for i in 0..len {
             let delta = self.delta[i % n];
             let e = if i < n { wq * delta } else { wv * delta };
-            let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
+            let mut zmax = self.start.z[i].abs().max(self.end.z[i].abs());
+            if std::env::var("MBSIM_ABS").is_ok() { zmax = 1.0; }
             let rtol = test.rtol.get(i);
             let sk = (test.atol.get(i) + rtol * zmax) * proportional(rtol);
+            self.inv_scale[i] = 1.0 / sk;
             sum += (e / sk).powi(2);
         }
+        if let Some((centred, _)) = &mut self.centred {
+            for (d, delta) in centred.current.iter_mut().zip(&self.delta) {
+                *d = delta / h;
+            }
+        }
         (sum / len as f64).sqrt()
+    }
+
+    /// The centred rule's next step after an accepted attempt of size `h` (`step_rule.rs`).
+    fn propose(&self, h: f64, error: f64) -> Option<f64> {
+        let (centred, target) = self.centred.as_ref()?;
+        if error > 1.0 {
+            return None;
+        }
+        let c = &self.coef;
+        let weights = Weights {
+            inv_scale: &self.inv_scale,
+            c_q: c.beta + 0.5 * (c.alpha_m - c.alpha_f) - 1.0 / 6.0,
+            c_v: c.velocity_error_weight(),
+        };
+        centred.propose(h.abs(), &weights, *target)
     }
 }
 
@@ -327,6 +367,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
                 .ensure_factored(sys, &mut self.tangents, &coef, t + h, h)?;
         }
         let error = self.error_norm(h);
+        self.proposal = self.propose(h, error);
+        if std::env::var("MBSIM_TRACE").is_ok() {
+            eprintln!("TRACE {t:.6} {:.4e} {error:.3e} {:?}", h, self.proposal);
+        }
         let n = self.end.qdd.len();
         let (q, v) = self.end.z.split_at_mut(n);
         let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
@@ -338,6 +382,9 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
     }
 
     fn accept(&mut self, t: f64, h: f64) {
+        if let Some((centred, _)) = &mut self.centred {
+            centred.accept(h.abs());
+        }
         std::mem::swap(&mut self.prev, &mut self.start);
         std::mem::swap(&mut self.start, &mut self.end);
         (self.t_prev, self.h_prev) = (t, h);
@@ -361,6 +408,10 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
 
     fn stabilizer(&self) -> Option<&Stabilizer> {
         Some(&self.stab)
+    }
+
+    fn proposal(&self) -> Option<f64> {
+        self.proposal
     }
 
     fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
