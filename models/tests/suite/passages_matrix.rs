@@ -16,7 +16,7 @@ use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep, Implicit,
-    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate, tableau,
+    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepRule, StepSize, integrate, tableau,
 };
 use mbsim_testkit::thread_cpu;
 use mbsim_tests::dense_forms::DenseForms;
@@ -82,6 +82,10 @@ pub enum Method {
     HhtAdaptive,
     /// Generalized-α, error-controlled.
     GenAlphaAdaptive,
+    /// HHT-α, error-controlled, with the centred step rule (`StepRule::Centred`).
+    HhtCentred,
+    /// Generalized-α, error-controlled, with the centred step rule.
+    GenAlphaCentred,
     /// Classical RK4 with PStab, constant step.
     Rk4,
     /// MAMPC4 (Haug's PECE) with PStab, constant step.
@@ -98,13 +102,15 @@ pub enum Method {
 
 impl Method {
     /// Every method, error-controlled first.
-    pub const ALL: [Method; 12] = [
+    pub const ALL: [Method; 14] = [
         Method::Rkstab,
         Method::Abm,
         Method::Dop853,
         Method::Radau,
         Method::HhtAdaptive,
         Method::GenAlphaAdaptive,
+        Method::HhtCentred,
+        Method::GenAlphaCentred,
         Method::Rk4,
         Method::Mampc4,
         Method::Newmark,
@@ -122,6 +128,8 @@ impl Method {
             Method::Radau => "radau",
             Method::HhtAdaptive => "hht",
             Method::GenAlphaAdaptive => "gen-alpha",
+            Method::HhtCentred => "hht-centred",
+            Method::GenAlphaCentred => "gen-alpha-centred",
             Method::Rk4 => "rk4 --h",
             Method::Mampc4 => "mampc4 --h",
             Method::Newmark => "newmark --h",
@@ -139,7 +147,9 @@ impl Method {
             | Method::Dop853
             | Method::Radau
             | Method::HhtAdaptive
-            | Method::GenAlphaAdaptive => false,
+            | Method::GenAlphaAdaptive
+            | Method::HhtCentred
+            | Method::GenAlphaCentred => false,
             Method::Rk4
             | Method::Mampc4
             | Method::Newmark
@@ -166,6 +176,15 @@ impl Method {
             Method::HhtAdaptive => integrate(sys, &Implicit::hht(HHT_ALPHA, x), problem),
             Method::GenAlphaAdaptive => {
                 integrate(sys, &Implicit::generalized_alpha(RHO_INF, x), problem)
+            }
+            Method::HhtCentred => {
+                let method = Implicit::hht(HHT_ALPHA, x).with_step_rule(StepRule::Centred);
+                integrate(sys, &method, problem)
+            }
+            Method::GenAlphaCentred => {
+                let method =
+                    Implicit::generalized_alpha(RHO_INF, x).with_step_rule(StepRule::Centred);
+                integrate(sys, &method, problem)
             }
             Method::Rk4 => integrate(sys, &FixedStep::new(tableau::RK4, x), problem),
             Method::Mampc4 => {

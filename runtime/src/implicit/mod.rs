@@ -241,7 +241,7 @@ impl Implicit {
             stabilization: self.common.stabilization,
             datol: self.common.datol,
             kkt: self.common.kkt,
-            step_rule: (self.experiment_rule(), self.safety().powi(3)),
+            step_rule: (self.step_rule, self.safety().powi(3)),
         };
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
@@ -262,15 +262,6 @@ impl Implicit {
             stats,
             event: None,
         }))
-    }
-
-    /// TEMPORARY experiment switch.
-    fn experiment_rule(&self) -> StepRule {
-        match std::env::var("MBSIM_RULE").as_deref() {
-            Ok("centred") => StepRule::Centred,
-            Ok("standard") => StepRule::Standard,
-            _ => self.step_rule,
-        }
     }
 
     /// The controller's safety factor (error-controlled runs; unused otherwise).

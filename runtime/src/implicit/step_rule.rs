@@ -79,15 +79,11 @@ impl Centred {
             return None;
         }
         let ratio = 10f64.powf(1.0 / GRID_PER_DECADE);
-        let grow: f64 = std::env::var("MBSIM_GROW").ok().and_then(|s| s.parse().ok()).unwrap_or(LARGEST);
         let mut x = SMALLEST * h;
         if self.predicted(h, x, w) > target {
             return Some(x);
         }
         while x * ratio <= LARGEST * h * (1.0 + 1e-12) {
-            if x * ratio > grow * h {
-                return Some(grow * h);
-            }
             if self.predicted(h, x * ratio, w) > target {
                 return Some(self.bisect(h, (x, x * ratio), w, target));
             }
@@ -118,14 +114,79 @@ impl Centred {
         // d(t) linear through d_prev at −h − h_prev/2 and d at −h/2 (origin t_{n+1}).
         let reach = (0.5 * (x + h)) / (0.5 * (h + self.h_previous));
         let (eq, ev) = (w.c_q * x * x * x, w.c_v * x * x);
-        let c4: f64 = std::env::var("MBSIM_V4").ok().and_then(|s| s.parse().ok()).unwrap_or(0.0);
-        let e4 = c4 * x * x * x / (0.5 * (h + self.h_previous));
         let mut sum = 0.0;
         for i in 0..n {
             let d = self.current[i] + (self.current[i] - self.previous[i]) * reach;
-            let s4 = e4 * (self.current[i] - self.previous[i]);
-            sum += (eq * d * w.inv_scale[i]).powi(2) + ((ev * d + s4) * w.inv_scale[n + i]).powi(2);
+            sum += (eq * d * w.inv_scale[i]).powi(2) + (ev * d * w.inv_scale[n + i]).powi(2);
         }
         (sum / (2 * n) as f64).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One coordinate, unit weights, e_q = h³ d, no velocity term.
+    fn weights(inv_scale: &[f64]) -> Weights<'_> {
+        Weights {
+            inv_scale,
+            c_q: 1.0,
+            c_v: 0.0,
+        }
+    }
+
+    /// A history whose last two steps (`h_prev`, then `h`) saw d = `d_prev`, then `d`.
+    fn history(d_prev: f64, h_prev: f64, d: f64) -> Centred {
+        let mut c = Centred::new(1);
+        c.current[0] = d_prev;
+        c.accept(h_prev);
+        c.current[0] = d;
+        c
+    }
+
+    #[test]
+    fn no_proposal_before_two_steps() {
+        let c = Centred::new(1);
+        assert_eq!(c.propose(1e-2, &weights(&[1.0, 1.0]), 0.5), None);
+    }
+
+    /// Constant d: the step whose error c_q x³ |d| / √2 (RMS over q and v) meets the target,
+    /// x = (√2 target / d)^(1/3), to the bisection's resolution (10^(1/12))^(2^-10).
+    #[test]
+    fn constant_coefficient_gives_the_closed_form_step() {
+        let (h, d, target) = (1e-2, 2e5, 0.729);
+        let c = history(d, h, d);
+        let x = c.propose(h, &weights(&[1.0, 1.0]), target).unwrap();
+        let exact = (2f64.sqrt() * target / d).cbrt();
+        let resolution = 10f64.powf(1.0 / GRID_PER_DECADE / 1024.0) - 1.0;
+        mbsim_testkit::assert_close("x", &[x], &[exact], 0.0, 2.0 * resolution);
+    }
+
+    /// d linear in t, falling through zero: the proposal meets the target at its own
+    /// midpoint's extrapolated d, which exceeds what the last step's d alone allows.
+    #[test]
+    fn falling_coefficient_is_extrapolated_to_the_next_midpoint() {
+        let (h, target) = (1e-2, 0.729);
+        // d(t) = 1e5 (1 − 20 t) with t from the end of the last step: −h/2 → 1.1e5, −3h/2 → 1.3e5.
+        let d = |t: f64| 1e5 * (1.0 - 20.0 * t);
+        let c = history(d(-1.5 * h), h, d(-0.5 * h));
+        let x = c.propose(h, &weights(&[1.0, 1.0]), target).unwrap();
+        let predicted = x.powi(3) * d(0.5 * x) / 2f64.sqrt();
+        // The bisection's resolution in x (2e-4 relative), tripled by the cube, and d's change.
+        mbsim_testkit::assert_close("predicted error", &[predicted], &[target], 0.0, 1e-3);
+        let lagging = (2f64.sqrt() * target / d(-0.5 * h)).cbrt();
+        mbsim_testkit::assert_below("the lagging rule's step", lagging, x);
+    }
+
+    /// d crossing zero within reach with a predicted error far below the target everywhere:
+    /// the proposal is the grid's largest step, within one grid ratio 10^(1/12) below 10 h.
+    #[test]
+    fn growth_is_bounded_where_the_coefficient_vanishes() {
+        let h = 1e-3;
+        let c = history(2.0, h, 1.0);
+        let x = c.propose(h, &weights(&[1.0, 1.0]), 0.729).unwrap();
+        let ratio = 10f64.powf(1.0 / GRID_PER_DECADE);
+        mbsim_testkit::assert_within("x / h", x / h, LARGEST / ratio, LARGEST * (1.0 + 1e-12));
     }
 }

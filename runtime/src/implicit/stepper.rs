@@ -264,8 +264,7 @@ impl<T> ImplicitStepper<T> {
         for i in 0..len {
             let delta = self.delta[i % n];
             let e = if i < n { wq * delta } else { wv * delta };
-            let mut zmax = self.start.z[i].abs().max(self.end.z[i].abs());
-            if std::env::var("MBSIM_ABS").is_ok() { zmax = 1.0; }
+            let zmax = self.start.z[i].abs().max(self.end.z[i].abs());
             let rtol = test.rtol.get(i);
             let sk = (test.atol.get(i) + rtol * zmax) * proportional(rtol);
             self.inv_scale[i] = 1.0 / sk;
@@ -368,9 +367,6 @@ impl<S: ConstrainedSystem + ?Sized, T: Tangents<S>> Stepper<S> for ImplicitStepp
         }
         let error = self.error_norm(h);
         self.proposal = self.propose(h, error);
-        if std::env::var("MBSIM_TRACE").is_ok() {
-            eprintln!("TRACE {t:.6} {:.4e} {error:.3e} {:?}", h, self.proposal);
-        }
         let n = self.end.qdd.len();
         let (q, v) = self.end.z.split_at_mut(n);
         let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
