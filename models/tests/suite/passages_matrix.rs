@@ -321,7 +321,7 @@ pub fn measure(
 /// The table's header line.
 pub fn header() -> String {
     format!(
-        "{:<22} {:<14} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
+        "{:<22} {:<17} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
         "form", "method", "rtol/h", "error", "max|Φ|", "max|Φ̇|", "nfcn", "steps", "cpu [s]"
     )
 }
@@ -329,7 +329,7 @@ pub fn header() -> String {
 impl std::fmt::Display for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let lead = format!(
-            "{:<22} {:<14} {:>7.0e}",
+            "{:<22} {:<17} {:>7.0e}",
             self.form.name(),
             self.method.name(),
             self.x
