@@ -13,8 +13,9 @@
 //!
 //! Steps are constant ([`StepSize::Fixed`], the ME451 setting; a step whose Newton iteration
 //! fails is redone in 2, 4, … substeps) or error-controlled ([`StepSize::Adaptive`]: the
-//! estimate of `stepper.rs`, Hairer's controller with p = 2, failed attempts retried by the
-//! driver with h/4). Initial accelerations and multipliers come from the KKT solve at t0. The
+//! estimate of `stepper.rs`, Hairer's controller with p = 2 or, with [`StepRule::Centred`],
+//! the next step from the error predicted at its own midpoint (`step_rule.rs`), failed
+//! attempts retried by the driver with h/4). Initial accelerations and multipliers come from the KKT solve at t0. The
 //! constraint Φ = 0 holds at every step point to the Newton tolerance; the velocity constraint
 //! is not enforced (index 3) unless a post-step [`Stabilization`] is chosen (default `None`;
 //! Baumgarte does not apply: no γ enters an index-3 method).
