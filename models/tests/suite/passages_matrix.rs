@@ -16,7 +16,8 @@ use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, ConstrainedSystem, Dop853, FixedStep, Implicit,
-    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepRule, StepSize, integrate, tableau,
+    Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepRule, StepSize, integrate,
+    tableau,
 };
 use mbsim_testkit::thread_cpu;
 use mbsim_tests::dense_forms::DenseForms;

@@ -47,24 +47,25 @@
 //!   does not spare the deformable slider-crank: `mbsim repro chin5` HHT took 416 923 / 204 979
 //!   steps at 180 / 60 rad/s instead of 28 118 / 5 032, so its q̈ content is not alternating
 //!   noise. A centred step rule (`step_rule.rs`, [`StepRule::Centred`]: the next step from the
-  error extrapolated to its own midpoint, so that the step follows the position without the
-  standard controller's one-step lag, a cheap approximation of a reversible step-size
-  function) holds every step's error at 0.66–0.75 against its target 0.73 (rtol 1e-6, the
-  passage at t = 1.24, no rejection where the standard controller rejects three), yet gives 1.3e-1 / 4.2e-3 / 5.5e-5 (HHT) and 1.2e-1 / 7.8e-3 / 7.3e-5 (generalized-α) at rtol
-  1e-5 / 1e-6 / 1e-8 with 3–4 % fewer steps: the lag is not the cause. Neither is a fast
-  change of h: the step growth limited to 2 / 5 / 10 / 25 % per step gave 3.1e-3 / 5.0e-3 /
-  4.5e-3 / 5.8e-3 at 1e-6. What the estimate misses at the zeros of q⃛ is the velocity's
-  h³ q⁗/12 (the rule with that term in its prediction, not in the test: 1.6e-4 with 21 071
-  steps, the cost of the velocity term in the test). Part of the error ratio is the
-  tolerance's scale: the crank angle grows to 65 rad over the 20 s (ten turns) and
-  sk ∝ rtol |θ| loosens the position test turn by turn (steps per second 598 in the second
-  second, 330 in the nineteenth at rtol 1e-6); with sk from |z| = 1 (an experiment, not an
-  option) the steps stay at ~1 000 per second and HHT gives 3.3e-3 / 7.7e-5 / 1.2e-6 /
-  5.1e-7 at rtol 1e-5 … 1e-8 (6 016 / 18 919 / 59 720 / 188 750 steps; generalized-α 3.0e-3
-  / 1.2e-4 / 6.4e-7 / 2.4e-7), against the default's 5.5e-4 with 25 778 steps at 1e-7 and
-  6.1e-5 with 81 409 at 1e-8. A tolerance relative to an unbounded angle is the user's
-  choice (`Tolerance` per component); changing the scale for every model would move every
-  reproduction and was not done.
+//!   error extrapolated to its own midpoint, so that the step follows the position without the
+//!   standard controller's one-step lag, a cheap approximation of a reversible step-size
+//!   function) holds every step's error at 0.66–0.75 against its target 0.73 (rtol 1e-6, the
+//!   passage at t = 1.24, no rejection where the standard controller rejects three), yet
+//!   gives 1.3e-1 / 4.2e-3 / 5.5e-5 (HHT) and 1.2e-1 / 7.8e-3 / 7.3e-5 (generalized-α) at
+//!   rtol 1e-5 / 1e-6 / 1e-8 with 3–4 % fewer steps: the lag is not the cause. Neither is a fast
+//!   change of h: the step growth limited to 2 / 5 / 10 / 25 % per step gave 3.1e-3 / 5.0e-3 /
+//!   4.5e-3 / 5.8e-3 at 1e-6. What the estimate misses at the zeros of q⃛ is the velocity's
+//!   h³ q⁗/12 (the rule with that term in its prediction, not in the test: 1.6e-4 with 21 071
+//!   steps, the cost of the velocity term in the test). Part of the error ratio is the
+//!   tolerance's scale: the crank angle grows to 65 rad over the 20 s (ten turns) and
+//!   sk ∝ rtol |θ| loosens the position test turn by turn (steps per second 598 in the second
+//!   second, 330 in the nineteenth at rtol 1e-6); with sk from |z| = 1 (an experiment, not an
+//!   option) the steps stay at ~1 000 per second and HHT gives 3.3e-3 / 7.7e-5 / 1.2e-6 /
+//!   5.1e-7 at rtol 1e-5 … 1e-8 (6 016 / 18 919 / 59 720 / 188 750 steps; generalized-α 3.0e-3
+//!   / 1.2e-4 / 6.4e-7 / 2.4e-7), against the default's 5.5e-4 with 25 778 steps at 1e-7 and
+//!   6.1e-5 with 81 409 at 1e-8. A tolerance relative to an unbounded angle is the user's
+//!   choice (`Tolerance` per component); changing the scale for every model would move every
+//!   reproduction and was not done.
 //! - Constant-step runs: a step whose Newton iteration fails (or whose matrix is singular) is
 //!   redone as 2, 4, … substeps, up to 2^`max_failed_attempts`; the substeps are counted.
 //!   Adaptive runs leave that to the driver (retry with h/4).
