@@ -163,7 +163,7 @@ pub use error::{
 };
 pub use fixed_step::FixedStep;
 pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};
-pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepSize};
+pub use implicit::{Implicit, NewtonKind, NewtonOptions, Scheme, StepRule, StepSize};
 pub use init::{InitOptions, InitReport, VelocityMetric, initialize};
 pub use integrator::{
     CommonOptions, ConsistencyCheck, Integrator, OutputGrid, Problem, SampleContent, SampleKind,

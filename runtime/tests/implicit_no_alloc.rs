@@ -23,7 +23,7 @@ use implicit_models::Me451;
 use implicit_models::chain::{Nonzeros, Spring, SprungChain};
 use mbsim_runtime::{
     Ali3p, Continuous, ContinuousChoice, Implicit, Integrator, KktLayout, NewtonKind,
-    NewtonOptions, Problem, Radau, Rkstab, Scheme, Stabilization,
+    NewtonOptions, Problem, Radau, Rkstab, Scheme, Stabilization, StepRule,
 };
 
 /// Allocations of one run of `method` to `t_end` (this thread only: see `counted`).
@@ -59,6 +59,7 @@ fn implicit_runs_allocate_only_their_setup() {
     let methods = [
         Method::Implicit(Implicit::newmark(0.01)),
         Method::Implicit(Implicit::hht(-0.1, 1e-6)),
+        Method::Implicit(Implicit::hht(-0.1, 1e-6).with_step_rule(StepRule::Centred)),
         Method::Implicit(Implicit::generalized_alpha(0.8, 1e-6).with_newton(modified)),
         Method::Implicit(Implicit::new(Scheme::ME451, Implicit::adaptive(1e-5))),
         Method::Radau(Radau::fixed(0.01)),

@@ -182,6 +182,20 @@ fn adaptive_alpha_methods_carry_the_crank_angle_chain_over_twenty_passages() {
     cell(Method::GenAlphaAdaptive, 1e-6, Form::Angles, 20.0, 4.1e-2); // 4.02e-3, 8 263 steps
 }
 
+/// The centred step rule (`StepRule::Centred`, `runtime/src/implicit/step_rule.rs`): the next
+/// step sized from the error predicted at its own midpoint. It carries the passages like the
+/// standard controller but does not remove the 20 s error (crank form at rtol 1e-6: HHT
+/// 4.15e-3 against 4.19e-3, generalized-α 7.75e-3 against 4.02e-3; at 1e-5 1.31e-1 / 1.20e-1
+/// against 2.73e-2 / 2.50e-2), so it is an option, not the default. On the body form over
+/// [0, 1.5] s at 1e-6 HHT 7.57e-6 against 2.25e-5. Bounds 10× the measured values; ~1.5 s of
+/// thread CPU together.
+#[test]
+fn centred_step_rule_carries_the_passages() {
+    cell(Method::HhtCentred, 1e-6, Form::Angles, 20.0, 4.2e-2); // 4.15e-3, 7 919 steps
+    cell(Method::GenAlphaCentred, 1e-6, Form::Angles, 20.0, 7.8e-2); // 7.75e-3, 7 993 steps
+    cell(Method::HhtCentred, 1e-6, Form::Bodies, 1.5, 7.6e-5); // 7.57e-6, 1 606 steps
+}
+
 /// Error-controlled HHT and generalized-α on the body form at tight tolerances: at rtol 1e-7 …
 /// 1e-12 both failed at the first passage (t = 0.7215; HHT at 1e-7 at t = 9.106) with the
 /// step size collapsed to 1e-10 … 6e-15, the dynamic rows stalled above √ε (1.8e-5 relative)
@@ -197,7 +211,11 @@ fn adaptive_alpha_methods_pass_the_body_forms_passages_at_tight_tolerances() {
     cell(Method::GenAlphaAdaptive, 1e-7, Form::Bodies, 20.0, 1.7e-4); // 1.69e-5
     // rtol 1e-9 was never run before (the 20 s exceed the budget: ~2.6e5 steps); over
     // [0, 0.8] s, across the first passage (t = 0.72), ~4.5 s of thread CPU each; over
-    // [0, 1.5] s HHT measured 2.85e-8 (49 658 steps, 10.9 s).
+    // [0, 1.5] s HHT measured 2.85e-8 (49 658 steps, 10.9 s). At rtol 1e-10 over [0, 0.8] s
+    // both fail at the first passage (t = 0.72158, h collapsed to 1e-15, named singular): the
+    // estimate sits at 69 … 105 from h = 1.7e-6 down to 8e-8, a round-off floor of q̈ (the
+    // local tolerance rtol^{3/2} (atol + rtol |z|) is ~1e-15 there). HHT with the centred
+    // rule passed (1.97e-8, 59 903 steps, 15.1 s), generalized-α with it failed alike.
     cell(Method::HhtAdaptive, 1e-9, Form::Bodies, 0.8, 1.2e-7); // 1.19e-8, 19 464 steps
     cell(Method::GenAlphaAdaptive, 1e-9, Form::Bodies, 0.8, 1.3e-7); // 1.23e-8, 19 653 steps
 }
@@ -297,6 +315,7 @@ fn ali3p_carries_both_forms_through_the_passages() {
     cell(Method::Ali3p, 1e-2, Form::Angles, 20.0, 1.2e-2); // 1.16e-3
     cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 7.88e-6
     cell(Method::Ali3p, 1e-3, Form::Bodies, 1.5, 2.3e-4); // 2.24e-5
+}
 
 /// DOP853 with PStab over the 20 s. Before its passage rule (a rejected estimate that does not
 /// shrink like a truncation error is replaced by its tangential part,

@@ -16,8 +16,8 @@ use mbsim_models::four_bar_chain::{self, FourBarChain, WINDOWS};
 use mbsim_models::four_bar_chain_bodies::{BODIES, FourBarChainBodies};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, Ali3p, ConstrainedSystem, Dop853, FixedStep,
-    Implicit, Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepSize, integrate,
-    tableau,
+    Implicit, Problem, Radau, Recorder, Rkstab, Scheme, SimError, Solution, StepRule, StepSize,
+    integrate, tableau,
 };
 use mbsim_testkit::thread_cpu;
 use mbsim_tests::dense_forms::DenseForms;
@@ -83,6 +83,10 @@ pub enum Method {
     HhtAdaptive,
     /// Generalized-α, error-controlled.
     GenAlphaAdaptive,
+    /// HHT-α, error-controlled, with the centred step rule (`StepRule::Centred`).
+    HhtCentred,
+    /// Generalized-α, error-controlled, with the centred step rule.
+    GenAlphaCentred,
     /// Classical RK4 with PStab, constant step.
     Rk4,
     /// MAMPC4 (Haug's PECE) with PStab, constant step.
@@ -101,13 +105,15 @@ pub enum Method {
 
 impl Method {
     /// Every method, error-controlled first.
-    pub const ALL: [Method; 13] = [
+    pub const ALL: [Method; 15] = [
         Method::Rkstab,
         Method::Abm,
         Method::Dop853,
         Method::Radau,
         Method::HhtAdaptive,
         Method::GenAlphaAdaptive,
+        Method::HhtCentred,
+        Method::GenAlphaCentred,
         Method::Rk4,
         Method::Mampc4,
         Method::Newmark,
@@ -126,6 +132,8 @@ impl Method {
             Method::Radau => "radau",
             Method::HhtAdaptive => "hht",
             Method::GenAlphaAdaptive => "gen-alpha",
+            Method::HhtCentred => "hht-centred",
+            Method::GenAlphaCentred => "gen-alpha-centred",
             Method::Rk4 => "rk4 --h",
             Method::Mampc4 => "mampc4 --h",
             Method::Newmark => "newmark --h",
@@ -144,7 +152,9 @@ impl Method {
             | Method::Dop853
             | Method::Radau
             | Method::HhtAdaptive
-            | Method::GenAlphaAdaptive => false,
+            | Method::GenAlphaAdaptive
+            | Method::HhtCentred
+            | Method::GenAlphaCentred => false,
             Method::Rk4
             | Method::Mampc4
             | Method::Newmark
@@ -172,6 +182,15 @@ impl Method {
             Method::HhtAdaptive => integrate(sys, &Implicit::hht(HHT_ALPHA, x), problem),
             Method::GenAlphaAdaptive => {
                 integrate(sys, &Implicit::generalized_alpha(RHO_INF, x), problem)
+            }
+            Method::HhtCentred => {
+                let method = Implicit::hht(HHT_ALPHA, x).with_step_rule(StepRule::Centred);
+                integrate(sys, &method, problem)
+            }
+            Method::GenAlphaCentred => {
+                let method =
+                    Implicit::generalized_alpha(RHO_INF, x).with_step_rule(StepRule::Centred);
+                integrate(sys, &method, problem)
             }
             Method::Rk4 => integrate(sys, &FixedStep::new(tableau::RK4, x), problem),
             Method::Mampc4 => {
@@ -309,7 +328,7 @@ pub fn measure(
 /// The table's header line.
 pub fn header() -> String {
     format!(
-        "{:<22} {:<14} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
+        "{:<22} {:<17} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
         "form", "method", "rtol/h", "error", "max|Φ|", "max|Φ̇|", "nfcn", "steps", "cpu [s]"
     )
 }
@@ -317,7 +336,7 @@ pub fn header() -> String {
 impl std::fmt::Display for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let lead = format!(
-            "{:<22} {:<14} {:>7.0e}",
+            "{:<22} {:<17} {:>7.0e}",
             self.form.name(),
             self.method.name(),
             self.x

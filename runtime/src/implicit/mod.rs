@@ -13,8 +13,9 @@
 //!
 //! Steps are constant ([`StepSize::Fixed`], the ME451 setting; a step whose Newton iteration
 //! fails is redone in 2, 4, … substeps) or error-controlled ([`StepSize::Adaptive`]: the
-//! estimate of `stepper.rs`, Hairer's controller with p = 2, failed attempts retried by the
-//! driver with h/4). Initial accelerations and multipliers come from the KKT solve at t0. The
+//! estimate of `stepper.rs`, Hairer's controller with p = 2 or, with [`StepRule::Centred`],
+//! the next step from the error predicted at its own midpoint (`step_rule.rs`), failed
+//! attempts retried by the driver with h/4). Initial accelerations and multipliers come from the KKT solve at t0. The
 //! constraint Φ = 0 holds at every step point to the Newton tolerance; the velocity constraint
 //! is not enforced (index 3) unless a post-step [`Stabilization`] is chosen (default `None`;
 //! Baumgarte does not apply: no γ enters an index-3 method).
@@ -29,11 +30,13 @@ mod newton;
 mod nonholonomic;
 pub(crate) mod pattern;
 mod scheme;
+mod step_rule;
 mod stepper;
 pub(crate) mod tangents;
 
 pub use newton::{NewtonKind, NewtonOptions};
 pub use scheme::{Coefficients, Scheme};
+pub use step_rule::StepRule;
 
 use nalgebra::DMatrix;
 
@@ -80,6 +83,8 @@ pub struct Implicit {
     pub newton: NewtonOptions,
     /// Constant or error-controlled steps.
     pub step: StepSize,
+    /// How error-controlled runs choose the next step (`step_rule.rs`).
+    pub step_rule: StepRule,
     /// The options every method shares; the constructors set `stabilization: None`.
     pub common: CommonOptions,
 }
@@ -95,6 +100,7 @@ impl Implicit {
             scheme,
             newton: NewtonOptions::default(),
             step,
+            step_rule: StepRule::default(),
             common,
         }
     }
@@ -126,6 +132,12 @@ impl Implicit {
     /// The same method with other step sizes.
     pub fn with_step(mut self, step: StepSize) -> Self {
         self.step = step;
+        self
+    }
+
+    /// The same method with another rule for the next step (error-controlled runs).
+    pub fn with_step_rule(mut self, step_rule: StepRule) -> Self {
+        self.step_rule = step_rule;
         self
     }
 
@@ -230,6 +242,7 @@ impl Implicit {
             stabilization: self.common.stabilization,
             datol: self.common.datol,
             kkt: self.common.kkt,
+            step_rule: (self.step_rule, self.safety().powi(3)),
         };
         let mut stepper = ImplicitStepper::new(dims, setup, tangents);
         stepper.initialize(sys, problem.t0, &problem.q0, &problem.v0)?;
@@ -250,6 +263,14 @@ impl Implicit {
             stats,
             event: None,
         }))
+    }
+
+    /// The controller's safety factor (error-controlled runs; unused otherwise).
+    fn safety(&self) -> f64 {
+        match &self.step {
+            StepSize::Fixed(_) => 1.0,
+            StepSize::Adaptive { control, .. } => control.safety,
+        }
     }
 
     /// Hairer's controller with p = 2 and the first step: `h_init`, or 0.01 ‖z‖/‖ż‖ (1e-6 when

@@ -46,14 +46,16 @@ impl Adaptive {
         }
     }
 
-    /// Judge an attempt of magnitude `h` with scaled error `err`.
-    pub(crate) fn judge(&mut self, err: f64, h: f64) -> Verdict {
+    /// Judge an attempt of magnitude `h` with scaled error `err`; an accepted attempt continues
+    /// with `proposal` (the method's own next step, magnitude) when there is one, else with
+    /// the controller's. Either is limited to h_max and, right after a rejection, to h.
+    pub(crate) fn judge(&mut self, err: f64, h: f64, proposal: Option<f64>) -> Verdict {
         let sc = &self.control;
         let fac11 = err.powf(self.expo1);
         if err <= 1.0 {
             let fac = (fac11 / self.facold.powf(sc.beta) / sc.safety)
                 .clamp(1.0 / sc.max_ratio, 1.0 / sc.min_ratio);
-            let mut h_new = (h / fac).min(self.h_max);
+            let mut h_new = proposal.unwrap_or(h / fac).min(self.h_max);
             self.facold = err.max(1e-4);
             if self.after_reject {
                 h_new = h_new.min(h);

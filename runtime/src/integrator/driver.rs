@@ -60,6 +60,13 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn counters(&self) -> StepperCounters;
     /// The stabilizer, if the method has one (its partition record goes into the statistics,
     /// [`crate::Stabilizer::report_into`]).
+    /// The method's own proposal for the next step after the last attempt, which the
+    /// controller adopts in place of its own when that attempt is accepted (the implicit
+    /// methods' centred rule); `None` leaves the choice to the controller.
+    fn proposal(&self) -> Option<f64> {
+        None
+    }
+
     fn stabilizer(&self) -> Option<&crate::stabilize::Stabilizer> {
         None
     }
@@ -197,7 +204,7 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             stats.nstep += 1;
             let verdict = attempt
                 .verdict
-                .unwrap_or_else(|| control.judge(attempt.error, h));
+                .unwrap_or_else(|| control.judge(attempt.error, h, stepper.proposal()));
             self.report(t, h, attempt, matches!(verdict, Verdict::Accept(_)));
             match verdict {
                 Verdict::Accept(h_new) => {
