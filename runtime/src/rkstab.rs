@@ -225,6 +225,7 @@ impl Dopri5 {
             combine_into(&mut self.stage, &self.z, h, A[i], &self.k);
             self.rhs
                 .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
+            self.stab.note_spread(self.rhs.last_spread());
         }
         combine_into(&mut self.znew, &self.z, h, &B[..6], &self.k);
         Ok(())
@@ -291,11 +292,18 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     /// One DOPRI5 step attempt of size h from (t, z) with k[0] = f(t, z); leaves the
     /// stabilized result in `zstab` and k_7 in k[6].
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        // Near a singular position, start from the accepted state projected onto the
+        // manifold when the drift control leaves Φ to drift (`stabilize/passage.rs`).
+        let (q, v) = self.z.split_at_mut(self.k[0].len() / 2);
+        if self.stab.guard_passage(sys, t, h, q, v)? {
+            self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
+        }
         self.stages(sys, t, h)?;
         self.zstab.copy_from_slice(&self.znew);
         let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
         let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
         self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
+        self.stab.note_spread(self.rhs.last_spread());
         Ok(Attempt {
             error: self.error_norm(h),
             stabilized,
