@@ -387,7 +387,12 @@ impl Stabilizer {
                 self.project(sys, t, h, q, v, projection::Variant::PSTAB, factored)?
             }
             Stabilization::SBoth => {
-                self.project(sys, t, h, q, v, projection::Variant::S_BOTH, factored)?
+                // Near a singular position S-both takes PStab's second pass (`passage.rs`).
+                let variant = match self.near_passage() {
+                    true => projection::Variant::PSTAB,
+                    false => projection::Variant::S_BOTH,
+                };
+                self.project(sys, t, h, q, v, variant, factored)?
             }
             Stabilization::VelocityOnly => {
                 let variant = projection::Variant::VELOCITY_ONLY;

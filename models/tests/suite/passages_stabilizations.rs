@@ -1,0 +1,81 @@
+//! The singular-passage matrix of issue 22 over RKSTAB's drift controls: DOPRI5 with each
+//! stabilization (PStab, S-full, S-both, velocity-only, GGᵀ, Baumgarte, none, GCP, hybrid and
+//! Chin's three continuous ones, with the CLI's default gains) × rtol × form of the IFToMM A02
+//! N-four-bar over 20 s, against the exact 1-DOF reduction (`passages_matrix.rs`: the same
+//! measures). Shared by the release slice (`passages_stabilized.rs`) and the full table
+//! (`cargo bench -p mbsim-models --bench passages -- stabilizations`); no expected number
+//! lives here.
+
+use crate::passages_matrix::{Form, Measures, measure_run, write_row};
+use mbsim_runtime::{
+    Baumgarte, Continuous, ContinuousChoice, HybridOptions, PartitionOptions, Rkstab,
+    Stabilization, integrate,
+};
+
+/// Every drift control, in the CLI's order and with its default gains (Baumgarte α = β = 10,
+/// the continuous ones γ = 10, GCP and the hybrid with their default options).
+pub fn stabilizations() -> [Stabilization; 12] {
+    let chin = |choice| Stabilization::Continuous(Continuous::new(choice, 10.0));
+    [
+        Stabilization::PStab,
+        Stabilization::SFull,
+        Stabilization::SBoth,
+        Stabilization::VelocityOnly,
+        Stabilization::GGt,
+        Stabilization::Baumgarte(Baumgarte {
+            alpha: 10.0,
+            beta: 10.0,
+        }),
+        Stabilization::None,
+        Stabilization::Partitioned(PartitionOptions::default()),
+        Stabilization::Hybrid(HybridOptions::default()),
+        chin(ContinuousChoice::GGt),
+        chin(ContinuousChoice::Identity),
+        chin(ContinuousChoice::TwoStep),
+    ]
+}
+
+/// One cell: RKSTAB with `stabilization` at `rtol` (atol = rtol / 10) on `form`.
+#[derive(Clone, Debug)]
+pub struct StabilizedCell {
+    /// The drift control.
+    pub stabilization: Stabilization,
+    /// rtol.
+    pub rtol: f64,
+    /// The form.
+    pub form: Form,
+    /// The measures, or the error's text.
+    pub outcome: Result<Measures, String>,
+}
+
+/// Run one cell over [0, `t_end`] against the reduction `reference` at the output times.
+pub fn measure_stabilized(
+    stabilization: Stabilization,
+    rtol: f64,
+    form: Form,
+    t_end: f64,
+    reference: &[f64],
+) -> StabilizedCell {
+    let method = Rkstab::new(rtol).with_stabilization(stabilization);
+    let outcome = measure_run((form, false), t_end, reference, |sys, problem| {
+        integrate(sys, &method, problem)
+    });
+    StabilizedCell {
+        stabilization,
+        rtol,
+        form,
+        outcome,
+    }
+}
+
+impl std::fmt::Display for StabilizedCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let lead = format!(
+            "{:<22} {:<14} {:>7.0e}",
+            self.form.name(),
+            self.stabilization.name(),
+            self.rtol
+        );
+        write_row(f, &lead, &self.outcome)
+    }
+}
