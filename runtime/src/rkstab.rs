@@ -191,6 +191,8 @@ struct Dopri5 {
     znew: Vec<f64>,
     zstab: Vec<f64>,
     dense: DenseOutput,
+    /// The last accepted step (NaN before the first; `stabilize/passage.rs`).
+    h_accepted: f64,
 }
 
 impl Dopri5 {
@@ -211,6 +213,7 @@ impl Dopri5 {
             znew: vec![0.0; len],
             zstab: vec![0.0; len],
             dense: DenseOutput::new(len),
+            h_accepted: f64::NAN,
         }
     }
 
@@ -292,10 +295,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     /// One DOPRI5 step attempt of size h from (t, z) with k[0] = f(t, z); leaves the
     /// stabilized result in `zstab` and k_7 in k[6].
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
-        // Near a singular position, start from the accepted state projected onto the
-        // manifold when the drift control leaves Φ to drift (`stabilize/passage.rs`).
+        // Attempts stalled near a rank loss of G: start from the accepted state projected
+        // onto the manifold if the drift control left a drift there (`stabilize/passage.rs`).
         let (q, v) = self.z.split_at_mut(self.k[0].len() / 2);
-        if self.stab.guard_passage(sys, t, h, q, v)? {
+        if (self.stab).rescue_passage(sys, (t, h, self.h_accepted), q, v)? {
             self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
         }
         self.stages(sys, t, h)?;
@@ -312,6 +315,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
+        self.h_accepted = h;
         self.dense.prepare(t, h, &self.z, &self.zstab, &self.k);
         self.stab.note_accepted();
         self.k.swap(0, 6);

@@ -79,7 +79,7 @@ mod sfull;
 mod sfull_sparse;
 
 pub use partition::ROUND_OFF_STEP;
-pub use passage::PASSAGE_GROWTH;
+pub use passage::{PASSAGE_COLLAPSE, PASSAGE_GROWTH};
 pub use partition_options::{
     HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
@@ -387,12 +387,7 @@ impl Stabilizer {
                 self.project(sys, t, h, q, v, projection::Variant::PSTAB, factored)?
             }
             Stabilization::SBoth => {
-                // Near a singular position S-both takes PStab's second pass (`passage.rs`).
-                let variant = match self.near_passage() {
-                    true => projection::Variant::PSTAB,
-                    false => projection::Variant::S_BOTH,
-                };
-                self.project(sys, t, h, q, v, variant, factored)?
+                self.project(sys, t, h, q, v, projection::Variant::S_BOTH, factored)?
             }
             Stabilization::VelocityOnly => {
                 let variant = projection::Variant::VELOCITY_ONLY;
@@ -446,6 +441,7 @@ impl Stabilizer {
     /// near the next attempts' start ([`Stabilizer::floored_scale`]).
     pub fn note_accepted(&mut self) {
         self.carried = self.noise;
+        self.passage.accepted();
     }
 
     /// |δ₂,c| of the last correction if it stagnated within every coordinate's last bits.
