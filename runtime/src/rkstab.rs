@@ -44,6 +44,12 @@ pub struct Rkstab {
     pub step_control: StepControl,
     /// The options every method shares (stabilization, DATOL, limits, samples).
     pub common: CommonOptions,
+    /// The singular-passage guard (`stabilize/passage.rs`): under the drift controls that
+    /// leave a drift at the accepted state (none, Baumgarte, velocity-only, S-both, the
+    /// continuous ones), project that state with PStab before an attempt when the KKT pivot
+    /// spread says G is losing rank. Default on; off gives the pure method (the thesis'
+    /// reproductions).
+    pub passage_guard: bool,
 }
 
 impl Rkstab {
@@ -55,7 +61,14 @@ impl Rkstab {
             error_estimate: ErrorEstimate::Stabilized,
             step_control: StepControl::default(),
             common: CommonOptions::default(),
+            passage_guard: true,
         }
+    }
+
+    /// The same method without the singular-passage guard (the pure drift control).
+    pub fn without_passage_guard(mut self) -> Self {
+        self.passage_guard = false;
+        self
     }
 
     /// The same method with another stabilization.
@@ -191,8 +204,8 @@ struct Dopri5 {
     znew: Vec<f64>,
     zstab: Vec<f64>,
     dense: DenseOutput,
-    /// The last accepted step (NaN before the first; `stabilize/passage.rs`).
-    h_accepted: f64,
+    /// Whether the singular-passage guard is on ([`Rkstab::passage_guard`]).
+    passage_guard: bool,
 }
 
 impl Dopri5 {
@@ -213,7 +226,7 @@ impl Dopri5 {
             znew: vec![0.0; len],
             zstab: vec![0.0; len],
             dense: DenseOutput::new(len),
-            h_accepted: f64::NAN,
+            passage_guard: m.passage_guard,
         }
     }
 
@@ -295,10 +308,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     /// One DOPRI5 step attempt of size h from (t, z) with k[0] = f(t, z); leaves the
     /// stabilized result in `zstab` and k_7 in k[6].
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
-        // Attempts stalled near a rank loss of G: start from the accepted state projected
-        // onto the manifold if the drift control left a drift there (`stabilize/passage.rs`).
+        // Near a rank loss of G: start from the accepted state projected onto the manifold if
+        // the drift control left a drift there (`stabilize/passage.rs`).
         let (q, v) = self.z.split_at_mut(self.k[0].len() / 2);
-        if (self.stab).rescue_passage(sys, (t, h, self.h_accepted), q, v)? {
+        if self.passage_guard && self.stab.guard_passage(sys, (t, h), q, v)? {
             self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
         }
         self.stages(sys, t, h)?;
@@ -315,7 +328,6 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
-        self.h_accepted = h;
         self.dense.prepare(t, h, &self.z, &self.zstab, &self.k);
         self.stab.note_accepted();
         self.k.swap(0, 6);

@@ -79,7 +79,7 @@ mod sfull;
 mod sfull_sparse;
 
 pub use partition::ROUND_OFF_STEP;
-pub use passage::{PASSAGE_COLLAPSE, PASSAGE_GROWTH};
+pub use passage::{PASSAGE_GROWTH, S_BOTH_GROWTH};
 pub use partition_options::{
     HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
@@ -441,7 +441,6 @@ impl Stabilizer {
     /// near the next attempts' start ([`Stabilizer::floored_scale`]).
     pub fn note_accepted(&mut self) {
         self.carried = self.noise;
-        self.passage.accepted();
     }
 
     /// |δ₂,c| of the last correction if it stagnated within every coordinate's last bits.

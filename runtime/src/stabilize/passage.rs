@@ -1,4 +1,4 @@
-//! The singular-passage rescue of the drift controls that leave a drift at the accepted state.
+//! The singular-passage guard of the drift controls that leave a drift at the accepted state.
 //!
 //! PStab, GGᵀ, S-full, GCP and the hybrid correct Φ and G v + [Φ_t; b] after every step (or
 //! when they exceed a tolerance) to their round-off. No stabilization, Baumgarte,
@@ -14,7 +14,7 @@
 //!   inconsistent part of γ amplified by 1/σ_min(G)). Measured on `four-bar-chain-bodies` at
 //!   rtol 1e-8: velocity-only and Baumgarte stopped at t = 1.2440, none at 1.2457 (the second
 //!   passage; condition of [M Gᵀ; G 0] 1.9e15 and 4.1e14 at the last accepted states), the
-//!   continuous stabilizations at 1.24 … 7.14 s, on `four-bar-chain` continuous-GGᵀ at 1.7494
+//!   continuous stabilizations at 1.24 … 7.14 s; on `four-bar-chain` continuous-GGᵀ at 1.7494
 //!   and continuous-identity at 6.0377.
 //! - S-both: near a rank loss the remainder of its one pass is amplified like 1/σ_min(G), and
 //!   the residual left at the accepted state is corrected again by every attempt from it, at
@@ -23,43 +23,48 @@
 //!   pivot spread 8.6e5 against 4.4 at t0) the velocity residual reached 3.5e-9 (3.5 atol)
 //!   and the step size underflowed at t = 5.1964 (h = 7e-15).
 //!
-//! The rescue acts only where such a run would stop: when an attempt's step has collapsed to
-//! [`PASSAGE_COLLAPSE`] of the last accepted one (several rejections in a row) and the KKT
-//! pivot spread of the right-hand sides since the last accepted state has grown
-//! [`PASSAGE_GROWTH`]-fold over the run's first ([`crate::kkt::Conditioning`]: G is losing
-//! rank), the accepted state is projected onto Φ = 0, G v + [Φ_t; b] = 0 with PStab's two
-//! passes, once per accepted state, and the attempt starts from there (the caller evaluates
-//! f there again, so the FSAL slope is the projected state's). The projection is of the
-//! accepted state, not of the attempt's end point, so it is no part of the local error
-//! estimate (the drift it removes is the run's, not the step's). A run that never stalls
-//! near a rank loss is not touched, bit for bit (`mbsim repro all` writes the same files); a
-//! spread test alone (10⁴-fold) fired in Chin's chapter-5 sweep under Baumgarte and changed
-//! it (one start angle then stopped at t = 3.603). The counter `passage_projections` in
-//! [`crate::Stats::extra`] appears only when the rescue fired.
+//! The guard: every right-hand side reports the pivot spread of its KKT factorization
+//! ([`crate::kkt::Conditioning`]); when the largest spread of an attempt has grown
+//! [`PASSAGE_GROWTH`]-fold over the run's first (S-both: [`S_BOTH_GROWTH`]-fold), G is losing
+//! rank and the next attempt starts from the accepted state projected onto Φ = 0,
+//! G v + [Φ_t; b] = 0 with PStab's two passes (the caller evaluates f there again, so the FSAL
+//! slope is the projected state's). The projection is of the accepted state, not of the
+//! attempt's end point, so it is no part of the local error estimate (the drift it removes is
+//! the run's, not the step's). It must come early: a rescue that projected only once the
+//! attempts had stalled (h ≤ 10⁻³ of the largest accepted step; first at spread 1.3e7, h =
+//! 3.2e-5, 1e-4 s before the passage) did not carry velocity-only or none over the passage at
+//! t = 1.2440: the steps crawled into it, projected at every state, and underflowed.
+//!
+//! It changes the method near such positions, so it is an option of RKSTAB
+//! ([`crate::Rkstab::passage_guard`], on by default); the thesis' reproductions switch it off,
+//! since they show the pure methods (Baumgarte stopping at the singular slider-crank, P10; the
+//! drift of Baumgarte and of no stabilization on Andrews and the rolling disc, which the
+//! guard's projections changed, and Chin's chapter-5 sweep at 180 rad/s, whose Baumgarte run
+//! then stopped at t = 3.603). The counter `passage_projections` in [`crate::Stats::extra`]
+//! appears only when the guard fired.
 
 use super::{Stabilization, Stabilizer, projection};
 use crate::error::SimError;
 use crate::system::ConstrainedSystem;
 
-/// Growth of the KKT pivot spread over the run's first one that marks a stalled attempt as
-/// one near a rank loss of G: 10². The A02 chain's body form starts at 4.4 and its passages
-/// reach 3.4e4 … 8.6e5 where the runs stalled; the spread is a lower bound of κ's growth.
-pub const PASSAGE_GROWTH: f64 = 1e2;
+/// Growth of the KKT pivot spread over the run's first one at which the guard projects:
+/// 10⁴, four decades of the condition (the spread is a lower bound of κ's growth). The A02
+/// chain's body form starts at 4.4 and reaches 3.4e4 … 8.6e5 at the passages its steps land
+/// near; the failing runs' last states had conditions of 1e14 … 1e15.
+pub const PASSAGE_GROWTH: f64 = 1e4;
 
-/// The step of an attempt, relative to the last accepted one, at or below which the attempt
-/// counts as stalled: 10⁻³, at least four rejections in a row under Hairer's controller (it
-/// cuts h by at most 5 per rejection), far below the one or two of an ordinary step.
-pub const PASSAGE_COLLAPSE: f64 = 1e-3;
+/// The same growth for S-both: 10². Its failure comes after the passage, when the spread
+/// has fallen again (the guard at 10⁴ alone measured: underflow at t = 5.1964, 0.02 s after
+/// the passage); 10² is two decades above the start, where one pass contracts as designed.
+pub const S_BOTH_GROWTH: f64 = 1e2;
 
-/// The rescue's state (see the module docs).
+/// The guard's state (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PassageGuard {
     /// The first pivot spread of the run (NaN before it).
     reference: f64,
-    /// The largest spread since the last accepted state.
+    /// The largest spread since the last test.
     peak: f64,
-    /// Whether the accepted state was projected already.
-    done: bool,
     /// Projections made.
     pub(super) projections: u64,
 }
@@ -69,33 +74,26 @@ impl Default for PassageGuard {
         Self {
             reference: f64::NAN,
             peak: 0.0,
-            done: false,
             projections: 0,
         }
     }
 }
 
-impl PassageGuard {
-    /// A new accepted state.
-    pub(super) fn accepted(&mut self) {
-        (self.peak, self.done) = (0.0, false);
-    }
-}
-
 impl Stabilization {
-    /// Whether the drift control leaves a drift at the accepted state that the rescue removes.
-    pub(super) fn rescues_passages(&self) -> bool {
+    /// The spread growth at which the guard projects, for the drift controls that leave a
+    /// drift at the accepted state (module docs); `None` for the others.
+    pub(super) fn passage_growth(&self) -> Option<f64> {
         match self {
             Stabilization::None
             | Stabilization::Baumgarte(_)
-            | Stabilization::SBoth
             | Stabilization::VelocityOnly
-            | Stabilization::Continuous(_) => true,
+            | Stabilization::Continuous(_) => Some(PASSAGE_GROWTH),
+            Stabilization::SBoth => Some(S_BOTH_GROWTH),
             Stabilization::PStab
             | Stabilization::SFull
             | Stabilization::GGt
             | Stabilization::Partitioned(_)
-            | Stabilization::Hybrid(_) => false,
+            | Stabilization::Hybrid(_) => None,
         }
     }
 }
@@ -113,30 +111,30 @@ impl Stabilizer {
         guard.peak = guard.peak.max(spread);
     }
 
-    /// Before an attempt of step `h` from the accepted state (t, q), whose own step was
-    /// `h_accepted` (NaN before the first): project it onto the constraint manifold with
-    /// PStab's two passes if the attempts from it stalled near a rank loss (module docs).
-    /// Returns whether it did (then the caller evaluates the field there again).
-    pub fn rescue_passage<S: ConstrainedSystem + ?Sized>(
+    /// Before an attempt from the accepted state (t, q, v): project it onto the constraint
+    /// manifold with PStab's two passes if the previous attempt's spread says G is losing
+    /// rank (module docs). Returns whether it did (then the caller evaluates the field there
+    /// again). `h` labels errors.
+    pub fn guard_passage<S: ConstrainedSystem + ?Sized>(
         &mut self,
         sys: &S,
-        (t, h, h_accepted): (f64, f64, f64),
+        (t, h): (f64, f64),
         q: &mut [f64],
         v: &mut [f64],
     ) -> Result<bool, SimError> {
-        let guard = &self.passage;
-        let stalled = h.abs() <= PASSAGE_COLLAPSE * h_accepted.abs();
-        let near = guard.peak > PASSAGE_GROWTH * guard.reference;
-        if guard.done || !stalled || !near || !self.kind.rescues_passages() {
+        let guard = &mut self.passage;
+        let near = |growth: f64| guard.peak > growth * guard.reference;
+        let due = self.kind.passage_growth().is_some_and(near);
+        guard.peak = 0.0;
+        if !due || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
-        self.passage.done = true;
         self.passage.projections += 1;
         self.project(sys, t, h, q, v, projection::Variant::PSTAB, None)?;
         Ok(true)
     }
 
-    /// The rescue's projections so far.
+    /// The guard's projections so far.
     pub fn passage_projections(&self) -> u64 {
         self.passage.projections
     }
