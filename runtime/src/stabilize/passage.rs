@@ -30,7 +30,12 @@
 //! G v + [Φ_t; b] = 0 with PStab's two passes (the caller evaluates f there again, so the FSAL
 //! slope is the projected state's). The projection is of the accepted state, not of the
 //! attempt's end point, so it is no part of the local error estimate (the drift it removes is
-//! the run's, not the step's). It must come early: a rescue that projected only once the
+//! the run's, not the step's). A position drift is projected away once, on entering the zone
+//! (the first attempt whose spread crossed the growth): inside it, where σ_min(G) is smaller,
+//! a projection moves q by ‖Φ‖/σ_min along the directions G loses, and projecting at every
+//! state there stopped the crank-angle form at passages it crossed without the guard
+//! (velocity-only at rtol 1e-6, none and Baumgarte at 1e-8). S-both's remainder is removed at
+//! every state in the zone: it is one pass's, of the state's own step. It must come early: a rescue that projected only once the
 //! attempts had stalled (h ≤ 10⁻³ of the largest accepted step; first at spread 1.3e7, h =
 //! 3.2e-5, 1e-4 s before the passage) did not carry velocity-only or none over the passage at
 //! t = 1.2440: the steps crawled into it, projected at every state, and underflowed.
@@ -65,6 +70,8 @@ pub(super) struct PassageGuard {
     reference: f64,
     /// The largest spread since the last test.
     peak: f64,
+    /// Whether the last test found the run near a rank loss (inside a passage's zone).
+    inside: bool,
     /// Projections made.
     pub(super) projections: u64,
 }
@@ -74,6 +81,7 @@ impl Default for PassageGuard {
         Self {
             reference: f64::NAN,
             peak: 0.0,
+            inside: false,
             projections: 0,
         }
     }
@@ -124,8 +132,11 @@ impl Stabilizer {
     ) -> Result<bool, SimError> {
         let guard = &mut self.passage;
         let near = |growth: f64| guard.peak > growth * guard.reference;
-        let due = self.kind.passage_growth().is_some_and(near);
-        guard.peak = 0.0;
+        let near = self.kind.passage_growth().is_some_and(near);
+        // A position drift is removed once, on entering the zone; S-both's remainder at
+        // every state in it (module docs).
+        let due = near && (!guard.inside || self.kind == Stabilization::SBoth);
+        (guard.peak, guard.inside) = (0.0, near);
         if !due || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
