@@ -11,7 +11,8 @@
 //!
 //! With the word `stabilizations` it prints instead RKSTAB with every drift control × rtol
 //! (1e-6, 1e-8, 1e-10 unless parameters are given) × form (`passages_stabilizations.rs`);
-//! stabilization names as in its table (`s-both`, `continuous-ggt`, …) restrict it.
+//! stabilization names as in its table (`s-both`, `continuous-ggt`, …) restrict it, and the
+//! word `guard` runs them with the singular-passage guard (`+g` in the table).
 
 #[path = "../tests/suite/passages_matrix.rs"]
 mod passages_matrix;
@@ -106,8 +107,14 @@ fn stabilization_matrix(
     for &form in forms {
         for &kind in &kinds {
             for &rtol in &tolerances {
-                let cell =
-                    passages_stabilizations::measure_stabilized(kind, rtol, form, t_end, reference);
+                let guard = words.iter().any(|w| w == "guard");
+                let cell = passages_stabilizations::measure_stabilized(
+                    (kind, guard),
+                    rtol,
+                    form,
+                    t_end,
+                    reference,
+                );
                 println!("{cell}");
             }
         }

@@ -47,8 +47,9 @@ pub struct Rkstab {
     /// The singular-passage guard (`stabilize/passage.rs`): under the drift controls that
     /// leave a drift at the accepted state (none, Baumgarte, velocity-only, S-both, the
     /// continuous ones), project that state with PStab before an attempt when the KKT pivot
-    /// spread says G is losing rank. Default on; off gives the pure method (the thesis'
-    /// reproductions).
+    /// spread says G is losing rank. Default off (the pure drift control): it carries the
+    /// A02 chain's body form where those controls stop, but stopped its crank-angle form at
+    /// passages they cross without it (module docs of `stabilize/passage.rs`).
     pub passage_guard: bool,
 }
 
@@ -61,13 +62,13 @@ impl Rkstab {
             error_estimate: ErrorEstimate::Stabilized,
             step_control: StepControl::default(),
             common: CommonOptions::default(),
-            passage_guard: true,
+            passage_guard: false,
         }
     }
 
-    /// The same method without the singular-passage guard (the pure drift control).
-    pub fn without_passage_guard(mut self) -> Self {
-        self.passage_guard = false;
+    /// The same method with the singular-passage guard ([`Rkstab::passage_guard`]).
+    pub fn with_passage_guard(mut self) -> Self {
+        self.passage_guard = true;
         self
     }
 

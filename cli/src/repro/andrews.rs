@@ -31,13 +31,13 @@ pub fn table_4_1(out: &Path) -> Result<Table, AppError> {
     for &rtol in &RTOLS {
         let b = rkstab(
             "andrews",
-            Rkstab::new(rtol).without_passage_guard().with_stabilization(b20_100()),
+            Rkstab::new(rtol).with_stabilization(b20_100()),
             T_END,
             1e-3,
         )?;
         let p = rkstab(
             "andrews",
-            Rkstab::new(rtol).without_passage_guard().with_datol(rtol / 10.0),
+            Rkstab::new(rtol).with_datol(rtol / 10.0),
             T_END,
             1e-3,
         )?;
@@ -115,7 +115,7 @@ pub fn table_4_2(_out: &Path) -> Result<Table, AppError> {
     for &datol in &datols {
         let problem = Problem::new(0.0, T_END, &Andrews::Q0, &[0.0; 7]);
         let watch = crate::timing::Stopwatch::start();
-        let method = Rkstab::new(1e-5).without_passage_guard().with_datol(datol);
+        let method = Rkstab::new(1e-5).with_datol(datol);
         let stats = method.integrate_into(&sys, &problem, &mut ())?.stats;
         let timing = watch.stop();
         let cpu = timing.cpu.as_secs_f64();

@@ -46,7 +46,7 @@ impl Observer for DriftLog {
 fn unstabilized(rtol: f64, t_end: f64) -> (DriftLog, f64, f64) {
     let sys = Andrews::published();
     let problem = Problem::new(0.0, t_end, &Andrews::Q0, &[0.0; 7]).with_uniform_output(1e-3);
-    let method = Rkstab::new(rtol).without_passage_guard()
+    let method = Rkstab::new(rtol)
         .with_atol(rtol / 10.0)
         .with_stabilization(Stabilization::None);
     let mut log = DriftLog::default();
@@ -187,7 +187,7 @@ fn grid_axis() -> Vec<f64> {
 /// One Baumgarte run on [0, 0.3] at atol 1e-5, rtol 1e-4: (max |Φ|, max |Φ̇|, max |Φ| over
 /// the last third / over the first third), NaN for a failed run.
 fn baumgarte_run(alpha: f64, beta: f64) -> [f64; 3] {
-    let method = Rkstab::new(1e-4).without_passage_guard()
+    let method = Rkstab::new(1e-4)
         .with_atol(1e-5)
         .with_stabilization(Stabilization::Baumgarte(Baumgarte { alpha, beta }));
     match rkstab("andrews", method, 0.3, 0.3) {
@@ -237,7 +237,7 @@ pub fn p5_baumgarte(out: &Path) -> Result<Table, AppError> {
             },
         )?;
     }
-    let pstab = rkstab("andrews", Rkstab::new(1e-4).without_passage_guard().with_atol(1e-5), 0.3, 0.3)?;
+    let pstab = rkstab("andrews", Rkstab::new(1e-4).with_atol(1e-5), 0.3, 0.3)?;
     let pstab_drift = max_drift(&pstab.step_drift, 0.0, 0.3);
     let finite: Vec<[f64; 3]> = runs
         .iter()

@@ -96,7 +96,7 @@ pub(super) fn run_on<S: TangentSystem>(
     let watch = crate::timing::Stopwatch::start();
     let (rec, solution) = match method {
         Method::Rkstab(stab) => {
-            let mut m = Rkstab::new(tol.0).without_passage_guard().with_atol(tol.1).with_stabilization(stab);
+            let mut m = Rkstab::new(tol.0).with_atol(tol.1).with_stabilization(stab);
             m.common.output_steps = true;
             integrate(sys, &m, &problem)?
         }

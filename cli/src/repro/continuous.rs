@@ -57,10 +57,10 @@ fn measure(model: &str, method: Rkstab, t_end: f64, reference: &[f64]) -> Measur
 
 /// One model: rows per control and measure, columns γ; PStab repeated in every column.
 fn model_rows(model: &str, t_end: f64, rtol: f64) -> Result<ModelResults, AppError> {
-    let reference = rkstab(model, Rkstab::new(1e-12).without_passage_guard().with_atol(1e-13), t_end, t_end)?;
+    let reference = rkstab(model, Rkstab::new(1e-12).with_atol(1e-13), t_end, t_end)?;
     let q_ref = reference.rec.q.last().cloned().unwrap_or_default();
     let method = |s| {
-        Rkstab::new(rtol).without_passage_guard()
+        Rkstab::new(rtol)
             .with_atol(rtol / 10.0)
             .with_stabilization(s)
     };

@@ -26,7 +26,7 @@ fn run(case2: bool, stab: Stabilization, rtol: f64) -> Result<[f64; 5], AppError
     let init = initialize(&sys, 0.0, &q0, &v0, &InitOptions::default())?;
     // Samples at the accepted steps only: the stabilized states the drift is measured on.
     let problem = Problem::new(0.0, 1.0, &init.q, &init.v).with_times(&[]);
-    let mut method = Rkstab::new(rtol).without_passage_guard()
+    let mut method = Rkstab::new(rtol)
         .with_atol(rtol / 10.0)
         .with_stabilization(stab);
     method.common.output_steps = true;

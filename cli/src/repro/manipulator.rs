@@ -87,11 +87,11 @@ pub fn table_4_6(out: &Path) -> Result<Table, AppError> {
     for &rtol in &rtols {
         let b = rkstab(
             "two-arm-robot",
-            Rkstab::new(rtol).without_passage_guard().with_stabilization(chin(12.0, 70.0)),
+            Rkstab::new(rtol).with_stabilization(chin(12.0, 70.0)),
             10.0,
             0.02,
         )?;
-        let p = rkstab("two-arm-robot", Rkstab::new(rtol).without_passage_guard(), 10.0, 0.02)?;
+        let p = rkstab("two-arm-robot", Rkstab::new(rtol), 10.0, 0.02)?;
         for (i, x) in [b.stats.nfcn, p.stats.nfcn, b.stats.nstep, p.stats.nstep]
             .iter()
             .enumerate()
@@ -187,7 +187,7 @@ pub fn table_4_7(out: &Path, omega: f64) -> Result<Table, AppError> {
         let o = rkstab_with(
             "two-link-case2",
             &[("omega", omega)],
-            Rkstab::new(1e-5).without_passage_guard().with_stabilization(stab),
+            Rkstab::new(1e-5).with_stabilization(stab),
             10.0,
             0.02,
         )?;

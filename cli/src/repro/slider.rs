@@ -31,7 +31,7 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
     for &tol in &tols {
         let o = rkstab(
             "slider-crank-tsda",
-            Rkstab::new(tol).without_passage_guard().with_atol(tol),
+            Rkstab::new(tol).with_atol(tol),
             0.5,
             0.005,
         )?;
@@ -42,7 +42,7 @@ pub fn table_4_8(out: &Path) -> Result<Table, AppError> {
         let h = rkstab_with(
             "slider-crank-tsda",
             &LIGHT,
-            Rkstab::new(tol).without_passage_guard().with_atol(tol),
+            Rkstab::new(tol).with_atol(tol),
             0.5,
             0.005,
         )?;

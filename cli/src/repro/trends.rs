@@ -32,7 +32,7 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         (
             "none 1e-5",
             "singular-slider-crank",
-            Rkstab::new(1e-5).without_passage_guard()
+            Rkstab::new(1e-5)
                 .with_atol(1e-5)
                 .with_stabilization(Stabilization::None),
             3.0,
@@ -40,7 +40,7 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         (
             "none 1e-8",
             "singular-slider-crank",
-            Rkstab::new(1e-8).without_passage_guard()
+            Rkstab::new(1e-8)
                 .with_atol(1e-5)
                 .with_stabilization(Stabilization::None),
             3.0,
@@ -48,19 +48,19 @@ pub fn p10(_out: &Path) -> Result<Table, AppError> {
         (
             "B(20,100) 1e-10",
             "singular-slider-crank",
-            Rkstab::new(1e-10).without_passage_guard().with_atol(1e-10).with_stabilization(b),
+            Rkstab::new(1e-10).with_atol(1e-10).with_stabilization(b),
             10.0,
         ),
         (
             "PStab 1e-10",
             "singular-slider-crank",
-            Rkstab::new(1e-10).without_passage_guard().with_atol(1e-10),
+            Rkstab::new(1e-10).with_atol(1e-10),
             10.0,
         ),
         (
             "reform. 1e-10",
             "slider-crank-reformulated",
-            Rkstab::new(1e-10).without_passage_guard().with_atol(1e-10),
+            Rkstab::new(1e-10).with_atol(1e-10),
             20.0,
         ),
     ];
@@ -123,7 +123,7 @@ pub fn p11(_out: &Path) -> Result<Table, AppError> {
     for stab in [Stabilization::PStab, b] {
         let o = rkstab(
             "rolling-disc",
-            Rkstab::new(1e-3).without_passage_guard().with_stabilization(stab),
+            Rkstab::new(1e-3).with_stabilization(stab),
             2.0,
             0.005,
         )?;

@@ -1,8 +1,9 @@
 //! The singular-passage matrix of issue 22 over RKSTAB's drift controls: DOPRI5 with each
 //! stabilization (PStab, S-full, S-both, velocity-only, GGᵀ, Baumgarte, none, GCP, hybrid and
 //! Chin's three continuous ones, with the CLI's default gains) × rtol × form of the IFToMM A02
-//! N-four-bar over 20 s, against the exact 1-DOF reduction (`passages_matrix.rs`: the same
-//! measures). Shared by the release slice (`passages_stabilized.rs`) and the full table
+//! N-four-bar over 20 s, with or without the singular-passage guard
+//! (`runtime/src/stabilize/passage.rs`), against the exact 1-DOF reduction
+//! (`passages_matrix.rs`: the same measures). Shared by the release slice (`passages_stabilized.rs`) and the full table
 //! (`cargo bench -p mbsim-models --bench passages -- stabilizations`); no expected number
 //! lives here.
 
@@ -40,6 +41,8 @@ pub fn stabilizations() -> [Stabilization; 12] {
 pub struct StabilizedCell {
     /// The drift control.
     pub stabilization: Stabilization,
+    /// Whether the singular-passage guard was on.
+    pub guard: bool,
     /// rtol.
     pub rtol: f64,
     /// The form.
@@ -48,20 +51,23 @@ pub struct StabilizedCell {
     pub outcome: Result<Measures, String>,
 }
 
-/// Run one cell over [0, `t_end`] against the reduction `reference` at the output times.
+/// Run one cell over [0, `t_end`] against the reduction `reference` at the output times, with
+/// the singular-passage guard when `guard`.
 pub fn measure_stabilized(
-    stabilization: Stabilization,
+    (stabilization, guard): (Stabilization, bool),
     rtol: f64,
     form: Form,
     t_end: f64,
     reference: &[f64],
 ) -> StabilizedCell {
-    let method = Rkstab::new(rtol).with_stabilization(stabilization);
+    let mut method = Rkstab::new(rtol).with_stabilization(stabilization);
+    method.passage_guard = guard;
     let outcome = measure_run((form, false), t_end, reference, |sys, problem| {
         integrate(sys, &method, problem)
     });
     StabilizedCell {
         stabilization,
+        guard,
         rtol,
         form,
         outcome,
@@ -73,7 +79,11 @@ impl std::fmt::Display for StabilizedCell {
         let lead = format!(
             "{:<22} {:<14} {:>7.0e}",
             self.form.name(),
-            self.stabilization.name(),
+            format!(
+                "{}{}",
+                self.stabilization.name(),
+                if self.guard { "+g" } else { "" }
+            ),
             self.rtol
         );
         write_row(f, &lead, &self.outcome)

@@ -30,22 +30,24 @@
 //! G v + [Φ_t; b] = 0 with PStab's two passes (the caller evaluates f there again, so the FSAL
 //! slope is the projected state's). The projection is of the accepted state, not of the
 //! attempt's end point, so it is no part of the local error estimate (the drift it removes is
-//! the run's, not the step's). A position drift is projected away once, on entering the zone
-//! (the first attempt whose spread crossed the growth): inside it, where σ_min(G) is smaller,
-//! a projection moves q by ‖Φ‖/σ_min along the directions G loses, and projecting at every
-//! state there stopped the crank-angle form at passages it crossed without the guard
-//! (velocity-only at rtol 1e-6, none and Baumgarte at 1e-8). S-both's remainder is removed at
-//! every state in the zone: it is one pass's, of the state's own step. It must come early: a rescue that projected only once the
+//! the run's, not the step's). It must come early: a rescue that projected only once the
 //! attempts had stalled (h ≤ 10⁻³ of the largest accepted step; first at spread 1.3e7, h =
 //! 3.2e-5, 1e-4 s before the passage) did not carry velocity-only or none over the passage at
 //! t = 1.2440: the steps crawled into it, projected at every state, and underflowed.
 //!
-//! It changes the method near such positions, so it is an option of RKSTAB
-//! ([`crate::Rkstab::passage_guard`], on by default); the thesis' reproductions switch it off,
-//! since they show the pure methods (Baumgarte stopping at the singular slider-crank, P10; the
-//! drift of Baumgarte and of no stabilization on Andrews and the rolling disc, which the
-//! guard's projections changed, and Chin's chapter-5 sweep at 180 rad/s, whose Baumgarte run
-//! then stopped at t = 3.603). The counter `passage_projections` in [`crate::Stats::extra`]
+//! It is an option of RKSTAB ([`crate::Rkstab::passage_guard`], `--passage-guard` in
+//! `mbsim simulate`), off by default, because it does not carry every cell. Measured over the
+//! 20 s at rtol 1e-6 / 1e-8 / 1e-10 (`cargo bench -p mbsim-models --bench passages --
+//! stabilizations`): on the body form every guarded control passes at all three tolerances
+//! (without it none, Baumgarte, velocity-only and the continuous ones stopped at the second
+//! passage or later, S-both at t = 5.196); on the crank-angle form it also carries
+//! continuous-GGᵀ and continuous-identity at 1e-6 and 1e-8, but stops velocity-only at 1e-6
+//! (t = 3.209), none at 1e-8 (t = 8.584) and Baumgarte at 1e-8 (t = 4.653), which pass
+//! without it: there the projection, with G ≈ 0 in every row near the horizontal position,
+//! moves q by ‖Φ‖/σ_min(G) along the lost directions. Projecting only once, on entering a
+//! passage's zone, was worse (the crank form's velocity-only also failed at 1e-8, the body
+//! form's at 1e-8). The thesis' reproductions and the conformance snapshot run without it.
+//! The counter `passage_projections` in [`crate::Stats::extra`]
 //! appears only when the guard fired.
 
 use super::{Stabilization, Stabilizer, projection};
@@ -70,8 +72,6 @@ pub(super) struct PassageGuard {
     reference: f64,
     /// The largest spread since the last test.
     peak: f64,
-    /// Whether the last test found the run near a rank loss (inside a passage's zone).
-    inside: bool,
     /// Projections made.
     pub(super) projections: u64,
 }
@@ -81,7 +81,6 @@ impl Default for PassageGuard {
         Self {
             reference: f64::NAN,
             peak: 0.0,
-            inside: false,
             projections: 0,
         }
     }
@@ -132,11 +131,8 @@ impl Stabilizer {
     ) -> Result<bool, SimError> {
         let guard = &mut self.passage;
         let near = |growth: f64| guard.peak > growth * guard.reference;
-        let near = self.kind.passage_growth().is_some_and(near);
-        // A position drift is removed once, on entering the zone; S-both's remainder at
-        // every state in it (module docs).
-        let due = near && (!guard.inside || self.kind == Stabilization::SBoth);
-        (guard.peak, guard.inside) = (0.0, near);
+        let due = self.kind.passage_growth().is_some_and(near);
+        guard.peak = 0.0;
         if !due || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
