@@ -98,7 +98,11 @@ fn stabilization_matrix(
         .filter(|s| words.iter().any(|w| w == s.name()))
         .copied()
         .collect();
-    let kinds = if named.is_empty() { all.to_vec() } else { named };
+    let kinds = if named.is_empty() {
+        all.to_vec()
+    } else {
+        named
+    };
     let tolerances = if params.is_empty() {
         vec![1e-6, 1e-8, 1e-10]
     } else {

@@ -71,18 +71,18 @@
 //! driven) continues on the crossing branch, which the runs that pass follow.
 
 mod partition;
-mod passage;
 mod partition_options;
 mod partition_sparse;
+mod passage;
 mod projection;
 mod sfull;
 mod sfull_sparse;
 
 pub use partition::ROUND_OFF_STEP;
-pub use passage::{PASSAGE_GROWTH, S_BOTH_GROWTH};
 pub use partition_options::{
     HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
+pub use passage::{PASSAGE_GROWTH, S_BOTH_GROWTH};
 
 use std::time::{Duration, Instant};
 
