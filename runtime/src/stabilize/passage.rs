@@ -41,10 +41,12 @@
 //! stabilizations`): on the body form every guarded control passes at all three tolerances
 //! (without it none, Baumgarte, velocity-only and the continuous ones stopped at the second
 //! passage or later, S-both at t = 5.196); on the crank-angle form it also carries
-//! continuous-GGᵀ and continuous-identity at 1e-6 and 1e-8, but stops velocity-only at 1e-6
-//! (t = 3.209), none at 1e-8 (t = 8.584) and Baumgarte at 1e-8 (t = 4.653), which pass
-//! without it: there the projection, with G ≈ 0 in every row near the horizontal position,
-//! moves q by ‖Φ‖/σ_min(G) along the lost directions. Projecting only once, on entering a
+//! continuous-GGᵀ and continuous-identity at 1e-6 and 1e-8, velocity-only at 1e-8 and
+//! Baumgarte at 1e-6 (which without it end 61 and 74 rad off the reduction: cranks folded at
+//! a passage), but stops Baumgarte at 1e-8 (t = 4.653), which passes without it, and
+//! velocity-only at 1e-6 (t = 3.209) and none at 1e-8 (t = 8.584), which without it finish
+//! 54 and 59 rad off: there the projection, with G ≈ 0 in every row near the horizontal
+//! position, moves q by ‖Φ‖/σ_min(G) along the lost directions. Projecting only once, on entering a
 //! passage's zone, was worse (the crank form's velocity-only also failed at 1e-8, the body
 //! form's at 1e-8). The thesis' reproductions and the conformance snapshot run without it.
 //! The counter `passage_projections` in [`crate::Stats::extra`]
