@@ -227,6 +227,8 @@ pub struct MethodRequest {
     pub rho_inf: Option<f64>,
     /// Modified Newton (keep the factorization across iterations and steps).
     pub modified_newton: bool,
+    /// RKSTAB's singular-passage guard.
+    pub passage_guard: bool,
 }
 
 /// The drift control `kind` with Baumgarte gains `alpha`, `beta`, the continuous
@@ -478,12 +480,15 @@ impl Chosen {
         if req.method == Method::Dop853 && req.order.is_some() {
             return Err(unused("--order", "DOP853 has a fixed order (8)"));
         }
+        if req.method != Method::Rkstab && req.passage_guard {
+            return Err(unused("--passage-guard", "only RKSTAB has it"));
+        }
         Ok(match req.method {
-            Method::Rkstab => Chosen::Rkstab(
-                Rkstab::new(req.rtol)
-                    .with_atol(req.atol)
-                    .with_common(common),
-            ),
+            Method::Rkstab => {
+                let mut m = Rkstab::new(req.rtol).with_atol(req.atol);
+                m.passage_guard = req.passage_guard;
+                Chosen::Rkstab(m.with_common(common))
+            }
             Method::Dop853 => {
                 let mut m = Dop853::new(req.rtol).with_common(common);
                 m.atol = Tolerance::Scalar(req.atol);

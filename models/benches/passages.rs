@@ -8,9 +8,16 @@
 //! parameter (`1e-8`), `--t-end T` and `--dense` (the model's sparse kernel forms hidden: the
 //! dense path, as before the sparse one), e.g.
 //! `cargo bench -p mbsim-models --bench passages -- bodies rkstab 1e-10`.
+//!
+//! With the word `stabilizations` it prints instead RKSTAB with every drift control × rtol
+//! (1e-6, 1e-8, 1e-10 unless parameters are given) × form (`passages_stabilizations.rs`);
+//! stabilization names as in its table (`s-both`, `continuous-ggt`, …) restrict it, and the
+//! word `guard` runs them with the singular-passage guard (`+g` in the table).
 
 #[path = "../tests/suite/passages_matrix.rs"]
 mod passages_matrix;
+#[path = "../tests/suite/passages_stabilizations.rs"]
+mod passages_stabilizations;
 
 use passages_matrix::{Form, Method, T_END, header, measure, output_times, reduction};
 
@@ -55,6 +62,10 @@ fn main() {
     let params: Vec<f64> = words.iter().filter_map(|w| w.parse().ok()).collect();
     let reference = reduction(&output_times(t_end));
     println!("{}", header());
+    if words.iter().any(|w| w == "stabilizations") {
+        stabilization_matrix(&forms, &words, &params, t_end, &reference);
+        return;
+    }
     for form in forms {
         for &method in &methods {
             let grid: &[f64] = if method.constant_step() {
@@ -67,6 +78,47 @@ fn main() {
                     continue;
                 }
                 let cell = measure(method, x, (form, dense), t_end, &reference);
+                println!("{cell}");
+            }
+        }
+    }
+}
+
+/// The drift controls' table (module docs).
+fn stabilization_matrix(
+    forms: &[Form],
+    words: &[String],
+    params: &[f64],
+    t_end: f64,
+    reference: &[f64],
+) {
+    let all = passages_stabilizations::stabilizations();
+    let named: Vec<_> = all
+        .iter()
+        .filter(|s| words.iter().any(|w| w == s.name()))
+        .copied()
+        .collect();
+    let kinds = if named.is_empty() {
+        all.to_vec()
+    } else {
+        named
+    };
+    let tolerances = if params.is_empty() {
+        vec![1e-6, 1e-8, 1e-10]
+    } else {
+        params.to_vec()
+    };
+    for &form in forms {
+        for &kind in &kinds {
+            for &rtol in &tolerances {
+                let guard = words.iter().any(|w| w == "guard");
+                let cell = passages_stabilizations::measure_stabilized(
+                    (kind, guard),
+                    rtol,
+                    form,
+                    t_end,
+                    reference,
+                );
                 println!("{cell}");
             }
         }

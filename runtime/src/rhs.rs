@@ -52,6 +52,11 @@ impl Rhs {
         &mut self.kkt
     }
 
+    /// The pivot spread of the last evaluation's KKT factorization.
+    pub(crate) fn last_spread(&self) -> f64 {
+        self.kkt.last_pivot_spread()
+    }
+
     /// `f = (v, v̇(t, q, v))` for `z = (q, v)`; `h` labels errors.
     pub(crate) fn eval<S: ConstrainedSystem + ?Sized>(
         &mut self,

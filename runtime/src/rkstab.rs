@@ -44,6 +44,13 @@ pub struct Rkstab {
     pub step_control: StepControl,
     /// The options every method shares (stabilization, DATOL, limits, samples).
     pub common: CommonOptions,
+    /// The singular-passage guard (`stabilize/passage.rs`): under the drift controls that
+    /// leave a drift at the accepted state (none, Baumgarte, velocity-only, S-both, the
+    /// continuous ones), project that state with PStab before an attempt when the KKT pivot
+    /// spread says G is losing rank. Default off (the pure drift control): it carries the
+    /// A02 chain's body form where those controls stop, but stopped its crank-angle form at
+    /// passages they cross without it (module docs of `stabilize/passage.rs`).
+    pub passage_guard: bool,
 }
 
 impl Rkstab {
@@ -55,7 +62,14 @@ impl Rkstab {
             error_estimate: ErrorEstimate::Stabilized,
             step_control: StepControl::default(),
             common: CommonOptions::default(),
+            passage_guard: false,
         }
+    }
+
+    /// The same method with the singular-passage guard ([`Rkstab::passage_guard`]).
+    pub fn with_passage_guard(mut self) -> Self {
+        self.passage_guard = true;
+        self
     }
 
     /// The same method with another stabilization.
@@ -191,6 +205,8 @@ struct Dopri5 {
     znew: Vec<f64>,
     zstab: Vec<f64>,
     dense: DenseOutput,
+    /// Whether the singular-passage guard is on ([`Rkstab::passage_guard`]).
+    passage_guard: bool,
 }
 
 impl Dopri5 {
@@ -211,6 +227,7 @@ impl Dopri5 {
             znew: vec![0.0; len],
             zstab: vec![0.0; len],
             dense: DenseOutput::new(len),
+            passage_guard: m.passage_guard,
         }
     }
 
@@ -225,6 +242,7 @@ impl Dopri5 {
             combine_into(&mut self.stage, &self.z, h, A[i], &self.k);
             self.rhs
                 .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
+            self.stab.note_spread(self.rhs.last_spread());
         }
         combine_into(&mut self.znew, &self.z, h, &B[..6], &self.k);
         Ok(())
@@ -291,11 +309,18 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     /// One DOPRI5 step attempt of size h from (t, z) with k[0] = f(t, z); leaves the
     /// stabilized result in `zstab` and k_7 in k[6].
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        // Near a rank loss of G: start from the accepted state projected onto the manifold if
+        // the drift control left a drift there (`stabilize/passage.rs`).
+        let (q, v) = self.z.split_at_mut(self.k[0].len() / 2);
+        if self.passage_guard && self.stab.guard_passage(sys, (t, h), q, v)? {
+            self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
+        }
         self.stages(sys, t, h)?;
         self.zstab.copy_from_slice(&self.znew);
         let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
         let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
         self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
+        self.stab.note_spread(self.rhs.last_spread());
         Ok(Attempt {
             error: self.error_norm(h),
             stabilized,

@@ -74,6 +74,11 @@ pub struct SimulateArgs {
     /// Implicit methods: modified Newton (keep the factorization while it converges).
     #[arg(long)]
     pub modified_newton: bool,
+    /// rkstab: the singular-passage guard (under none, baumgarte, velocity, sboth and the
+    /// continuous stabilizations, project the accepted state with PStab when the KKT matrix's
+    /// pivot spread says G is losing rank; README, "Singular passages").
+    #[arg(long)]
+    pub passage_guard: bool,
     /// gcp/hybrid: Newton tolerance on the dependent positions, max |Phi| (default 1e-12).
     #[arg(long, allow_hyphen_values = true)]
     pub newton_tol: Option<f64>,
@@ -310,6 +315,7 @@ impl SimulateArgs {
             hht_alpha: self.hht_alpha,
             rho_inf: self.rho_inf,
             modified_newton: self.modified_newton,
+            passage_guard: self.passage_guard,
         };
         let samples = match self.samples {
             Some(Samples::Projected) => SampleKind::Projected,

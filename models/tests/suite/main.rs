@@ -31,6 +31,9 @@ mod passages;
 /// The passage matrix, shared with `benches/passages.rs` (which uses all of it).
 #[allow(dead_code)]
 mod passages_matrix;
+/// RKSTAB's drift controls through the passages, shared with `benches/passages.rs`.
+mod passages_stabilizations;
+mod passages_stabilized;
 mod rank_change;
 mod rank_regained;
 mod redundant;

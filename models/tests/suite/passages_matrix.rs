@@ -287,13 +287,32 @@ pub fn measure(
     t_end: f64,
     reference: &[f64],
 ) -> Cell {
+    let outcome = measure_run((form, dense), t_end, reference, |sys, problem| {
+        method.run(sys, problem, x)
+    });
+    Cell {
+        method,
+        x,
+        form,
+        outcome,
+    }
+}
+
+/// [`measure`] of any run `run(sys, problem)` of the chain in `form` (the stabilization
+/// matrix, `passages_stabilizations.rs`, runs RKSTAB with each drift control through it).
+pub fn measure_run(
+    (form, dense): (Form, bool),
+    t_end: f64,
+    reference: &[f64],
+    run: impl FnOnce(&dyn ConstrainedSystem, &Problem) -> Result<(Recorder, Solution), SimError>,
+) -> Result<Measures, String> {
     let (sys, q0, v0, cranks) = form.setup();
     let times = output_times(t_end);
     let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&times);
     let hidden = DenseForms(sys.as_ref());
     let sys: &dyn ConstrainedSystem = if dense { &hidden } else { sys.as_ref() };
-    let (run, cpu) = thread_cpu(|| method.run(sys, &problem, x));
-    let outcome = run.map_err(|e| e.to_string()).map(|(rec, end)| {
+    let (run, cpu) = thread_cpu(|| run(sys, &problem));
+    run.map_err(|e| e.to_string()).map(|(rec, end)| {
         let error = rec
             .q
             .iter()
@@ -316,13 +335,7 @@ pub fn measure(
             steps: end.stats.nstep,
             cpu,
         }
-    });
-    Cell {
-        method,
-        x,
-        form,
-        outcome,
-    }
+    })
 }
 
 /// The table's header line.
@@ -341,18 +354,27 @@ impl std::fmt::Display for Cell {
             self.method.name(),
             self.x
         );
-        match &self.outcome {
-            Ok(m) => write!(
-                f,
-                "{lead} {:>9.2e} {:>9.1e} {:>9.1e} {:>9} {:>8} {:>9.3}",
-                m.error,
-                m.drift_position,
-                m.drift_velocity,
-                m.nfcn,
-                m.steps,
-                m.cpu.as_secs_f64()
-            ),
-            Err(e) => write!(f, "{lead} FAILED: {e}"),
-        }
+        write_row(f, &lead, &self.outcome)
+    }
+}
+
+/// A table row: `lead` (form, method, parameter), then the measures or the error's text.
+pub fn write_row(
+    f: &mut std::fmt::Formatter<'_>,
+    lead: &str,
+    outcome: &Result<Measures, String>,
+) -> std::fmt::Result {
+    match outcome {
+        Ok(m) => write!(
+            f,
+            "{lead} {:>9.2e} {:>9.1e} {:>9.1e} {:>9} {:>8} {:>9.3}",
+            m.error,
+            m.drift_position,
+            m.drift_velocity,
+            m.nfcn,
+            m.steps,
+            m.cpu.as_secs_f64()
+        ),
+        Err(e) => write!(f, "{lead} FAILED: {e}"),
     }
 }

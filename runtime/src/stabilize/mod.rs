@@ -73,6 +73,7 @@
 mod partition;
 mod partition_options;
 mod partition_sparse;
+mod passage;
 mod projection;
 mod sfull;
 mod sfull_sparse;
@@ -81,6 +82,7 @@ pub use partition::ROUND_OFF_STEP;
 pub use partition_options::{
     HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
+pub use passage::{PASSAGE_GROWTH, S_BOTH_GROWTH};
 
 use std::time::{Duration, Instant};
 
@@ -221,6 +223,8 @@ pub struct Stabilizer {
     rank_loss_guard: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
+    /// The singular-passage guard (`passage.rs`).
+    passage: passage::PassageGuard,
     /// Number of corrections applied (NSTAB).
     pub applications: usize,
     /// CPU (wall-clock) time spent in `apply`, including DATOL tests.
@@ -248,6 +252,7 @@ impl Stabilizer {
             rank_loss_guard: false,
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
+            passage: passage::PassageGuard::default(),
             applications: 0,
             time: Duration::ZERO,
         }
@@ -464,6 +469,11 @@ impl Stabilizer {
     /// ([`Stats::partitions`]) and the counters `newton_iterations` and `repartitions` in
     /// [`Stats::extra`]. Nothing for the other methods.
     pub fn report_into(&self, stats: &mut Stats) {
+        if self.passage.projections > 0 {
+            stats
+                .extra
+                .set("passage_projections", self.passage.projections);
+        }
         if let Some(gcp) = &self.gcp {
             stats.partitions.clone_from(&gcp.events);
             stats.extra.set("newton_iterations", gcp.newton_iterations);
