@@ -407,12 +407,18 @@ impl Stepper853 {
             err3 += (e3 / sk) * (e3 / sk);
             err5 += (e5 / sk) * (e5 / sk);
         }
-        let mut deno = err5 + 0.01 * err3;
-        if deno <= 0.0 {
-            deno = 1.0;
-        }
-        h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
+        combined_norm(h, err5, err3, len)
     }
+}
+
+/// `dop853.f`'s combination of the summed squares of the 5th- and 3rd-order estimates over
+/// `len` components into one scaled error for a step of size `h`.
+fn combined_norm(h: f64, err5: f64, err3: f64, len: usize) -> f64 {
+    let mut deno = err5 + 0.01 * err3;
+    if deno <= 0.0 {
+        deno = 1.0;
+    }
+    h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
 }
 
 impl Stepper853 {
@@ -463,11 +469,7 @@ impl Stepper853 {
             err3 += (self.est[1][c] / sk).powi(2);
             err5 += (self.est[0][c] / sk).powi(2);
         }
-        let mut deno = err5 + 0.01 * err3;
-        if deno <= 0.0 {
-            deno = 1.0;
-        }
-        h.abs() * err5 * (1.0 / (len as f64 * deno)).sqrt()
+        combined_norm(h, err5, err3, len)
     }
 }
 

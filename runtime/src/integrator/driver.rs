@@ -58,8 +58,6 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError>;
     /// Counters so far.
     fn counters(&self) -> StepperCounters;
-    /// The stabilizer, if the method has one (its partition record goes into the statistics,
-    /// [`crate::Stabilizer::report_into`]).
     /// The method's own proposal for the next step after the last attempt, which the
     /// controller adopts in place of its own when that attempt is accepted (the implicit
     /// methods' centred rule); `None` leaves the choice to the controller.
@@ -67,6 +65,8 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
         None
     }
 
+    /// The stabilizer, if the method has one (its partition record goes into the statistics,
+    /// [`crate::Stabilizer::report_into`]).
     fn stabilizer(&self) -> Option<&crate::stabilize::Stabilizer> {
         None
     }
