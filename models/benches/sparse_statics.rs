@@ -1,0 +1,45 @@
+//! Issue 27 item 2 for the statics and the diagnostics: `check` and dynamic settling on the
+//! A02 chain in body coordinates (`four-bar-chain-bodies`: n = 243, m = 242, 1 DOF) and its
+//! driven form (`four-bar-chain-driven`: n = m = 243), thread CPU time per call.
+//!
+//! Settling starts the chain with every crank at θ = −0.5 (at rest; the horizontal θ = 0 is the chain's singular change point) and lets it swing
+//! down under gravity with added damping c = 2 to the stable equilibrium θ = −π/2.
+//! `cargo bench -p mbsim-models --bench sparse_statics`.
+
+use std::time::Duration;
+
+use mbsim::runtime::ConstrainedSystem;
+use mbsim::runtime::analysis::{self, SettlingOptions};
+use mbsim_models::{FourBarChainBodies, FourBarChainDriven};
+use mbsim_testkit::CpuClock;
+
+fn check(label: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
+    let mut rank = 0;
+    let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
+        rank = analysis::check(sys, 0.0, q).expect("check").jacobian.rank;
+    });
+    println!("check {label:<24} {cpu:>10.2?} per call (rank {rank})");
+}
+
+fn main() {
+    let bodies = FourBarChainBodies::unit();
+    let (q, _) = FourBarChainBodies::initial(&bodies);
+    check("four-bar-chain-bodies", &bodies, &q);
+    let driven = FourBarChainDriven::unit();
+    let (q, _) = FourBarChainDriven::initial(&driven);
+    check("four-bar-chain-driven", &driven, &q);
+    let (q0, _) = bodies.branch_state(-0.5, 0.0);
+    let opts = SettlingOptions {
+        damping: 2.0,
+        ..SettlingOptions::default()
+    };
+    let mut end = (0.0, 0.0);
+    let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
+        let s = analysis::settle(&bodies, &q0, &opts).expect("settles");
+        end = (s.time, s.q[2 * 81]);
+    });
+    println!(
+        "settle four-bar-chain-bodies from θ = −0.5{cpu:>10.2?} per call (at rest at t = {} s, crank 0 at {:.12})",
+        end.0, end.1
+    );
+}
