@@ -35,11 +35,21 @@ impl AugmentedBand {
     /// The solver for H of `rows × cols` with the structural nonzeros `entries`, if the
     /// augmented matrix takes the banded layout (else `None`).
     pub(crate) fn banded(rows: usize, cols: usize, entries: Vec<(usize, usize)>) -> Option<Self> {
+        Self::chosen_by(KktSolver::Auto, rows, cols, entries)
+    }
+
+    /// [`Self::banded`] under the policy `solver` (`KktSolver::Banded`: whatever the size).
+    pub(crate) fn chosen_by(
+        solver: KktSolver,
+        rows: usize,
+        cols: usize,
+        entries: Vec<(usize, usize)>,
+    ) -> Option<Self> {
         let order = cols + rows;
         let edges: Vec<(usize, usize)> = entries.iter().map(|&(i, j)| (cols + i, j)).collect();
         let (position, bandwidth) = rcm_position(order, &edges);
         if !matches!(
-            KktLayout::choose(KktSolver::Auto, order, bandwidth),
+            KktLayout::choose(solver, order, bandwidth),
             KktLayout::Banded { .. }
         ) {
             return None;
@@ -80,11 +90,24 @@ impl AugmentedBand {
     /// x = Hᵀ(HHᵀ)⁻¹ζ from the last factorization, with `fill` writing ζ (zero on the left-out
     /// rows) into the slice it is given (length rows).
     pub(crate) fn solve(&mut self, fill: impl FnOnce(&mut [f64])) -> &[f64] {
-        let (x, zeta) = self.rhs.split_at_mut(self.cols);
-        x.fill(0.0);
-        fill(zeta);
+        self.solve_both(|x, zeta| {
+            x.fill(0.0);
+            fill(zeta);
+        })
+        .0
+    }
+
+    /// The solution (x, μ) of [I Hᵀ; H 0][x; μ] = [y; ζ] from the last factorization, with
+    /// `fill(y, ζ)` writing the right side (ζ zero on the left-out rows): for ζ = 0,
+    /// μ = (HHᵀ)⁻¹H y (least squares) and x = y − Hᵀμ (y projected onto ker H).
+    pub(crate) fn solve_both(
+        &mut self,
+        fill: impl FnOnce(&mut [f64], &mut [f64]),
+    ) -> (&[f64], &[f64]) {
+        let (y, zeta) = self.rhs.split_at_mut(self.cols);
+        fill(y, zeta);
         self.band.solve_in_place(&mut self.rhs);
-        &self.rhs[..self.cols]
+        self.rhs.split_at(self.cols)
     }
 }
 

@@ -140,6 +140,7 @@ pub mod options;
 pub mod output;
 pub mod radau;
 pub mod redundancy;
+mod redundancy_sparse;
 mod rhs;
 pub mod rkstab;
 mod sparse;

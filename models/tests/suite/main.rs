@@ -40,5 +40,6 @@ mod redundant;
 mod serial_arm;
 mod sparse_path;
 mod spatial;
+mod statics_paths;
 mod structural_redundant;
 mod tangent_nonzeros;

@@ -21,6 +21,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::kinematics::KinematicSolver;
 use crate::error::{DependentRow, SimError};
 use crate::kernels;
 use crate::system::ConstrainedSystem;
@@ -125,14 +126,37 @@ pub fn check<S: ConstrainedSystem + ?Sized>(
     t: f64,
     q: &[f64],
 ) -> Result<Diagnosis, SimError> {
+    check_with(sys, t, q, KinematicSolver::Auto)
+}
+
+/// [`check`] with the rank test on the path `solver` picks: banded (`statics_band.rs`, on G's
+/// nonzeros; the same rows, rank and condition) for a large sparse model under `Auto`.
+pub fn check_with<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    solver: KinematicSolver,
+) -> Result<Diagnosis, SimError> {
     let d = sys.dims();
     crate::error::check_length("check: q", q.len(), d.n)?;
-    let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
-    kernels::jacobian(sys, t, q, &mut g)?;
     let mut phi = vec![0.0; d.m];
-    kernels::phi(sys, t, q, &mut phi)?;
     let names = sys.constraint_names();
-    let jacobian = jacobian_rank(&g, &names);
+    let banded = match super::statics_band::kkt_policy(sys, solver) {
+        Some(policy) => {
+            let g = super::statics_band::SparseJacobian::eval(sys, t, q)?;
+            super::statics_band::jacobian_rank_banded(&g, &names, policy)
+        }
+        None => None,
+    };
+    let jacobian = match banded {
+        Some(rank) => rank,
+        None => {
+            let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
+            kernels::jacobian(sys, t, q, &mut g)?;
+            jacobian_rank(&g, &names)
+        }
+    };
+    kernels::phi(sys, t, q, &mut phi)?;
     Ok(Diagnosis {
         n: d.n,
         m: d.m,
@@ -173,7 +197,7 @@ pub fn jacobian_rank(g: &DMatrix<f64>, names: &[String]) -> JacobianRank {
 }
 
 /// σ_max / σ_min of `g` (`p` = min(rows, cols) singular values).
-fn condition(g: &DMatrix<f64>, p: usize) -> f64 {
+pub(super) fn condition(g: &DMatrix<f64>, p: usize) -> f64 {
     if p == 0 {
         return 1.0;
     }

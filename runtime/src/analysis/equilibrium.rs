@@ -24,6 +24,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
+use super::kinematics::KinematicSolver;
 use crate::error::SimError;
 use crate::init::{InitOptions, initialize};
 use crate::kernels;
@@ -43,6 +44,11 @@ pub struct EquilibriumOptions {
     pub max_iterations: usize,
     /// Target for ‖Φ‖∞ of every projection onto the constraints (default 1e-13).
     pub projection_tol: f64,
+    /// Dense or banded local quantities (λ, the tangent basis Z, the rank test; default
+    /// [`KinematicSolver::Auto`]: banded for a model with the sparse kernel forms whose
+    /// augmented [I Gᵀ; G 0] takes the banded layout and whose DOF d ≤ n/8,
+    /// `statics_band.rs`).
+    pub solver: KinematicSolver,
 }
 
 impl Default for EquilibriumOptions {
@@ -52,6 +58,7 @@ impl Default for EquilibriumOptions {
             tol: 1e-10,
             max_iterations: 100,
             projection_tol: 1e-13,
+            solver: KinematicSolver::Auto,
         }
     }
 }
@@ -127,7 +134,7 @@ pub fn equilibrium<S: TangentSystem + Energy + ?Sized>(
     let mut v_now = potential(sys, opts.t, &q)?;
     let (mut iterations, mut halvings) = (0, 0);
     loop {
-        let local = local(sys, opts.t, &q)?;
+        let local = local(sys, opts.t, &q, opts.solver)?;
         let residual = local.gradient.amax();
         let hr = reduced_hessian(sys, opts.t, &q, &local)?;
         let eig = hr.clone().symmetric_eigenvalues();
@@ -275,8 +282,24 @@ fn potential<S: Energy + ?Sized>(sys: &S, t: f64, q: &[f64]) -> Result<f64, SimE
     Ok(out[0])
 }
 
-/// G, Q at rest, λ, Z and the reduced gradient at q.
+/// G, Q at rest, λ, Z and the reduced gradient at q: on the banded path
+/// (`statics_band.rs`) where `solver` and the model allow it, else dense.
 pub(super) fn local<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    solver: KinematicSolver,
+) -> Result<Local, SimError> {
+    if let Some(policy) = super::statics_band::kkt_policy(sys, solver)
+        && let Some(local) = super::statics_band::local_banded(sys, (t, q), policy)?
+    {
+        return Ok(local);
+    }
+    local_dense(sys, t, q)
+}
+
+/// [`local`] with dense G, GᵀG's eigenvectors as Z.
+fn local_dense<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     t: f64,
     q: &[f64],

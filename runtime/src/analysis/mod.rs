@@ -31,9 +31,12 @@ mod kinematics_banded;
 mod settling;
 pub(crate) mod singular;
 mod square_band;
+mod statics_band;
 pub use singular::{SINGULAR_CONDITION, SINGULAR_GROWTH};
 
-pub use diagnostics::{Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, jacobian_rank};
+pub use diagnostics::{
+    Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, check_with, jacobian_rank,
+};
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, equilibrium};
 pub use inverse::{InverseDynamics, Reaction, inverse_dynamics, reactions};
 pub use kinematics::{

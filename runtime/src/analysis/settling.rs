@@ -8,6 +8,7 @@
 //! rest and nothing pushes it along an admissible direction), or `t_max` is reached
 //! ([`SimError::EquilibriumFailed`]).
 
+use super::kinematics::KinematicSolver;
 use crate::error::SimError;
 use crate::init::{InitOptions, initialize};
 use crate::integrator::{Integrator, Problem};
@@ -30,6 +31,9 @@ pub struct SettlingOptions {
     pub tol: f64,
     /// Rest test on the reduced gradient (default 1e-6).
     pub force_tol: f64,
+    /// Dense or banded rest test (the reduced gradient's λ and tangent basis, as
+    /// [`super::EquilibriumOptions::solver`]; default [`KinematicSolver::Auto`]).
+    pub solver: KinematicSolver,
 }
 
 impl Default for SettlingOptions {
@@ -41,6 +45,7 @@ impl Default for SettlingOptions {
             t_max: 1000.0,
             tol: 1e-8,
             force_tol: 1e-6,
+            solver: KinematicSolver::Auto,
         }
     }
 }
@@ -150,7 +155,7 @@ pub fn settle<S: ConstrainedSystem + ?Sized>(
     let method = Rkstab::new(opts.rtol);
     loop {
         let speed = v.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
-        let local = super::equilibrium::local(sys, t, &q)?;
+        let local = super::equilibrium::local(sys, t, &q, opts.solver)?;
         let residual = local.gradient.amax();
         if speed <= opts.tol && residual <= opts.force_tol {
             return Ok(Settled {
