@@ -4,21 +4,32 @@
 //!
 //! Settling starts the chain with every crank at θ = −0.5 (at rest; the horizontal θ = 0 is the chain's singular change point) and lets it swing
 //! down under gravity with added damping c = 2 to the stable equilibrium θ = −π/2.
+//! "dense" is [`KinematicSolver::Dense`] (the code before the banded path: G dense, the rank
+//! test's Gram–Schmidt over dense rows, a null-space basis from GᵀG's eigenvectors), "banded"
+//! the default for these models (`runtime/src/analysis/statics_band.rs`).
 //! `cargo bench -p mbsim-models --bench sparse_statics`.
 
 use std::time::Duration;
 
 use mbsim::runtime::ConstrainedSystem;
-use mbsim::runtime::analysis::{self, SettlingOptions};
+use mbsim::runtime::analysis::{self, KinematicSolver, SettlingOptions};
 use mbsim_models::{FourBarChainBodies, FourBarChainDriven};
 use mbsim_testkit::CpuClock;
 
+const PATHS: [(&str, KinematicSolver); 2] = [
+    ("dense", KinematicSolver::Dense),
+    ("banded", KinematicSolver::Auto),
+];
+
 fn check(label: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
-    let mut rank = 0;
-    let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
-        rank = analysis::check(sys, 0.0, q).expect("check").jacobian.rank;
-    });
-    println!("check {label:<24} {cpu:>10.2?} per call (rank {rank})");
+    for (path, solver) in PATHS {
+        let mut rank = 0;
+        let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
+            let d = analysis::check_with(sys, 0.0, q, solver).expect("check");
+            rank = d.jacobian.rank;
+        });
+        println!("check  {label:<22} {path:<6} {cpu:>10.2?} per call (rank {rank})");
+    }
 }
 
 fn main() {
@@ -29,17 +40,21 @@ fn main() {
     let (q, _) = FourBarChainDriven::initial(&driven);
     check("four-bar-chain-driven", &driven, &q);
     let (q0, _) = bodies.branch_state(-0.5, 0.0);
-    let opts = SettlingOptions {
-        damping: 2.0,
-        ..SettlingOptions::default()
-    };
-    let mut end = (0.0, 0.0);
-    let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
-        let s = analysis::settle(&bodies, &q0, &opts).expect("settles");
-        end = (s.time, s.q[2 * 81]);
-    });
-    println!(
-        "settle four-bar-chain-bodies from θ = −0.5{cpu:>10.2?} per call (at rest at t = {} s, crank 0 at {:.12})",
-        end.0, end.1
-    );
+    for (path, solver) in PATHS {
+        let opts = SettlingOptions {
+            damping: 2.0,
+            solver,
+            ..SettlingOptions::default()
+        };
+        let mut end = (0.0, 0.0);
+        let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
+            let s = analysis::settle(&bodies, &q0, &opts).expect("settles");
+            end = (s.time, s.q[2 * 81]);
+        });
+        println!(
+            "settle four-bar-chain-bodies from θ = −0.5 {path:<6} {cpu:>10.2?} per call (at rest at \
+             t = {} s, crank 0 at {:.12})",
+            end.0, end.1
+        );
+    }
 }
