@@ -9,15 +9,16 @@
 //! max_i ‖g_i‖` is dependent. Its dependency is the least-squares combination of the independent rows,
 //! g_r ≈ Σ c_j g_j, reported with the coefficients. The condition is σ_max/σ_min of G.
 //!
-//! Cost on a large sparse model (issue 27): G is written dense and its singular values come
-//! from a dense SVD, O(r² n). At a one-off check that is accepted: on the A02 chain in body
-//! coordinates (G 242 × 243) the whole `mbsim check four-bar-chain-bodies` process takes 0.03 s
-//! of user CPU, kernels, rank test and SVD included. σ_min is what the sparse factorizations
-//! cannot give cheaply (a banded LU's pivots bound it only up to the growth factor), so the
-//! reported condition keeps the SVD. [`crate::analysis::kinematics`] runs this check (and a dense
-//! determinant) at every grid point on its dense path only; on a large sparse driven model it
-//! takes the banded path instead (the banded LU of Φ_q, its pivots' determinant and a 1-norm
-//! condition estimate) and calls this check only when Φ_q does not factor.
+//! Cost on a large sparse model (issue 27): under [`KinematicSolver::Auto`] a model with the
+//! sparse kernel forms whose augmented [I Gᵀ; G 0] takes the banded layout is ranked on G's
+//! nonzeros (`statics_band.rs`: the same selection, so the same rows, rank and weakest row;
+//! the dependencies by banded least squares). The condition σ_max/σ_min keeps the dense SVD:
+//! σ_min is what the sparse factorizations cannot give cheaply (a banded LU's pivots bound it
+//! only up to the growth factor). Measured on the A02 chain in body coordinates (G 242 × 243,
+//! `cargo bench -p mbsim-models --bench sparse_statics`, thread CPU): 29.7 ms dense, 7.4 ms
+//! banded. [`crate::analysis::kinematics`] runs the dense check at every
+//! grid point on its dense path only; on a large sparse driven model it takes the banded path
+//! (the banded LU of Φ_q, its pivots' determinant and a 1-norm condition estimate).
 
 use nalgebra::{DMatrix, DVector};
 

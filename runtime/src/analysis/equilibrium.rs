@@ -21,6 +21,12 @@
 //! The reported stability is that of the constrained minimum: the eigenvalues of H_r at the
 //! solution, all positive → stable, one negative → unstable, otherwise indeterminate (within
 //! √ε of the largest in magnitude).
+//!
+//! On a large sparse model ([`EquilibriumOptions::solver`], `statics_band.rs`) G is ranked on
+//! its nonzeros, λ comes from the banded [I G_kᵀ; G_k 0] and Z from projections of fixed
+//! vectors onto ker G_k (then QR) instead of GᵀG's eigenvectors: another orthonormal basis of
+//! the same space, so the step, the eigenvalues and the stability agree with the dense path to
+//! round-off; the reduced gradient's ∞-norm depends on the basis (not for 1 DOF).
 
 use nalgebra::{DMatrix, DVector};
 

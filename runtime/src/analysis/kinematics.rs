@@ -190,7 +190,7 @@ pub fn kinematics<S: ConstrainedSystem + ?Sized>(
 }
 
 /// The admission test (`super::check`: fully driven, redundant rows left out) at the first
-/// guess: a dense rank-revealing factorization of G.
+/// guess: the rank-revealing selection on G (on its nonzeros for a large sparse model).
 fn admit<S: ConstrainedSystem + ?Sized>(sys: &S, t: f64, q_guess: &[f64]) -> Result<(), SimError> {
     let d = sys.dims();
     let diagnosis = super::check(sys, t, q_guess)?;
@@ -317,7 +317,8 @@ fn solve_point<S: ConstrainedSystem + ?Sized>(
         } => super::singular::name_singularity(sys, (f64::NAN, None), guess, e),
         other => other,
     })?;
-    let diagnosis = super::check(sys, t, &report.q)?;
+    // The dense path's own rank test (the same rows and condition as the banded one).
+    let diagnosis = super::check_with(sys, t, &report.q, KinematicSolver::Dense)?;
     let n = report.q.len();
     let mut g = nalgebra::DMatrix::zeros(sys.dims().m, n);
     crate::kernels::jacobian(sys, t, &report.q, &mut g)?;

@@ -18,8 +18,9 @@
 //! These are cold paths (once per grid point or per Newton iteration): they allocate, unlike
 //! the integrators' steps. Kinematics and inverse dynamics of a large sparse driven model run
 //! without a dense matrix of the model's order (`kinematics_banded.rs` on `square_band.rs`,
-//! issue 27); `check` and `equilibrium` (its null-space basis from the eigenvectors of GᵀG,
-//! its reduced Hessian) stay dense.
+//! issue 27); `check`, settling and `equilibrium` rank G on its nonzeros and take λ and the
+//! tangent basis from the banded [I Gᵀ; G 0] (`statics_band.rs`); what stays dense there is
+//! `check`'s condition (an SVD of G) and the reduced Hessian's n × n tangent kernels.
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
 
