@@ -24,10 +24,12 @@ const PATHS: [(&str, KinematicSolver); 2] = [
 fn check(label: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
     for (path, solver) in PATHS {
         let mut rank = 0;
-        let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
-            let d = analysis::check_with(sys, 0.0, q, solver).expect("check");
-            rank = d.jacobian.rank;
-        });
+        let cpu = CpuClock::new(Duration::from_millis(500))
+            .warm_up()
+            .mean(|| {
+                let d = analysis::check_with(sys, 0.0, q, solver).expect("check");
+                rank = d.jacobian.rank;
+            });
         println!("check  {label:<22} {path:<6} {cpu:>10.2?} per call (rank {rank})");
     }
 }
@@ -47,10 +49,12 @@ fn main() {
             ..SettlingOptions::default()
         };
         let mut end = (0.0, 0.0);
-        let cpu = CpuClock::new(Duration::from_millis(500)).warm_up().mean(|| {
-            let s = analysis::settle(&bodies, &q0, &opts).expect("settles");
-            end = (s.time, s.q[2 * 81]);
-        });
+        let cpu = CpuClock::new(Duration::from_millis(500))
+            .warm_up()
+            .mean(|| {
+                let s = analysis::settle(&bodies, &q0, &opts).expect("settles");
+                end = (s.time, s.q[2 * 81]);
+            });
         println!(
             "settle four-bar-chain-bodies from θ = −0.5 {path:<6} {cpu:>10.2?} per call (at rest at \
              t = {} s, crank 0 at {:.12})",

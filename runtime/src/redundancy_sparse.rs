@@ -40,7 +40,7 @@ pub(crate) fn select_redundant_sparse(
             touch[j].push(i);
         }
     }
-    let mut norms: Vec<f64> = rest.iter().map(|r| norm(r)).collect();
+    let mut norms: Vec<f64> = rest.iter().map(norm).collect();
     let unit = norms.iter().fold(0.0_f64, |s, &x| s.max(x));
     let unit = if unit > 0.0 && unit.is_finite() {
         unit

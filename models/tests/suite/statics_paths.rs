@@ -29,7 +29,11 @@ fn check_agrees(name: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
     let banded = analysis::check_with(sys, 0.0, q, KinematicSolver::Banded).expect("banded check");
     let (d, b) = (&dense.jacobian, &banded.jacobian);
     assert_eq!(b.rank, d.rank, "{name}: rank");
-    assert_eq!(b.weakest.map(|w| w.0), d.weakest.map(|w| w.0), "{name}: weakest row");
+    assert_eq!(
+        b.weakest.map(|w| w.0),
+        d.weakest.map(|w| w.0),
+        "{name}: weakest row"
+    );
     let rows = |r: &analysis::JacobianRank| -> Vec<String> {
         r.redundant.iter().map(|x| x.row.name.clone()).collect()
     };
@@ -68,7 +72,10 @@ fn check_names_the_same_rows_on_both_paths_for_every_model() {
     }
     // The over-constrained models are among them (the test is not vacuous).
     for name in ["triple-crank", "four-bar-chain-extra", "redundant-pendulum"] {
-        assert!(redundant_models.contains(&name), "{name}: {redundant_models:?}");
+        assert!(
+            redundant_models.contains(&name),
+            "{name}: {redundant_models:?}"
+        );
     }
 }
 
@@ -90,8 +97,16 @@ fn newton_agrees<S: TangentSystem + Energy>(name: &str, sys: &S, q0: &[f64]) {
     let scale = dense.q.iter().fold(1.0_f64, |s, x| s.max(x.abs()));
     let bound = (2.0 * 1e-10 / mu_min + 2e-13) / scale;
     compare(&format!("{name} q"), &banded.q, &dense.q, bound);
-    compare(&format!("{name} λ"), &banded.lambda, &dense.lambda, 1e3 * bound);
-    let big = dense.hessian_eigenvalues.iter().fold(1.0_f64, |s, x| s.max(x.abs()));
+    compare(
+        &format!("{name} λ"),
+        &banded.lambda,
+        &dense.lambda,
+        1e3 * bound,
+    );
+    let big = dense
+        .hessian_eigenvalues
+        .iter()
+        .fold(1.0_f64, |s, x| s.max(x.abs()));
     compare(
         &format!("{name} eigenvalues"),
         &banded.hessian_eigenvalues,
@@ -103,13 +118,20 @@ fn newton_agrees<S: TangentSystem + Energy>(name: &str, sys: &S, q0: &[f64]) {
 #[test]
 fn reduced_newton_agrees_on_both_paths() {
     let guess = |name: &str, sys: &dyn ConstrainedSystem| {
-        let entry = mbsim_models::catalog().iter().find(|e| e.name == name).expect(name);
+        let entry = mbsim_models::catalog()
+            .iter()
+            .find(|e| e.name == name)
+            .expect(name);
         (entry.initial)(sys).0
     };
     let bar = mbsim_models::SpringBar::chosen();
     newton_agrees("spring-bar", &bar, &guess("spring-bar", &bar));
     let crank = mbsim_models::RigidSliderCrankCh5::published();
-    newton_agrees("rigid-slider-crank-ch5", &crank, &guess("rigid-slider-crank-ch5", &crank));
+    newton_agrees(
+        "rigid-slider-crank-ch5",
+        &crank,
+        &guess("rigid-slider-crank-ch5", &crank),
+    );
     // (deformable-slider-crank: the dense path does not converge from the catalog's guess.)
 }
 

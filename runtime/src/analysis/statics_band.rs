@@ -24,9 +24,9 @@ use nalgebra::{DMatrix, DVector};
 
 use super::diagnostics::{JacobianRank, RANK_TOLERANCE, Redundancy, condition};
 use super::equilibrium::Local;
-use crate::error::DependentRow;
 use super::kinematics::KinematicSolver;
 use crate::augmented_band::AugmentedBand;
+use crate::error::DependentRow;
 use crate::error::SimError;
 use crate::kernels;
 use crate::kkt_layout::KktSolver;
