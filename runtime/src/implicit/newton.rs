@@ -370,6 +370,21 @@ impl Newton {
     /// which the corrections stall. One more back substitution with the factors held, made only
     /// when a solve would otherwise be given up.
     fn noise_level(&mut self, cq: f64, cv: f64, size: f64) -> f64 {
+        let n = self.dims.n;
+        self.probe_round_off(cq, cv, size);
+        let (tol, tol_v) = self.tolerances(cq, cv);
+        (0..n).fold(0.0_f64, |s, i| {
+            let d = self.noise[i];
+            let dq = (cq * d).abs() / (1.0 + self.z[i].abs()) / tol;
+            let dv = (cv * d).abs() / (1.0 + self.z[n + i].abs()) / tol_v;
+            s.max(dq).max(dv)
+        })
+    }
+
+    /// `noise` ← J⁻¹ (0, ρ) with the factors held: ρ the round-off of Φ's evaluation,
+    /// ε (1 + `size`) in every constraint row (÷ cq, ÷ cv for nonholonomic rows, as the rows
+    /// are scaled) with the signs of the current residual, 0 in the dynamic rows.
+    fn probe_round_off(&mut self, cq: f64, cv: f64, size: f64) {
         let (n, m) = (self.dims.n, self.dims.m);
         let floor = f64::EPSILON * (1.0 + size);
         self.noise[..n].fill(0.0);
@@ -382,13 +397,6 @@ impl Newton {
             self.rows
                 .pin_corrections(&self.lambda, &mut self.noise[n..]);
         }
-        let (tol, tol_v) = self.tolerances(cq, cv);
-        (0..n).fold(0.0_f64, |s, i| {
-            let d = self.noise[i];
-            let dq = (cq * d).abs() / (1.0 + self.z[i].abs()) / tol;
-            let dv = (cv * d).abs() / (1.0 + self.z[n + i].abs()) / tol_v;
-            s.max(dq).max(dv)
-        })
     }
 
     /// The convergence test's tolerances on the position and velocity parts of a correction
@@ -684,13 +692,26 @@ impl Newton {
     }
 
     /// Δ ← the first n entries of J⁻¹ (M Δ, 0), with J the last factored iteration matrix and
-    /// M from the last residual evaluation (the stepper's error filter). Uses `res` as scratch.
+    /// M from the last residual evaluation (the stepper's error filter). Uses `noise` as
+    /// scratch, so that the last residual stays for `round_off_into`.
     pub(crate) fn filter(&mut self, delta: &mut [f64]) {
         let n = self.dims.n;
-        self.res.fill(0.0);
-        self.point.mass_mul(delta, &mut self.res[..n]);
-        solve_with(&mut self.matrix, &mut self.res);
-        delta.copy_from_slice(&self.res[..n]);
+        self.noise.fill(0.0);
+        self.point.mass_mul(delta, &mut self.noise[..n]);
+        solve_with(&mut self.matrix, &mut self.noise);
+        delta.copy_from_slice(&self.noise[..n]);
+    }
+
+    /// The q̈ part of δ_ro's probe (`noise_level`) for the step of size `h` held into `out`:
+    /// the change of q̈ that J⁻¹ gives Φ's evaluation noise at the solution held, the
+    /// round-off level of the q̈ the error estimate differences (`stepper.rs`,
+    /// `ROUND_OFF_SAFETY`). Needs the residual of the last iterate in `res`: call before
+    /// anything that uses it as scratch (the filter does not). One back substitution.
+    pub(crate) fn round_off_into(&mut self, coef: &Coefficients, h: f64, out: &mut [f64]) {
+        let (cq, cv) = (coef.beta * h * h * coef.c(), coef.gamma * h * coef.c());
+        let size = self.z.iter().fold(0.0_f64, |s, x| s.max(x.abs()));
+        self.probe_round_off(cq, cv, size);
+        out.copy_from_slice(&self.noise[..self.dims.n]);
     }
 
     /// max(‖Φ‖∞, ‖A v + b‖∞) at the last residual evaluation.
