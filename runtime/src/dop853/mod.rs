@@ -317,8 +317,11 @@ struct Stepper853 {
     est: [Vec<f64>; 2],
     /// Scratch: a constraint residual.
     res: Vec<f64>,
-    /// The last rejected attempt: (t, h, error).
+    /// The last rejected attempt: (t, h, error); kept across ordinary acceptances (an
+    /// approach to a passage), dropped when the tangential estimate accepts.
     rejected: Option<(f64, f64, f64)>,
+    /// The t from which an attempt showed the noise signature (until a step is accepted).
+    signature_at: Option<f64>,
 }
 
 impl Stepper853 {
@@ -343,6 +346,7 @@ impl Stepper853 {
             est: std::array::from_fn(|_| vec![0.0; len]),
             res: vec![0.0; dims.constraint_rows()],
             rejected: None,
+            signature_at: None,
         }
     }
 
@@ -423,20 +427,25 @@ fn combined_norm(h: f64, err5: f64, err3: f64, len: usize) -> f64 {
 
 impl Stepper853 {
     /// Whether the unstabilized estimate `error` > 1 of the attempt (t, h) is taken as not
-    /// measuring truncation (module docs, "Singular passages"): the last attempt, from the
-    /// same t with a longer step h_r, was rejected with an estimate e_r, and `error` >
-    /// e_r (h / h_r)^p with p = [`NOISE_ORDER`], so it did not shrink like a truncation error.
-    /// For PStab-like projections only, whose K the tangential estimate reuses.
+    /// measuring truncation (module docs, "Singular passages"): an attempt from this t showed
+    /// the signature already, or the last rejected attempt (t_r, h_r) with estimate e_r,
+    /// from this t or from an earlier one with only ordinarily accepted steps since, spans
+    /// [t, t + h] with a longer step, and `error` > e_r (h / h_r)^p with p = [`NOISE_ORDER`]:
+    /// the estimate did not shrink like a truncation error. For PStab-like projections only,
+    /// whose K the tangential estimate reuses.
     fn noise_signature(&self, t: f64, h: f64, error: f64) -> bool {
+        if !(self.stab.projects_with_dynamics_matrix() && error.is_finite() && error > 1.0) {
+            return false;
+        }
+        if self.signature_at == Some(t) {
+            return true;
+        }
         let Some((t_r, h_r, e_r)) = self.rejected else {
             return false;
         };
-        self.stab.projects_with_dynamics_matrix()
-            && error.is_finite()
-            && error > 1.0
-            && t_r == t
-            && h.abs() < h_r.abs()
-            && error > e_r * (h / h_r).powi(NOISE_ORDER)
+        let dir = h.signum();
+        let spans = (t - t_r) * dir >= 0.0 && (t_r + h_r - (t + h)) * dir >= 0.0;
+        spans && h.abs() < h_r.abs() && error > e_r * (h / h_r).powi(NOISE_ORDER)
     }
 
     /// The error norm of the estimates' parts tangent to the constraints, with K as the last
@@ -514,11 +523,14 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
                 let error = self.error_norm(h);
                 // The tangential estimate projects with the last stage's K (at t + h).
                 let tangential = if self.noise_signature(t, h, error) {
+                    self.signature_at = Some(t);
                     self.tangential_error(h)
                 } else {
                     f64::INFINITY
                 };
                 if tangential <= 1.0 {
+                    // The passage is behind: later attempts no longer approach it.
+                    self.rejected = None;
                     let stabilized = self.finish_accepted(sys, t + h, h)?;
                     return Ok(Attempt {
                         error: tangential,
@@ -552,7 +564,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
-        self.rejected = None;
+        self.signature_at = None;
         self.stab.note_accepted();
         let dense = &mut self.dense;
         (dense.t, dense.h, dense.prepared) = (t, h, false);
