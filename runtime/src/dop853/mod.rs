@@ -334,7 +334,9 @@ struct Stepper853 {
     dense: Dense,
     /// Right-hand sides spent on dense output.
     dense_solves: usize,
-    /// Scratch: the 5th- and 3rd-order estimates, their tangential parts.
+    /// The attempt's 5th- and 3rd-order estimates ([`Stepper853::estimates`]).
+    diff: [Vec<f64>; 2],
+    /// Scratch: their tangential parts.
     est: [Vec<f64>; 2],
     /// Scratch: a constraint residual.
     res: Vec<f64>,
@@ -364,6 +366,7 @@ impl Stepper853 {
             zstab: vec![0.0; len],
             dense: Dense::new(len),
             dense_solves: 0,
+            diff: std::array::from_fn(|_| vec![0.0; len]),
             est: std::array::from_fn(|_| vec![0.0; len]),
             res: vec![0.0; dims.constraint_rows()],
             rejected: None,
@@ -413,20 +416,29 @@ impl Stepper853 {
         Ok(stabilized)
     }
 
+    /// The attempt's 5th- and 3rd-order estimates per component, `diff[0]` and `diff[1]`
+    /// (both from k_1..k_12, which the stabilization leaves alone).
+    fn estimates(&mut self) {
+        let [e5, e3] = &mut self.diff;
+        for c in 0..self.z.len() {
+            let k = |j: usize| self.k[j][c];
+            let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
+            e3[c] = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
+            e5[c] = ER.iter().map(|&(j, e)| e * k(j)).sum();
+        }
+    }
+
     /// `dop853.f`'s scaled error norm of the attempt (the 5th-order estimate damped by the
-    /// 3rd-order one), with the stabilization's correction z_{n+1} − z~ once applied.
+    /// 3rd-order one) from [`Stepper853::estimates`], with the stabilization's correction
+    /// z_{n+1} − z~ once applied.
     fn error_norm(&self, h: f64) -> f64 {
         let len = self.z.len();
         let (mut err5, mut err3) = (0.0, 0.0);
         for c in 0..len {
-            let k = |j: usize| self.k[j][c];
-            let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
-            let mut e3 = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
-            let mut e5: f64 = ER.iter().map(|&(j, e)| e * k(j)).sum();
             // The stabilization's correction (zero before it is applied: zstab = z~).
             let correction = (self.zstab[c] - self.znew[c]) / h;
-            e3 += correction;
-            e5 += correction;
+            let e3 = self.diff[1][c] + correction;
+            let e5 = self.diff[0][c] + correction;
             let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.zstab[c].abs());
             let sk = self.stab.floored_scale(c, sk);
             err3 += (e3 / sk) * (e3 / sk);
@@ -475,11 +487,8 @@ impl Stepper853 {
     fn tangential_error(&mut self, h: f64) -> f64 {
         let len = self.z.len();
         let n = len / 2;
-        for c in 0..len {
-            let k = |j: usize| self.k[j][c];
-            let b_sum: f64 = A[STAGES].iter().map(|&(j, b)| b * k(j)).sum();
-            self.est[1][c] = b_sum - BHH.iter().map(|&(j, b)| b * k(j)).sum::<f64>();
-            self.est[0][c] = ER.iter().map(|&(j, e)| e * k(j)).sum();
+        for (est, diff) in self.est.iter_mut().zip(&self.diff) {
+            est.copy_from_slice(diff);
         }
         let kkt = self.rhs.last_kkt();
         for e in self.est.iter_mut() {
@@ -526,6 +535,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     /// point).
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         self.stages(sys, t, h)?;
+        self.estimates();
         self.zstab.copy_from_slice(&self.znew);
         let n = self.z.len() / 2;
         let (error, stabilized) = match self.error_estimate {
