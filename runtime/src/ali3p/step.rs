@@ -265,9 +265,6 @@ impl<T> Ali3pStepper<T> {
         self.res = res;
         self.linear.solve_in_place(&mut self.rhs);
         let noise = inf_norm(&self.rhs) / (1.0 + size);
-        if std::env::var_os("ALI3P_LOG").is_some() {
-            eprintln!("STALL? h={h:e} corr/tol={:.3e} noise/tol={:.3e} phi={:.3e}", correction / self.tol, noise / self.tol, self.residual(h));
-        }
         correction <= (STALL_ROUND_OFF * noise).max(self.tol)
     }
 
