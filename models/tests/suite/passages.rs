@@ -323,8 +323,48 @@ fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
 #[test]
 fn ali3p_carries_both_forms_through_the_passages() {
     cell(Method::Ali3p, 1e-2, Form::Angles, 20.0, 1.2e-2); // 1.16e-3
-    cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 7.88e-6
+    cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 1.14e-5 (7.88e-6 with the boost cap 10⁴)
     cell(Method::Ali3p, 1e-3, Form::Bodies, 1.5, 2.3e-4); // 2.24e-5
+}
+
+/// ALI3-P at h = 1e-5, where the steps come within ~1e-4 rad of the horizontal position: at
+/// the penalty boost's former cap of 10⁴ the multiplier iteration still crept at a rate of 0.8
+/// … 0.94 there (t = 0.72165 … 0.7217 on the crank-angle form, the same at every halving of
+/// the step, since s = (h²/4) α does not depend on h), and the runs failed at the first
+/// passage; the cap is now 10⁶ (`runtime/src/ali3p/step.rs`, `MAX_BOOST`). Bounds 10× the
+/// measured values (in the comments); ~11 s + ~32 s of thread CPU.
+#[test]
+fn ali3p_passes_the_first_passages_at_h_1e_5() {
+    cell(Method::Ali3p, 1e-5, Form::Angles, 1.5, 2.2e-9); // 2.14e-10
+    cell(Method::Ali3p, 1e-5, Form::Bodies, 0.75, 2.3e-9); // 2.28e-10
+}
+
+/// ALI3-P at h = 1e-2 on the body form over the 20 s: its error against the reduction (2.46
+/// rad) is the trapezoidal rule's phase error on this form, not a change of branch: the 41
+/// cranks stay together to 7.2e-11 rad at every output time (a crank folding at a passage
+/// would part them by ≥ 0.1 rad). The phase error falls faster than h² at these steps (h =
+/// 1e-2 / 5e-3 / 2e-3 / 1e-3: 2.46 / 0.174 / 7.1e-3 / 9.4e-4 rad; the crank-angle form at
+/// 1e-2 1.2e-3). Bound on the spread 10× the measured value; ~1.3 s of thread CPU.
+#[test]
+fn ali3p_keeps_the_body_form_on_its_branch_at_h_1e_2() {
+    use mbsim_runtime::{Ali3p, Problem, integrate};
+    let t_end = 20.0;
+    let (sys, q0, v0, cranks) = Form::Bodies.setup();
+    let times = output_times(t_end);
+    let problem = Problem::new(0.0, t_end, &q0, &v0).with_times(&times);
+    let (rec, _) = integrate(sys.as_ref(), &Ali3p::new(1e-2), &problem)
+        .unwrap_or_else(|e| panic!("ali3p 1e-2 on the body form: {e}"));
+    assert_eq!(rec.t.len(), times.len(), "every output time reached");
+    let spread = rec.q.iter().fold(0.0_f64, |s, q| {
+        let (lo, hi) = cranks
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| {
+                (lo.min(q[i]), hi.max(q[i]))
+            });
+        s.max(hi - lo)
+    });
+    eprintln!("ali3p 1e-2 on the body form: crank spread {spread:.2e} rad");
+    assert_below("ali3p 1e-2 body form: crank spread", spread, 7.2e-10);
 }
 
 /// DOP853 with PStab over the 20 s. Before its passage rule (a rejected estimate that does not

@@ -50,7 +50,8 @@
 //! [`SimError::SingularIterationMatrix`].
 //!
 //! Counters in [`crate::Stats::extra`]: `newton_iterations`, `tangent_evaluations`,
-//! `factorizations`, `projection_iterations`, `substeps`, `penalty_boosts`. Samples report λ* (linear between
+//! `factorizations`, `projection_iterations`, `substeps`, `penalty_boosts`, and `round_off_stalls` when a step was accepted at its round-off
+//! stall (`step.rs`, `stalled_at_round_off`). Samples report λ* (linear between
 //! step points), not the KKT solve's λ.
 
 mod linear;
@@ -204,6 +205,11 @@ impl Ali3p {
         extra.set("projection_iterations", c.projections as u64);
         extra.set("substeps", c.substeps as u64);
         extra.set("penalty_boosts", c.boosts as u64);
+        // Only when a step was accepted so: the counters of every other run (the
+        // conformance snapshot) keep their keys.
+        if c.stalls > 0 {
+            extra.set("round_off_stalls", c.stalls as u64);
+        }
     }
 }
 

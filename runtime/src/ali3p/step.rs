@@ -19,9 +19,18 @@ use super::linear::Linear;
 use super::{Ali3p, Ali3pPenalty};
 
 /// The factor by which a crawling iteration raises the penalty (`boost_if_crawling`), and the
-/// largest boost of one step.
+/// largest boost of one step. 10⁴ was too small at h = 1e-5 on the A02 chain: the steps come
+/// within ~1e-4 rad of the horizontal position, where the boosted iteration still crept at a
+/// rate of 0.8 … 0.94 (crank-angle form, t = 0.72165 … 0.7217, the same at every halving of
+/// the step: s = (h²/4) α does not depend on h) and the run failed at the first passage; with
+/// 10⁶ it contracts and both forms pass (README). The round-off of the boosted iteration grows
+/// like √s (`stalled_at_round_off`): 0.67 tolerances at 10⁴ there.
 const BOOST: f64 = 1e2;
-const MAX_BOOST: f64 = 1e4;
+const MAX_BOOST: f64 = 1e6;
+
+/// The stall rule's allowance over the measured round-off level δ_ro of the corrections
+/// (`stalled_at_round_off`; the value of `implicit/newton.rs` and Radau's `STALL_SAFETY`).
+const STALL_ROUND_OFF: f64 = crate::stabilize::NOISE_SAFETY;
 
 /// One end of a step: (q, v), q̈ and λ*.
 struct End {
@@ -56,6 +65,8 @@ pub(crate) struct Counters {
     pub(crate) substeps: usize,
     /// Penalty raises of crawling iterations (`boost_if_crawling`).
     pub(crate) boosts: usize,
+    /// Iterations accepted at their round-off stall (`stalled_at_round_off`).
+    pub(crate) stalls: usize,
     /// Evaluations of M, G, Q and c (the residual), plus the initial KKT solve.
     pub(crate) residuals: usize,
 }
@@ -228,6 +239,35 @@ impl<T> Ali3pStepper<T> {
         true
     }
 
+    /// Whether the iterate held is as good as the arithmetic allows, where the iteration would
+    /// otherwise be given up (the round-off stall rule of `implicit/newton.rs`, `settled`, and
+    /// of Radau's `radau/newton.rs`): Φ (and (h/2)(A v + b)) at round-off, 1e3 ε (1 + ‖q‖∞),
+    /// and the last correction `correction` (relative, as the convergence test measures it)
+    /// within max(tol, [`STALL_ROUND_OFF`] δ_ro). δ_ro is the correction the held factors give
+    /// the round-off of c's evaluation through the multiplier force: one more back
+    /// substitution of (h²/4) α Gᵀ ρ, ρ_i = ε (1 + ‖q‖∞) with the signs of c (at a stall those
+    /// are noise). Near a singular position f_q⁻¹ maps it along G's weak directions with a gain
+    /// up to √s/2 (s σ² against the mass ω, largest at s σ² ≈ ω), s the boosted penalty's
+    /// factor: the level at which the corrections stall (the module docs of `mod.rs`).
+    fn stalled_at_round_off(&mut self, h: f64, alpha: f64, correction: f64) -> bool {
+        let n = self.dims.n;
+        let size = inf_norm(&self.work.z[..n]);
+        let floor = f64::EPSILON * (1.0 + size);
+        if !correction.is_finite() || self.residual(h) > 1e3 * floor {
+            return false;
+        }
+        for (r, c) in self.res.iter_mut().zip(&self.c) {
+            *r = floor.copysign(*c);
+        }
+        self.rhs.fill(0.0);
+        let res = std::mem::take(&mut self.res);
+        self.add_gt(0.25 * h * h * alpha, &res);
+        self.res = res;
+        self.linear.solve_in_place(&mut self.rhs);
+        let noise = inf_norm(&self.rhs) / (1.0 + size);
+        correction <= (STALL_ROUND_OFF * noise).max(self.tol)
+    }
+
     /// M, G, Q and c at (t, q, v) of `work`.
     fn evaluate<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -345,6 +385,14 @@ impl<T> Ali3pStepper<T> {
             } else {
                 None
             };
+            let stalled = matches!(
+                diagnosis,
+                Some(NewtonDiagnosis::Diverging | NewtonDiagnosis::IterationLimit { .. })
+            ) && self.stalled_at_round_off(h, alpha, correction);
+            if stalled {
+                self.counters.stalls += 1;
+                return Ok(());
+            }
             if let Some(diagnosis) = diagnosis {
                 return Err(SimError::NewtonDiverged {
                     t: t1,
