@@ -323,7 +323,7 @@ fn mampc4_keeps_the_body_form_on_its_branch_at_h_1e_3() {
 #[test]
 fn ali3p_carries_both_forms_through_the_passages() {
     cell(Method::Ali3p, 1e-2, Form::Angles, 20.0, 1.2e-2); // 1.16e-3
-    cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 1.14e-5 (7.88e-6 with the boost cap 10⁴)
+    cell(Method::Ali3p, 1e-3, Form::Angles, 20.0, 7.9e-5); // 7.88e-6 (1.14e-5 with the cap 10⁶ on every step)
     cell(Method::Ali3p, 1e-3, Form::Bodies, 1.5, 2.3e-4); // 2.24e-5
 }
 
@@ -331,12 +331,17 @@ fn ali3p_carries_both_forms_through_the_passages() {
 /// the penalty boost's former cap of 10⁴ the multiplier iteration still crept at a rate of 0.8
 /// … 0.94 there (t = 0.72165 … 0.7217 on the crank-angle form, the same at every halving of
 /// the step, since s = (h²/4) α does not depend on h), and the runs failed at the first
-/// passage; the cap is now 10⁶ (`runtime/src/ali3p/step.rs`, `MAX_BOOST`). Bounds 10× the
-/// measured values (in the comments); ~11 s + ~32 s of thread CPU.
+/// passage; a step that fails at every substep level is now redone once as its last resort,
+/// with the cap at 10⁶ and the round-off stall rule (`runtime/src/ali3p/step.rs`,
+/// `LAST_RESORT_BOOST`; the cap 10⁶ for every step measured 2.14e-10 / 2.28e-10 here, the
+/// last resort 2.95e-9 / 1.01e-6: steps near the passage that converge at 10⁴ in substeps
+/// carry more error, but the cap on every step cost the conformance suite's spatial double
+/// pendulum its order). Bounds 10× the measured values
+/// (in the comments); ~14 s + ~32 s of thread CPU.
 #[test]
 fn ali3p_passes_the_first_passages_at_h_1e_5() {
-    cell(Method::Ali3p, 1e-5, Form::Angles, 1.5, 2.2e-9); // 2.14e-10
-    cell(Method::Ali3p, 1e-5, Form::Bodies, 0.75, 2.3e-9); // 2.28e-10
+    cell(Method::Ali3p, 1e-5, Form::Angles, 1.5, 3.0e-8); // 2.95e-9
+    cell(Method::Ali3p, 1e-5, Form::Bodies, 0.75, 1.0e-5); // 1.01e-6 (2.28e-10 with the cap 10⁶ on every step)
 }
 
 /// ALI3-P at h = 1e-2 on the body form over the 20 s: its error against the reduction (2.46
