@@ -1,5 +1,5 @@
 //! Andrews squeezer on [0, 0.03]: significant correct digits vs CPU time for RKSTAB (PStab,
-//! Baumgarte B(20,100), none), the stabilized DOP853 (PStab), ABM (PStab) and the
+//! Baumgarte B(20,100), none), the stabilized DOP853 (PStab, S-both, none), ABM (PStab) and the
 //! `russell_ode` peers (DoPri5, DoPri8, Radau5 on the index-1 ODE form), all on the same
 //! kernels and KKT solve, rtol = 1e-4 … 1e-12, atol = rtol/10.
 //!
@@ -72,6 +72,7 @@ fn solvers() -> Vec<Solver> {
         Solver::Rkstab("rkstab-none", Stabilization::None),
         Solver::Dop853("dop853-pstab", Stabilization::PStab),
         Solver::Dop853("dop853-none", Stabilization::None),
+        Solver::Dop853("dop853-sboth", Stabilization::SBoth),
         Solver::Abm("abm-pstab"),
         Solver::Russell("russell-dopri5", Method::DoPri5),
         Solver::Russell("russell-dopri8", Method::DoPri8),

@@ -1,11 +1,14 @@
-//! One configuration of the Andrews benchmark, repeated 10 times, for instruction counting:
+//! One configuration of the Andrews benchmark, repeated 10 times, for instruction counting
+//! (callgrind counts are repeatable on a loaded machine, where thread CPU is not); prints the
+//! last run's NFCN, steps and correct digits against the benchmark's reference:
 //! `valgrind --tool=callgrind target/release/examples/one_run SOLVER RTOL` with SOLVER one of
-//! pstab, baumgarte, none, dopri5, dopri8, radau5 (and ida with `--features ida`).
+//! pstab, baumgarte, none, dop853-pstab, dop853-sboth, dop853-none, dop853-pstab-nd (no step-point
+//! drift), dopri5, dopri8, radau5 (and ida with `--features ida`).
 
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
-use mbsim_peers::{rkstab, russell};
-use mbsim_runtime::{Baumgarte, Stabilization};
+use mbsim_peers::{rkstab, rkstab_with, runtime, russell, significant_digits};
+use mbsim_runtime::{Baumgarte, Dop853, ErrorEstimate, Rkstab, Stabilization};
 use russell_ode::Method;
 
 fn main() {
@@ -13,46 +16,39 @@ fn main() {
     let rtol: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1e-8);
     let sys = Sys(Andrews);
     let v0 = [0.0; 7];
-    let mut nfcn = 0;
+    let mut last = None;
     for _ in 0..10 {
-        nfcn = match args.get(1).map(String::as_str).unwrap_or("pstab") {
-            "pstab" => {
-                rkstab(&sys, Stabilization::PStab, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
-            }
+        last = Some(match args.get(1).map(String::as_str).unwrap_or("pstab") {
+            "pstab" => rkstab(&sys, Stabilization::PStab, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             "baumgarte" => {
                 let b = Stabilization::Baumgarte(Baumgarte::from_chin(20.0, 100.0));
-                rkstab(&sys, b, rtol, &Andrews::Q0, &v0, 0.03).unwrap().nfcn
+                rkstab(&sys, b, rtol, &Andrews::Q0, &v0, 0.03).unwrap()
             }
-            "none" => {
-                rkstab(&sys, Stabilization::None, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
+            "none" => rkstab(&sys, Stabilization::None, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
+            name if name.starts_with("dop853-") => {
+                let stab = match name.trim_end_matches("-nd") {
+                    "dop853-pstab" => Stabilization::PStab,
+                    "dop853-sboth" => Stabilization::SBoth,
+                    "dop853-none" => Stabilization::None,
+                    other => panic!("unknown solver {other}"),
+                };
+                let mut m = Dop853::new(rtol).with_stabilization(stab);
+                m.common.track_drift = !name.ends_with("-nd");
+                runtime(&sys, &m, &Andrews::Q0, &v0, 0.03).unwrap()
             }
-            "dopri5" => {
-                russell(&sys, Method::DoPri5, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
-            }
-            "dopri8" => {
-                russell(&sys, Method::DoPri8, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
-            }
-            "radau5" => {
-                russell(&sys, Method::Radau5, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
-            }
+            "dopri5" => russell(&sys, Method::DoPri5, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
+            "dopri8" => russell(&sys, Method::DoPri8, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
+            "radau5" => russell(&sys, Method::Radau5, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             #[cfg(feature = "ida")]
-            "ida" => {
-                mbsim_peers::ida(&sys, rtol, &Andrews::Q0, &v0, 0.03)
-                    .unwrap()
-                    .nfcn
-            }
+            "ida" => mbsim_peers::ida(&sys, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             other => panic!("unknown solver {other}"),
-        };
+        });
     }
-    println!("nfcn per run: {nfcn}");
+    let last = last.expect("ten runs");
+    let (nfcn, nstep) = (last.nfcn, last.nstep);
+    let mut opts = Rkstab::new(1e-13);
+    opts.error_estimate = ErrorEstimate::Unstabilized;
+    let reference = rkstab_with(&sys, opts, &Andrews::Q0, &v0, 0.03).expect("reference");
+    let digits = significant_digits(&last.q, &reference.q);
+    println!("nfcn per run: {nfcn}, steps {nstep}, digits {digits:.2}");
 }
