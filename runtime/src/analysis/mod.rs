@@ -27,6 +27,7 @@
 
 mod condition_sparse;
 mod diagnostics;
+mod driving;
 mod equilibrium;
 mod inverse;
 mod kinematics;
