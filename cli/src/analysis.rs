@@ -14,7 +14,7 @@
 //!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate for the (row, coordinate) pairs where
 //!   G = [Φ_q; A] is structurally nonzero, row by row in coordinate order: the model's stated
 //!   pattern plus any entry found nonzero, so a column left out is zero at every point — on
-//!   the A02 body chain 965 columns instead of 242·243) and `reactions.png` (λ by row name);
+//!   the A02 chain's driven form 805 columns instead of 243·243 = 59 049) and `reactions.png` (λ by row name);
 //! - `equilibrium`: `equilibrium.json` (per method: q, λ by row name, iterations, residuals,
 //!   stability, eigenvalues of the reduced Hessian, CPU time);
 //! - `check`: stdout only (text, or JSON with `--json`).

@@ -4,7 +4,7 @@
 //! - `check`: at every catalog model's (and defective model's) initial guess, the banded path
 //!   forced and the dense one name the same redundant rows, the same rank and the same weakest
 //!   row; the condition is the same number where both take the SVD of the same G, and within
-//!   2e-6 relative where the banded path estimates it by power/inverse iteration (the A02
+//!   2e-6 relative where the banded path estimates it by Lanczos (the A02
 //!   chain in body coordinates and its driven form under `Auto` do); the relative
 //!   distances and the dependency coefficients are least-squares solutions of the same
 //!   problem by two factorizations, equal to round-off amplified by the condition of the kept
@@ -44,8 +44,8 @@ fn check_agrees(name: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
     assert_eq!(rows(b), rows(d), "{name}: redundant rows");
     assert_eq!(d.condition_measure, ConditionMeasure::TwoNormSvd, "{name}");
     if b.condition_measure == ConditionMeasure::TwoNormIterative {
-        // Power/inverse iteration (`condition_sparse.rs`): each eigenvalue of GGᵀ to a
-        // relative residual of 1e-6, so each σ within 5e-7 and their ratio within 1e-6 of
+        // Lanczos on GGᵀ and (GGᵀ)⁻¹ (`condition_sparse.rs`): each eigenvalue to a relative
+        // Ritz residual of 1e-6, so each σ within 5e-7 and their ratio within 1e-6 of
         // the SVD's; 2e-6 leaves a factor 2 for the round-off of both computations (ε·κ).
         let relative = (b.condition - d.condition).abs() / d.condition;
         assert!(

@@ -20,7 +20,7 @@
 //! without a dense matrix of the model's order (`kinematics_banded.rs` on `square_band.rs`,
 //! issue 27); `check`, settling and `equilibrium` rank G on its nonzeros and take λ and the
 //! tangent basis from the banded [I Gᵀ; G 0] (`statics_band.rs`), and `check`'s condition by
-//! power and inverse iteration on those factors (`condition_sparse.rs`); what stays dense
+//! Lanczos on GGᵀ and, with those factors, on (GGᵀ)⁻¹ (`condition_sparse.rs`); what stays dense
 //! there is the reduced Hessian's n × n tangent kernels.
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration

@@ -204,7 +204,7 @@ fn tangent_basis(band: &mut AugmentedBand, n: usize, d: usize) -> DMatrix<f64> {
 /// [`super::jacobian_rank`] on the banded path: the same rows named redundant and the same
 /// rank; each dependency's coefficients and distance from the banded least squares (module
 /// docs); `None` when the augmented system keeps the dense layout or does not factor (the
-/// caller ranks the dense G). The condition σ_max/σ_min by the iterations of
+/// caller ranks the dense G). The condition σ_max/σ_min by the Lanczos runs of
 /// `condition_sparse.rs` when no row is redundant (the dense SVD otherwise, or if they do not
 /// converge).
 pub(super) fn jacobian_rank_banded(
