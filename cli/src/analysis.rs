@@ -11,7 +11,10 @@
 //!   the dense SVD, or the banded path's 1-norm estimate κ̂₁ for a large sparse model),
 //!   `coordinates.png`, `condition.png`;
 //! - `inverse`: the same plus `reactions.csv` (t, `lambda_<row>` per named constraint row, then
-//!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate) and `reactions.png` (λ by row name);
+//!   `<row>_on_<coordinate>` = −λ ∂Φ_row/∂q_coordinate for the (row, coordinate) pairs where
+//!   G = [Φ_q; A] is structurally nonzero, row by row in coordinate order: the model's stated
+//!   pattern plus any entry found nonzero, so a column left out is zero at every point — on
+//!   the A02 chain's driven form 805 columns instead of 243·243 = 59 049) and `reactions.png` (λ by row name);
 //! - `equilibrium`: `equilibrium.json` (per method: q, λ by row name, iterations, residuals,
 //!   stability, eigenvalues of the reduced Hessian, CPU time);
 //! - `check`: stdout only (text, or JSON with `--json`).
@@ -170,7 +173,7 @@ pub fn kinematic(args: &AnalysisArgs, inverse: bool) -> Result<(), AppError> {
     let names = sys.coordinate_names();
     write_kinematics(&args.out.join("kinematics.csv"), names, &result.kinematics)?;
     if inverse {
-        write_reactions(&args.out.join("reactions.csv"), names, &result)?;
+        write_reactions(&args.out.join("reactions.csv"), sys.as_ref(), &result)?;
     }
     let summary = kinematic_summary(&args.model, &result, inverse, seconds);
     write_json(&args.out.join("summary.json"), &summary)?;
@@ -235,13 +238,49 @@ fn write_kinematics(path: &Path, names: &[&str], kin: &Kinematics) -> Result<(),
     write_rows(path, header, rows)
 }
 
-fn write_reactions(path: &Path, coords: &[&str], inv: &InverseDynamics) -> Result<(), AppError> {
-    let rows_names = &inv.kinematics.names;
+/// The (row, coordinate) pairs of reactions.csv: G's stated structural nonzeros
+/// ([`ConstrainedSystem::phi_q_sparsity`], `a_sparsity` or every entry of an A row), plus any
+/// entry nonzero at some point (a pattern that misses one loses nothing), in row-major order.
+fn reaction_columns(sys: &dyn ConstrainedSystem, inv: &InverseDynamics) -> Vec<(usize, usize)> {
+    let (m, n) = (sys.dims().m, sys.dims().n);
+    let rows = inv.kinematics.names.len();
+    let mut inside = vec![false; rows * n];
+    let mut mark = |i: usize, j: usize| {
+        if i < rows && j < n {
+            inside[i * n + j] = true;
+        }
+    };
+    sys.phi_q_sparsity()
+        .nonzeros
+        .iter()
+        .for_each(|&(i, j)| mark(i, j));
+    match sys.a_sparsity() {
+        Some(a) => a.nonzeros.iter().for_each(|&(i, j)| mark(m + i, j)),
+        None => (m..rows).for_each(|i| (0..n).for_each(|j| mark(i, j))),
+    }
+    for r in inv.reactions.iter().flatten() {
+        for (j, &x) in r.generalized.iter().enumerate() {
+            if x != 0.0 {
+                mark(r.row, j);
+            }
+        }
+    }
+    (0..rows * n)
+        .filter(|&k| inside[k])
+        .map(|k| (k / n, k % n))
+        .collect()
+}
+
+fn write_reactions(
+    path: &Path,
+    sys: &dyn ConstrainedSystem,
+    inv: &InverseDynamics,
+) -> Result<(), AppError> {
+    let (rows_names, coords) = (&inv.kinematics.names, sys.coordinate_names());
+    let columns = reaction_columns(sys, inv);
     let mut header = vec!["t".to_string()];
     header.extend(rows_names.iter().map(|r| format!("lambda_{r}")));
-    for r in rows_names {
-        header.extend(coords.iter().map(|c| format!("{r}_on_{c}")));
-    }
+    header.extend((columns.iter()).map(|&(i, j)| format!("{}_on_{}", rows_names[i], coords[j])));
     let rows = inv
         .kinematics
         .points
@@ -250,9 +289,7 @@ fn write_reactions(path: &Path, coords: &[&str], inv: &InverseDynamics) -> Resul
         .map(|(p, reactions)| {
             let mut row = vec![p.t];
             row.extend(reactions.iter().map(|r| r.lambda));
-            for r in reactions {
-                row.extend(&r.generalized);
-            }
+            row.extend(columns.iter().map(|&(i, j)| reactions[i].generalized[j]));
             row
         })
         .collect();

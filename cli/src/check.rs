@@ -328,6 +328,14 @@ fn generated_text(g: Option<mbsim::runtime::GeneratedDiagnostics>, n: usize) -> 
     s
 }
 
+/// How the condition was computed, when not by the dense SVD (whose line stays as it was).
+fn condition_note(d: &Diagnosis) -> String {
+    match d.jacobian.condition_measure {
+        analysis::ConditionMeasure::TwoNormSvd => String::new(),
+        other => format!(" ({})", other.label()),
+    }
+}
+
 fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
     let redundant: Vec<serde_json::Value> = d
         .jacobian
@@ -346,6 +354,7 @@ fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
     json!({
         "model": model, "n": d.n, "m": d.m, "k": d.k, "rank": d.jacobian.rank, "dof": d.dof,
         "t": d.t, "q": d.q, "phi_norm": d.residual, "condition": d.jacobian.condition,
+        "condition_measure": d.jacobian.condition_measure.label(),
         "rank_tolerance": analysis::RANK_TOLERANCE, "constraint_rows": d.names,
         "redundant": redundant, "fully_driven": d.fully_driven(),
         "kinematic_analysis": d.kinematic_advice(),
@@ -355,7 +364,7 @@ fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
 fn check_text(model: &str, coords: &[&str], d: &Diagnosis) -> String {
     let mut s = format!(
         "{model}: n = {} coordinates ({}), m = {} holonomic, k = {} nonholonomic rows ({})\n\
-         rank G = {} (relative tolerance {:.2e}), DOF = n - rank G = {}, condition of G {:.3e}\n\
+         rank G = {} (relative tolerance {:.2e}), DOF = n - rank G = {}, condition of G {:.3e}{}\n\
          examined at t = {}, q = {:?} (|phi| = {:.1e})\n",
         d.n,
         coords.join(", "),
@@ -366,6 +375,7 @@ fn check_text(model: &str, coords: &[&str], d: &Diagnosis) -> String {
         analysis::RANK_TOLERANCE,
         d.dof,
         d.jacobian.condition,
+        condition_note(d),
         d.t,
         d.q,
         d.residual

@@ -437,6 +437,18 @@ fn cli_inverse_writes_named_reactions_and_kinematics_refuses_an_under_driven_mod
         csv.starts_with("t,lambda_tip_height,lambda_shoulder,"),
         "{csv}"
     );
+    // Only the structural nonzeros of G: the driver `shoulder` (theta1 - f(t)) acts on
+    // theta1 alone; every row as long as the header.
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let shoulder: Vec<&&str> = header
+        .iter()
+        .filter(|c| c.starts_with("shoulder_on_"))
+        .collect();
+    assert_eq!(shoulder.len(), 1, "{header:?}");
+    assert!(
+        csv.lines().all(|l| l.split(',').count() == header.len()),
+        "ragged reactions.csv"
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["points"].as_u64(), Some(101));
@@ -459,6 +471,25 @@ fn cli_inverse_writes_named_reactions_and_kinematics_refuses_an_under_driven_mod
     let (ok, _, stderr) = mbsim(&["kinematics", "haug-pendulum", "--out", out]);
     assert!(
         !ok && stderr.contains("under-driven: 1 degree(s) of freedom"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn cli_equilibrium_refuses_a_driven_model_and_names_the_driving_row() {
+    // Before: settling integrated while the driver kept moving and failed after 13157
+    // iterations with "equilibrium not found (dynamic settling)".
+    let dir = scratch("analysis-equilibrium-driven");
+    let (ok, _, stderr) = mbsim(&[
+        "equilibrium",
+        "two-link-case2-driven",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains("needs time-independent constraints")
+            && stderr.contains("driving (rheonomic) rows shoulder"),
         "{stderr}"
     );
 }

@@ -12,17 +12,21 @@
 //! Cost on a large sparse model (issue 27): under [`KinematicSolver::Auto`] a model with the
 //! sparse kernel forms whose augmented [I Gᵀ; G 0] takes the banded layout is ranked on G's
 //! nonzeros (`statics_band.rs`: the same selection, so the same rows, rank and weakest row;
-//! the dependencies by banded least squares). The condition σ_max/σ_min keeps the dense SVD:
-//! σ_min is what the sparse factorizations cannot give cheaply (a banded LU's pivots bound it
-//! only up to the growth factor). Measured on the A02 chain in body coordinates (G 242 × 243,
-//! `cargo bench -p mbsim-models --bench sparse_statics`, thread CPU): 29.7 ms dense, 7.4 ms
-//! banded. [`crate::analysis::kinematics`] runs the dense check at every
+//! the dependencies by banded least squares). The condition σ_max/σ_min there is estimated
+//! without a dense SVD (`condition_sparse.rs`: Lanczos on GGᵀ for σ_max and on (GGᵀ)⁻¹ with
+//! the same banded factors for σ_min, each to a relative Ritz residual of 1e-6,
+//! labelled [`ConditionMeasure::TwoNormIterative`]); a G with redundant rows or more rows than
+//! columns, or an iteration that does not converge in its cap, keeps the dense SVD. Measured on
+//! the A02 chain in body coordinates (G 242 × 243, `cargo bench -p mbsim-models --bench
+//! sparse_statics`, thread CPU, before the sparse condition): 29.7 ms dense, 7.4 ms banded;
+//! the whole `mbsim check four-bar-chain-bodies` process 14.8 → 5.9 ms user CPU with it
+//! (mean of 100 runs). [`crate::analysis::kinematics`] runs the dense check at every
 //! grid point on its dense path only; on a large sparse driven model it takes the banded path
 //! (the banded LU of Φ_q, its pivots' determinant and a 1-norm condition estimate).
 
 use nalgebra::{DMatrix, DVector};
 
-use super::kinematics::KinematicSolver;
+use super::kinematics::{ConditionMeasure, KinematicSolver};
 use crate::error::{DependentRow, SimError};
 use crate::kernels;
 use crate::system::ConstrainedSystem;
@@ -52,6 +56,9 @@ pub struct JacobianRank {
     pub rank: usize,
     /// σ_max / σ_min over the min(rows, n) singular values (∞ if σ_min = 0, 1 for no rows).
     pub condition: f64,
+    /// How `condition` was computed: [`ConditionMeasure::TwoNormSvd`] (the dense SVD) or, on
+    /// the banded path, [`ConditionMeasure::TwoNormIterative`].
+    pub condition_measure: ConditionMeasure,
     /// The dependent rows with their dependencies.
     pub redundant: Vec<Redundancy>,
     /// The independent row with the smallest distance `(row, relative distance)`, if any.
@@ -192,6 +199,7 @@ pub fn jacobian_rank(g: &DMatrix<f64>, names: &[String]) -> JacobianRank {
     JacobianRank {
         rank: independent.len(),
         condition: condition(g, r.min(n)),
+        condition_measure: ConditionMeasure::TwoNormSvd,
         redundant,
         weakest: weakest.map(|(row, dist)| (row, dist / unit)),
     }

@@ -136,6 +136,7 @@ pub fn equilibrium<S: TangentSystem + Energy + ?Sized>(
                 .to_string(),
         });
     }
+    super::driving::refuse_driving(sys, "equilibrium analysis", opts.t, q_guess)?;
     let mut q = project(sys, opts, q_guess)?;
     let mut v_now = potential(sys, opts.t, &q)?;
     let (mut iterations, mut halvings) = (0, 0);

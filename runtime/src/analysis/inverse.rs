@@ -7,7 +7,8 @@
 //! The multipliers come with the kinematic solution ([`kinematics`]: the KKT solve at each
 //! point, banded for a large sparse model). G for the reactions is evaluated as its nonzeros
 //! when the model has the sparse forms; the reactions are n entries per row all the same
-//! (m·n numbers per point: the output, not a factorization).
+//! (m·n numbers per point in memory: the output, not a factorization; `mbsim inverse` writes
+//! only G's structural nonzeros of them).
 
 use nalgebra::DMatrix;
 

@@ -71,6 +71,10 @@ pub enum ConditionMeasure {
     /// κ̂₁ = ‖Φ_q‖₁ · est‖Φ_q⁻¹‖₁, Hager–Higham's estimate from the banded LU (the banded
     /// path): a lower bound on κ₁, usually within a factor 3, and κ₂/n ≤ κ₁ ≤ n κ₂.
     OneNormEstimate,
+    /// κ₂ = σ_max/σ_min of G from Lanczos on GGᵀ (σ_max) and on (GGᵀ)⁻¹ with the banded
+    /// augmented factors (σ_min), each to a relative Ritz residual of 1e-6
+    /// (`condition_sparse.rs`): `check`'s measure on the banded path.
+    TwoNormIterative,
 }
 
 impl ConditionMeasure {
@@ -80,6 +84,9 @@ impl ConditionMeasure {
             ConditionMeasure::TwoNormSvd => "2-norm condition of Phi_q (dense SVD)",
             ConditionMeasure::OneNormEstimate => {
                 "1-norm condition estimate of Phi_q (Hager-Higham, banded LU)"
+            }
+            ConditionMeasure::TwoNormIterative => {
+                "2-norm condition (sparse estimate: Lanczos on GG^T and its inverse, rel. tol 1e-6)"
             }
         }
     }

@@ -19,12 +19,15 @@
 //! the integrators' steps. Kinematics and inverse dynamics of a large sparse driven model run
 //! without a dense matrix of the model's order (`kinematics_banded.rs` on `square_band.rs`,
 //! issue 27); `check`, settling and `equilibrium` rank G on its nonzeros and take λ and the
-//! tangent basis from the banded [I Gᵀ; G 0] (`statics_band.rs`); what stays dense there is
-//! `check`'s condition (an SVD of G) and the reduced Hessian's n × n tangent kernels.
+//! tangent basis from the banded [I Gᵀ; G 0] (`statics_band.rs`), and `check`'s condition by
+//! Lanczos on GGᵀ and, with those factors, on (GGᵀ)⁻¹ (`condition_sparse.rs`); what stays dense
+//! there is the reduced Hessian's n × n tangent kernels.
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
 
+mod condition_sparse;
 mod diagnostics;
+mod driving;
 mod equilibrium;
 mod inverse;
 mod kinematics;

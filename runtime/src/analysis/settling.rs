@@ -151,6 +151,7 @@ pub fn settle<S: ConstrainedSystem + ?Sized>(
         c: opts.damping,
     };
     let start = initialize(sys, 0.0, q0, &vec![0.0; n], &InitOptions::default())?;
+    super::driving::refuse_driving(sys, "dynamic settling", 0.0, &start.q)?;
     let (mut q, mut v, mut t, mut steps) = (start.q, start.v, 0.0, 0);
     let method = Rkstab::new(opts.rtol);
     loop {

@@ -24,7 +24,7 @@ use nalgebra::{DMatrix, DVector};
 
 use super::diagnostics::{JacobianRank, RANK_TOLERANCE, Redundancy, condition};
 use super::equilibrium::Local;
-use super::kinematics::KinematicSolver;
+use super::kinematics::{ConditionMeasure, KinematicSolver};
 use crate::augmented_band::AugmentedBand;
 use crate::error::DependentRow;
 use crate::error::SimError;
@@ -204,7 +204,9 @@ fn tangent_basis(band: &mut AugmentedBand, n: usize, d: usize) -> DMatrix<f64> {
 /// [`super::jacobian_rank`] on the banded path: the same rows named redundant and the same
 /// rank; each dependency's coefficients and distance from the banded least squares (module
 /// docs); `None` when the augmented system keeps the dense layout or does not factor (the
-/// caller ranks the dense G). The condition σ_max/σ_min is still the dense SVD's.
+/// caller ranks the dense G). The condition σ_max/σ_min by the Lanczos runs of
+/// `condition_sparse.rs` when no row is redundant (the dense SVD otherwise, or if they do not
+/// converge).
 pub(super) fn jacobian_rank_banded(
     g: &SparseJacobian,
     names: &[String],
@@ -247,9 +249,22 @@ pub(super) fn jacobian_rank_banded(
             }
         })
         .collect();
+    let estimate = if pick.redundant.is_empty() {
+        super::condition_sparse::sparse_condition(g, &mut band)
+    } else {
+        None
+    };
+    let (condition, condition_measure) = match estimate {
+        Some(c) => (c.condition(), ConditionMeasure::TwoNormIterative),
+        None => (
+            condition(&g.dense(), g.rows.min(g.n)),
+            ConditionMeasure::TwoNormSvd,
+        ),
+    };
     Some(JacobianRank {
         rank: independent.len(),
-        condition: condition(&g.dense(), g.rows.min(g.n)),
+        condition,
+        condition_measure,
         redundant,
         weakest: pick.weakest.map(|row| (row, pick.weakest_distance)),
     })
