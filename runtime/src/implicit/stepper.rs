@@ -211,9 +211,11 @@ pub(crate) struct ImplicitStepper<T> {
     round_off: Vec<f64>,
     /// Whether the last attempt passed only under its round-off floor.
     floored: bool,
-    /// The accepted q̈_n's round-off probe, when step n passed only under its floor: Δ of the
-    /// next step differences it (`ROUND_OFF_SAFETY`).
-    carried: Option<Vec<f64>>,
+    /// The accepted q̈_n's round-off probe (valid when `carrying`): Δ of the next step
+    /// differences it (`ROUND_OFF_SAFETY`).
+    carried: Vec<f64>,
+    /// Whether step n passed only under its floor, so that `carried` holds its probe.
+    carrying: bool,
 }
 
 impl<T> ImplicitStepper<T> {
@@ -248,7 +250,8 @@ impl<T> ImplicitStepper<T> {
             proposal: None,
             round_off: vec![0.0; dims.n],
             floored: false,
-            carried: None,
+            carried: vec![0.0; dims.n],
+            carrying: false,
         }
     }
 
@@ -348,13 +351,12 @@ impl<T> ImplicitStepper<T> {
         self.round_off.copy_from_slice(&self.delta);
         self.newton.filter(&mut self.delta);
         let own = self.scaled_norm(wq, wv);
-        let carried = match &self.carried {
-            Some(noise) => {
-                self.delta.copy_from_slice(noise);
-                self.newton.filter(&mut self.delta);
-                self.scaled_norm(wq, wv)
-            }
-            None => 0.0,
+        let carried = if self.carrying {
+            self.delta.copy_from_slice(&self.carried);
+            self.newton.filter(&mut self.delta);
+            self.scaled_norm(wq, wv)
+        } else {
+            0.0
         };
         let floor = (ROUND_OFF_SAFETY * own.max(carried)).max(1.0);
         self.floored = err <= floor;
@@ -362,15 +364,12 @@ impl<T> ImplicitStepper<T> {
     }
 
     /// After an accepted step: keep its q̈'s round-off probe for the next steps' floor when it
-    /// passed only under its floor, else forget it.
+    /// passed only under its floor (a swap of buffers: the next estimate overwrites
+    /// `round_off` before reading), else forget it.
     fn carry(&mut self) {
-        if !self.floored {
-            self.carried = None;
-            return;
-        }
-        match &mut self.carried {
-            Some(noise) => noise.copy_from_slice(&self.round_off),
-            None => self.carried = Some(self.round_off.clone()),
+        self.carrying = self.floored;
+        if self.floored {
+            std::mem::swap(&mut self.carried, &mut self.round_off);
         }
     }
 
