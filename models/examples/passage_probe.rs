@@ -3,7 +3,9 @@
 //! error against the exact 1-DOF reduction (the common phase). Used to measure the body form's
 //! limit (`runtime/src/stabilize/projection.rs`, "Limit: body coordinates").
 //!
-//! `cargo run --release -p mbsim-models --example passage_probe -- rk4|mampc4 H T_END DT [angles]`
+//! `cargo run --release -p mbsim-models --example passage_probe -- METHOD X T_END DT [angles]`,
+//! METHOD a name of the matrix's table (`rk4-h`, `mampc4-h`, `dop853`, `rkstab`, …; `rk4` and
+//! `mampc4` stand for the constant-step ones), X its step size or rtol.
 
 #[path = "../tests/suite/passages_matrix.rs"]
 #[allow(dead_code)] // the matrix's printing and measuring parts are the bench's
@@ -21,13 +23,17 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: passage_probe rk4|mampc4 H T_END DT [angles]";
+    let usage = "usage: passage_probe METHOD X T_END DT [angles]";
     let number = |i: usize| -> f64 { args.get(i).and_then(|s| s.parse().ok()).expect(usage) };
-    let method = match args.first().map(String::as_str) {
-        Some("rk4") => Method::Rk4,
-        Some("mampc4") => Method::Mampc4,
-        _ => panic!("{usage}"),
+    let name = args.first().expect(usage).as_str();
+    let name = match name {
+        "rk4" | "mampc4" => format!("{name} --h"),
+        other => other.replace("-h", " --h"),
     };
+    let method = Method::ALL
+        .into_iter()
+        .find(|m| m.name() == name)
+        .expect(usage);
     let (h, t_end, dt) = (number(1), number(2), number(3));
     let form = match args.get(4).map(String::as_str) {
         Some("angles") => Form::Angles,

@@ -14,7 +14,9 @@ pub enum SampleKind {
     /// The method's continuous extension (DOPRI5's dense output, a cubic Hermite interpolant
     /// for constant-step methods) as it is: cheap, but not on the constraint manifold (the
     /// drift of an interpolated sample is of the order of the local error, e.g. ‖Φ̇‖ ≈ 1e-4 on
-    /// Andrews at rtol 1e-6, while the step points hold 1e-11).
+    /// Andrews at rtol 1e-6, while the step points hold 1e-11). The default of
+    /// [`CommonOptions::default`]; DOP853 starts from `Projected` under the post-step drift
+    /// controls instead (`Dop853::default_samples`: its interpolant errs near a rank loss).
     Interpolated,
     /// The interpolated state post-stabilized with PStab before it is reported (one extra
     /// factorization per sample, counted in [`crate::Stats::output_solves`]): samples satisfy

@@ -7,7 +7,7 @@ use crate::common;
 
 use common::models::{Andrews, Pendulum};
 use common::{Sys, assert_below, assert_within, simulate};
-use mbsim_runtime::{Dop853, ErrorEstimate, Recorder, Rkstab, Stabilization, Stats};
+use mbsim_runtime::{Dop853, ErrorEstimate, Recorder, Rkstab, SampleKind, Stabilization, Stats};
 
 /// Amplitude 1 rad, as in the conformance suite.
 const THETA0: f64 = 1.0;
@@ -21,6 +21,8 @@ fn pendulum_inside_steps(steps: usize, fractions: &[f64]) -> (Recorder, Stats) {
     let mut m = Dop853::new(0.1);
     m.step_control.h_init = Some(h);
     m.step_control.h_max = h;
+    // The interpolant itself, not post-stabilized (`Dop853::default_samples`).
+    m.common.samples = SampleKind::Interpolated;
     // Samples at the same times for every step count: fractions of the coarsest step.
     let coarse = period / 10.0;
     let times: Vec<f64> = (0..10)
