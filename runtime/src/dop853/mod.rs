@@ -102,10 +102,15 @@
 //! 1.2440 → fails at 7.1408 → 1.9e-6; body form 1e-4 1.2e-2 → 7.1e-2 (both), 1e-5 fails at
 //! 7.141 → 3.7e-2 (both), 1e-6 3.0e-4, 1e-7 4.4e-6, 1e-8 5.7e-6, 1e-9 9.2e-7 (as before),
 //! 1e-10 fails at 3.2096 → 2.3e-6 → 3.0e-5, 1e-11 fails at 1.2440 → 3.9e-5 (both), 1e-12
-//! fails at 0.7216 → fails at 8.584 → 2.4e-6. Every cell passes. Open: the errors of the
-//! tight runs (3.0e-5 at body 1e-10, 3.9e-5 at 1e-11, 5.3e-6 at crank 1e-11) are far above
-//! RKSTAB's (7.7e-9, 3.7e-9, 4.1e-8): the tangentially accepted steps over a passage are
-//! inaccurate in the common motion (step doubling, (3) below); crank 1e-4's 0.37 rad is 27
+//! fails at 0.7216 → fails at 8.584 → 2.4e-6. Every cell passes. These errors were those of
+//! the raw interpolant at the samples: its 16 stages near a passage lie far off the manifold
+//! and it spread the cranks inside a passage's step by up to 2.8e-6 rad (crank 1e-10, t =
+//! 3.205…3.25) where the step points hold 1e-12. With the samples projected, DOP853's default
+//! since ([`Dop853::default_samples`]): crank 1e-5 1.7e-3, 1e-9 5.4e-7, 1e-10 3.1e-8, 1e-11
+//! 1.5e-9, 1e-12 1.6e-9 (RKSTAB 4.1e-6 … 4.3e-9 at 1e-9 … 1e-12); body 1e-7 3.7e-6, 1e-8
+//! 4.6e-7, 1e-9 3.0e-7, 1e-10 7.5e-8, 1e-11 3.4e-7, 1e-12 2.4e-6 (the others unchanged).
+//! Open: the body form at 1e-11 / 1e-12, whose common phase error grows passage by passage
+//! (1e-12: 1.5e-10 at t = 0.9, 2.3e-8 at 2.9, 1.9e-6 at 18.9); crank 1e-4's 0.37 rad is 27
 //! times RKSTAB's there (1.4e-2), at the size of a lost phase or branch.
 //!
 //! Tried, not adopted: (1) also judging the first rejection tangentially when the last
