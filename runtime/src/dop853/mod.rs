@@ -110,8 +110,11 @@
 //! 1.5e-9, 1e-12 1.6e-9 (RKSTAB 4.1e-6 … 4.3e-9 at 1e-9 … 1e-12); body 1e-7 3.7e-6, 1e-8
 //! 4.6e-7, 1e-9 3.0e-7, 1e-10 7.5e-8, 1e-11 3.4e-7, 1e-12 2.4e-6 (the others unchanged).
 //! Open: the body form at 1e-11 / 1e-12, whose common phase error grows passage by passage
-//! (1e-12: 1.5e-10 at t = 0.9, 2.3e-8 at 2.9, 1.9e-6 at 18.9); crank 1e-4's 0.37 rad is 27
-//! times RKSTAB's there (1.4e-2), at the size of a lost phase or branch.
+//! (1e-12: 1.5e-10 at t = 0.9, 2.3e-8 at 2.9, 1.9e-6 at 18.9). Crank 1e-4's 0.37 rad, 27
+//! times RKSTAB's there (1.4e-2), is a steady drift of the common phase (−9.4e-3, −1.4e-1,
+//! −2.4e-1 at t = 3, 13, 19 s) over 126 steps of ~0.16 s, not a lost branch. Tried, not
+//! adopted: [`ErrorEstimate::Stabilized`] on the chain (crank 1e-10 stops singular at t =
+//! 16.45, 1e-12 underflows at 10.55, body 1e-12 stops at 14.48; body 1e-10 2.8e-7).
 //!
 //! Tried, not adopted: (1) also judging the first rejection tangentially when the last
 //! stage's pivot spread exceeds 1e3 and the projection measured its round-off floor: all
