@@ -3,13 +3,13 @@
 //! last run's NFCN and steps, and with a third argument `digits` its correct digits against the
 //! benchmark's reference (a run of 16 322 right-hand sides: leave it out when counting):
 //! `valgrind --tool=callgrind target/release/examples/one_run SOLVER RTOL` with SOLVER one of
-//! pstab, baumgarte, none, dop853-pstab, dop853-sboth, dop853-none, dop853-pstab-nd (no step-point
+//! pstab, baumgarte, none, abm (PStab), dop853-pstab, dop853-sboth, dop853-none, dop853-pstab-nd (no step-point
 //! drift), dopri5, dopri8, radau5 (and ida with `--features ida`).
 
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
 use mbsim_peers::{rkstab, rkstab_with, runtime, russell, significant_digits};
-use mbsim_runtime::{Baumgarte, Dop853, ErrorEstimate, Rkstab, Stabilization};
+use mbsim_runtime::{Abm, Baumgarte, Dop853, ErrorEstimate, Rkstab, Stabilization};
 use russell_ode::Method;
 
 fn main() {
@@ -37,6 +37,7 @@ fn main() {
                 m.common.track_drift = !name.ends_with("-nd");
                 runtime(&sys, &m, &Andrews::Q0, &v0, 0.03).unwrap()
             }
+            "abm" => runtime(&sys, &Abm::new(rtol), &Andrews::Q0, &v0, 0.03).unwrap(),
             "dopri5" => russell(&sys, Method::DoPri5, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             "dopri8" => russell(&sys, Method::DoPri8, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             "radau5" => russell(&sys, Method::Radau5, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
