@@ -79,9 +79,12 @@ fn adams_allocate_only_their_setup() {
 }
 
 /// The stabilized DOP853 (its dense output's extra stages included), and samples of either
-/// content: projected state-only samples at the grid and at every step point.
+/// content: interpolated samples with dynamics, projected state-only samples at the grid and
+/// at every step point.
 fn dop853_allocates_only_its_setup() {
-    let plain = Dop853::new(1e-8);
+    // The interpolant as it is (not the default, `Dop853::default_samples`) and projected.
+    let mut plain = Dop853::new(1e-8);
+    plain.common.samples = SampleKind::Interpolated;
     let mut state_only = Dop853::new(1e-8);
     state_only.common.samples = SampleKind::Projected;
     state_only.common.sample_content = SampleContent::State;
