@@ -386,7 +386,8 @@ pub enum SimError {
         /// σ_max / σ_min of the augmented matrix [M Gᵀ; G 0] at that state (∞ when σ_min = 0).
         condition: f64,
         /// Whether `condition` is the Lanczos estimate of a large sparse model (relative Ritz
-        /// residual 1e-6, never above the true value; `analysis::augmented_condition`) rather
+        /// residual 1e-6, plus the ε·κ round-off the SVD carries too;
+        /// `analysis::augmented_condition`) rather
         /// than a dense SVD.
         condition_estimated: bool,
         /// The rows of G dependent on the others there, by name, with their distances.
