@@ -124,5 +124,5 @@ pub(super) fn augmented_condition_banded<S: ConstrainedSystem + ?Sized>(
         out.copy_from_slice(w);
         band.solve_in_place(out);
     })?;
-    (top > 0.0 && inverse_top > 0.0).then(|| top * inverse_top)
+    (top > 0.0 && inverse_top > 0.0).then_some(top * inverse_top)
 }
