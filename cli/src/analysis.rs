@@ -259,7 +259,7 @@ fn reaction_columns(sys: &dyn ConstrainedSystem, inv: &InverseDynamics) -> Vec<(
         None => (m..rows).for_each(|i| (0..n).for_each(|j| mark(i, j))),
     }
     for r in inv.reactions.iter().flatten() {
-        for (j, &x) in r.generalized.iter().enumerate() {
+        for &(j, x) in &r.generalized {
             if x != 0.0 {
                 mark(r.row, j);
             }
@@ -289,7 +289,7 @@ fn write_reactions(
         .map(|(p, reactions)| {
             let mut row = vec![p.t];
             row.extend(reactions.iter().map(|r| r.lambda));
-            row.extend(columns.iter().map(|&(i, j)| reactions[i].generalized[j]));
+            row.extend(columns.iter().map(|&(i, j)| reactions[i].on(j)));
             row
         })
         .collect();

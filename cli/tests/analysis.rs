@@ -80,7 +80,7 @@ fn inverse_dynamics_of_the_driven_two_link_matches_the_closed_form_torques() {
         // to them, from the 1e-11 errors of q, v, a times M, f of O(30).
         let tau = two_link_torques(&sys, q, v, a);
         let total: Vec<f64> = (0..2)
-            .map(|j| reactions.iter().map(|r| r.generalized[j]).sum())
+            .map(|j| reactions.iter().map(|r| r.on(j)).sum())
             .collect();
         assert_close(
             &format!("τ(t={})", point.t),
@@ -91,7 +91,8 @@ fn inverse_dynamics_of_the_driven_two_link_matches_the_closed_form_torques() {
         );
         worst[3] = worst[3].max(dev(&total, &tau));
         assert_eq!(
-            reactions[1].generalized[1], 0.0,
+            reactions[1].on(1),
+            0.0,
             "the shoulder drive acts on θ1 only"
         );
     }

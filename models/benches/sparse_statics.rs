@@ -7,6 +7,10 @@
 //! "dense" is [`KinematicSolver::Dense`] (the code before the banded path: G dense, the rank
 //! test's Gram–Schmidt over dense rows, a null-space basis from GᵀG's eigenvectors), "banded"
 //! the default for these models (`runtime/src/analysis/statics_band.rs`).
+//! Also the cold paths of issue 27's leftovers: the condition of [M Gᵀ; G 0] that names a
+//! singular configuration (dense SVD of order n + r against the Lanczos estimate,
+//! `analysis::augmented_condition`), and the minimum-norm multipliers (dense SVD of Gᵀ against
+//! `redundancy::minimum_norm_multipliers_sparse`) on the body chain.
 //! `cargo bench -p mbsim-models --bench sparse_statics`.
 
 use std::time::Duration;
@@ -34,13 +38,61 @@ fn check(label: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
     }
 }
 
+/// The condition of [M Gᵀ; G 0] on both paths.
+fn augmented(label: &str, sys: &dyn ConstrainedSystem, q: &[f64]) {
+    for (path, solver) in PATHS {
+        let mut value = analysis::AugmentedCondition {
+            value: 0.0,
+            estimated: false,
+        };
+        let cpu = CpuClock::new(Duration::from_millis(500))
+            .warm_up()
+            .mean(|| value = analysis::augmented_condition(sys, 0.0, q, solver).expect("K"));
+        println!(
+            "cond K {label:<22} {path:<6} {cpu:>10.2?} per call ({:.6e}, estimated {})",
+            value.value, value.estimated
+        );
+    }
+}
+
+/// The minimum-norm multipliers of the body chain's G (no row redundant: the sparse path's
+/// selection finds none and returns λ) by the dense SVD and on the nonzeros.
+fn minimum_norm(sys: &FourBarChainBodies, q: &[f64]) {
+    use mbsim::runtime::redundancy::{minimum_norm_multipliers, minimum_norm_multipliers_sparse};
+    let d = sys.dims();
+    let entries = sys.phi_q_sparsity().nonzeros.to_vec();
+    let mut values = vec![0.0; entries.len()];
+    sys.jacobian_nonzeros_into(0.0, q, &mut values);
+    let mut g = nalgebra::DMatrix::zeros(d.m, d.n);
+    for (&(i, j), &x) in entries.iter().zip(&values) {
+        g[(i, j)] = x;
+    }
+    let lambda: Vec<f64> = (0..d.m).map(|i| (1.0 + i as f64).sin()).collect();
+    let cpu = CpuClock::new(Duration::from_millis(500))
+        .warm_up()
+        .mean(|| {
+            std::hint::black_box(minimum_norm_multipliers(&g, &lambda));
+        });
+    println!("min-norm λ four-bar-chain-bodies dense SVD {cpu:>10.2?} per call");
+    let cpu = CpuClock::new(Duration::from_millis(500))
+        .warm_up()
+        .mean(|| {
+            let mu = minimum_norm_multipliers_sparse(d.m, d.n, &entries, &values, &lambda);
+            std::hint::black_box(mu);
+        });
+    println!("min-norm λ four-bar-chain-bodies nonzeros  {cpu:>10.2?} per call");
+}
+
 fn main() {
     let bodies = FourBarChainBodies::unit();
     let (q, _) = FourBarChainBodies::initial(&bodies);
     check("four-bar-chain-bodies", &bodies, &q);
+    augmented("four-bar-chain-bodies", &bodies, &q);
+    minimum_norm(&bodies, &q);
     let driven = FourBarChainDriven::unit();
     let (q, _) = FourBarChainDriven::initial(&driven);
     check("four-bar-chain-driven", &driven, &q);
+    augmented("four-bar-chain-driven", &driven, &q);
     let (q0, _) = bodies.branch_state(-0.5, 0.0);
     for (path, solver) in PATHS {
         let opts = SettlingOptions {

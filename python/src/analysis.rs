@@ -146,10 +146,7 @@ pub fn kinematic<'py>(
                 .collect();
             let generalized: Vec<Vec<f64>> = picked
                 .iter()
-                .map(|r| {
-                    r.as_ref()
-                        .map_or(vec![f64::NAN; n], |r| r.generalized.clone())
-                })
+                .map(|r| r.as_ref().map_or(vec![f64::NAN; n], |r| r.dense(n)))
                 .collect();
             lambda.set_item(name, PyArray1::from_vec(py, lam))?;
             reaction.set_item(name, rows(py, generalized, n)?)?;

@@ -153,6 +153,7 @@ fn diagnose(e: &SimError) -> Diagnosis {
             h,
             condition,
             rows,
+            ..
         } => d(
             "SingularConfiguration",
             Some(*t),

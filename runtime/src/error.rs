@@ -374,7 +374,8 @@ pub enum SimError {
     /// (a dead point, a change point, a bifurcation). Named by [`crate::analysis`] when a run
     /// fails near such a point, instead of a bare step-size underflow or singular KKT matrix.
     #[error(
-        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition of [M Gᵀ; G 0] {condition:e}; dependent rows: {}",
+        "singular configuration at t = {t:e} (step h = {h:e}): the constraint Jacobian G = [Φ_q; A] is (nearly) rank deficient, condition of [M Gᵀ; G 0] {condition:e}{}; dependent rows: {}",
+        if *condition_estimated { " (Lanczos estimate, rel. tol 1e-6)" } else { "" },
         DependentRow::list(rows)
     )]
     SingularConfiguration {
@@ -384,6 +385,11 @@ pub enum SimError {
         h: f64,
         /// σ_max / σ_min of the augmented matrix [M Gᵀ; G 0] at that state (∞ when σ_min = 0).
         condition: f64,
+        /// Whether `condition` is the Lanczos estimate of a large sparse model (relative Ritz
+        /// residual 1e-6, plus the ε·κ round-off the SVD carries too;
+        /// `analysis::augmented_condition`) rather
+        /// than a dense SVD.
+        condition_estimated: bool,
         /// The rows of G dependent on the others there, by name, with their distances.
         rows: Vec<DependentRow>,
     },

@@ -42,9 +42,13 @@
 //!   reactions of an over-constrained mechanism are statically indeterminate (they depend on
 //!   the elasticity the rigid model leaves out); [`minimum_norm_multipliers`] redistributes
 //!   Gᵀλ over all rows by least norm, which spreads it equally over identical parallel
-//!   members, for users who want that reading.
+//!   members, for users who want that reading; [`minimum_norm_multipliers_sparse`] gives the
+//!   same on G's nonzeros without a dense SVD (the left null space from the rows this
+//!   selection names redundant; ALI3-P's start on the sparse path).
 
 use nalgebra::DMatrix;
+
+pub use crate::redundancy_sparse::minimum_norm_multipliers_sparse;
 
 use crate::analysis::RANK_TOLERANCE;
 
@@ -554,7 +558,8 @@ pub fn select_redundant(g: &DMatrix<f64>) -> Pick {
 
 /// The multipliers of least Euclidean norm that give the same constraint force Gᵀλ as `lambda`
 /// (module docs): λ* = argmin ‖μ‖ subject to Gᵀμ = Gᵀλ, by the SVD of Gᵀ with singular values
-/// below [`RANK_TOLERANCE`]·σ_max treated as zero. Cold path (it allocates).
+/// below [`RANK_TOLERANCE`]·σ_max treated as zero. Cold path (it allocates); a dense SVD of
+/// Gᵀ, O(n·r²): for a large sparse G, [`minimum_norm_multipliers_sparse`].
 pub fn minimum_norm_multipliers(g: &DMatrix<f64>, lambda: &[f64]) -> Vec<f64> {
     let force = g.transpose() * nalgebra::DVector::from_column_slice(lambda);
     let svd = g.transpose().svd(true, true);

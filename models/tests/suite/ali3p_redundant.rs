@@ -8,7 +8,7 @@
 //! constraint force Gᵀλ. The table these tests print is the one in the README.
 
 use mbsim_models::Bricard;
-use mbsim_runtime::redundancy::minimum_norm_multipliers;
+use mbsim_runtime::redundancy::{minimum_norm_multipliers, minimum_norm_multipliers_sparse};
 use mbsim_runtime::table::{self, KernelArgs, KernelId, KernelOut};
 use mbsim_runtime::{
     Ali3p, ConstrainedSystem, DriftMeter, Implicit, InitOptions, Integrator, Problem, Recorder,
@@ -258,6 +258,96 @@ fn triple_crank_reactions() {
             "row selection shares unevenly at t = {t}"
         );
     }
+}
+
+/// The minimum-norm multipliers on G's nonzeros (left null space from the rank test's
+/// redundant rows, no SVD) against the dense SVD's, on every over-constrained model here, at
+/// the consistent start and at the states of a short RKSTAB run, for the run's λ and for a
+/// λ with a component along every direction. Tolerance, derived: both are backward stable,
+/// so each computed null(Gᵀ) is off the exact one by an angle ≤ (c ε σ_max + σ_cut)/δ
+/// (Wedin's theorem: σ_max, δ and σ_cut the largest, smallest kept and largest cut singular
+/// values of G; σ_cut is the state's own distance from exact redundancy, the drift), c = r
+/// the number of rows as a generous constant of the backward error, and μ moves by ‖λ‖₂ times
+/// the sum of both angles.
+#[test]
+fn minimum_norm_multipliers_sparse_agree_with_the_svd() {
+    let bricard = || {
+        let sys = Bricard::published();
+        let (q0, v0) = Bricard::initial(&sys);
+        Case {
+            name: "bricard",
+            sys: Box::new(sys),
+            q0,
+            v0,
+            redundant: Vec::new(),
+            kappa: 0.0,
+            psi0: 0.0,
+            psi: |q| q[0],
+        }
+    };
+    let mut worst = 0.0_f64;
+    for case in [
+        triple_crank(),
+        redundant_pendulum(),
+        four_bar_chain_extra(),
+        bricard(),
+    ] {
+        let (_, q0, v0) = start(&case);
+        let sys = case.sys.as_ref();
+        let times = [0.0, 0.5, 1.0, 1.5, 2.0];
+        let problem = Problem::new(0.0, 2.0, &q0, &v0).with_times(&times);
+        let (rec, _) = integrate(sys, &Rkstab::new(1e-8), &problem).expect("run");
+        for (i, &t) in rec.t.iter().enumerate() {
+            let g = jacobian(sys, t, &rec.q[i]);
+            let (r, n) = g.shape();
+            let entries: Vec<(usize, usize)> = (0..r)
+                .flat_map(|a| (0..n).map(move |b| (a, b)))
+                .filter(|&(a, b)| g[(a, b)] != 0.0)
+                .collect();
+            let values: Vec<f64> = entries.iter().map(|&(a, b)| g[(a, b)]).collect();
+            let s = g.clone().svd(false, false).singular_values;
+            let sigma_max = s.max();
+            let cut = mbsim_runtime::analysis::RANK_TOLERANCE * sigma_max;
+            let kept = s
+                .iter()
+                .filter(|&&x| x > cut)
+                .fold(f64::INFINITY, |a, &x| a.min(x));
+            let sigma_cut = s
+                .iter()
+                .filter(|&&x| x <= cut)
+                .fold(0.0_f64, |a, &x| a.max(x));
+            let angle = (r as f64 * f64::EPSILON * sigma_max + sigma_cut) / kept;
+            let spread: Vec<f64> = (0..r).map(|k| (1.0 + 0.7 * k as f64).sin()).collect();
+            for lambda in [&rec.lambda[i], &spread] {
+                let dense = minimum_norm_multipliers(&g, lambda);
+                let sparse = minimum_norm_multipliers_sparse(r, n, &entries, &values, lambda);
+                let norm = lambda.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let off = dense
+                    .iter()
+                    .zip(&sparse)
+                    .fold(0.0_f64, |a, (x, y)| a.max((x - y).abs()));
+                let bound = 2.0 * angle * norm;
+                eprintln!(
+                    "{} t = {t}: |dense − sparse| {off:.2e}, bound {bound:.2e} (σ_cut {sigma_cut:.1e}, κ {:.1e})",
+                    case.name,
+                    sigma_max / kept
+                );
+                assert!(
+                    off <= bound,
+                    "{} at t = {t}: {off:e} > {bound:e}",
+                    case.name
+                );
+                let moved = lambda.iter().zip(&sparse).any(|(a, b)| a != b);
+                assert!(
+                    moved,
+                    "{}: a redundant model's λ is not minimum-norm",
+                    case.name
+                );
+                worst = worst.max(off / bound);
+            }
+        }
+    }
+    eprintln!("largest |dense − sparse| / bound: {worst:.2e}");
 }
 
 /// Bricard (A04) over 10 s: ALI3-P at h = 1e-3 against RKSTAB at rtol 1e-12 (every output of

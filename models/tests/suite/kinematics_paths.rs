@@ -120,7 +120,7 @@ fn the_driven_chain_takes_the_banded_path_and_matches_the_dense_one_and_the_exac
             let want: Vec<f64> = (0..n).map(|j| -p.lambda[r.row] * g[(r.row, j)]).collect();
             compare(
                 &format!("reaction {} at t = {}", r.name, p.t),
-                &r.generalized,
+                &r.dense(n),
                 &want,
                 0.0,
             );

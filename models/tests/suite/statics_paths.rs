@@ -20,6 +20,11 @@
 //!   builds, the body chain from θ = −0.5: both paths integrate the same trajectory (the
 //!   rest test is only read between windows), so they stop after the same window at the same
 //!   q unless the rest test's reading differs within round-off at a window's end.
+//! - The condition of [M Gᵀ; G 0] that names a singular configuration
+//!   (`runtime/src/analysis/condition_augmented.rs`): at every catalog model's initial guess,
+//!   the Lanczos estimate (forced, and under `Auto` where it applies: the A02 chains in body
+//!   coordinates) against the dense SVD, within 2e-6 relative (each σ to a Ritz residual of
+//!   1e-6) plus the round-off of the two solves' σ_min, ~ε·κ.
 
 use mbsim_models::{FourBarChainBodies, FourBarChainExtra};
 use mbsim_runtime::analysis::{
@@ -196,5 +201,68 @@ fn settling_agrees_on_both_paths() {
         let bodies = FourBarChainBodies::unit();
         let (q0, _) = bodies.branch_state(-0.5, 0.0);
         settle_agrees("four-bar-chain-bodies", &bodies, &q0);
+    }
+}
+
+/// The augmented matrix's condition: the Lanczos estimate against the SVD (module docs); the
+/// chains in body coordinates take the estimate under `Auto` (not vacuous), the small models
+/// keep the SVD's exact value under `Auto`. Prints the cost of both on the A02 chain.
+#[test]
+fn augmented_condition_estimate_agrees_with_the_svd() {
+    use std::time::Instant;
+    let mut estimated = Vec::new();
+    for entry in mbsim_models::catalog() {
+        let sys = (entry.build)();
+        let (q, _) = (entry.initial)(sys.as_ref());
+        let at = |solver| analysis::augmented_condition(sys.as_ref(), 0.0, &q, solver);
+        let started = Instant::now();
+        let dense = at(KinematicSolver::Dense).expect("dense");
+        let dense_time = started.elapsed();
+        let started = Instant::now();
+        let auto = at(KinematicSolver::Auto).expect("auto");
+        let auto_time = started.elapsed();
+        let banded = at(KinematicSolver::Banded).expect("banded");
+        assert!(!dense.estimated, "{}", entry.name);
+        // ε·κ: the round-off of σ_min in either computation (backward stable: an absolute
+        // ε‖K‖ on σ_min), doubled for the two.
+        let bound = 2e-6 + 2.0 * f64::EPSILON * dense.value;
+        for got in [auto, banded] {
+            if got.estimated && dense.value * f64::EPSILON >= 1.0 {
+                // K singular to working precision (a redundant model: σ_min = 0 or at round-off
+                // in the SVD): the estimate's σ_min carries the same absolute n·ε‖K‖, so it
+                // must say so too, κ ≥ 1e-3/ε (n ≤ 1000).
+                assert!(
+                    got.value >= 1e-3 / f64::EPSILON,
+                    "{}: {}",
+                    entry.name,
+                    got.value
+                );
+            } else if got.estimated {
+                let relative = (got.value - dense.value).abs() / dense.value;
+                assert!(
+                    relative <= bound,
+                    "{}: {} vs SVD {} ({relative:.2e})",
+                    entry.name,
+                    got.value,
+                    dense.value
+                );
+            } else {
+                assert_eq!(got.value, dense.value, "{}", entry.name);
+            }
+        }
+        if auto.estimated {
+            estimated.push(entry.name);
+            eprintln!(
+                "{}: condition {:.6e} (SVD {:.6e}): Lanczos {:.2} ms, dense SVD {:.2} ms",
+                entry.name,
+                auto.value,
+                dense.value,
+                auto_time.as_secs_f64() * 1e3,
+                dense_time.as_secs_f64() * 1e3
+            );
+        }
+    }
+    for name in ["four-bar-chain-bodies", "four-bar-chain-driven"] {
+        assert!(estimated.contains(&name), "{name}: {estimated:?}");
     }
 }

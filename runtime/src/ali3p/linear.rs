@@ -111,6 +111,25 @@ impl Linear {
         (omega, g2)
     }
 
+    /// The minimum-norm multipliers of the same force Gᵀλ (cold: ALI3-P's start): the dense
+    /// SVD on the dense path, on G's nonzeros on the sparse one (no SVD of the model's order).
+    pub(super) fn minimum_norm_multipliers(&mut self, lambda: &[f64]) -> Vec<f64> {
+        match self.point.nonzeros() {
+            Some((_, g)) => {
+                let (entries, n) = (g.entries(), self.n);
+                let values = &g.values[..entries.len()];
+                crate::redundancy::minimum_norm_multipliers_sparse(
+                    g.rows(),
+                    n,
+                    entries,
+                    values,
+                    lambda,
+                )
+            }
+            None => crate::redundancy::minimum_norm_multipliers(self.dense_jac(), lambda),
+        }
+    }
+
     /// G as a dense matrix (cold paths).
     pub(super) fn dense_jac(&mut self) -> &DMatrix<f64> {
         self.point.dense_jac()

@@ -209,8 +209,7 @@ impl<T> Ali3pStepper<T> {
         )?;
         self.linear.eval(sys, t0, q0)?;
         if !s.lambda.is_empty() {
-            let jac = self.linear.dense_jac();
-            let spread = crate::redundancy::minimum_norm_multipliers(jac, &s.lambda);
+            let spread = self.linear.minimum_norm_multipliers(&s.lambda);
             s.lambda.copy_from_slice(&spread);
         }
         let (omega, g2) = self.linear.scales();

@@ -36,7 +36,9 @@ pub const EIGEN_TOLERANCE: f64 = 1e-6;
 /// Largest Krylov dimension of either Lanczos run before the dense SVD is taken.
 pub const MAX_STEPS: usize = 120;
 
-/// Steps between two looks at the Ritz values (the k × k eigenproblem).
+/// Steps between two looks at the Ritz values (the k × k eigenproblem); beyond [`MAX_STEPS`]
+/// (a longer run, `condition_augmented.rs`) every fourth such step, so the O(k³) looks stay
+/// below the run's O(k²·rows) reorthogonalization.
 const RITZ_EVERY: usize = 5;
 
 /// σ_max, σ_min and the Lanczos steps each took.
@@ -68,8 +70,10 @@ pub(super) fn sparse_condition(
         return None;
     }
     let mut scratch = vec![0.0; g.n];
-    let (top, up) = lanczos_max(g.rows, |w, out| gram_times(g, w, &mut scratch, out))?;
-    let (inverse_top, down) = lanczos_max(g.rows, |w, out| {
+    let (top, up) = lanczos_max(g.rows, (false, MAX_STEPS), |w, out| {
+        gram_times(g, w, &mut scratch, out)
+    })?;
+    let (inverse_top, down) = lanczos_max(g.rows, (false, MAX_STEPS), |w, out| {
         let (_, mu) = band.solve_both(|y, zeta| {
             y.fill(0.0);
             zeta.copy_from_slice(w);
@@ -100,8 +104,14 @@ fn gram_times(g: &SparseJacobian, w: &[f64], scratch: &mut [f64], out: &mut [f64
 }
 
 /// λ_max of the symmetric positive semidefinite operator `apply` (order `rows`) by Lanczos
-/// with full reorthogonalization (module docs), and the steps taken.
-fn lanczos_max(rows: usize, mut apply: impl FnMut(&[f64], &mut [f64])) -> Option<(f64, usize)> {
+/// with full reorthogonalization (module docs), and the steps taken; with `modulus`, the
+/// largest |λ| of a symmetric indefinite operator (the Ritz value of largest modulus, whose
+/// residual bound holds as well), returned as that modulus.
+pub(super) fn lanczos_max(
+    rows: usize,
+    (modulus, max_steps): (bool, usize),
+    mut apply: impl FnMut(&[f64], &mut [f64]),
+) -> Option<(f64, usize)> {
     let mut q: Vec<f64> = (0..rows)
         .map(|i| 1.0 + 0.5 * (1.0 + i as f64).sin())
         .collect();
@@ -109,7 +119,7 @@ fn lanczos_max(rows: usize, mut apply: impl FnMut(&[f64], &mut [f64])) -> Option
     q.iter_mut().for_each(|x| *x /= length);
     let (mut basis, mut alpha, mut beta) = (vec![q], Vec::new(), Vec::new());
     let mut w = vec![0.0; rows];
-    for k in 1..=MAX_STEPS.min(rows) {
+    for k in 1..=max_steps.min(rows) {
         apply(&basis[k - 1], &mut w);
         if w.iter().any(|x| !x.is_finite()) {
             return None;
@@ -123,8 +133,9 @@ fn lanczos_max(rows: usize, mut apply: impl FnMut(&[f64], &mut [f64])) -> Option
         }
         let b = dot(&w, &w).sqrt();
         let exhausted = k == rows || b <= f64::EPSILON * alpha[0].abs().max(1.0);
-        if exhausted || k % RITZ_EVERY == 0 || k == MAX_STEPS {
-            let (theta, last) = largest_ritz(&alpha, &beta);
+        let look = k % RITZ_EVERY == 0 && (k <= MAX_STEPS || k % (4 * RITZ_EVERY) == 0);
+        if exhausted || look || k == max_steps {
+            let (theta, last) = largest_ritz(&alpha, &beta, modulus);
             if exhausted || b * last.abs() <= EIGEN_TOLERANCE * theta {
                 return Some((theta, k));
             }
@@ -135,9 +146,9 @@ fn lanczos_max(rows: usize, mut apply: impl FnMut(&[f64], &mut [f64])) -> Option
     None
 }
 
-/// The largest eigenvalue of the tridiagonal T (diagonal `alpha`, off-diagonal `beta`) and the
-/// last component of its unit eigenvector.
-fn largest_ritz(alpha: &[f64], beta: &[f64]) -> (f64, f64) {
+/// The largest eigenvalue of the tridiagonal T (diagonal `alpha`, off-diagonal `beta`), or with
+/// `modulus` the largest |eigenvalue|, and the last component of its unit eigenvector.
+fn largest_ritz(alpha: &[f64], beta: &[f64], modulus: bool) -> (f64, f64) {
     let k = alpha.len();
     let t = DMatrix::from_fn(k, k, |i, j| match i.abs_diff(j) {
         0 => alpha[i],
@@ -145,6 +156,12 @@ fn largest_ritz(alpha: &[f64], beta: &[f64]) -> (f64, f64) {
         _ => 0.0,
     });
     let eigen = SymmetricEigen::new(t);
-    let top = eigen.eigenvalues.imax();
-    (eigen.eigenvalues[top], eigen.eigenvectors[(k - 1, top)])
+    let top = if modulus {
+        eigen.eigenvalues.iamax()
+    } else {
+        eigen.eigenvalues.imax()
+    };
+    let value = eigen.eigenvalues[top];
+    let value = if modulus { value.abs() } else { value };
+    (value, eigen.eigenvectors[(k - 1, top)])
 }

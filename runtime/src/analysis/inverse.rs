@@ -6,9 +6,9 @@
 //!
 //! The multipliers come with the kinematic solution ([`kinematics`]: the KKT solve at each
 //! point, banded for a large sparse model). G for the reactions is evaluated as its nonzeros
-//! when the model has the sparse forms; the reactions are n entries per row all the same
-//! (m·n numbers per point in memory: the output, not a factorization; `mbsim inverse` writes
-//! only G's structural nonzeros of them).
+//! when the model has the sparse forms, and a reaction keeps only the entries of its row of G's
+//! structural pattern ([`Reaction::generalized`]: (coordinate, value) pairs; a few per row on
+//! a model in body coordinates instead of n), which is what `mbsim inverse` writes.
 
 use nalgebra::DMatrix;
 
@@ -28,8 +28,27 @@ pub struct Reaction {
     pub name: String,
     /// Its multiplier λ_i.
     pub lambda: f64,
-    /// −λ_i ∇Φ_i: the generalized force on each coordinate (length n).
-    pub generalized: Vec<f64>,
+    /// −λ_i ∇Φ_i, the generalized force on the coordinates, as (coordinate, value) pairs in
+    /// increasing coordinate order over row i's structural nonzeros of G (the model's stated
+    /// pattern — `phi_q_sparsity`, `a_sparsity` or every entry of an A row — plus, where G is
+    /// evaluated dense, any entry nonzero at this point outside it). Every other coordinate
+    /// gets −λ_i·0: [`Reaction::on`] reads one, [`Reaction::dense`] writes all n.
+    pub generalized: Vec<(usize, f64)>,
+}
+
+impl Reaction {
+    /// The generalized force on coordinate `j` (−λ_i·0 off the row's pattern).
+    pub fn on(&self, j: usize) -> f64 {
+        match self.generalized.binary_search_by_key(&j, |e| e.0) {
+            Ok(k) => self.generalized[k].1,
+            Err(_) => -self.lambda * 0.0,
+        }
+    }
+
+    /// The generalized force on every one of the `n` coordinates.
+    pub fn dense(&self, n: usize) -> Vec<f64> {
+        (0..n).map(|j| self.on(j)).collect()
+    }
 }
 
 /// Kinematics plus reactions at every point.
@@ -56,7 +75,7 @@ fn sparse_jacobian<S: ConstrainedSystem + ?Sized>(sys: &S) -> Option<SparseKkt> 
 }
 
 /// [`reactions`] with G evaluated into `sparse` when given (its nonzeros only: no dense G of
-/// the model's size; the reactions themselves are still n entries per row).
+/// the model's size, and the reactions keep those entries alone).
 fn reactions_with<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     point: &KinematicPoint,
@@ -64,21 +83,24 @@ fn reactions_with<S: ConstrainedSystem + ?Sized>(
 ) -> Result<Vec<Reaction>, SimError> {
     let d = sys.dims();
     let rows = d.constraint_rows();
-    let mut generalized = vec![vec![0.0; d.n]; rows];
+    let mut generalized: Vec<Vec<(usize, f64)>> = vec![Vec::new(); rows];
     match sparse {
         Some(sp) => {
             sp.eval_jacobian(sys, point.t, &point.q)?;
             for (&(i, j), &g) in sp.jac.entries().iter().zip(&sp.jac.values) {
-                generalized[i][j] = -point.lambda[i] * g;
+                generalized[i].push((j, -point.lambda[i] * g));
             }
         }
         None => {
             let mut g = DMatrix::zeros(rows, d.n);
             kernels::jacobian(sys, point.t, &point.q, &mut g)?;
+            let mut stated = DMatrix::from_element(rows, d.n, false);
+            for (i, j) in crate::sparse::jacobian_pattern(sys, d) {
+                stated[(i, j)] = true;
+            }
             for (i, row) in generalized.iter_mut().enumerate() {
-                for (j, x) in row.iter_mut().enumerate() {
-                    *x = -point.lambda[i] * g[(i, j)];
-                }
+                let kept = (0..d.n).filter(|&j| stated[(i, j)] || g[(i, j)] != 0.0);
+                row.extend(kept.map(|j| (j, -point.lambda[i] * g[(i, j)])));
             }
         }
     }

@@ -25,6 +25,7 @@
 //!
 //! [`SimError::SingularConfiguration`]: crate::SimError::SingularConfiguration
 
+mod condition_augmented;
 mod condition_sparse;
 mod diagnostics;
 mod driving;
@@ -36,7 +37,7 @@ mod settling;
 pub(crate) mod singular;
 mod square_band;
 mod statics_band;
-pub use singular::{SINGULAR_CONDITION, SINGULAR_GROWTH};
+pub use singular::{AugmentedCondition, SINGULAR_CONDITION, SINGULAR_GROWTH, augmented_condition};
 
 pub use diagnostics::{
     Diagnosis, JacobianRank, RANK_TOLERANCE, Redundancy, check, check_with, jacobian_rank,

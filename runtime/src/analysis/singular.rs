@@ -12,12 +12,32 @@
 //! [`SimError::SingularConfiguration`] with t, h, that condition and the dependent rows by name (the rows found dependent, or else the
 //! row closest to the span of the others). Any other failure, or a well-conditioned G, leaves
 //! the error as it was. Cold path: it runs once, after the run has failed.
+//!
+//! On a model with the sparse kernel forms whose K = [M Gᵀ; G 0] takes the banded layout (the
+//! KKT solve's rule, [`KinematicSolver::Auto`]), nothing of order n + r is factored densely:
+//! G is ranked on its nonzeros (`statics_band.rs`, the rows `check` names) and the condition
+//! of K is estimated by Lanczos on K and on K⁻¹ through its banded LU
+//! (`condition_augmented.rs`, within ~2e-6 relative of the SVD's plus both computations' ε·κ), and the
+//! error says so ([`SimError::SingularConfiguration`]'s `condition_estimated`). Measured on
+//! the A02 chain in body coordinates (K of order 485): see the README ("Singular
+//! configurations").
 
 use nalgebra::DMatrix;
 
+use super::kinematics::KinematicSolver;
 use crate::error::{DependentRow, SimError, SingularBlock};
 use crate::kernels;
 use crate::system::ConstrainedSystem;
+
+/// The condition σ_max/σ_min of [M Gᵀ; G 0] at one state ([`augmented_condition`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AugmentedCondition {
+    /// σ_max / σ_min (∞ when σ_min = 0).
+    pub value: f64,
+    /// Whether it is the Lanczos estimate of the banded path (relative Ritz residual 1e-6,
+    /// plus the ε·κ round-off that the SVD carries as well) rather than a dense SVD.
+    pub estimated: bool,
+}
 
 /// Condition of the augmented matrix [M Gᵀ; G 0] above which a step-size underflow is blamed
 /// on a singular configuration: 10⁻⁶/ε ≈ 4.5e9. Above it every KKT solve carries relative
@@ -61,19 +81,15 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
     };
     let d = sys.dims();
     let q = &z[..d.n];
-    let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
-    let mut mass = DMatrix::zeros(d.n, d.n);
-    if kernels::jacobian(sys, t_state, q, &mut g).is_err()
-        || kernels::mass(sys, t_state, q, &mut mass).is_err()
-    {
+    let Some((rank, measured)) = diagnose(sys, t_state, q) else {
         return err;
-    }
-    let rank = super::jacobian_rank(&g, &sys.constraint_names());
+    };
     let deficient = rank.rank < d.constraint_rows();
-    let condition = augmented_condition(&mass, &g);
+    let condition = measured.value;
     let grown = || {
-        let start = start.and_then(|q0| start_condition(sys, t0, q0));
-        start.is_some_and(|c0| condition > SINGULAR_GROWTH * c0)
+        let start =
+            start.and_then(|q0| augmented_condition(sys, t0, q0, KinematicSolver::Auto).ok());
+        start.is_some_and(|c0| condition > SINGULAR_GROWTH * c0.value)
     };
     if !(forced || deficient || condition > SINGULAR_CONDITION || grown()) {
         return err;
@@ -96,22 +112,86 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
         t: t_state,
         h,
         condition,
+        condition_estimated: measured.estimated,
         rows,
     }
 }
 
-/// The condition of [M Gᵀ; G 0] at (t0, q0); `None` if a kernel fails there.
-fn start_condition<S: ConstrainedSystem + ?Sized>(sys: &S, t0: f64, q0: &[f64]) -> Option<f64> {
+/// G's rank test and K's condition at (t, q): on the banded path when the model goes on it
+/// (module docs), else dense; `None` if a kernel fails.
+fn diagnose<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+) -> Option<(super::JacobianRank, AugmentedCondition)> {
+    let names = sys.constraint_names();
+    if let Some(policy) = super::statics_band::kkt_policy(sys, KinematicSolver::Auto) {
+        let g = super::statics_band::SparseJacobian::eval(sys, t, q).ok()?;
+        let rank = super::statics_band::jacobian_rank_banded(&g, &names, policy)
+            .or_else(|| independent_rows(&g));
+        let value = super::condition_augmented::augmented_condition_banded(sys, (t, q), policy);
+        if let (Some(rank), Some(value)) = (rank, value) {
+            let estimated = true;
+            return Some((rank, AugmentedCondition { value, estimated }));
+        }
+    }
     let d = sys.dims();
     let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
     let mut mass = DMatrix::zeros(d.n, d.n);
-    kernels::jacobian(sys, t0, q0, &mut g).ok()?;
-    kernels::mass(sys, t0, q0, &mut mass).ok()?;
-    Some(augmented_condition(&mass, &g))
+    kernels::jacobian(sys, t, q, &mut g).ok()?;
+    kernels::mass(sys, t, q, &mut mass).ok()?;
+    let rank = super::jacobian_rank(&g, &names);
+    let value = dense_condition(&mass, &g);
+    let estimated = false;
+    Some((rank, AugmentedCondition { value, estimated }))
 }
 
-/// σ_max / σ_min of [M Gᵀ; G 0] (∞ if σ_min = 0).
-fn augmented_condition(mass: &DMatrix<f64>, g: &DMatrix<f64>) -> f64 {
+/// The rank test on G's nonzeros when no row is redundant but the banded least squares of
+/// `check` does not factor (G within a few √ε of a rank loss, as at the state a run fails):
+/// the rank and the weakest row from the selection alone; `None` (the dense path) when rows are
+/// redundant, whose distances need the least squares. Its condition is not computed (NaN; the
+/// run loop reads K's).
+fn independent_rows(g: &super::statics_band::SparseJacobian) -> Option<super::JacobianRank> {
+    let pick = g.pick();
+    pick.redundant.is_empty().then(|| super::JacobianRank {
+        rank: pick.independent.len(),
+        condition: f64::NAN,
+        condition_measure: super::ConditionMeasure::TwoNormIterative,
+        redundant: Vec::new(),
+        weakest: pick.weakest.map(|row| (row, pick.weakest_distance)),
+    })
+}
+
+/// The condition of [M Gᵀ; G 0] at (t, q) as the run loop measures it when it names a singular
+/// configuration: under [`KinematicSolver::Auto`] the Lanczos estimate on a model whose K takes
+/// the banded layout (module docs), else the dense SVD; `Dense` forces the SVD and `Banded` the
+/// estimate (whatever the size; the SVD still if it does not apply or converge).
+pub fn augmented_condition<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    solver: KinematicSolver,
+) -> Result<AugmentedCondition, SimError> {
+    crate::error::check_length("augmented_condition: q", q.len(), sys.dims().n)?;
+    if let Some(policy) = super::statics_band::kkt_policy(sys, solver)
+        && let Some(value) =
+            super::condition_augmented::augmented_condition_banded(sys, (t, q), policy)
+    {
+        let estimated = true;
+        return Ok(AugmentedCondition { value, estimated });
+    }
+    let d = sys.dims();
+    let mut g = DMatrix::zeros(d.constraint_rows(), d.n);
+    let mut mass = DMatrix::zeros(d.n, d.n);
+    kernels::jacobian(sys, t, q, &mut g)?;
+    kernels::mass(sys, t, q, &mut mass)?;
+    let value = dense_condition(&mass, &g);
+    let estimated = false;
+    Ok(AugmentedCondition { value, estimated })
+}
+
+/// σ_max / σ_min of [M Gᵀ; G 0] by a dense SVD (∞ if σ_min = 0).
+fn dense_condition(mass: &DMatrix<f64>, g: &DMatrix<f64>) -> f64 {
     let (r, n) = g.shape();
     let mut k = DMatrix::zeros(n + r, n + r);
     k.view_mut((0, 0), (n, n)).copy_from(mass);
