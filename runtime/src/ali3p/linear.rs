@@ -102,12 +102,16 @@ impl Linear {
         self.tangents.eval(source, sys, p)
     }
 
-    /// max_i |M_ii| and max_i ‖g_i‖² (the penalty scale's ω and g², cold path).
+    /// max_i |M_ii| and max_i ‖g_i‖² (the penalty scale's ω and g², cold path; on the sparse
+    /// path over G's nonzeros, no dense copy of G).
     pub(super) fn scales(&mut self) -> (f64, f64) {
         let omega = (0..self.n).fold(0.0, |s: f64, i| s.max(self.point.mass_entry(i, i).abs()));
-        let g2 = (self.point.dense_jac().row_iter())
-            .map(|row| row.norm_squared())
-            .fold(0.0, f64::max);
+        let g2 = match self.point.nonzeros() {
+            Some((_, g)) => (0..g.rows()).map(|i| g.row_norm_squared(i)).fold(0.0, f64::max),
+            None => (self.point.dense_jac().row_iter())
+                .map(|row| row.norm_squared())
+                .fold(0.0, f64::max),
+        };
         (omega, g2)
     }
 
