@@ -27,7 +27,8 @@ use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 use crate::tableau::{A2, A3, A4, A5, A6, B, C, E};
 
-const A: [&[f64]; 6] = [&[], A2, A3, A4, A5, A6];
+/// DOPRI5's rows 2..6 of A (row 1 empty); row 7 is B (FSAL).
+pub(crate) const A: [&[f64]; 6] = [&[], A2, A3, A4, A5, A6];
 
 /// The RKSTAB method and its options (the method-specific part; the shared part is
 /// [`Rkstab::common`]). Defaults follow the thesis' runs and `dopri5.f`: `atol = rtol / 10`,
@@ -139,6 +140,9 @@ pub(crate) struct Explicit<'a> {
 pub(crate) trait ExplicitStart {
     /// (field, z, k_1, scratch slope, scratch stage).
     fn start_parts(&mut self) -> (&mut Rhs, &[f64], &mut [f64], &mut [f64], &mut [f64]);
+
+    /// The method's own counters ([`crate::Stats::extra`]) after a completed run.
+    fn report_extra(&self, _stats: &mut crate::Stats) {}
 }
 
 /// The run of an adaptive explicit method: `dopri5.f`'s checks of the tolerances (atol > 0,
@@ -181,6 +185,7 @@ where
     }
     let control = Adaptive::new(how.control, how.orders.0, h_max);
     run.drive(&mut stepper, Schedule::Adaptive { control, h0 }, &mut stats)?;
+    stepper.report_extra(&mut stats);
     let (q, v) = Stepper::<S>::state(&stepper).split_at(len / 2);
     Ok(run.finish(Solution {
         t: problem.t_end,
@@ -250,33 +255,57 @@ impl Dopri5 {
 
     /// The scaled RMS norm of the local error estimate.
     fn error_norm(&self, h: f64) -> f64 {
-        let len = self.z.len();
-        let mut sum = 0.0;
-        for c in 0..len {
-            let mut e = 0.0;
-            for j in 0..7 {
-                e += E[j] * self.k[j][c];
-            }
-            e *= h;
-            if self.error_estimate == ErrorEstimate::Stabilized {
-                e += self.zstab[c] - self.znew[c];
-            }
-            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.zstab[c].abs());
-            // Never below the round-off the stabilizer measured in this attempt (near singular
-            // positions at tight tolerances; `Stabilizer::floored_scale`; bit-identical
-            // otherwise).
-            let sk = self.stab.floored_scale(c, sk);
-            sum += (e / sk) * (e / sk);
-        }
-        (sum / len as f64).sqrt()
+        let stabilized = self.error_estimate == ErrorEstimate::Stabilized;
+        let ends = (&self.z[..], &self.znew[..], &self.zstab[..]);
+        error_norm(
+            h,
+            &self.k,
+            ends,
+            (&self.rtol, &self.atol),
+            &self.stab,
+            stabilized,
+        )
     }
+}
+
+/// DOPRI5's scaled RMS error norm of a step from z (`ends.0`) with stages `k`, unstabilized
+/// result z~ (`ends.1`) and stabilized one z_{n+1} (`ends.2`): h Σ E_j k_j, plus
+/// z_{n+1} − z~ when `stabilized` (\[CHIN\] (4.13)), in the weights
+/// sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|) floored at the stabilizer's round-off.
+pub(crate) fn error_norm(
+    h: f64,
+    k: &[Vec<f64>; 7],
+    (z, znew, zstab): (&[f64], &[f64], &[f64]),
+    (rtol, atol): (&Tolerance, &Tolerance),
+    stab: &Stabilizer,
+    stabilized: bool,
+) -> f64 {
+    let len = z.len();
+    let mut sum = 0.0;
+    for c in 0..len {
+        let mut e = 0.0;
+        for j in 0..7 {
+            e += E[j] * k[j][c];
+        }
+        e *= h;
+        if stabilized {
+            e += zstab[c] - znew[c];
+        }
+        let sk = atol.get(c) + rtol.get(c) * z[c].abs().max(zstab[c].abs());
+        // Never below the round-off the stabilizer measured in this attempt (near singular
+        // positions at tight tolerances; `Stabilizer::floored_scale`; bit-identical
+        // otherwise).
+        let sk = stab.floored_scale(c, sk);
+        sum += (e / sk) * (e / sk);
+    }
+    (sum / len as f64).sqrt()
 }
 
 /// `out = z + h Σ_j a_j k_j` (j = 0, 1, … in order), each component's sum formed as
 /// `((0 + a_0 k_0,c) + a_1 k_1,c) + …`: the same operations in the same order as a per-component
 /// loop, bit for bit, with the sum accumulated in `out` one stage at a time so every pass is a
 /// plain elementwise loop (vectorized, no bounds checks per term).
-fn combine_into(out: &mut [f64], z: &[f64], h: f64, a: &[f64], k: &[Vec<f64>]) {
+pub(crate) fn combine_into(out: &mut [f64], z: &[f64], h: f64, a: &[f64], k: &[Vec<f64>]) {
     out.fill(0.0);
     for (&aj, kj) in a.iter().zip(k) {
         for (s, &x) in out.iter_mut().zip(kj) {

@@ -423,7 +423,11 @@ mod tests {
         let mut dense = DMatrix::zeros(3, 5);
         g.write_dense(&mut dense);
         for i in 0..3 {
-            assert_eq!(g.row_norm_squared(i), dense.row(i).norm_squared(), "row {i}");
+            assert_eq!(
+                g.row_norm_squared(i),
+                dense.row(i).norm_squared(),
+                "row {i}"
+            );
         }
     }
 }

@@ -107,7 +107,9 @@ impl Linear {
     pub(super) fn scales(&mut self) -> (f64, f64) {
         let omega = (0..self.n).fold(0.0, |s: f64, i| s.max(self.point.mass_entry(i, i).abs()));
         let g2 = match self.point.nonzeros() {
-            Some((_, g)) => (0..g.rows()).map(|i| g.row_norm_squared(i)).fold(0.0, f64::max),
+            Some((_, g)) => (0..g.rows())
+                .map(|i| g.row_norm_squared(i))
+                .fold(0.0, f64::max),
             None => (self.point.dense_jac().row_iter())
                 .map(|row| row.norm_squared())
                 .fold(0.0, f64::max),

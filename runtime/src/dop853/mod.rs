@@ -62,18 +62,17 @@
 //! The rule ([`Stepper853::noise_signature`]): when an attempt from the same t as the last,
 //! rejected one, with a shorter step, is rejected again and its estimate fell by less than
 //! (h / h_r)^4 (half the order of a truncation estimate), the estimate is taken as not
-//! measuring what the projection keeps. The attempt is then judged by the tangential parts of
-//! both estimates, e − P G e for the position and the velocity halves (P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹,
-//! the M-orthogonal projector of PStab's correction, with K as the last stage, c = 1, factored
-//! it: two solves per estimate, no evaluation), in the same norm: the error of the stabilized
-//! result up to the correction's own second-order terms. A real truncation error, which lies
-//! along the motion, still rejects; an ordinary rejection (estimate falling like h^8) never
-//! reaches the rule, so runs without repeated non-shrinking rejections are bit-identical (the
-//! conformance snapshot did not change; on Andrews, `runtime/tests/suite/dop853.rs`, rtol
-//! 1e-8, 1e-10 and 1e-12 are unchanged, 1209 / 2033 / 3297 NFCN, and at 1e-6 the rule fired 3
-//! times: NFCN 682 → 738, error 9.7e-6 → 2.6e-6). Not included: the position error's effect
-//! on the velocity constraint (the L e_q term). A gated rule only: a tangential estimate on
-//! every step lost the crank form's branch at rtol 1e-6 (5.7 rad, an earlier measurement).
+//! measuring truncation. That attempt, and every further one from the same t until one is
+//! accepted, is then made as RKSTAB's: a DOPRI5 step with the stabilization applied and the
+//! error of the stabilized result, whose stages stay near the manifold (`passage.rs`; k_7 at
+//! the stabilized end is the next step's k_1, `contd5` serves the samples inside it). An
+//! ordinary rejection (estimate falling like h^8) never reaches the rule, so runs without
+//! repeated non-shrinking rejections are bit-identical (the conformance snapshot did not
+//! change; on Andrews, `runtime/tests/suite/dop853.rs`, rtol 1e-8, 1e-10 and 1e-12 are
+//! unchanged, 1209 / 2033 / 3297 NFCN; at 1e-6 the rule fires on ordinary rejections of
+//! steps that are not yet asymptotic: NFCN 682 → 809, error 9.7e-6 → 7.9e-6). Runs with
+//! passage steps report them in `Stats::extra` (`passage_attempts`, `passage_steps`,
+//! `eighth_order_attempts`).
 //!
 //! Two more signatures of the same kind, for the approach that the rule above did not stop
 //! (measured on the three cells that still collapsed): (a) an *approach*: every attempt
@@ -81,62 +80,60 @@
 //! long, ends short of the passage and is accepted ordinarily (estimate ~1e-2), so the rule
 //! never sees a second rejection from the same t, and the accepted ends creep up on the
 //! passage (crank 1e-12 at t = 13.0376: 2.9e-4, 1.0e-4, 3.3e-5, … 5.7e-9 s) while k_1's
-//! relative accelerations grow 11 → 5e7 rad/s² — the stabilized ends' own accelerations
-//! (measured by an extra evaluation there), not only those of z~ that k_13 keeps. So the last
-//! rejection (t_r, h_r, e_r) is kept across ordinary acceptances, and a first attempt from a
-//! later t whose interval lies inside [t_r, t_r + h_r] is tested as above against e_r; (b)
-//! once an attempt from t showed a signature, every further rejection from that t is judged
-//! tangentially too (crank 1e-12 at t = 7.1355: h = 1.8e-2 showed it with a tangential 3.8,
-//! h = 5.9e-3 then fell by 2.5e4 — no signature — with a tangential 9e-8, across the
-//! passage). A step the tangential estimate accepts drops the kept rejection (the passage is
-//! behind): keeping it let straddling steps of 1.4e-2 through on the body form at 1e-11
-//! (error 3.9e-5 → 4.5e-4). Without (b) crank 1e-12 failed at 16.97, without (a) at 13.04.
-//! Runs whose rejections all shrink like truncation errors stay bit-identical: Andrews at
-//! rtol 1e-6/1e-8/1e-10/1e-12 (738/1209/2033/3297 NFCN, errors as before).
+//! relative accelerations grow 11 → 5e7 rad/s². So the last rejection (t_r, h_r, e_r) is
+//! kept across acceptances, and a first attempt from a later t whose interval lies inside
+//! [t_r, t_r + h_r] is tested as above against e_r; (b) once an attempt from t showed a
+//! signature, every further attempt from that t is a passage step. Without (b) crank 1e-12
+//! failed at 16.97, without (a) at 13.04 (measured with the tangential judgment below).
+//!
+//! Why not the estimate's tangential part, which judged these attempts first (e − P G e per
+//! block with K of the last stage, the error of the stabilized result up to the correction's
+//! second-order terms): every cell passed, but on the body form at rtol 1e-11 it accepted a
+//! step of 2.7e-2 s across the passage at t = 16.445 (estimate 2.7e5, tangential part
+//! 1.2e-2) whose common velocity was off by 1.6e-8 rad/s — both of DOP853's solutions carry
+//! the same contaminated stages, so their difference cannot see it — and near the top of the
+//! next swing that grew into a phase error of 3.3e-7 rad. Step doubling of the stabilized
+//! result confirmed such errors (up to 3e-4 rad/s in the common velocity over a passage
+//! step). Passage steps taken only where the tangential part accepted failed crank 1e-4 and
+//! 1e-12 (the steps crept up on the passage); capping the tangentially accepted step
+//! (h ≤ 0.34 or 0.1 of the rejected one) collapsed the body form at 1e-10 … 1e-12.
 //!
 //! A02 chain over 20 s against the exact reduction (`cargo bench -p mbsim-models --bench
-//! passages -- dop853`), before the first rule → with it → with (a) and (b): crank form 1e-4
-//! fails at t = 7.1506 (both) → 3.7e-1, 1e-5 fails at 11.07 → 2.2e-2 (both), 1e-6 2.9e-3,
-//! 1e-7 2.2e-4, 1e-8 4.5e-6 (all three), 1e-9 2.3e-6 → 9.1e-6 (both), 1e-10 fails at 3.2096
-//! → 7.9e-7 (both; NFCN 4551 → 4528), 1e-11 fails at 6.618 → 5.3e-6 (both), 1e-12 fails at
-//! 1.2440 → fails at 7.1408 → 1.9e-6; body form 1e-4 1.2e-2 → 7.1e-2 (both), 1e-5 fails at
-//! 7.141 → 3.7e-2 (both), 1e-6 3.0e-4, 1e-7 4.4e-6, 1e-8 5.7e-6, 1e-9 9.2e-7 (as before),
-//! 1e-10 fails at 3.2096 → 2.3e-6 → 3.0e-5, 1e-11 fails at 1.2440 → 3.9e-5 (both), 1e-12
-//! fails at 0.7216 → fails at 8.584 → 2.4e-6. Every cell passes. These errors were those of
-//! the raw interpolant at the samples: its 16 stages near a passage lie far off the manifold
-//! and it spread the cranks inside a passage's step by up to 2.8e-6 rad (crank 1e-10, t =
-//! 3.205…3.25) where the step points hold 1e-12. With the samples projected, DOP853's default
-//! since ([`Dop853::default_samples`]): crank 1e-5 1.7e-3, 1e-9 5.4e-7, 1e-10 3.1e-8, 1e-11
-//! 1.5e-9, 1e-12 1.6e-9 (RKSTAB 4.1e-6 … 4.3e-9 at 1e-9 … 1e-12); body 1e-7 3.7e-6, 1e-8
-//! 4.6e-7, 1e-9 3.0e-7, 1e-10 7.5e-8, 1e-11 3.4e-7, 1e-12 2.4e-6 (the others unchanged).
-//! Open: the body form at 1e-11 / 1e-12, whose common phase error grows passage by passage
-//! (1e-12: 1.5e-10 at t = 0.9, 2.3e-8 at 2.9, 1.9e-6 at 18.9). Crank 1e-4's 0.37 rad, 27
-//! times RKSTAB's there (1.4e-2), is a steady drift of the common phase (−9.4e-3, −1.4e-1,
-//! −2.4e-1 at t = 3, 13, 19 s) over 126 steps of ~0.16 s, not a lost branch. Tried, not
-//! adopted: [`ErrorEstimate::Stabilized`] on the chain (crank 1e-10 stops singular at t =
-//! 16.45, 1e-12 underflows at 10.55, body 1e-12 stops at 14.48; body 1e-10 2.8e-7).
+//! passages -- dop853`), projected samples ([`Dop853::default_samples`]), tangential judgment →
+//! passage steps: crank form 1e-4 3.7e-1 → 1.03, 1e-5 1.7e-3 → 1.7e-1, 1e-6 2.9e-3 (both),
+//! 1e-7 2.2e-4 → 2.8e-4, 1e-8 4.5e-6 → 4.7e-6, 1e-9 5.4e-7 → 4.5e-7, 1e-10 3.1e-8 → 7.2e-8,
+//! 1e-11 1.5e-9 → 7.6e-9, 1e-12 1.6e-9 → 8.3e-10; body form 1e-4 7.1e-2 → 6.9e-3, 1e-5 3.9e-2
+//! → 7.1e-3, 1e-6 3.0e-4 (both), 1e-7 3.7e-6 → 3.2e-6, 1e-8 4.6e-7 → 4.7e-7, 1e-9 3.0e-7 →
+//! 7.0e-8, 1e-10 7.5e-8 → 1.4e-8, 1e-11 3.4e-7 → 6.6e-9, 1e-12 2.4e-6 → 2.1e-9 (RKSTAB on the
+//! crank form 1.4e-2, 4.0e-2 at 1e-4, 1e-5 and 4.1e-6 … 4.3e-9 at 1e-9 … 1e-12; on the body
+//! form 2.2e-9 at 1e-11). The crank form's loose cells are a steady drift of the common phase
+//! over DOP853's ~100 steps of 0.2 s (1e-4: 7.8e-4, 1.0e-1, 2.9e-1, 9.9e-1 at t = 1, 5, 11,
+//! 18.5 s, the cranks parallel to 1e-12), where the rule also fires on ordinary rejections of
+//! steps that are not yet asymptotic (1e-4: 5 times, 3 away from any passage; 1e-5: at t =
+//! 2.17, h = 0.38, an estimate that fell 3.2-fold where h^4 predicts 3.5); with the signature's
+//! order 3 or 2 instead of 4 they measure 0.48 / 0.51 and 0.12 / 7.7e-3, but crank 1e-11
+//! 9.9e-7 and (order 2) crank 1e-12 1.2e-6, so the order stays 4. Tried, not adopted:
+//! [`ErrorEstimate::Stabilized`] on the chain (crank 1e-10 stops singular at t = 16.45,
+//! 1e-12 underflows at 10.55, body 1e-12 stops at 14.48; body 1e-10 2.8e-7).
 //!
-//! Tried, not adopted: (1) also judging the first rejection tangentially when the last
-//! stage's pivot spread exceeds 1e3 and the projection measured its round-off floor: all
-//! tight cells passed (1e-12: crank 1.9e-6, body 1.3e-5; crank 1e-4 got to t = 12.34), but the
-//! clause fired on Andrews (pivot spread > 1e3 from its scaling, floor active) and let an
-//! error of 7.8e-11 through at rtol 1e-12 (3.5e-13 without), and on the slider-crank with a
-//! spring-damper (spreads 1.2e3, 6.0e3) — while most firings on the chain had spreads 1–10,
-//! so the spread does not tell a passage; (2) the rank-loss guard of the constant-step
+//! Tried, not adopted (with the tangential judgment): (1) also judging the first rejection
+//! tangentially when the last stage's pivot spread exceeds 1e3 and the projection measured
+//! its round-off floor: the clause fired on Andrews (pivot spread > 1e3 from its scaling) and
+//! let an error of 7.8e-11 through at rtol 1e-12 (3.5e-13 without), and on the slider-crank
+//! with a spring-damper (spreads 1.2e3, 6.0e3), while most firings on the chain had spreads
+//! 1–10, so the spread does not tell a passage; (2) the rank-loss guard of the constant-step
 //! methods (the cranks' relative angles kept free of amplified round-off): crank 1e-12 got
 //! past 1.244 to 2.687, where the velocity corrections' noise, 1.5e-10 for every h, rejected
-//! through the corrected estimate; with that noise counted as the floor's level crank 1e-12
-//! passed (4.5e-9) but body 1e-10 failed at 16.97 and 1e-12 at 0.7216; (3) step doubling of
-//! the stabilized result as the judge: the doubled and the single step over a passage differ
-//! by up to 3e-4 rad/s in the common velocity, so the inaccuracy of DOP853's steps there is
-//! real, not round-off. Not the cause (an earlier measurement): reusing k'_13's factors, the
-//! velocity half of the own-bits floor.
+//! through the corrected estimate.
 //!
 //! Counters follow `dop853.f`: NFCN = 11 NSTEP + NSTAB + 2 (f(t0) and the `HINIT` probe;
-//! k_13 once per projected attempt; the passage rule evaluates nothing); NSTAB = the attempts the unstabilized estimate accepts
+//! k_13 once per projected attempt; with passage steps 11 per attempt that evaluated DOP853's
+//! stages, `eighth_order_attempts`, and 6 per passage attempt, one stabilization each in
+//! NSTAB); NSTAB = the attempts the unstabilized estimate accepts
 //! (NACCPT plus those the correction's estimate then rejects), or NSTEP under
 //! [`ErrorEstimate::Stabilized`] (whose NFCN = 11 NSTEP + NACCPT + 2).
 
+mod passage;
 mod tableau;
 
 use crate::error::SimError;
@@ -149,6 +146,7 @@ use crate::rkstab::{Explicit, ExplicitStart, integrate_explicit};
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 
+use passage::{Measure, PassageStep};
 use tableau::{A, BHH, C, D, ER};
 
 /// Stages of the step proper (without the FSAL stage 13).
@@ -371,12 +369,12 @@ struct Stepper853 {
     dense_solves: usize,
     /// The attempt's 5th- and 3rd-order estimates ([`Stepper853::estimates`]).
     diff: [Vec<f64>; 2],
-    /// Scratch: their tangential parts.
-    est: [Vec<f64>; 2],
-    /// Scratch: a constraint residual.
-    res: Vec<f64>,
-    /// The last rejected attempt: (t, h, error); kept across ordinary acceptances (an
-    /// approach to a passage), dropped when the tangential estimate accepts.
+    /// The DOPRI5 step taken across singular passages (`passage.rs`).
+    passage: PassageStep,
+    /// Attempts that evaluated DOP853's stages (all but the passage step's own).
+    eighth_order_attempts: usize,
+    /// The last rejected attempt: (t, h, error); kept across acceptances (an approach to a
+    /// passage, and the steps just past it) until a later rejection replaces it.
     rejected: Option<(f64, f64, f64)>,
     /// The t from which an attempt showed the noise signature (until a step is accepted).
     signature_at: Option<f64>,
@@ -402,8 +400,8 @@ impl Stepper853 {
             dense: Dense::new(len),
             dense_solves: 0,
             diff: std::array::from_fn(|_| vec![0.0; len]),
-            est: std::array::from_fn(|_| vec![0.0; len]),
-            res: vec![0.0; dims.constraint_rows()],
+            passage: PassageStep::new(len),
+            eighth_order_attempts: 0,
             rejected: None,
             signature_at: None,
         }
@@ -516,34 +514,21 @@ impl Stepper853 {
         spans && h.abs() < h_r.abs() && error > e_r * (h / h_r).powi(NOISE_ORDER)
     }
 
-    /// The error norm of the estimates' parts tangent to the constraints, with K as the last
-    /// stage (c = 1, at t + h near z~) factored it: e − P G e per block,
-    /// P = M⁻¹Gᵀ(G M⁻¹ Gᵀ)⁻¹, two solves per estimate and no evaluation.
-    fn tangential_error(&mut self, h: f64) -> f64 {
-        let len = self.z.len();
-        let n = len / 2;
-        for (est, diff) in self.est.iter_mut().zip(&self.diff) {
-            est.copy_from_slice(diff);
-        }
-        let kkt = self.rhs.last_kkt();
-        for e in self.est.iter_mut() {
-            for block in [0, n] {
-                self.res.fill(0.0);
-                kkt.jacobian().mul_add(&e[block..block + n], &mut self.res);
-                kkt.solve_projection(&self.res);
-                for i in 0..n {
-                    e[block + i] -= kkt.rhs[i];
-                }
-            }
-        }
-        let (mut err5, mut err3) = (0.0, 0.0);
-        for c in 0..len {
-            let sk = self.atol.get(c) + self.rtol.get(c) * self.z[c].abs().max(self.znew[c].abs());
-            let sk = self.stab.floored_scale(c, sk);
-            err3 += (self.est[1][c] / sk).powi(2);
-            err5 += (self.est[0][c] / sk).powi(2);
-        }
-        combined_norm(h, err5, err3, len)
+    /// The attempt (t, h) as the passage step's (`passage.rs`).
+    fn passage_attempt<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<Attempt, SimError> {
+        let measure = Measure {
+            rtol: &self.rtol,
+            atol: &self.atol,
+            datol: self.datol,
+        };
+        let shared = (sys, &mut self.rhs, &mut self.stab);
+        let (z, k1) = (&self.z[..], &self.k[0][..]);
+        (self.passage).attempt(shared, &measure, (t, h), z, k1, &mut self.zstab)
     }
 }
 
@@ -558,6 +543,19 @@ impl ExplicitStart for Stepper853 {
             &mut self.stage,
         )
     }
+
+    /// With passage steps only (runs without are reported as before): their attempts and
+    /// accepted steps, and the attempts that evaluated DOP853's stages (NFCN = 11 of those +
+    /// NSTAB + 5 passage attempts + 2).
+    fn report_extra(&self, stats: &mut crate::Stats) {
+        let (attempts, accepted) = self.passage.counts;
+        if attempts > 0 {
+            stats.extra.set("passage_attempts", attempts as u64);
+            stats.extra.set("passage_steps", accepted as u64);
+            let eighth = self.eighth_order_attempts as u64;
+            stats.extra.set("eighth_order_attempts", eighth);
+        }
+    }
 }
 
 impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
@@ -569,7 +567,12 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     /// `zstab` and, if the error accepts it, k_13 in k[12] (module docs: which error, which
     /// point).
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        self.passage.pending = false;
+        if self.signature_at == Some(t) {
+            return self.passage_attempt(sys, t, h);
+        }
         self.stages(sys, t, h)?;
+        self.eighth_order_attempts += 1;
         self.estimates();
         self.zstab.copy_from_slice(&self.znew);
         let n = self.z.len() / 2;
@@ -587,22 +590,9 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
             ErrorEstimate::Unstabilized => {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
-                // The tangential estimate projects with the last stage's K (at t + h).
-                let tangential = if self.noise_signature(t, h, error) {
+                if self.noise_signature(t, h, error) {
                     self.signature_at = Some(t);
-                    self.tangential_error(h)
-                } else {
-                    f64::INFINITY
-                };
-                if tangential <= 1.0 {
-                    // The passage is behind: later attempts no longer approach it.
-                    self.rejected = None;
-                    let stabilized = self.finish_accepted(sys, t + h, h)?;
-                    return Ok(Attempt {
-                        error: tangential,
-                        stabilized,
-                        verdict: None,
-                    });
+                    return self.passage_attempt(sys, t, h);
                 }
                 // A NaN estimate rejects, as the controller would.
                 if error > 1.0 || error.is_nan() {
@@ -632,6 +622,13 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     fn accept(&mut self, t: f64, h: f64) {
         self.signature_at = None;
         self.stab.note_accepted();
+        if self.passage.pending {
+            let k7 = self.passage.accept((t, h), &self.z, &self.zstab);
+            self.k[0].copy_from_slice(k7);
+            std::mem::swap(&mut self.z, &mut self.zstab);
+            return;
+        }
+        self.passage.last_accepted = false;
         let dense = &mut self.dense;
         (dense.t, dense.h, dense.prepared) = (t, h, false);
         for (kept, k) in dense.k.iter_mut().zip(self.k.iter_mut()) {
@@ -644,6 +641,10 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn interpolate(&mut self, sys: &S, t: f64, out: &mut [f64]) -> Result<(), SimError> {
+        if self.passage.last_accepted {
+            self.passage.interpolate(t, out);
+            return Ok(());
+        }
         if !self.dense.prepared {
             self.dense
                 .prepare(sys, &mut self.rhs, &self.z, &mut self.stage)?;
