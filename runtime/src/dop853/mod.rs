@@ -143,7 +143,7 @@ use crate::options::{ErrorEstimate, StepControl, Tolerance};
 use crate::output::Observer;
 use crate::rhs::Rhs;
 use crate::rkstab::{Explicit, ExplicitStart, integrate_explicit};
-use crate::stabilize::{Stabilization, Stabilizer};
+use crate::stabilize::{NoiseSignature, Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 
 use passage::{Measure, PassageStep};
@@ -373,11 +373,8 @@ struct Stepper853 {
     passage: PassageStep,
     /// Attempts that evaluated DOP853's stages (all but the passage step's own).
     eighth_order_attempts: usize,
-    /// The last rejected attempt: (t, h, error); kept across acceptances (an approach to a
-    /// passage, and the steps just past it) until a later rejection replaces it.
-    rejected: Option<(f64, f64, f64)>,
-    /// The t from which an attempt showed the noise signature (until a step is accepted).
-    signature_at: Option<f64>,
+    /// The rejections the noise signature of a passage is read from.
+    signature: NoiseSignature,
 }
 
 impl Stepper853 {
@@ -402,8 +399,7 @@ impl Stepper853 {
             diff: std::array::from_fn(|_| vec![0.0; len]),
             passage: PassageStep::new(len),
             eighth_order_attempts: 0,
-            rejected: None,
-            signature_at: None,
+            signature: NoiseSignature::new(NOISE_ORDER),
         }
     }
 
@@ -492,26 +488,11 @@ fn combined_norm(h: f64, err5: f64, err3: f64, len: usize) -> f64 {
 }
 
 impl Stepper853 {
-    /// Whether the unstabilized estimate `error` > 1 of the attempt (t, h) is taken as not
-    /// measuring truncation (module docs, "Singular passages"): an attempt from this t showed
-    /// the signature already, or the last rejected attempt (t_r, h_r) with estimate e_r,
-    /// from this t or from an earlier one with only ordinarily accepted steps since, spans
-    /// [t, t + h] with a longer step, and `error` > e_r (h / h_r)^p with p = [`NOISE_ORDER`]:
-    /// the estimate did not shrink like a truncation error. For PStab-like projections only,
-    /// whose K the tangential estimate reuses.
-    fn noise_signature(&self, t: f64, h: f64, error: f64) -> bool {
-        if !(self.stab.projects_with_dynamics_matrix() && error.is_finite() && error > 1.0) {
-            return false;
-        }
-        if self.signature_at == Some(t) {
-            return true;
-        }
-        let Some((t_r, h_r, e_r)) = self.rejected else {
-            return false;
-        };
-        let dir = h.signum();
-        let spans = (t - t_r) * dir >= 0.0 && (t_r + h_r - (t + h)) * dir >= 0.0;
-        spans && h.abs() < h_r.abs() && error > e_r * (h / h_r).powi(NOISE_ORDER)
+    /// Whether the unstabilized estimate `error` of the attempt (t, h) shows the noise
+    /// signature (module docs, "Singular passages"; [`NoiseSignature`] with order
+    /// [`NOISE_ORDER`]). For PStab-like projections only.
+    fn noise_signature(&mut self, t: f64, h: f64, error: f64) -> bool {
+        self.stab.projects_with_dynamics_matrix() && self.signature.test(t, h, error)
     }
 
     /// The attempt (t, h) as the passage step's (`passage.rs`).
@@ -568,7 +549,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     /// point).
     fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
         self.passage.pending = false;
-        if self.signature_at == Some(t) {
+        if self.signature.shown_at(t) {
             return self.passage_attempt(sys, t, h);
         }
         self.stages(sys, t, h)?;
@@ -591,12 +572,11 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
                 // zstab = z~ still: the estimate of the unstabilized result.
                 let error = self.error_norm(h);
                 if self.noise_signature(t, h, error) {
-                    self.signature_at = Some(t);
                     return self.passage_attempt(sys, t, h);
                 }
                 // A NaN estimate rejects, as the controller would.
                 if error > 1.0 || error.is_nan() {
-                    self.rejected = Some((t, h, error));
+                    self.signature.note_rejected(t, h, error);
                     (error, false)
                 } else {
                     let stabilized = self.finish_accepted(sys, t + h, h)?;
@@ -620,7 +600,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn accept(&mut self, t: f64, h: f64) {
-        self.signature_at = None;
+        self.signature.note_accepted();
         self.stab.note_accepted();
         if self.passage.pending {
             let k7 = self.passage.accept((t, h), &self.z, &self.zstab);

@@ -77,6 +77,7 @@ mod passage;
 mod projection;
 mod sfull;
 mod sfull_sparse;
+mod signature;
 
 pub use partition::ROUND_OFF_STEP;
 pub use partition_options::{
@@ -96,6 +97,7 @@ use crate::kkt::{KktSolver, KktWorkspace};
 use crate::output::Stats;
 use crate::sparse::JacobianStore;
 use crate::system::{ConstrainedSystem, Dims};
+pub(crate) use signature::NoiseSignature;
 
 /// How the constraint drift is controlled.
 #[derive(Clone, Copy, Debug, PartialEq)]
