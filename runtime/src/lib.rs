@@ -143,6 +143,7 @@ pub mod redundancy;
 mod redundancy_sparse;
 mod rhs;
 pub mod rkstab;
+mod rkstab_passage;
 mod sparse;
 pub mod stabilize;
 pub mod structural;

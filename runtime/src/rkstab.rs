@@ -11,9 +11,15 @@
 //!    sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|);
 //! 6. the layer's adaptive controller (Hairer's, p = 4; `integrator/controller.rs`).
 //!
+//! Under S-full, GCP and the hybrid, the attempts across a singular passage (G losing rank) are
+//! projected by PStab instead (`rkstab_passage.rs`), where those corrections' estimates
+//! measure noise or their matrices turn singular.
+//!
 //! Counters follow `dopri5.f`: NFCN = 6 NSTEP + 2 (f(t0) and the `HINIT` probe), NREJCT only
 //! after the first accepted step, NSTAB on every attempt that was stabilized (rejected ones
 //! too). Runs backward when t_end < t0 (negative steps, as `dopri5.f` with `POSNEG`).
+
+use std::time::Duration;
 
 use crate::dense::DenseOutput;
 use crate::error::SimError;
@@ -23,6 +29,7 @@ use crate::integrator::{CommonOptions, Integrator, Problem, Solution, prepare};
 use crate::options::{ErrorEstimate, StepControl, Tolerance};
 use crate::output::Observer;
 use crate::rhs::Rhs;
+use crate::rkstab_passage::PassageProjection;
 use crate::stabilize::{Stabilization, Stabilizer};
 use crate::system::ConstrainedSystem;
 use crate::tableau::{A2, A3, A4, A5, A6, B, C, E};
@@ -212,6 +219,8 @@ struct Dopri5 {
     dense: DenseOutput,
     /// Whether the singular-passage guard is on ([`Rkstab::passage_guard`]).
     passage_guard: bool,
+    /// PStab across singular passages under S-full, GCP and the hybrid (`rkstab_passage.rs`).
+    passage: Option<PassageProjection>,
 }
 
 impl Dopri5 {
@@ -233,6 +242,11 @@ impl Dopri5 {
             zstab: vec![0.0; len],
             dense: DenseOutput::new(len),
             passage_guard: m.passage_guard,
+            passage: PassageProjection::for_control(
+                stabilization,
+                dims,
+                Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(m.common.kkt),
+            ),
         }
     }
 
@@ -265,6 +279,47 @@ impl Dopri5 {
             &self.stab,
             stabilized,
         )
+    }
+
+    /// The attempt (t, h), whose stages and z~ are computed, with its end projected by PStab
+    /// instead of the chosen control (`rkstab_passage.rs`).
+    fn passage_attempt<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<Attempt, SimError> {
+        let Some(p) = &mut self.passage else {
+            unreachable!("passage attempts only under a control with a passage projection")
+        };
+        p.pending = true;
+        p.counts.0 += 1;
+        if p.start_projected != Some(t) {
+            // The chosen control's state may carry its own round-off residual, which PStab
+            // would correct in every attempt as if it were error: project it once, then the
+            // stages from there.
+            p.start_projected = Some(t);
+            let (q, v) = self.z.split_at_mut(self.k[0].len() / 2);
+            if p.pstab.apply(sys, t, h, q, v, 0.0)? {
+                self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
+                self.stages(sys, t, h)?;
+            }
+        }
+        let Some(p) = &mut self.passage else {
+            unreachable!("checked above")
+        };
+        self.zstab.copy_from_slice(&self.znew);
+        let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
+        let stabilized = p.pstab.apply(sys, t + h, h, q, v, self.datol)?;
+        self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
+        let estimate = self.error_estimate == ErrorEstimate::Stabilized;
+        let ends = (&self.z[..], &self.znew[..], &self.zstab[..]);
+        let tolerances = (&self.rtol, &self.atol);
+        Ok(Attempt {
+            error: error_norm(h, &self.k, ends, tolerances, &p.pstab, estimate),
+            stabilized,
+            verdict: None,
+        })
     }
 }
 
@@ -328,6 +383,12 @@ impl ExplicitStart for Dopri5 {
             &mut self.stage,
         )
     }
+
+    fn report_extra(&self, stats: &mut crate::Stats) {
+        if let Some(p) = &self.passage {
+            p.report(stats);
+        }
+    }
 }
 
 impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
@@ -345,13 +406,36 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
             self.rhs.eval(sys, t, &self.z, h, &mut self.k[0])?;
         }
         self.stages(sys, t, h)?;
+        if let Some(p) = &mut self.passage {
+            p.pending = false;
+            if p.projects_from(t, h) {
+                return self.passage_attempt(sys, t, h);
+            }
+        }
         self.zstab.copy_from_slice(&self.znew);
         let (q, v) = self.zstab.split_at_mut(self.z.len() / 2);
-        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+        let stabilized = match self.stab.apply(sys, t + h, h, q, v, self.datol) {
+            Ok(stabilized) => stabilized,
+            // A correction that fails where PStab's need not (near a rank loss of G).
+            Err(e) if e.is_retryable() && self.passage.is_some() => {
+                let p = self.passage.as_mut().expect("checked");
+                if p.after_failed_correction(t, h) {
+                    return self.passage_attempt(sys, t, h);
+                }
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
         self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
         self.stab.note_spread(self.rhs.last_spread());
+        let error = self.error_norm(h);
+        if let Some(p) = &mut self.passage
+            && p.shows_signature(t, h, error)
+        {
+            return self.passage_attempt(sys, t, h);
+        }
         Ok(Attempt {
-            error: self.error_norm(h),
+            error,
             stabilized,
             verdict: None,
         })
@@ -360,6 +444,9 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     fn accept(&mut self, t: f64, h: f64) {
         self.dense.prepare(t, h, &self.z, &self.zstab, &self.k);
         self.stab.note_accepted();
+        if let Some(p) = &mut self.passage {
+            p.note_accepted();
+        }
         self.k.swap(0, 6);
         std::mem::swap(&mut self.z, &mut self.zstab);
     }
@@ -378,10 +465,14 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
     }
 
     fn counters(&self) -> StepperCounters {
+        let (passage_stab, passage_time) = match &self.passage {
+            Some(p) => (p.pstab.applications, p.pstab.time),
+            None => (0, Duration::ZERO),
+        };
         StepperCounters {
             nfcn: self.rhs.nfcn,
-            nstab: self.stab.applications,
-            stabilization_time: self.stab.time,
+            nstab: self.stab.applications + passage_stab,
+            stabilization_time: self.stab.time + passage_time,
             output_solves: 0,
             conditioning: self.rhs.conditioning,
         }

@@ -65,6 +65,11 @@ impl NoiseSignature {
         spans && h.abs() < h_r.abs() && error > e_r * (h / h_r).powi(self.order)
     }
 
+    /// Attempts from t show the signature (a failure that stands for it).
+    pub(crate) fn mark(&mut self, t: f64) {
+        self.at = Some(t);
+    }
+
     /// The attempt (t, h) with estimate `error` was rejected.
     pub(crate) fn note_rejected(&mut self, t: f64, h: f64, error: f64) {
         self.rejected = Some((t, h, error));

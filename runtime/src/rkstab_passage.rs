@@ -1,0 +1,150 @@
+//! RKSTAB's attempts across a singular passage under the projection-complete drift controls
+//! (S-full, GCP, the hybrid): PStab instead of the chosen correction once the rejections show
+//! the passage's noise signature (`stabilize/signature.rs`).
+//!
+//! On the A02 chain at rtol 1e-10 these controls stopped at a passage where PStab crosses in
+//! one regular step (README, "Singular passages under RKSTAB's drift controls"): the steps
+//! approached t* geometrically, every attempt that crossed it rejected with an estimate that
+//! grew as h shrank (body form, GCP: 1.3 … 31 from 1.8e-3 before t* = 0.72158, 393 … 1927
+//! from 3.9e-4), from the one crank GCP keeps independent, which its correction leaves alone;
+//! S-full's second correction stagnated at 38 atol in v, the noise its estimate contains, and
+//! nearer t* its KKT matrix [[G, 0], [L, G]] turned singular at every h. So:
+//! - an attempt whose estimate shows the signature, or whose correction fails (a retryable
+//!   error) inside the approach, keeps its stages and has its end projected again by PStab
+//!   from the unstabilized result z~, with k_7 at that end and the stabilized estimate in
+//!   PStab's weights (all 2n components, its own round-off floor);
+//! - before the first such attempt from a t, the accepted state itself is projected by PStab
+//!   (and its stages evaluated again): the chosen control leaves a round-off residual there
+//!   that PStab would otherwise correct in every attempt as if it were error (measured: a
+//!   constant 1.6 at every h from 7e-4 down to 7e-8, S-full, t = 2.6846);
+//! - every attempt from the passage's zone is made so: the union of the rejected spans since
+//!   the steps last passed them all (the approach), extended as far again beyond its end,
+//!   since the estimates blow up before the steps reach t* (the spans of the rejections ended
+//!   short of it; with the approach's span alone S-full 1e-10 stopped at 2.6867, with only
+//!   the last rejection's at 1.2435).
+//! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
+//! to round-off. Runs whose rejections all shrink like truncation errors and whose
+//! corrections never fail are bit-identical. The attempts and steps are reported in
+//! `Stats::extra` (`passage_attempts`, `passage_steps`).
+
+use crate::stabilize::{NoiseSignature, Stabilization, Stabilizer};
+use crate::system::Dims;
+
+/// The signature order of DOPRI5's estimate (order 5): an estimate that fell by less than
+/// (h / h_r)², well short of the h⁵ of truncation, does not measure it.
+const SIGNATURE_ORDER: i32 = 2;
+
+/// PStab for the attempts across a passage, and the record the signature is read from.
+#[derive(Clone, Debug)]
+pub(crate) struct PassageProjection {
+    pub(crate) pstab: Stabilizer,
+    pub(crate) signature: NoiseSignature,
+    /// Whether the current attempt was projected by PStab.
+    pub(crate) pending: bool,
+    /// Attempts projected by PStab, and of those accepted.
+    pub(crate) counts: (usize, usize),
+    /// The union of the spans of the rejected attempts since the accepted steps last passed
+    /// them all (the approach to a passage).
+    approach: Option<(f64, f64)>,
+    /// The approach's span when the signature showed: attempts from inside it are projected
+    /// by PStab too.
+    zone: Option<(f64, f64)>,
+    /// The t whose accepted state PStab projected before the first passage attempt from it.
+    pub(crate) start_projected: Option<f64>,
+}
+
+impl PassageProjection {
+    /// For the controls that need it (S-full, GCP, the hybrid), else `None`.
+    pub(crate) fn for_control(kind: Stabilization, dims: Dims, pstab: Stabilizer) -> Option<Self> {
+        let needed = matches!(
+            kind,
+            Stabilization::SFull | Stabilization::Partitioned(_) | Stabilization::Hybrid(_)
+        );
+        (needed && dims.constraint_rows() > 0).then(|| Self {
+            pstab,
+            signature: NoiseSignature::new(SIGNATURE_ORDER),
+            pending: false,
+            counts: (0, 0),
+            approach: None,
+            zone: None,
+            start_projected: None,
+        })
+    }
+
+    /// Whether the attempt (t, h), before its projection, goes to PStab: an attempt from t
+    /// showed the signature, or t lies in the zone of a passage that showed it.
+    pub(crate) fn projects_from(&mut self, t: f64, h: f64) -> bool {
+        if let Some((start, end)) = self.zone {
+            let dir = h.signum();
+            if (t - start) * dir >= 0.0 && (end - t) * dir > 0.0 {
+                return true;
+            }
+            self.zone = None;
+        }
+        self.signature.shown_at(t)
+    }
+
+    /// Whether the attempt (t, h) with estimate `error` of the chosen control shows the
+    /// signature; if so its zone is the approach's span.
+    pub(crate) fn shows_signature(&mut self, t: f64, h: f64, error: f64) -> bool {
+        let shows = self.signature.test(t, h, error);
+        if shows {
+            self.zone = self.approach.or(Some((t, t + h))).map(beyond);
+        } else if error > 1.0 || error.is_nan() {
+            self.signature.note_rejected(t, h, error);
+            let dir = h.signum();
+            self.approach = match self.approach {
+                Some((start, end)) if (t - end) * dir < 0.0 => Some((
+                    start,
+                    if (t + h - end) * dir > 0.0 {
+                        t + h
+                    } else {
+                        end
+                    },
+                )),
+                _ => Some((t, t + h)),
+            };
+        }
+        shows
+    }
+
+    /// The chosen control's correction of the attempt (t, h) failed (a retryable error):
+    /// taken as the signature when the attempt lies in the approach to a passage (a rejection
+    /// ahead of the accepted steps spans it), so that PStab projects it and the attempts from t.
+    pub(crate) fn after_failed_correction(&mut self, t: f64, h: f64) -> bool {
+        let dir = h.signum();
+        let inside = |(start, end): (f64, f64)| (t - start) * dir >= 0.0 && (end - t) * dir > 0.0;
+        let approaching = self.approach.is_some_and(inside);
+        if approaching {
+            self.signature.mark(t);
+            self.zone = self.approach.map(beyond);
+        }
+        approaching
+    }
+
+    /// The step was accepted.
+    pub(crate) fn note_accepted(&mut self) {
+        self.signature.note_accepted();
+        if self.pending {
+            self.pstab.note_accepted();
+            self.counts.1 += 1;
+        }
+        self.pending = false;
+    }
+
+    /// Its attempts and steps in [`crate::Stats::extra`], when there were any.
+    pub(crate) fn report(&self, stats: &mut crate::Stats) {
+        let (attempts, accepted) = self.counts;
+        if attempts > 0 {
+            stats.extra.set("passage_attempts", attempts as u64);
+            stats.extra.set("passage_steps", accepted as u64);
+        }
+    }
+}
+
+/// The zone of a passage from its approach [start, end]: as far again beyond its end (the
+/// estimates blow up before the steps reach the passage, so the rejected spans end short of
+/// it).
+fn beyond((start, end): (f64, f64)) -> (f64, f64) {
+    (start, end + (end - start))
+}
