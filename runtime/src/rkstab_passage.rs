@@ -22,6 +22,7 @@
 //!   since the estimates blow up before the steps reach t* (the spans of the rejections ended
 //!   short of it; with the approach's span alone S-full 1e-10 stopped at 2.6867, with only
 //!   the last rejection's at 1.2435).
+//!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
 //! corrections never fail are bit-identical. The attempts and steps are reported in
