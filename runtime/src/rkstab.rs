@@ -17,7 +17,9 @@
 //!
 //! Counters follow `dopri5.f`: NFCN = 6 NSTEP + 2 (f(t0) and the `HINIT` probe), NREJCT only
 //! after the first accepted step, NSTAB on every attempt that was stabilized (rejected ones
-//! too). Runs backward when t_end < t0 (negative steps, as `dopri5.f` with `POSNEG`).
+//! too). A passage projection (`rkstab_passage.rs`) adds one NSTAB per projected attempt and,
+//! each time its first projection of an accepted state moves it, one more NSTAB and 6
+//! right-hand sides (f there and the stages again). Runs backward when t_end < t0 (negative steps, as `dopri5.f` with `POSNEG`).
 
 use std::time::Duration;
 

@@ -59,7 +59,7 @@
 //! stabilized point, where the relative-velocity parts of h Σ E_j k_j (8e-8) and of
 //! z_{n+1} − z~ (−9e-8) cancel.
 //!
-//! The rule ([`Stepper853::noise_signature`]): when an attempt from the same t as the last,
+//! The rule (`Stepper853::noise_signature`): when an attempt from the same t as the last,
 //! rejected one, with a shorter step, is rejected again and its estimate fell by less than
 //! (h / h_r)^4 (half the order of a truncation estimate), the estimate is taken as not
 //! measuring truncation. That attempt, and every further one from the same t until one is
@@ -152,7 +152,7 @@ use tableau::{A, BHH, C, D, ER};
 /// Stages of the step proper (without the FSAL stage 13).
 const STAGES: usize = 12;
 
-/// The order p of the noise signature ([`Stepper853::noise_signature`]): a rejected estimate
+/// The order p of the noise signature (`Stepper853::noise_signature`): a rejected estimate
 /// that fell by less than (h / h_r)^p from the last one at the same point, half the order 8 of
 /// a truncation estimate, does not measure truncation.
 const NOISE_ORDER: i32 = 4;
