@@ -37,7 +37,7 @@ use crate::system::ConstrainedSystem;
 use crate::tableau::{A2, A3, A4, A5, A6, B, C, E};
 
 /// DOPRI5's rows 2..6 of A (row 1 empty); row 7 is B (FSAL).
-pub(crate) const A: [&[f64]; 6] = [&[], A2, A3, A4, A5, A6];
+const A: [&[f64]; 6] = [&[], A2, A3, A4, A5, A6];
 
 /// The RKSTAB method and its options (the method-specific part; the shared part is
 /// [`Rkstab::common`]). Defaults follow the thesis' runs and `dopri5.f`: `atol = rtol / 10`,
@@ -259,14 +259,17 @@ impl Dopri5 {
         t: f64,
         h: f64,
     ) -> Result<(), SimError> {
-        for i in 1..6 {
-            combine_into(&mut self.stage, &self.z, h, A[i], &self.k);
-            self.rhs
-                .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
-            self.stab.note_spread(self.rhs.last_spread());
-        }
-        combine_into(&mut self.znew, &self.z, h, &B[..6], &self.k);
-        Ok(())
+        let stab = &mut self.stab;
+        let scratch = (&mut self.stage[..], &mut self.znew[..]);
+        let spread = |spread: f64| stab.note_spread(spread);
+        dopri5_stages(
+            (sys, &mut self.rhs),
+            (t, h),
+            &self.z,
+            &mut self.k,
+            scratch,
+            spread,
+        )
     }
 
     /// The scaled RMS norm of the local error estimate.
@@ -325,6 +328,26 @@ impl Dopri5 {
     }
 }
 
+/// DOPRI5's stages 2..6 from z with k_1 in `k[0]`, each evaluated stage's KKT pivot spread
+/// handed to `spread`, and the unstabilized 5th-order result z~ into `scratch.1` (`scratch.0`:
+/// the stage argument).
+pub(crate) fn dopri5_stages<S: ConstrainedSystem + ?Sized>(
+    (sys, rhs): (&S, &mut Rhs),
+    (t, h): (f64, f64),
+    z: &[f64],
+    k: &mut [Vec<f64>; 7],
+    (stage, znew): (&mut [f64], &mut [f64]),
+    mut spread: impl FnMut(f64),
+) -> Result<(), SimError> {
+    for i in 1..6 {
+        combine_into(stage, z, h, A[i], k);
+        rhs.eval(sys, t + C[i] * h, stage, h, &mut k[i])?;
+        spread(rhs.last_spread());
+    }
+    combine_into(znew, z, h, &B[..6], k);
+    Ok(())
+}
+
 /// DOPRI5's scaled RMS error norm of a step from z (`ends.0`) with stages `k`, unstabilized
 /// result z~ (`ends.1`) and stabilized one z_{n+1} (`ends.2`): h Σ E_j k_j, plus
 /// z_{n+1} − z~ when `stabilized` (\[CHIN\] (4.13)), in the weights
@@ -362,7 +385,7 @@ pub(crate) fn error_norm(
 /// `((0 + a_0 k_0,c) + a_1 k_1,c) + …`: the same operations in the same order as a per-component
 /// loop, bit for bit, with the sum accumulated in `out` one stage at a time so every pass is a
 /// plain elementwise loop (vectorized, no bounds checks per term).
-pub(crate) fn combine_into(out: &mut [f64], z: &[f64], h: f64, a: &[f64], k: &[Vec<f64>]) {
+fn combine_into(out: &mut [f64], z: &[f64], h: f64, a: &[f64], k: &[Vec<f64>]) {
     out.fill(0.0);
     for (&aj, kj) in a.iter().zip(k) {
         for (s, &x) in out.iter_mut().zip(kj) {

@@ -75,9 +75,8 @@ impl PassageProjection {
     /// Whether the attempt (t, h), before its projection, goes to PStab: an attempt from t
     /// showed the signature, or t lies in the zone of a passage that showed it.
     pub(crate) fn projects_from(&mut self, t: f64, h: f64) -> bool {
-        if let Some((start, end)) = self.zone {
-            let dir = h.signum();
-            if (t - start) * dir >= 0.0 && (end - t) * dir > 0.0 {
+        if let Some(zone) = self.zone {
+            if within(zone, t, h) {
                 return true;
             }
             self.zone = None;
@@ -113,9 +112,7 @@ impl PassageProjection {
     /// taken as the signature when the attempt lies in the approach to a passage (a rejection
     /// ahead of the accepted steps spans it), so that PStab projects it and the attempts from t.
     pub(crate) fn after_failed_correction(&mut self, t: f64, h: f64) -> bool {
-        let dir = h.signum();
-        let inside = |(start, end): (f64, f64)| (t - start) * dir >= 0.0 && (end - t) * dir > 0.0;
-        let approaching = self.approach.is_some_and(inside);
+        let approaching = self.approach.is_some_and(|approach| within(approach, t, h));
         if approaching {
             self.signature.mark(t);
             self.zone = self.approach.map(beyond);
@@ -148,4 +145,10 @@ impl PassageProjection {
 /// it).
 fn beyond((start, end): (f64, f64)) -> (f64, f64) {
     (start, end + (end - start))
+}
+
+/// Whether t lies in [start, end) in the direction of the step h.
+fn within((start, end): (f64, f64), t: f64, h: f64) -> bool {
+    let dir = h.signum();
+    (t - start) * dir >= 0.0 && (end - t) * dir > 0.0
 }

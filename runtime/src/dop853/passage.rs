@@ -21,10 +21,9 @@ use crate::error::SimError;
 use crate::integrator::driver::Attempt;
 use crate::options::Tolerance;
 use crate::rhs::Rhs;
-use crate::rkstab::{A, combine_into, error_norm};
+use crate::rkstab::{dopri5_stages, error_norm};
 use crate::stabilize::Stabilizer;
 use crate::system::ConstrainedSystem;
-use crate::tableau::{B, C};
 
 /// The DOPRI5 attempt's workspace and the interpolant of the last accepted one.
 pub(super) struct PassageStep {
@@ -77,11 +76,8 @@ impl PassageStep {
         self.pending = true;
         self.counts.0 += 1;
         self.k[0].copy_from_slice(k1);
-        for i in 1..6 {
-            combine_into(&mut self.stage, z, h, A[i], &self.k);
-            rhs.eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
-        }
-        combine_into(&mut self.znew, z, h, &B[..6], &self.k);
+        let scratch = (&mut self.stage[..], &mut self.znew[..]);
+        dopri5_stages((sys, &mut *rhs), (t, h), z, &mut self.k, scratch, |_| ())?;
         zstab.copy_from_slice(&self.znew);
         let (q, v) = zstab.split_at_mut(z.len() / 2);
         let stabilized = stab.apply(sys, t + h, h, q, v, measure.datol)?;
