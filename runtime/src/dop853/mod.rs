@@ -397,7 +397,11 @@ impl Stepper853 {
             dense: Dense::new(len),
             dense_solves: 0,
             diff: std::array::from_fn(|_| vec![0.0; len]),
-            passage: PassageStep::new(len),
+            passage: PassageStep::new(
+                len,
+                stabilization,
+                Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(m.common.kkt),
+            ),
             eighth_order_attempts: 0,
             signature: NoiseSignature::new(NOISE_ORDER),
         }
@@ -495,6 +499,17 @@ impl Stepper853 {
         self.stab.projects_with_dynamics_matrix() && self.signature.test(t, h, error)
     }
 
+    /// Under S-both, the accepted state projected by PStab once (`passage.rs`).
+    fn project_start<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<(), SimError> {
+        let start = (&mut self.z[..], &mut self.k[0][..]);
+        (self.passage).project_start((sys, &mut self.rhs), (t, h), start.0, start.1)
+    }
+
     /// The attempt (t, h) as the passage step's (`passage.rs`).
     fn passage_attempt<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -502,6 +517,7 @@ impl Stepper853 {
         t: f64,
         h: f64,
     ) -> Result<Attempt, SimError> {
+        self.project_start(sys, t, h)?;
         let measure = Measure {
             rtol: &self.rtol,
             atol: &self.atol,
@@ -527,7 +543,8 @@ impl ExplicitStart for Stepper853 {
 
     /// With passage steps only (runs without are reported as before): their attempts and
     /// accepted steps, and the attempts that evaluated DOP853's stages (NFCN = 11 of those +
-    /// NSTAB + 5 passage attempts + 2).
+    /// NSTAB + 5 passage attempts + 2); under S-both, the accepted states PStab projected
+    /// (`passage.rs`; each one PStab in NSTAB and one right-hand side).
     fn report_extra(&self, stats: &mut crate::Stats) {
         let (attempts, accepted) = self.passage.counts;
         if attempts > 0 {
@@ -535,6 +552,10 @@ impl ExplicitStart for Stepper853 {
             stats.extra.set("passage_steps", accepted as u64);
             let eighth = self.eighth_order_attempts as u64;
             stats.extra.set("eighth_order_attempts", eighth);
+        }
+        let restarts = self.passage.start_evaluations as u64;
+        if restarts > 0 {
+            stats.extra.set("passage_start_projections", restarts);
         }
     }
 }
@@ -551,6 +572,9 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
         self.passage.pending = false;
         if self.signature.shown_at(t) {
             return self.passage_attempt(sys, t, h);
+        }
+        if self.passage.start_due(t) {
+            self.project_start(sys, t, h)?;
         }
         self.stages(sys, t, h)?;
         self.eighth_order_attempts += 1;
@@ -583,6 +607,9 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
                     // The correction must fit the tolerance too (module docs, step 4); a NaN
                     // there rejects too (`f64::max` would drop it).
                     let corrected = self.error_norm(h);
+                    if corrected > 1.0 || corrected.is_nan() {
+                        self.passage.note_correction_rejected(t);
+                    }
                     let error = if corrected.is_nan() {
                         corrected
                     } else {
@@ -643,10 +670,15 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
     }
 
     fn counters(&self) -> StepperCounters {
+        // PStab's projections of S-both's passage attempts (`passage.rs`).
+        let (passage_stab, passage_time) = match &self.passage.pstab {
+            Some(p) => (p.applications, p.time),
+            None => (0, std::time::Duration::ZERO),
+        };
         StepperCounters {
             nfcn: self.rhs.nfcn - self.dense_solves,
-            nstab: self.stab.applications,
-            stabilization_time: self.stab.time,
+            nstab: self.stab.applications + passage_stab,
+            stabilization_time: self.stab.time + passage_time,
             output_solves: self.dense_solves,
             conditioning: self.rhs.conditioning,
         }

@@ -120,6 +120,47 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
     }
 }
 
+/// S-both and velocity-only complete Andrews at every decade of rtol from 1e-4 to 1e-12 with
+/// the accuracy of PStab's check above (100 rtol), and the right-hand sides counted as there
+/// (an accepted state PStab projected, `passage_start_projections`, adds one PStab to NSTAB
+/// and one right-hand side, as an accepted attempt's k_13 does). S-both
+/// underflowed at 1e-5 … 1e-7 (t = 0.0102 … 0.0207) when its one-pass remainder entered the
+/// stabilized estimates (`dop853/passage.rs`).
+#[test]
+fn one_pass_controls_complete_andrews_at_every_tolerance() {
+    let mut reference = Rkstab::new(1e-13);
+    reference.error_estimate = ErrorEstimate::Unstabilized;
+    let q_ref = andrews(&reference).0.q[0].clone();
+    for stab in [Stabilization::SBoth, Stabilization::VelocityOnly] {
+        for rtol in [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12] {
+            let (rec, stats) = andrews(&Dop853::new(rtol).with_stabilization(stab));
+            let extra = |name: &str| stats.extra.get(name).unwrap_or(0) as usize;
+            let passage = extra("passage_attempts");
+            let eighth = match passage {
+                0 => stats.nstep,
+                _ => extra("eighth_order_attempts"),
+            };
+            // A start projection is one PStab in NSTAB and one right-hand side, as k_13 is.
+            assert_eq!(
+                stats.nfcn,
+                11 * eighth + stats.nstab + 5 * passage + 2,
+                "{stab:?} rtol {rtol:e}: {stats}"
+            );
+            let err = rec.q[0]
+                .iter()
+                .zip(&q_ref)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            eprintln!("{stab:?} rtol {rtol:e}: err {err:.2e} {stats}");
+            assert_below(
+                &format!("{stab:?} rtol {rtol:e} error"),
+                err,
+                100.0 * rtol + 1e-11,
+            );
+        }
+    }
+}
+
 /// RKSTAB's rule (opt-in): every attempt stabilized before its error, k_13 after an accepted
 /// one only, so the same NFCN count with NSTAB = NSTEP; as accurate as the default.
 #[test]
