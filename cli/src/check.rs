@@ -328,12 +328,23 @@ fn generated_text(g: Option<mbsim::runtime::GeneratedDiagnostics>, n: usize) -> 
     s
 }
 
-/// How the condition was computed, when not by the dense SVD (whose line stays as it was).
+/// How the condition was computed, when not by the dense SVD (whose line stays as it was),
+/// and with redundant rows the condition of the independent ones.
 fn condition_note(d: &Diagnosis) -> String {
-    match d.jacobian.condition_measure {
+    let how = |measure| match measure {
         analysis::ConditionMeasure::TwoNormSvd => String::new(),
         other => format!(" ({})", other.label()),
+    };
+    let mut note = how(d.jacobian.condition_measure);
+    if !d.jacobian.redundant.is_empty() {
+        let (kept, measure) = d.jacobian.kept_condition;
+        note.push_str(&format!(
+            "; of the {} independent rows {kept:.3e}{}",
+            d.jacobian.rank,
+            how(measure)
+        ));
     }
+    note
 }
 
 fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
@@ -355,6 +366,8 @@ fn check_json(model: &str, d: &Diagnosis) -> serde_json::Value {
         "model": model, "n": d.n, "m": d.m, "k": d.k, "rank": d.jacobian.rank, "dof": d.dof,
         "t": d.t, "q": d.q, "phi_norm": d.residual, "condition": d.jacobian.condition,
         "condition_measure": d.jacobian.condition_measure.label(),
+        "kept_condition": d.jacobian.kept_condition.0,
+        "kept_condition_measure": d.jacobian.kept_condition.1.label(),
         "rank_tolerance": analysis::RANK_TOLERANCE, "constraint_rows": d.names,
         "redundant": redundant, "fully_driven": d.fully_driven(),
         "kinematic_analysis": d.kinematic_advice(),

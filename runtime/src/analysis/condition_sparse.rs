@@ -1,5 +1,6 @@
-//! The 2-norm condition σ_max/σ_min of a sparse G (rows ≤ n, full row rank) without a dense
-//! SVD of the model's order (issue 27): `check`'s condition on the banded path.
+//! The 2-norm condition σ_max/σ_min of a sparse G (rows ≤ n, full row rank), or of its
+//! independent rows when some are redundant, without a dense SVD of the model's order
+//! (issue 27): `check`'s condition on the banded path.
 //!
 //! The singular values of G are the square roots of the eigenvalues of A = GGᵀ (rows × rows).
 //! - **σ_max²** = λ_max(A) by Lanczos on A, two sparse mat-vecs a step (w ← G(Gᵀw)).
@@ -60,25 +61,35 @@ impl SparseCondition {
     }
 }
 
-/// The extreme singular values of `g` with `band` = [I Gᵀ; G 0] factored with every row of G
-/// (module docs); `None` if G has more rows than columns or either run does not converge.
+/// The extreme singular values of the rows `kept` of `g` (ascending), with `band` =
+/// [I G_Kᵀ; G_K 0] factored with those rows and a unit diagonal on the others (module docs;
+/// the others' μ is then 0); `None` if the rows outnumber the columns or either run does not
+/// converge.
 pub(super) fn sparse_condition(
     g: &SparseJacobian,
     band: &mut AugmentedBand,
+    kept: &[usize],
 ) -> Option<SparseCondition> {
-    if g.rows == 0 || g.rows > g.n {
+    let rows = kept.len();
+    if rows == 0 || rows > g.n {
         return None;
     }
+    // Row i of G is component slot[i] of the Lanczos vectors (usize::MAX: left out).
+    let mut slot = vec![usize::MAX; g.rows];
+    kept.iter().enumerate().for_each(|(s, &i)| slot[i] = s);
     let mut scratch = vec![0.0; g.n];
-    let (top, up) = lanczos_max(g.rows, (false, MAX_STEPS), |w, out| {
-        gram_times(g, w, &mut scratch, out)
+    let (top, up) = lanczos_max(rows, (false, MAX_STEPS), |w, out| {
+        gram_times(g, &slot, w, &mut scratch, out)
     })?;
-    let (inverse_top, down) = lanczos_max(g.rows, (false, MAX_STEPS), |w, out| {
+    let (inverse_top, down) = lanczos_max(rows, (false, MAX_STEPS), |w, out| {
         let (_, mu) = band.solve_both(|y, zeta| {
             y.fill(0.0);
-            zeta.copy_from_slice(w);
+            zeta.fill(0.0);
+            kept.iter().zip(w).for_each(|(&i, x)| zeta[i] = *x);
         });
-        out.iter_mut().zip(mu).for_each(|(o, m)| *o = -m);
+        kept.iter()
+            .zip(out.iter_mut())
+            .for_each(|(&i, o)| *o = -mu[i]);
     })?;
     (top > 0.0 && inverse_top > 0.0).then(|| SparseCondition {
         sigma_max: top.sqrt(),
@@ -91,15 +102,20 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// A w = G(Gᵀw) over the nonzeros into `out` (`scratch`: length n).
-fn gram_times(g: &SparseJacobian, w: &[f64], scratch: &mut [f64], out: &mut [f64]) {
+/// A w = G_K(G_Kᵀw) over the nonzeros of the kept rows (row i at component `slot[i]`,
+/// `usize::MAX` for a row left out) into `out` (`scratch`: length n).
+fn gram_times(g: &SparseJacobian, slot: &[usize], w: &[f64], scratch: &mut [f64], out: &mut [f64]) {
+    let kept = || {
+        (g.entries.iter().zip(&g.values))
+            .filter_map(|(&(i, j), &x)| (slot[i] != usize::MAX).then_some((slot[i], j, x)))
+    };
     scratch.fill(0.0);
-    for (&(i, j), &x) in g.entries.iter().zip(&g.values) {
-        scratch[j] += x * w[i];
+    for (s, j, x) in kept() {
+        scratch[j] += x * w[s];
     }
     out.fill(0.0);
-    for (&(i, j), &x) in g.entries.iter().zip(&g.values) {
-        out[i] += x * scratch[j];
+    for (s, j, x) in kept() {
+        out[s] += x * scratch[j];
     }
 }
 

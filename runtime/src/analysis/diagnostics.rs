@@ -7,7 +7,10 @@
 //! integrator makes for an over-constrained model, so a run leaves out the rows named here);
 //! a row whose distance to the span of the rows taken is at most `RANK_TOLERANCE ·
 //! max_i ‖g_i‖` is dependent. Its dependency is the least-squares combination of the independent rows,
-//! g_r ≈ Σ c_j g_j, reported with the coefficients. The condition is σ_max/σ_min of G.
+//! g_r ≈ Σ c_j g_j, reported with the coefficients. The condition is σ_max/σ_min of G: ∞
+//! when a row is redundant (σ_min(G) is then at most the rank tolerance times the largest row
+//! norm, and the SVD would only measure round-off), with the condition of the independent
+//! rows beside it (`JacobianRank::kept_condition`, what a run factors).
 //!
 //! Cost on a large sparse model (issue 27): under [`KinematicSolver::Auto`] a model with the
 //! sparse kernel forms whose augmented [I Gᵀ; G 0] takes the banded layout is ranked on G's
@@ -15,8 +18,10 @@
 //! the dependencies by banded least squares). The condition σ_max/σ_min there is estimated
 //! without a dense SVD (`condition_sparse.rs`: Lanczos on GGᵀ for σ_max and on (GGᵀ)⁻¹ with
 //! the same banded factors for σ_min, each to a relative Ritz residual of 1e-6,
-//! labelled [`ConditionMeasure::TwoNormIterative`]); a G with redundant rows or more rows than
-//! columns, or an iteration that does not converge in its cap, keeps the dense SVD. Measured on
+//! labelled [`ConditionMeasure::TwoNormIterative`]), and with redundant rows the independent
+//! rows' condition the same way with the factors that leave the redundant rows out; a G with
+//! more rows than columns, or an iteration that does not converge in its cap, keeps the dense
+//! SVD. Measured on
 //! the A02 chain in body coordinates (G 242 × 243, `cargo bench -p mbsim-models --bench
 //! sparse_statics`, thread CPU, before the sparse condition): 29.7 ms dense, 7.4 ms banded;
 //! the whole `mbsim check four-bar-chain-bodies` process 14.8 → 5.9 ms user CPU with it
@@ -56,9 +61,15 @@ pub struct JacobianRank {
     pub rank: usize,
     /// σ_max / σ_min over the min(rows, n) singular values (∞ if σ_min = 0, 1 for no rows).
     pub condition: f64,
-    /// How `condition` was computed: [`ConditionMeasure::TwoNormSvd`] (the dense SVD) or, on
-    /// the banded path, [`ConditionMeasure::TwoNormIterative`].
+    /// How `condition` was computed: [`ConditionMeasure::TwoNormSvd`] (the dense SVD), on
+    /// the banded path [`ConditionMeasure::TwoNormIterative`], or
+    /// [`ConditionMeasure::RankDeficient`] (∞) when rows are redundant.
     pub condition_measure: ConditionMeasure,
+    /// σ_max / σ_min of the independent rows alone (the rows a run keeps,
+    /// [`crate::redundancy`]) and how it was computed (the SVD, or on the banded path the
+    /// Lanczos runs with the factors that leave the redundant rows out); `condition` when no
+    /// row is redundant.
+    pub kept_condition: (f64, ConditionMeasure),
     /// The dependent rows with their dependencies.
     pub redundant: Vec<Redundancy>,
     /// The independent row with the smallest distance `(row, relative distance)`, if any.
@@ -196,10 +207,17 @@ pub fn jacobian_rank(g: &DMatrix<f64>, names: &[String]) -> JacobianRank {
         .iter()
         .map(|&row| redundancy(g, row, &independent, names, unit))
         .collect();
+    let kept = condition(&g.select_rows(&independent), independent.len().min(n));
+    let (condition, condition_measure) = if dependent.is_empty() {
+        (kept, ConditionMeasure::TwoNormSvd)
+    } else {
+        (f64::INFINITY, ConditionMeasure::RankDeficient)
+    };
     JacobianRank {
         rank: independent.len(),
-        condition: condition(g, r.min(n)),
-        condition_measure: ConditionMeasure::TwoNormSvd,
+        condition,
+        condition_measure,
+        kept_condition: (kept, ConditionMeasure::TwoNormSvd),
         redundant,
         weakest: weakest.map(|(row, dist)| (row, dist / unit)),
     }

@@ -75,6 +75,11 @@ pub enum ConditionMeasure {
     /// augmented factors (σ_min), each to a relative Ritz residual of 1e-6
     /// (`condition_sparse.rs`): `check`'s measure on the banded path.
     TwoNormIterative,
+    /// ∞ without a computation: the rank test found dependent rows, so σ_min(G) ≤
+    /// [`super::RANK_TOLERANCE`] · max_i ‖g_i‖ (the dependency g_r − Σ c_j g_j, of norm at most
+    /// that distance, is Gᵀu for the unit u ∝ (1, −c)); the condition of the independent rows
+    /// is [`super::JacobianRank::kept_condition`].
+    RankDeficient,
 }
 
 impl ConditionMeasure {
@@ -88,6 +93,7 @@ impl ConditionMeasure {
             ConditionMeasure::TwoNormIterative => {
                 "2-norm condition (sparse estimate: Lanczos on GG^T and its inverse, rel. tol 1e-6)"
             }
+            ConditionMeasure::RankDeficient => "infinite: dependent rows found by the rank test",
         }
     }
 }

@@ -157,6 +157,7 @@ fn independent_rows(g: &super::statics_band::SparseJacobian) -> Option<super::Ja
         rank: pick.independent.len(),
         condition: f64::NAN,
         condition_measure: super::ConditionMeasure::TwoNormIterative,
+        kept_condition: (f64::NAN, super::ConditionMeasure::TwoNormIterative),
         redundant: Vec::new(),
         weakest: pick.weakest.map(|row| (row, pick.weakest_distance)),
     })

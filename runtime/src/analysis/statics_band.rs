@@ -111,7 +111,7 @@ impl SparseJacobian {
         if unit > 0.0 { unit } else { 1.0 }
     }
 
-    /// G as a dense matrix (the condition's SVD).
+    /// G as a dense matrix (the condition's SVD when the Lanczos runs do not converge).
     fn dense(&self) -> DMatrix<f64> {
         let mut g = DMatrix::zeros(self.rows, self.n);
         for (&(i, j), &x) in self.entries.iter().zip(&self.values) {
@@ -205,8 +205,9 @@ fn tangent_basis(band: &mut AugmentedBand, n: usize, d: usize) -> DMatrix<f64> {
 /// rank; each dependency's coefficients and distance from the banded least squares (module
 /// docs); `None` when the augmented system keeps the dense layout or does not factor (the
 /// caller ranks the dense G). The condition σ_max/σ_min by the Lanczos runs of
-/// `condition_sparse.rs` when no row is redundant (the dense SVD otherwise, or if they do not
-/// converge).
+/// `condition_sparse.rs` (the dense SVD if they do not converge); with redundant rows ∞, and
+/// the independent rows' condition by the same runs with the factors that leave the
+/// redundant rows out.
 pub(super) fn jacobian_rank_banded(
     g: &SparseJacobian,
     names: &[String],
@@ -249,22 +250,29 @@ pub(super) fn jacobian_rank_banded(
             }
         })
         .collect();
-    let estimate = if pick.redundant.is_empty() {
-        super::condition_sparse::sparse_condition(g, &mut band)
-    } else {
-        None
-    };
-    let (condition, condition_measure) = match estimate {
+    // The independent rows' condition with the factors that leave the redundant rows out (all
+    // rows when none is), the dense SVD of those rows if the Lanczos runs do not converge.
+    let kept = match super::condition_sparse::sparse_condition(g, &mut band, &independent) {
         Some(c) => (c.condition(), ConditionMeasure::TwoNormIterative),
-        None => (
-            condition(&g.dense(), g.rows.min(g.n)),
-            ConditionMeasure::TwoNormSvd,
-        ),
+        None => {
+            let rows = g.dense().select_rows(&independent);
+            let singular_values = independent.len().min(g.n);
+            (
+                condition(&rows, singular_values),
+                ConditionMeasure::TwoNormSvd,
+            )
+        }
+    };
+    let (condition, condition_measure) = if pick.redundant.is_empty() {
+        kept
+    } else {
+        (f64::INFINITY, ConditionMeasure::RankDeficient)
     };
     Some(JacobianRank {
         rank: independent.len(),
         condition,
         condition_measure,
+        kept_condition: kept,
         redundant,
         weakest: pick.weakest.map(|row| (row, pick.weakest_distance)),
     })
