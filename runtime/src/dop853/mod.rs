@@ -11,7 +11,9 @@
 //!    default). A rejected attempt ends here: 11 right-hand sides and no projection, as
 //!    `dop853.f` counts them;
 //! 4. an accepted attempt: k'_13 = f(t_n + h, z~), then z_{n+1} = stabilize(z~) (PStab etc.;
-//!    skipped if the drift of z~ is ≤ DATOL > 0). PStab, S-both and velocity-only take the
+//!    skipped if the drift of z~ is ≤ DATOL > 0: that test reads G from k'_13's factors, and
+//!    the drift it measured is the step point's, which the driver then does not evaluate
+//!    again, `Stepper::known_drift`). PStab, S-both and velocity-only take the
 //!    augmented matrix K = [M G0ᵀ; G0 0] at q~ from that evaluation's factors (\[CHIN\]
 //!    (4.15) "reuses the matrix of the Section 2.1 solve"), so a projection costs its
 //!    residuals and solves only, no assembly or factorization (Andrews: about one
@@ -667,6 +669,14 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
 
     fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
         Some(self.rhs.row_selection())
+    }
+
+    /// An eighth-order step whose drift was within DATOL: its test measured the accepted state.
+    fn known_drift(&self) -> Option<crate::drift::Drift> {
+        if self.passage.last_accepted {
+            return None;
+        }
+        self.stab.unchanged_drift()
     }
 
     fn counters(&self) -> StepperCounters {

@@ -76,6 +76,12 @@ pub(crate) trait Stepper<S: ConstrainedSystem + ?Sized> {
     fn row_selection(&self) -> Option<&crate::redundancy::RowSelection> {
         None
     }
+    /// The drift of the accepted state if the method measured it there already (a DATOL test
+    /// that left the state alone, [`crate::Stabilizer::unchanged_drift`]): the step point's
+    /// drift is then not evaluated again.
+    fn known_drift(&self) -> Option<crate::drift::Drift> {
+        None
+    }
     /// The method's own accelerations and multipliers at `t` (at t0 before the first step,
     /// else inside or at the end of the last accepted step) into `vdot` and `lambda`, if it
     /// computes them itself (ALI3-P's projected q̈ and augmented-Lagrangian λ*,
@@ -303,11 +309,13 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             return Ok(true);
         }
         // The step point's drift, measured once for the statistics and a step-point sample.
-        let drift = if self.common.track_drift {
-            let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
-            Some(self.meter.measure(self.sys, t_new, q, v)?)
-        } else {
-            None
+        let drift = match (self.common.track_drift, stepper.known_drift()) {
+            (false, _) => None,
+            (true, Some(known)) => Some(known),
+            (true, None) => {
+                let (q, v) = stepper.state().split_at(stepper.state().len() / 2);
+                Some(self.meter.measure(self.sys, t_new, q, v)?)
+            }
         };
         let mut at_step_point = false;
         while let Some(t_out) = self.sampler.due(t_new, snap) {

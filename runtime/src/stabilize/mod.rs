@@ -202,6 +202,8 @@ pub struct Stabilizer {
     jac_r: JacobianStore,
     /// The DATOL test's drift (the one drift evaluator, [`DriftMeter`]).
     meter: DriftMeter,
+    /// The drift the last `apply` measured at a state it then left alone (DATOL), else `None`.
+    unchanged: Option<Drift>,
     pos_res: Vec<f64>,
     vel_res: Vec<f64>,
     tmp: Vec<f64>,
@@ -243,6 +245,7 @@ impl Stabilizer {
             kkt: KktWorkspace::new(dims),
             jac_r: JacobianStore::new(r, n),
             meter: DriftMeter::new(dims),
+            unchanged: None,
             pos_res: vec![0.0; r],
             vel_res: vec![0.0; r],
             tmp: vec![0.0; r],
@@ -306,6 +309,12 @@ impl Stabilizer {
         self.apply_with(sys, t, h, q, v, datol, None)
     }
 
+    /// The drift of the state the last [`Stabilizer::apply`] left alone because it was within
+    /// DATOL, as its test measured it; `None` after a correction or without a test.
+    pub fn unchanged_drift(&self) -> Option<Drift> {
+        self.unchanged
+    }
+
     /// Whether the correction is a projection with the dynamics' own augmented matrix
     /// K = [M G0ᵀ; G0 0] (PStab, S-both, velocity-only), which [`Stabilizer::apply_factored`]
     /// can take from a right-hand side evaluated at the unstabilized point.
@@ -352,6 +361,7 @@ impl Stabilizer {
         }
         self.floor_active = false;
         self.noise = [0.0; 2];
+        self.unchanged = None;
         if !self.kind.is_post_step() || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
@@ -372,8 +382,18 @@ impl Stabilizer {
         datol: f64,
         factored: Option<&mut KktWorkspace>,
     ) -> Result<bool, SimError> {
-        if datol > 0.0 && self.drift(sys, t, q, v)?.max() <= datol {
-            return Ok(false);
+        if datol > 0.0 {
+            // With the dynamics' factors at (t, q), their G serves the test (no evaluation).
+            let drift = match factored.as_deref() {
+                Some(k) if self.projects_with_dynamics_matrix() => {
+                    self.meter.measure_with(sys, t, q, v, k.jacobian())?
+                }
+                _ => self.drift(sys, t, q, v)?,
+            };
+            if drift.max() <= datol {
+                self.unchanged = Some(drift);
+                return Ok(false);
+            }
         }
         if let (Some(gcp), Stabilization::Hybrid(_)) = (&mut self.gcp, self.kind) {
             let meter = &mut self.meter;

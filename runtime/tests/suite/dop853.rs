@@ -161,6 +161,36 @@ fn one_pass_controls_complete_andrews_at_every_tolerance() {
     }
 }
 
+/// DATOL = atol: accepted steps whose drift is within it are not projected (their test reads G
+/// from the k'_13 factors, and its drift is the step point's, not measured again), the others
+/// are; the largest step-point drift stays within DATOL, the error within PStab's 100 rtol,
+/// and the right-hand sides are those of every projected run (projections are no evaluations).
+#[test]
+fn datol_skips_projections_and_bounds_the_drift() {
+    let mut reference = Rkstab::new(1e-13);
+    reference.error_estimate = ErrorEstimate::Unstabilized;
+    let q_ref = andrews(&reference).0.q[0].clone();
+    for rtol in [1e-6, 1e-8, 1e-10] {
+        let mut method = Dop853::new(rtol);
+        method.common.datol = rtol / 10.0;
+        let (rec, stats) = andrews(&method);
+        let drift = stats.max_drift;
+        assert_below(&format!("rtol {rtol:e} drift"), drift.max(), rtol / 10.0);
+        assert!(
+            stats.nstab < stats.naccpt,
+            "rtol {rtol:e}: some skipped {stats}"
+        );
+        assert!(stats.nstab > 0, "rtol {rtol:e}: some projected {stats}");
+        let err = rec.q[0]
+            .iter()
+            .zip(&q_ref)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert_below(&format!("rtol {rtol:e} error"), err, 100.0 * rtol + 1e-11);
+        eprintln!("rtol {rtol:e}: err {err:.2e} drift {drift:?} {stats}");
+    }
+}
+
 /// RKSTAB's rule (opt-in): every attempt stabilized before its error, k_13 after an accepted
 /// one only, so the same NFCN count with NSTAB = NSTEP; as accurate as the default.
 #[test]

@@ -1,5 +1,6 @@
 //! Andrews squeezer on [0, 0.03]: significant correct digits vs CPU time for RKSTAB (PStab,
-//! Baumgarte B(20,100), none), the stabilized DOP853 (PStab, S-both, none), ABM (PStab) and the
+//! Baumgarte B(20,100), none), the stabilized DOP853 (PStab, PStab with DATOL = atol, S-both,
+//! none), ABM (PStab) and the
 //! `russell_ode` peers (DoPri5, DoPri8, Radau5 on the index-1 ODE form), all on the same
 //! kernels and KKT solve, rtol = 1e-4 … 1e-12, atol = rtol/10.
 //!
@@ -28,6 +29,9 @@ const RTOLS: [f64; 9] = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12
 enum Solver {
     Rkstab(&'static str, Stabilization),
     Dop853(&'static str, Stabilization),
+    /// DOP853 with PStab and DATOL = atol: a step whose drift is within atol is not projected
+    /// (its drift test reads G from the k'_13 factors and serves as the step point's drift).
+    Dop853Datol(&'static str),
     Abm(&'static str),
     Russell(&'static str, Method),
     #[cfg_attr(not(feature = "ida"), allow(dead_code))]
@@ -38,7 +42,7 @@ impl Solver {
     fn name(&self) -> &'static str {
         match self {
             Solver::Rkstab(n, _) | Solver::Dop853(n, _) | Solver::Russell(n, _) => n,
-            Solver::Abm(n) => n,
+            Solver::Abm(n) | Solver::Dop853Datol(n) => n,
             Solver::Ida => "sundials-ida",
         }
     }
@@ -50,6 +54,11 @@ impl Solver {
             Solver::Rkstab(_, stab) => rkstab(&sys, stab, rtol, &Andrews::Q0, &v0, T_END).ok(),
             Solver::Dop853(_, stab) => {
                 let m = Dop853::new(rtol).with_stabilization(stab);
+                runtime(&sys, &m, &Andrews::Q0, &v0, T_END).ok()
+            }
+            Solver::Dop853Datol(_) => {
+                let mut m = Dop853::new(rtol);
+                m.common.datol = rtol / 10.0;
                 runtime(&sys, &m, &Andrews::Q0, &v0, T_END).ok()
             }
             Solver::Abm(_) => runtime(&sys, &Abm::new(rtol), &Andrews::Q0, &v0, T_END).ok(),
@@ -73,6 +82,7 @@ fn solvers() -> Vec<Solver> {
         Solver::Dop853("dop853-pstab", Stabilization::PStab),
         Solver::Dop853("dop853-none", Stabilization::None),
         Solver::Dop853("dop853-sboth", Stabilization::SBoth),
+        Solver::Dop853Datol("dop853-pstab-datol"),
         Solver::Abm("abm-pstab"),
         Solver::Russell("russell-dopri5", Method::DoPri5),
         Solver::Russell("russell-dopri8", Method::DoPri8),
@@ -191,6 +201,88 @@ fn print_table() {
         curves.push((solver.name(), points));
     }
     print_cost_at_digits(&curves);
+    print_fitted_cost(&reference.q);
+}
+
+/// Tolerances of the fitted comparison: 25 per 4 decades, 1e-7 … 1e-11.
+fn fitted_tolerances() -> impl Iterator<Item = f64> {
+    (0..=24).map(|i| 10f64.powf(-7.0 - f64::from(i) / 6.0))
+}
+
+/// The eighth-order solvers at the same accuracy with the scatter of single runs averaged
+/// out: the end-point digits move by ±0.4 between neighbouring tolerances, so the
+/// interpolation between two runs above can flip a 5 % verdict. Each solver runs at
+/// [`fitted_tolerances`]; a least-squares line ln cpu = a + b · digits through its runs with
+/// 7.5 … 10.5 digits gives its cost at 8, 9 and 10 digits, and the ratio to DoPri8's. The
+/// spread s of the runs about the line (standard deviation of ln cpu) says how far to trust
+/// it: a ratio within ±s/√(runs) of 1 is a tie.
+fn print_fitted_cost(reference: &[f64]) {
+    let solvers = [
+        Solver::Dop853("dop853-pstab", Stabilization::PStab),
+        Solver::Dop853Datol("dop853-pstab-datol"),
+        Solver::Dop853("dop853-none", Stabilization::None),
+        Solver::Russell("russell-dopri8", Method::DoPri8),
+    ];
+    println!("\ncpu [µs] at 8 / 9 / 10 digits from a least-squares line through 25 tolerances");
+    // The solvers take turns at each tolerance, so a change of the machine's load during the
+    // measurement falls on all of them alike.
+    let mut points = vec![Vec::new(); solvers.len()];
+    for rtol in fitted_tolerances() {
+        for (solver, points) in solvers.iter().zip(points.iter_mut()) {
+            let Some(r) = solver.run(rtol) else { continue };
+            let digits = significant_digits(&r.q, reference);
+            if (7.5..=10.5).contains(&digits) {
+                let cpu = mean_time(|| {
+                    solver.run(rtol);
+                });
+                points.push((digits, (cpu.as_secs_f64() * 1e6).ln()));
+            }
+        }
+    }
+    let mut fits = Vec::new();
+    for (solver, points) in solvers.iter().zip(&points) {
+        let (a, b, spread) = least_squares(points);
+        fits.push((a, b));
+        let at = |d: f64| (a + b * d).exp();
+        println!(
+            "{:<18} {:>9.1} {:>9.1} {:>9.1}   ({} runs, spread {spread:.3})",
+            solver.name(),
+            at(8.0),
+            at(9.0),
+            at(10.0),
+            points.len()
+        );
+    }
+    let (a_ref, b_ref) = fits[fits.len() - 1];
+    for (solver, (a, b)) in solvers.iter().zip(&fits) {
+        let ratio = |d: f64| ((a + b * d) - (a_ref + b_ref * d)).exp();
+        println!(
+            "{:<18} / DoPri8: {:.3} {:.3} {:.3}",
+            solver.name(),
+            ratio(8.0),
+            ratio(9.0),
+            ratio(10.0)
+        );
+    }
+}
+
+/// The line y = a + b x through `points` (x, y) by least squares, and the standard deviation
+/// of the residuals.
+fn least_squares(points: &[(f64, f64)]) -> (f64, f64, f64) {
+    let count = points.len() as f64;
+    let (mx, my) = points.iter().fold((0.0, 0.0), |(sx, sy), (x, y)| {
+        (sx + x / count, sy + y / count)
+    });
+    let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(sxy, sxx), (x, y)| {
+        (sxy + (x - mx) * (y - my), sxx + (x - mx) * (x - mx))
+    });
+    let b = sxy / sxx;
+    let a = my - b * mx;
+    let residual = points
+        .iter()
+        .map(|(x, y)| (y - a - b * x).powi(2))
+        .sum::<f64>();
+    (a, b, (residual / (count - 2.0).max(1.0)).sqrt())
 }
 
 /// The digits of the comparison: CPU time to reach them, per solver.

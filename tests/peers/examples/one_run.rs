@@ -4,7 +4,8 @@
 //! benchmark's reference (a run of 16 322 right-hand sides: leave it out when counting):
 //! `valgrind --tool=callgrind target/release/examples/one_run SOLVER RTOL` with SOLVER one of
 //! pstab, baumgarte, none, abm (PStab), dop853-pstab, dop853-sboth, dop853-none, dop853-pstab-nd (no step-point
-//! drift), dopri5, dopri8, radau5 (and ida with `--features ida`).
+//! drift), dop853-pstab-datol (DATOL = atol; `-datol-nd` without step-point drift), dopri5,
+//! dopri8, radau5 (and ida with `--features ida`).
 
 use mbsim_peers::test_models::Sys;
 use mbsim_peers::test_models::models::Andrews;
@@ -27,7 +28,8 @@ fn main() {
             }
             "none" => rkstab(&sys, Stabilization::None, rtol, &Andrews::Q0, &v0, 0.03).unwrap(),
             name if name.starts_with("dop853-") => {
-                let stab = match name.trim_end_matches("-nd") {
+                let base = name.trim_end_matches("-nd").trim_end_matches("-datol");
+                let stab = match base {
                     "dop853-pstab" => Stabilization::PStab,
                     "dop853-sboth" => Stabilization::SBoth,
                     "dop853-none" => Stabilization::None,
@@ -35,6 +37,10 @@ fn main() {
                 };
                 let mut m = Dop853::new(rtol).with_stabilization(stab);
                 m.common.track_drift = !name.ends_with("-nd");
+                if name.trim_end_matches("-nd").ends_with("-datol") {
+                    // DATOL = atol: projections skipped while the drift is within it.
+                    m.common.datol = rtol / 10.0;
+                }
                 runtime(&sys, &m, &Andrews::Q0, &v0, 0.03).unwrap()
             }
             "abm" => runtime(&sys, &Abm::new(rtol), &Andrews::Q0, &v0, 0.03).unwrap(),
