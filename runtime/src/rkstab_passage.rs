@@ -23,6 +23,20 @@
 //!   short of it; with the approach's span alone S-full 1e-10 stopped at 2.6867, with only
 //!   the last rejection's at 1.2435).
 //!
+//! - a creep is taken as the signature too: on the crank form with GCP at rtol 1e-11 every
+//!   step toward the passage at t* = 10.54959 was rejected once (estimates 1.0 … 800) and
+//!   accepted 0.5 … 0.6 times shorter (0.02 … 0.6), so each next attempt began inside the last
+//!   rejected span and ended just past it, never inside it, and the signature's spanning test
+//!   never applied; the steps shrank from 1.1e-2 to 1.5e-7 over 80 such pairs until the run
+//!   stopped (singular KKT at 10.5496). So under GCP and the hybrid the approach also counts
+//!   its rejections: the fourth, with a step 10 times shorter than the first's and an estimate
+//!   that fell by less than (h / h_1)² from the first's (here 20 against 25 at h 13 times
+//!   shorter), marks the signature; with the eighth instead the steps were already 6e-5 from
+//!   t* and the PStab attempts stalled at estimates 1 … 2.6. The cause is GCP's: its estimate
+//!   measures the independent crank, which its correction leaves alone (above). Under S-full
+//!   the same rule fired at passages only, but made the body form at 1e-10 less accurate
+//!   (2.7e-8 → 2.4e-6, with the estimate condition 1.1e-4), so S-full keeps the rules above.
+//!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
 //! corrections never fail are bit-identical. The attempts and steps are reported in
@@ -34,6 +48,13 @@ use crate::system::Dims;
 /// The signature order of DOPRI5's estimate (order 5): an estimate that fell by less than
 /// (h / h_r)², well short of the h⁵ of truncation, does not measure it.
 const SIGNATURE_ORDER: i32 = 2;
+
+/// Rejections in one approach that make a creep (module docs): with the step shrinking
+/// [`CREEP_SHRINK`]-fold, 8 rejections of which none fell short of the last one's span.
+const CREEP_REJECTIONS: usize = 4;
+
+/// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`], makes a creep.
+const CREEP_SHRINK: f64 = 10.0;
 
 /// PStab for the attempts across a passage, and the record the signature is read from.
 #[derive(Clone, Debug)]
@@ -47,6 +68,10 @@ pub(crate) struct PassageProjection {
     /// The union of the spans of the rejected attempts since the accepted steps last passed
     /// them all (the approach to a passage).
     approach: Option<(f64, f64)>,
+    /// The rejections in the approach, and the step size and estimate of its first one.
+    approach_rejections: (usize, f64, f64),
+    /// Whether a creep shows the signature (GCP and the hybrid, module docs).
+    creep: bool,
     /// The approach's span when the signature showed: attempts from inside it are projected
     /// by PStab too.
     zone: Option<(f64, f64)>,
@@ -67,6 +92,8 @@ impl PassageProjection {
             pending: false,
             counts: (0, 0),
             approach: None,
+            approach_rejections: (0, 0.0, 0.0),
+            creep: !matches!(kind, Stabilization::SFull),
             zone: None,
             start_projected: None,
         })
@@ -94,18 +121,41 @@ impl PassageProjection {
             self.signature.note_rejected(t, h, error);
             let dir = h.signum();
             self.approach = match self.approach {
-                Some((start, end)) if (t - end) * dir < 0.0 => Some((
-                    start,
-                    if (t + h - end) * dir > 0.0 {
-                        t + h
-                    } else {
-                        end
-                    },
-                )),
-                _ => Some((t, t + h)),
+                Some((start, end)) if (t - end) * dir < 0.0 => {
+                    self.approach_rejections.0 += 1;
+                    Some((
+                        start,
+                        if (t + h - end) * dir > 0.0 {
+                            t + h
+                        } else {
+                            end
+                        },
+                    ))
+                }
+                _ => {
+                    self.approach_rejections = (1, h.abs(), error);
+                    Some((t, t + h))
+                }
             };
+            if self.creeps(h, error) {
+                self.signature.mark(t);
+                self.zone = self.approach.map(beyond);
+                return true;
+            }
         }
         shows
+    }
+
+    /// The creep of a passage (module docs): [`CREEP_REJECTIONS`] rejections in one approach,
+    /// the latest (estimate `error`) with a step [`CREEP_SHRINK`] times shorter than the
+    /// first's and an estimate that fell by less than the signature's (h / h_1)².
+    fn creeps(&self, h: f64, error: f64) -> bool {
+        let (count, first_h, first_error) = self.approach_rejections;
+        let ratio = h.abs() / first_h;
+        self.creep
+            && count >= CREEP_REJECTIONS
+            && ratio * CREEP_SHRINK <= 1.0
+            && error > first_error * ratio.powi(SIGNATURE_ORDER)
     }
 
     /// The chosen control's correction of the attempt (t, h) failed (a retryable error):

@@ -85,7 +85,9 @@ fn without_the_guard_no_stabilization_stops_at_the_second_passage() {
 /// (`runtime/src/rkstab_passage.rs`): crank form GCP at t = 5.1752, the hybrid at 3.8412;
 /// body form S-full at 0.7195, GCP and the hybrid at 0.72158 (S-full on the crank form passed
 /// already). And the hybrid on the crank form at 1e-8, which folded onto another branch at
-/// t ≈ 13.29. Bounds 10× the measured values (in the comments). ~4 s of thread CPU.
+/// t ≈ 13.29. At 1e-11, GCP on the crank form (stopped at 10.55 while its steps crept up on
+/// the passage) and the hybrid on the body form (stopped at 4.654), which a creep now hands to
+/// PStab too. Bounds 10× the measured values (in the comments). ~6 s of thread CPU.
 #[test]
 fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
     let t_end = 20.0;
@@ -99,7 +101,9 @@ fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
         (hybrid, 1e-8, Form::Angles, 4.5e-4),  // 4.47e-5
         (s_full, 1e-10, Form::Bodies, 2.8e-7), // 2.72e-8
         (gcp, 1e-10, Form::Bodies, 3.1e-6),    // 3.04e-7
-        (hybrid, 1e-10, Form::Bodies, 1.2e-5), // 1.11e-6
+        (hybrid, 1e-10, Form::Bodies, 6.6e-6), // 6.52e-7
+        (gcp, 1e-11, Form::Angles, 4.0e-7),    // 3.94e-8
+        (hybrid, 1e-11, Form::Bodies, 1.2e-5), // 1.11e-6
     ];
     for (stabilization, rtol, form, bound) in cells {
         let cell = measure_stabilized((stabilization, false), rtol, form, t_end, &reference);
