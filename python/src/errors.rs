@@ -41,7 +41,7 @@ fn diagnose(e: &SimError) -> Diagnosis {
             by_name(dependent_rows),
             vec![],
         ),
-        SimError::StepSizeUnderflow { t, h } => {
+        SimError::StepSizeUnderflow { t, h, .. } => {
             d("StepSizeUnderflow", Some(*t), Some(*h), vec![], vec![])
         }
         SimError::TooManySteps { t, max_steps } => d(

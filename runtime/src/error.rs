@@ -148,6 +148,60 @@ impl NewtonDiagnosis {
     }
 }
 
+/// Why an adaptive method's step size underflowed ([`SimError::StepSizeUnderflow`]), read from
+/// the first and the last rejected attempt at the time it stopped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UnderflowCause {
+    /// No attempt at that time was rejected by its error estimate (the step was shortened
+    /// before, or by a method's own verdict).
+    Unknown,
+    /// The estimate fell as h shrank, faster than linearly, as a truncation error does: the
+    /// solution changes faster near t than any step resolves.
+    Unresolved {
+        /// The first rejected attempt at t: (h, error estimate).
+        first: (f64, f64),
+        /// The last one.
+        last: (f64, f64),
+    },
+    /// The estimate fell by less than h did (or grew): it measures noise, not truncation.
+    Stagnant {
+        /// The first rejected attempt at t: (h, error estimate).
+        first: (f64, f64),
+        /// The last one.
+        last: (f64, f64),
+    },
+}
+
+impl UnderflowCause {
+    /// From the first and the last rejected attempt at one time, `None` if there was none.
+    pub fn from_rejections(rejections: Option<((f64, f64), (f64, f64))>) -> Self {
+        let Some((first, last)) = rejections else {
+            return UnderflowCause::Unknown;
+        };
+        // An estimate of order p ≥ 1 falls at least like h² when h shrinks.
+        if last.1 > first.1 * (last.0 / first.0).abs() || last.1.is_nan() {
+            UnderflowCause::Stagnant { first, last }
+        } else {
+            UnderflowCause::Unresolved { first, last }
+        }
+    }
+
+    /// The plain-language diagnosis used by [`SimError::StepSizeUnderflow`]'s message.
+    fn explain(&self) -> String {
+        match self {
+            UnderflowCause::Unknown => String::new(),
+            UnderflowCause::Unresolved { first, last } => format!(
+                " (the error estimate fell with h as a truncation error does, {:.2e} at h =                  {:.2e} to {:.2e} at h = {:.2e}: the solution changes faster near t than a step                  resolves: a pole, a discontinuity in the forces or a singular configuration;                  `mbsim check --at` names rank loss)",
+                first.1, first.0, last.1, last.0
+            ),
+            UnderflowCause::Stagnant { first, last } => format!(
+                " (the error estimate did not shrink with h, {:.2e} at h = {:.2e} and still                  {:.2e} at h = {:.2e}: it measures noise, not truncation: round-off at the                  tolerance asked (loosen rtol/atol), or a drift correction's remainder met again                  by every attempt (try PStab))",
+                first.1, first.0, last.1, last.0
+            ),
+        }
+    }
+}
+
 /// A numerical failure of an integrator or of the consistent initialization.
 ///
 /// `t` is always the time at which the failing evaluation was attempted; `h` the step size of
@@ -178,12 +232,14 @@ pub enum SimError {
     },
     /// The step size became negligible relative to `t` (`0.1 |h| <= |t| ε`) or fell below the
     /// configured minimum.
-    #[error("step size underflow at t = {t:e}: h = {h:e}")]
+    #[error("step size underflow at t = {t:e}: h = {h:e}{}", cause.explain())]
     StepSizeUnderflow {
         /// Time at which the step was attempted.
         t: f64,
         /// The step size that was too small.
         h: f64,
+        /// What the rejected attempts at t say about the cause.
+        cause: UnderflowCause,
     },
     /// More than `max_steps` steps (accepted, rejected and failed) were attempted.
     #[error(

@@ -161,7 +161,7 @@ pub use drawing::Drawing;
 pub use drift::DriftMeter;
 pub use error::{
     ConstraintRow, Coordinate, DependentRow, InitStage, Kernel, NewtonDiagnosis, SimError,
-    SingularBlock, ViolatedRow,
+    SingularBlock, UnderflowCause, ViolatedRow,
 };
 pub use fixed_step::FixedStep;
 pub use hpim::{Expansion, ForceDerivatives, Formulation, Hpim, Npc, Penalty};

@@ -76,7 +76,7 @@ pub(crate) fn name_singularity<S: ConstrainedSystem + ?Sized>(
             block: SingularBlock::Jacobian,
             ..
         } if *t != t0 => (*t, *h, true),
-        SimError::StepSizeUnderflow { t, h } => (*t, *h, false),
+        SimError::StepSizeUnderflow { t, h, .. } => (*t, *h, false),
         _ => return err,
     };
     let d = sys.dims();

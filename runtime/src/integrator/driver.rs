@@ -174,11 +174,14 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         let (mut t, mut last) = (self.t0, false);
         // The failure of the last attempt(s), if they failed, and how many in a row.
         let (mut failure, mut failures): (Option<SimError>, usize) = (None, 0);
+        // The first and the last attempt rejected at the current t: (h, error) each.
+        let mut rejections: Option<((f64, f64), (f64, f64))> = None;
         loop {
             self.check_limit(t, stats)?;
             if 0.1 * h.abs() <= t.abs() * f64::EPSILON || h < f64::MIN_POSITIVE {
                 // If the step shrank because attempts kept failing, that failure is the cause.
-                return Err(failure.unwrap_or(SimError::StepSizeUnderflow { t, h }));
+                let cause = crate::error::UnderflowCause::from_rejections(rejections);
+                return Err(failure.unwrap_or(SimError::StepSizeUnderflow { t, h, cause }));
             }
             if self.dir * (t + self.dir * 1.01 * h - self.t_end) > 0.0 {
                 h = self.dir * (self.t_end - t);
@@ -211,6 +214,7 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             let verdict = attempt
                 .verdict
                 .unwrap_or_else(|| control.judge(attempt.error, h, stepper.proposal()));
+            let error = attempt.error;
             self.report(t, h, attempt, matches!(verdict, Verdict::Accept(_)));
             match verdict {
                 Verdict::Accept(h_new) => {
@@ -219,12 +223,15 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
                         return Ok(());
                     }
                     t = t_new;
+                    rejections = None;
                     if last {
                         return Ok(());
                     }
                     h = h_new;
                 }
                 Verdict::Reject(h_new) => {
+                    let this = (h, error);
+                    rejections = Some((rejections.map_or(this, |(first, _)| first), this));
                     if stats.naccpt >= 1 {
                         stats.nrejct += 1;
                     }

@@ -126,12 +126,41 @@ fn a_pole_in_the_solution_is_a_step_size_underflow() {
     )
     .unwrap_err();
     match err {
-        SimError::StepSizeUnderflow { t, h } => {
+        SimError::StepSizeUnderflow { t, h, cause } => {
+            // The estimates fell with h: the solution is not resolved (a pole).
+            assert!(
+                matches!(cause, mbsim_runtime::UnderflowCause::Unresolved { .. }),
+                "{cause:?}"
+            );
             assert_within("underflow time", t, 0.99, 1.0);
             assert!(0.1 * h <= t * f64::EPSILON, "h = {h:e}");
         }
         e => panic!("expected StepSizeUnderflow, got {e:?}"),
     }
+}
+
+/// The classification from the first and last rejected attempt (h, error) at one time.
+#[test]
+fn underflow_causes_follow_the_estimates() {
+    use mbsim_runtime::UnderflowCause as C;
+    let cause = |first, last| C::from_rejections(Some((first, last)));
+    assert_eq!(C::from_rejections(None), C::Unknown);
+    let (first, last) = ((1e-3, 5.0), (1e-6, 2.0)); // fell 2.5× while h fell 1000×
+    assert_eq!(cause(first, last), C::Stagnant { first, last });
+    let (first, last) = ((1e-3, 5.0), (1e-6, 6e-3)); // fell a little slower than h
+    assert_eq!(cause(first, last), C::Stagnant { first, last });
+    let (first, last) = ((1e-3, 5.0), (1e-6, 2.0e-9)); // fell like h^3
+    assert_eq!(cause(first, last), C::Unresolved { first, last });
+    let message = SimError::StepSizeUnderflow {
+        t: 1.0,
+        h: 1e-17,
+        cause: cause((1e-3, 5.0), (1e-6, 2.0)),
+    }
+    .to_string();
+    assert!(
+        message.contains("measures noise, not truncation"),
+        "{message}"
+    );
 }
 
 #[test]
