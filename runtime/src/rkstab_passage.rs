@@ -49,8 +49,8 @@ use crate::system::Dims;
 /// (h / h_r)², well short of the h⁵ of truncation, does not measure it.
 const SIGNATURE_ORDER: i32 = 2;
 
-/// Rejections in one approach that make a creep (module docs): with the step shrinking
-/// [`CREEP_SHRINK`]-fold, 8 rejections of which none fell short of the last one's span.
+/// Rejections in one approach that make a creep (module docs), with the step shrunk
+/// [`CREEP_SHRINK`]-fold and the estimate not falling like truncation.
 const CREEP_REJECTIONS: usize = 4;
 
 /// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`], makes a creep.

@@ -118,12 +118,7 @@ fn check_names_the_same_rows_on_both_paths_for_every_model() {
     // comparison above is not vacuous): the A02 chain (G 242 × 243) and its driven form
     // (243 × 243).
     for name in ["four-bar-chain-bodies", "four-bar-chain-driven"] {
-        let entry = mbsim_models::catalog()
-            .iter()
-            .find(|e| e.name == name)
-            .expect(name);
-        let sys = (entry.build)();
-        let (q, _) = (entry.initial)(sys.as_ref());
+        let (sys, q) = catalog_model(name);
         let d = analysis::check(sys.as_ref(), 0.0, &q).expect("check");
         assert_eq!(
             d.jacobian.condition_measure,
@@ -140,16 +135,22 @@ fn check_names_the_same_rows_on_both_paths_for_every_model() {
     }
     // Their independent rows' condition takes the Lanczos runs on the banded path (no SVD).
     for name in ["triple-crank", "four-bar-chain-extra"] {
-        let entry = mbsim_models::catalog()
-            .iter()
-            .find(|e| e.name == name)
-            .expect(name);
-        let sys = (entry.build)();
-        let (q, _) = (entry.initial)(sys.as_ref());
+        let (sys, q) = catalog_model(name);
         let b = analysis::check_with(sys.as_ref(), 0.0, &q, KinematicSolver::Banded);
         let kept = b.expect("banded check").jacobian.kept_condition;
         assert_eq!(kept.1, ConditionMeasure::TwoNormIterative, "{name}");
     }
+}
+
+/// The catalog model `name` and its initial positions.
+fn catalog_model(name: &str) -> (Box<dyn ConstrainedSystem>, Vec<f64>) {
+    let entry = mbsim_models::catalog()
+        .iter()
+        .find(|e| e.name == name)
+        .expect(name);
+    let sys = (entry.build)();
+    let (q, _) = (entry.initial)(sys.as_ref());
+    (sys, q)
 }
 
 fn newton_agrees<S: TangentSystem + Energy>(name: &str, sys: &S, q0: &[f64]) {

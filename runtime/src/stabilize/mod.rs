@@ -385,10 +385,8 @@ impl Stabilizer {
         if datol > 0.0 {
             // With the dynamics' factors at (t, q), their G serves the test (no evaluation).
             let drift = match factored.as_deref() {
-                Some(k) if self.projects_with_dynamics_matrix() => {
-                    self.meter.measure_with(sys, t, q, v, k.jacobian())?
-                }
-                _ => self.drift(sys, t, q, v)?,
+                Some(k) => self.meter.measure_with(sys, t, q, v, k.jacobian())?,
+                None => self.drift(sys, t, q, v)?,
             };
             if drift.max() <= datol {
                 self.unchanged = Some(drift);

@@ -66,6 +66,38 @@ fn andrews<I: mbsim_runtime::Integrator>(method: &I) -> (Recorder, Stats) {
     simulate(&Sys(Andrews), method, 0.0, &Andrews::Q0, &v0, 0.03, &[0.03]).expect("andrews")
 }
 
+/// RKSTAB at rtol 1e-13 with the plain DOPRI5 estimate (the benchmark's reference): Andrews'
+/// end positions.
+fn andrews_reference() -> Vec<f64> {
+    let mut reference = Rkstab::new(1e-13);
+    reference.error_estimate = ErrorEstimate::Unstabilized;
+    andrews(&reference).0.q[0].clone()
+}
+
+/// The largest deviation of the run's end positions from `q_ref`.
+fn end_error(rec: &Recorder, q_ref: &[f64]) -> f64 {
+    (rec.q[0].iter().zip(q_ref))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+}
+
+/// NFCN is 11 per attempt that evaluated DOP853's stages (every attempt without passage
+/// steps), plus NSTAB (k_13 per projection, a passage attempt's own stabilization, a start
+/// projection's right-hand side), 5 per passage attempt and 2 (f(t0) and `HINIT`'s probe).
+fn assert_nfcn_count(stats: &Stats, what: &str) {
+    let extra = |name: &str| stats.extra.get(name).unwrap_or(0) as usize;
+    let passage = extra("passage_attempts");
+    let eighth = match passage {
+        0 => stats.nstep,
+        _ => extra("eighth_order_attempts"),
+    };
+    assert_eq!(
+        stats.nfcn,
+        11 * eighth + stats.nstab + 5 * passage + 2,
+        "{what}: {stats}"
+    );
+}
+
 /// Adaptive runs: NFCN = 11 NSTEP + NSTAB + 2 with NACCPT ≤ NSTAB ≤ NSTEP (`dop853.f` with
 /// `HINIT`; k_13 and one PStab per attempt the unstabilized estimate accepts, of which those
 /// whose correction then fails the tolerance are rejected; with passage steps, which rtol 1e-6
@@ -74,31 +106,15 @@ fn andrews<I: mbsim_runtime::Integrator>(method: &I) -> (Recorder, Stats) {
 /// and fewer right-hand sides than RKSTAB from rtol 1e-8 on.
 #[test]
 fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
-    let mut reference = Rkstab::new(1e-13);
-    reference.error_estimate = ErrorEstimate::Unstabilized;
-    let q_ref = andrews(&reference).0.q[0].clone();
+    let q_ref = andrews_reference();
     for rtol in [1e-6, 1e-8, 1e-10, 1e-12] {
         let (rec, stats) = andrews(&Dop853::new(rtol));
         // Passage steps (DOPRI5 attempts, 6 evaluations each, one stabilization counted in
         // NSTAB) replace the tangential judgment where the estimate stops shrinking.
-        let extra = |name: &str| stats.extra.get(name).unwrap_or(0) as usize;
-        let passage = extra("passage_attempts");
-        let eighth = match passage {
-            0 => stats.nstep,
-            _ => extra("eighth_order_attempts"),
-        };
-        assert_eq!(
-            stats.nfcn,
-            11 * eighth + stats.nstab + 5 * passage + 2,
-            "rtol {rtol:e}: {stats}"
-        );
+        assert_nfcn_count(&stats, &format!("rtol {rtol:e}"));
         let projected = stats.naccpt..=stats.nstep;
         assert!(projected.contains(&stats.nstab), "rtol {rtol:e}: {stats}");
-        let err = rec.q[0]
-            .iter()
-            .zip(&q_ref)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let err = end_error(&rec, &q_ref);
         // The global error of a method keeping each local error below rtol: within 100 rtol
         // (as the ABM check of the models' suite), and above the reference's ~1e-12.
         assert_below(
@@ -128,29 +144,13 @@ fn adaptive_andrews_is_accurate_and_cheaper_than_rkstab_at_tight_tolerances() {
 /// stabilized estimates (`dop853/passage.rs`).
 #[test]
 fn one_pass_controls_complete_andrews_at_every_tolerance() {
-    let mut reference = Rkstab::new(1e-13);
-    reference.error_estimate = ErrorEstimate::Unstabilized;
-    let q_ref = andrews(&reference).0.q[0].clone();
+    let q_ref = andrews_reference();
     for stab in [Stabilization::SBoth, Stabilization::VelocityOnly] {
         for rtol in [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12] {
             let (rec, stats) = andrews(&Dop853::new(rtol).with_stabilization(stab));
-            let extra = |name: &str| stats.extra.get(name).unwrap_or(0) as usize;
-            let passage = extra("passage_attempts");
-            let eighth = match passage {
-                0 => stats.nstep,
-                _ => extra("eighth_order_attempts"),
-            };
             // A start projection is one PStab in NSTAB and one right-hand side, as k_13 is.
-            assert_eq!(
-                stats.nfcn,
-                11 * eighth + stats.nstab + 5 * passage + 2,
-                "{stab:?} rtol {rtol:e}: {stats}"
-            );
-            let err = rec.q[0]
-                .iter()
-                .zip(&q_ref)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            assert_nfcn_count(&stats, &format!("{stab:?} rtol {rtol:e}"));
+            let err = end_error(&rec, &q_ref);
             eprintln!("{stab:?} rtol {rtol:e}: err {err:.2e} {stats}");
             assert_below(
                 &format!("{stab:?} rtol {rtol:e} error"),
@@ -167,9 +167,7 @@ fn one_pass_controls_complete_andrews_at_every_tolerance() {
 /// and the right-hand sides are those of every projected run (projections are no evaluations).
 #[test]
 fn datol_skips_projections_and_bounds_the_drift() {
-    let mut reference = Rkstab::new(1e-13);
-    reference.error_estimate = ErrorEstimate::Unstabilized;
-    let q_ref = andrews(&reference).0.q[0].clone();
+    let q_ref = andrews_reference();
     for rtol in [1e-6, 1e-8, 1e-10] {
         let mut method = Dop853::new(rtol);
         method.common.datol = rtol / 10.0;
@@ -181,11 +179,7 @@ fn datol_skips_projections_and_bounds_the_drift() {
             "rtol {rtol:e}: some skipped {stats}"
         );
         assert!(stats.nstab > 0, "rtol {rtol:e}: some projected {stats}");
-        let err = rec.q[0]
-            .iter()
-            .zip(&q_ref)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let err = end_error(&rec, &q_ref);
         assert_below(&format!("rtol {rtol:e} error"), err, 100.0 * rtol + 1e-11);
         eprintln!("rtol {rtol:e}: err {err:.2e} drift {drift:?} {stats}");
     }
