@@ -81,6 +81,9 @@ pub(crate) struct DaeField<'a, S: ?Sized> {
     pub(crate) rhs: &'a mut Rhs,
     pub(crate) stab: &'a mut Stabilizer,
     pub(crate) datol: f64,
+    /// Whether the post-step correction after f^p borrows the dynamics' K factored at the
+    /// predicted point ([`AdamsStepper::with_predicted_factors`]).
+    pub(crate) predicted_factors: bool,
 }
 
 impl<S: ConstrainedSystem + ?Sized> Field for DaeField<'_, S> {
@@ -91,6 +94,16 @@ impl<S: ConstrainedSystem + ?Sized> Field for DaeField<'_, S> {
     fn project(&mut self, t: f64, h: f64, z: &mut [f64]) -> Result<bool, SimError> {
         let (q, v) = z.split_at_mut(z.len() / 2);
         self.stab.apply(self.sys, t, h, q, v, self.datol)
+    }
+
+    fn project_after_predicted(&mut self, t: f64, h: f64, z: &mut [f64]) -> Result<bool, SimError> {
+        if !self.predicted_factors {
+            return self.project(t, h, z);
+        }
+        let (q, v) = z.split_at_mut(z.len() / 2);
+        let factored = self.rhs.last_kkt();
+        self.stab
+            .apply_nearby_factored(self.sys, t, h, q, v, self.datol, factored)
     }
 
     fn scale(&self, c: usize, sk: f64) -> f64 {
@@ -104,6 +117,7 @@ pub(crate) struct AdamsStepper {
     rhs: Rhs,
     stab: Stabilizer,
     datol: f64,
+    predicted_factors: bool,
     scheme: AdamsScheme,
 }
 
@@ -121,6 +135,7 @@ impl AdamsStepper {
             rhs: Rhs::new(dims, common.stabilization, common.kkt),
             stab: Stabilizer::new(common.stabilization, dims).with_kkt_solver(common.kkt),
             datol: common.datol,
+            predicted_factors: false,
             scheme,
         }
     }
@@ -130,6 +145,18 @@ impl AdamsStepper {
     fn with_rank_loss_guard(self) -> Self {
         Self {
             stab: self.stab.with_rank_loss_guard(),
+            ..self
+        }
+    }
+
+    /// The variable-step stepper: the correction after a PECE step solves with K factored
+    /// at the predicted point z^p, which the evaluation of f^p left in the right-hand side's
+    /// workspace, instead of assembling and factoring K at the corrected point (`engine.rs`,
+    /// "Projection with the predictor's factors"). The constant-step methods keep their own
+    /// factorization, so Wu's tables stay as the sources print them.
+    pub(crate) fn with_predicted_factors(self) -> Self {
+        Self {
+            predicted_factors: true,
             ..self
         }
     }
@@ -144,6 +171,7 @@ impl AdamsStepper {
             rhs: &mut self.rhs,
             stab: &mut self.stab,
             datol: self.datol,
+            predicted_factors: self.predicted_factors,
         };
         (&mut self.engine, field)
     }

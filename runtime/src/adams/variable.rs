@@ -117,7 +117,7 @@ impl Integrator for Abm {
         let (mut run, mut stats) = prepare(sys, &self.common, problem, Some(auto_tol), observer)?;
         let scheme = AdamsScheme::new(AdamsKind::Mampc, self.max_order, AdamsStart::Ramp);
         let mut stepper = VariableAdams {
-            inner: AdamsStepper::new(sys, &self.common, scheme, problem),
+            inner: AdamsStepper::new(sys, &self.common, scheme, problem).with_predicted_factors(),
             rtol: self.rtol.clone(),
             atol: self.atol.clone(),
             max_order: self.max_order,

@@ -225,6 +225,9 @@ pub struct Stabilizer {
     /// amplifies it more than 8× without its position correction (`projection.rs`,
     /// "Rank-loss guard"; constant-step methods).
     rank_loss_guard: bool,
+    /// The factors lent to the current correction were made at a nearby point, not at the
+    /// unstabilized one: the first pass evaluates G at the point itself.
+    factors_elsewhere: bool,
     /// GCP / hybrid: partitions, Newton workspace, events.
     gcp: Option<partition::Gcp>,
     /// The singular-passage guard (`passage.rs`).
@@ -255,6 +258,7 @@ impl Stabilizer {
             floor_active: false,
             noise: [0.0; 2],
             rank_loss_guard: false,
+            factors_elsewhere: false,
             carried: [0.0; 2],
             gcp: partition::Gcp::for_kind(kind, dims),
             passage: passage::PassageGuard::default(),
@@ -344,6 +348,27 @@ impl Stabilizer {
         self.apply_with(sys, t, h, q, v, datol, reuse.then_some(factored))
     }
 
+    /// [`Stabilizer::apply_factored`] with `factored` holding K factored at a point *near*
+    /// (t, q) (an Adams step's predicted point): the passes solve with those factors and
+    /// evaluate every residual, G v included, at the point being corrected.
+    #[allow(clippy::too_many_arguments)] // `apply`'s arguments and the factors
+    pub fn apply_nearby_factored<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+        datol: f64,
+        factored: &mut KktWorkspace,
+    ) -> Result<bool, SimError> {
+        let reuse = self.projects_with_dynamics_matrix();
+        self.factors_elsewhere = reuse;
+        let result = self.apply_with(sys, t, h, q, v, datol, reuse.then_some(factored));
+        self.factors_elsewhere = false;
+        result
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn apply_with<S: ConstrainedSystem + ?Sized>(
         &mut self,
@@ -385,8 +410,10 @@ impl Stabilizer {
         if datol > 0.0 {
             // With the dynamics' factors at (t, q), their G serves the test (no evaluation).
             let drift = match factored.as_deref() {
-                Some(k) => self.meter.measure_with(sys, t, q, v, k.jacobian())?,
-                None => self.drift(sys, t, q, v)?,
+                Some(k) if !self.factors_elsewhere => {
+                    self.meter.measure_with(sys, t, q, v, k.jacobian())?
+                }
+                _ => self.drift(sys, t, q, v)?,
             };
             if drift.max() <= datol {
                 self.unchanged = Some(drift);

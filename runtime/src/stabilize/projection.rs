@@ -12,6 +12,9 @@
 //! (Jacobi style). G = [Φ_q; A] includes the nonholonomic rows: their position residual is
 //! zero, so the position correction also satisfies A δq = 0, and their velocity residual gives
 //! exactly (3.75) (q unchanged, v ← v − P (A v + b)) when the model is purely nonholonomic.
+//! The first pass's G v uses the frozen G, which *is* G at the point, except when the factors
+//! were lent from a nearby point (ABM's predicted point, `Stabilizer::apply_nearby_factored`):
+//! then every pass evaluates G at the current point.
 //!
 //! # Rank-loss guard (constant-step methods)
 //!
@@ -223,10 +226,11 @@ impl Stabilizer {
         let mut first = 0.0;
         for pass in 0..variant.passes {
             // Residuals at the current point (pass 0: the unstabilized point, whose G is frozen).
-            if pass > 0 {
+            let frozen = pass == 0 && !self.factors_elsewhere;
+            if !frozen {
                 self.jac_r.eval(sys, t, q)?;
             }
-            self.residuals(sys, (t, q, v), pass == 0, correct_positions)?;
+            self.residuals(sys, (t, q, v), frozen, correct_positions)?;
             if correct_positions {
                 // Both corrections in one sweep over the factors (each as its own solve).
                 self.kkt.solve_projection_pair(&self.pos_res, &self.vel_res);
