@@ -5,7 +5,7 @@
 //! `cargo bench -p mbsim-models --bench passages` prints the whole table (several minutes:
 //! the body form at the small constant steps dominates); arguments restrict it: any of a
 //! form (`angles`, `bodies`), method names as in the table (`radau`, `hht-h`, `rk4-h`, …), a
-//! parameter (`1e-8`), `--t-end T` and `--dense` (the model's sparse kernel forms hidden: the
+//! parameter (`1e-8`; any tolerances or steps given replace the grid, for sweeps), `--t-end T` and `--dense` (the model's sparse kernel forms hidden: the
 //! dense path, as before the sparse one), e.g.
 //! `cargo bench -p mbsim-models --bench passages -- bodies rkstab 1e-10`.
 //!
@@ -68,15 +68,15 @@ fn main() {
     }
     for form in forms {
         for &method in &methods {
-            let grid: &[f64] = if method.constant_step() {
+            let grid: &[f64] = if !params.is_empty() {
+                // Any tolerances or steps given, on or off the table's grid (sweeps).
+                &params
+            } else if method.constant_step() {
                 &STEPS
             } else {
                 &TOLERANCES
             };
             for &x in grid {
-                if !params.is_empty() && !params.contains(&x) {
-                    continue;
-                }
                 let cell = measure(method, x, (form, dense), t_end, &reference);
                 println!("{cell}");
             }

@@ -29,8 +29,13 @@
 //! instructions (−9.3 %) at unchanged NFCN and digits; over 12 tolerances 3e-7 … 1e-12 results
 //! identical to 3e-9, and the fitted cost at 8 / 9 / 10 correct digits is 0.895 / 0.885 /
 //! 0.875 of the own-factors projection's (cost = NFCN × instructions per right-hand side;
-//! digits scatter ±0.4 between neighbouring tolerances either way). The constant-step
-//! methods keep their own factorization (Wu's tables as printed).
+//! digits scatter ±0.4 between neighbouring tolerances either way). On the IFToMM A02 chain
+//! over 20 s (17 tolerances 1e-8 … 1e-12, both forms, `passages` bench) the NFCN at equal
+//! error match the own factors' within the sweep's scatter (±5 %); single cells move within
+//! that scatter (crank form 1e-8 9.9e-5 → 2.8e-4, 1e-10 1.2e-6 → 5.1e-7). Gating the reuse
+//! on the pivot spread (own factors once it grew 10- or 100-fold) changed nothing measurable
+//! and is not done. The constant-step methods keep their own factorization (Wu's tables as
+//! printed).
 //!
 //! The corrector sums over (f^p, f_n, …) through c nodes are kept per c for the attempt
 //! ([`CorrectorSums`]): the corrector and the error estimates of the orders k − 1, k, k + 1
