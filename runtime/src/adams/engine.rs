@@ -25,8 +25,8 @@
 //! projection then costs its residuals and solves. With the factors frozen O(h^{k+1}) away each
 //! pass contracts the residual by O(h^{k+1}) instead of to round-off at once, so PStab's two
 //! passes leave the constraints where the own factors did (the ABM suite asserts the drift).
-//! Measured on Andrews (`one_run abm`, callgrind, 10 runs): rtol 1e-8 292.6 M → 265.5 M
-//! instructions (−9.3 %) at unchanged NFCN and digits; over 12 tolerances 3e-7 … 1e-12 results
+//! Measured on Andrews (`one_run abm`, callgrind, 10 runs): rtol 1e-8 292.6 M → 263.4 M
+//! instructions (−10 %) at unchanged NFCN and digits; over 12 tolerances 3e-7 … 1e-12 results
 //! identical to 3e-9, and the fitted cost at 8 / 9 / 10 correct digits is 0.895 / 0.885 /
 //! 0.875 of the own-factors projection's (cost = NFCN × instructions per right-hand side;
 //! digits scatter ±0.4 between neighbouring tolerances either way). On the IFToMM A02 chain
