@@ -191,11 +191,17 @@ impl UnderflowCause {
         match self {
             UnderflowCause::Unknown => String::new(),
             UnderflowCause::Unresolved { first, last } => format!(
-                " (the error estimate fell with h as a truncation error does, {:.2e} at h =                  {:.2e} to {:.2e} at h = {:.2e}: the solution changes faster near t than a step                  resolves: a pole, a discontinuity in the forces or a singular configuration;                  `mbsim check --at` names rank loss)",
+                " (the error estimate fell with h as a truncation error does, {:.2e} at h = \
+                 {:.2e} to {:.2e} at h = {:.2e}: the solution changes faster near t than a \
+                 step resolves: a pole, a discontinuity in the forces or a singular \
+                 configuration; `mbsim check --at` names rank loss)",
                 first.1, first.0, last.1, last.0
             ),
             UnderflowCause::Stagnant { first, last } => format!(
-                " (the error estimate did not shrink with h, {:.2e} at h = {:.2e} and still                  {:.2e} at h = {:.2e}: it measures noise, not truncation: round-off at the                  tolerance asked (loosen rtol/atol), or a drift correction's remainder met again                  by every attempt (try PStab))",
+                " (the error estimate did not shrink with h, {:.2e} at h = {:.2e} and still \
+                 {:.2e} at h = {:.2e}: it measures noise, not truncation: round-off at the \
+                 tolerance asked (loosen rtol/atol), or a drift correction's remainder met \
+                 again by every attempt (try PStab))",
                 first.1, first.0, last.1, last.0
             ),
         }

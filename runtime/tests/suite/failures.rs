@@ -163,6 +163,30 @@ fn underflow_causes_follow_the_estimates() {
     );
 }
 
+/// Every cause's message is one line of single spaces (the format strings continue their
+/// lines with `\`, so no newline or indentation of the source leaks into the text).
+#[test]
+fn underflow_messages_have_no_runs_of_spaces() {
+    use mbsim_runtime::UnderflowCause as C;
+    let (first, last) = ((1e-3, 5.0), (1e-6, 2.0e-9));
+    for cause in [
+        C::Unknown,
+        C::Unresolved { first, last },
+        C::Stagnant { first, last },
+    ] {
+        let message = SimError::StepSizeUnderflow {
+            t: 1.0,
+            h: 1e-17,
+            cause,
+        }
+        .to_string();
+        assert!(
+            !message.contains("  ") && !message.contains('\n'),
+            "{message:?}"
+        );
+    }
+}
+
 #[test]
 fn exceeding_max_steps_is_too_many_steps() {
     let mut opts = Rkstab::new(1e-8);
