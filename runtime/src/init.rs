@@ -369,8 +369,8 @@ const VELOCITY_ROUND_OFF: f64 = 64.0;
 /// passes `Auto`. The floor binds only where `tol` < 16 ε (1 + ‖q‖∞) ≈ 3.6e-15 (1 + ‖q‖∞):
 /// with the default 1e-12, and with the CLI's 0.1 · atol wherever atol ≥ 3.6e-14 (1 + ‖q‖∞),
 /// the result is the one without a floor, bit for bit. Without it, Andrews' mechanism at
-/// atol 1e-30 (tol 1e-31) failed after 50 iterations with ‖Φ‖∞ = 3.5e-18 (`phi_4`, every other
-/// row 0): Newton had reached round-off. A model whose terms are far larger than its
+/// atol 1e-30 (tol 1e-31) failed after 50 iterations with ‖Φ‖∞ = 3.5e-18 (`phi_4`, the only
+/// row above 1e-31): Newton had reached round-off. A model whose terms are far larger than its
 /// coordinates (lengths of 1e3 in angle coordinates) has a larger round-off than this
 /// estimate; it fails as before, naming the rows at round-off.
 pub(crate) fn position_tolerance(tol: f64, q: &[f64]) -> f64 {
