@@ -1,10 +1,11 @@
 //! Errors across the boundary: every [`AppError`] becomes a Python exception of the classes in
 //! `mbsim/errors.py` (one set of classes, shared by the catalog module and every user module),
 //! and a [`SimError`] keeps its diagnosis as attributes: `kind` (the variant), `t`, `h`, `rows`
-//! (constraint rows by name) and `detail` (the variant's other fields as a dict). Nothing here
-//! panics; PyO3 turns a panic inside a function into `PanicException` in any case.
+//! (constraint rows by name), `detail` (the variant's other numbers as a dict) and, where the
+//! variant has one, a named cause (`cause` of a step-size underflow). Nothing here panics;
+//! PyO3 turns a panic inside a function into `PanicException` in any case.
 
-use mbsim::runtime::{ConstraintRow, SimError, SingularBlock};
+use mbsim::runtime::{ConstraintRow, SimError, SingularBlock, UnderflowCause};
 use mbsim_cli::AppError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -41,9 +42,13 @@ fn diagnose(e: &SimError) -> Diagnosis {
             by_name(dependent_rows),
             vec![],
         ),
-        SimError::StepSizeUnderflow { t, h, .. } => {
-            d("StepSizeUnderflow", Some(*t), Some(*h), vec![], vec![])
-        }
+        SimError::StepSizeUnderflow { t, h, cause } => d(
+            "StepSizeUnderflow",
+            Some(*t),
+            Some(*h),
+            vec![],
+            underflow(cause).1,
+        ),
         SimError::TooManySteps { t, max_steps } => d(
             "TooManySteps",
             Some(*t),
@@ -182,6 +187,25 @@ fn diagnose(e: &SimError) -> Diagnosis {
     }
 }
 
+/// An underflow's cause by name (`unknown`, `unresolved`, `stagnant`) and its first and last
+/// rejected attempt at t as `first_h`, `first_error`, `last_h`, `last_error` (none for
+/// `unknown`).
+fn underflow(cause: &UnderflowCause) -> (&'static str, Vec<(&'static str, f64)>) {
+    let attempts = |first: &(f64, f64), last: &(f64, f64)| {
+        vec![
+            ("first_h", first.0),
+            ("first_error", first.1),
+            ("last_h", last.0),
+            ("last_error", last.1),
+        ]
+    };
+    match cause {
+        UnderflowCause::Unknown => ("unknown", vec![]),
+        UnderflowCause::Unresolved { first, last } => ("unresolved", attempts(first, last)),
+        UnderflowCause::Stagnant { first, last } => ("stagnant", attempts(first, last)),
+    }
+}
+
 /// The class `name` of `mbsim.errors`.
 fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("mbsim.errors")?.getattr(name)
@@ -233,6 +257,9 @@ pub fn to_py(py: Python<'_>, e: AppError) -> PyErr {
                 attrs.set_item("coordinates", coordinates(sim))?;
                 if let SimError::NonFiniteKernel { at, .. } = sim {
                     attrs.set_item("at", at)?;
+                }
+                if let SimError::StepSizeUnderflow { cause, .. } = sim {
+                    attrs.set_item("cause", underflow(cause).0)?;
                 }
                 let detail = PyDict::new(py);
                 for (k, v) in d.detail {

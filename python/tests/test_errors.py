@@ -88,3 +88,47 @@ def test_singular_mass_names_the_coordinates():
     assert sorted(e.coordinates) == ["phi1", "x1"]
     assert "it moves x1 (0), phi1 (2)" in str(e)
 
+
+
+def _rust_e(x: float) -> str:
+    """`x` as Rust's `{:.2e}` prints it (8.86e4, 6.02e-17), to find it in a message."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+@pytest.mark.parametrize(
+    ("options", "cause"),
+    [
+        # atol below round-off: the initialization stops at round-off (it failed before), the
+        # estimate then stays put as h shrinks (noise).
+        ({"rtol": 1e-14, "atol": 1e-30, "t_end": 0.03}, "stagnant"),
+        ({"rtol": 1e-14, "atol": 1e-16, "t_end": 0.03}, "unresolved"),
+        # One rejected attempt at the last t: too few to classify.
+        ({"rtol": 1e-12, "atol": 1e-13}, "unknown"),
+    ],
+    ids=["stagnant", "unresolved", "unknown"],
+)
+def test_step_size_underflow_carries_its_cause(andrews, options, cause):
+    with pytest.raises(mbsim.SimulationError) as info:
+        andrews.simulate(**options)
+    e = info.value
+    assert (e.kind, e.cause) == ("StepSizeUnderflow", cause), str(e)
+    assert e.t is not None and e.h is not None and 0.1 * e.h <= e.t * 2.0**-52
+    keys = ["first_h", "first_error", "last_h", "last_error"]
+    if cause == "unknown":
+        assert not any(k in e.detail for k in keys), e.detail
+        assert "fewer than two attempts" in str(e)
+        return
+    first_h, first_error, last_h, last_error = (e.detail[k] for k in keys)
+    assert e.h < last_h < first_h, e.detail
+    # The classification the runtime states: an estimate that fell by less than h did is noise.
+    assert (last_error > first_error * last_h / first_h) == (cause == "stagnant"), e.detail
+    # The attributes are the message's numbers.
+    for x in (first_h, first_error, last_h, last_error):
+        assert _rust_e(x) in str(e), (_rust_e(x), str(e))
+
+
+def test_other_errors_have_no_underflow_cause(andrews):
+    with pytest.raises(mbsim.SimulationError) as info:
+        andrews.simulate(max_steps=3)
+    assert info.value.cause is None

@@ -152,8 +152,9 @@ impl NewtonDiagnosis {
 /// the first and the last rejected attempt at the time it stopped.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum UnderflowCause {
-    /// No attempt at that time was rejected by its error estimate (the step was shortened
-    /// before, or by a method's own verdict).
+    /// Fewer than two attempts at that time were rejected by their error estimate, at
+    /// different step sizes: none (the step had been shortened before t was reached, or by a
+    /// method's own verdict) or one, and one (h, estimate) shows no trend with h.
     Unknown,
     /// The estimate fell as h shrank, faster than linearly, as a truncation error does: the
     /// solution changes faster near t than any step resolves.
@@ -174,10 +175,15 @@ pub enum UnderflowCause {
 
 impl UnderflowCause {
     /// From the first and the last rejected attempt at one time, `None` if there was none.
+    /// One attempt (`first == last`), or two at the same h, is [`UnderflowCause::Unknown`]:
+    /// how an estimate scales with h needs two step sizes.
     pub fn from_rejections(rejections: Option<((f64, f64), (f64, f64))>) -> Self {
         let Some((first, last)) = rejections else {
             return UnderflowCause::Unknown;
         };
+        if first.0 == last.0 {
+            return UnderflowCause::Unknown;
+        }
         // An estimate of order p ≥ 1 falls at least like h² when h shrinks.
         if last.1 > first.1 * (last.0 / first.0).abs() || last.1.is_nan() {
             UnderflowCause::Stagnant { first, last }
@@ -189,13 +195,22 @@ impl UnderflowCause {
     /// The plain-language diagnosis used by [`SimError::StepSizeUnderflow`]'s message.
     fn explain(&self) -> String {
         match self {
-            UnderflowCause::Unknown => String::new(),
+            UnderflowCause::Unknown => " (fewer than two attempts at t were rejected by their \
+                 error estimate, too few to tell a truncation error from noise: h was already \
+                 near the limit when t was reached)"
+                .to_string(),
             UnderflowCause::Unresolved { first, last } => format!(
-                " (the error estimate fell with h as a truncation error does, {:.2e} at h =                  {:.2e} to {:.2e} at h = {:.2e}: the solution changes faster near t than a step                  resolves: a pole, a discontinuity in the forces or a singular configuration;                  `mbsim check --at` names rank loss)",
+                " (the error estimate fell with h as a truncation error does, {:.2e} at h = \
+                 {:.2e} to {:.2e} at h = {:.2e}: the solution changes faster near t than a \
+                 step resolves: a pole, a discontinuity in the forces or a singular \
+                 configuration; `mbsim check --at` names rank loss)",
                 first.1, first.0, last.1, last.0
             ),
             UnderflowCause::Stagnant { first, last } => format!(
-                " (the error estimate did not shrink with h, {:.2e} at h = {:.2e} and still                  {:.2e} at h = {:.2e}: it measures noise, not truncation: round-off at the                  tolerance asked (loosen rtol/atol), or a drift correction's remainder met again                  by every attempt (try PStab))",
+                " (the error estimate did not shrink with h, {:.2e} at h = {:.2e} and still \
+                 {:.2e} at h = {:.2e}: it measures noise, not truncation: round-off at the \
+                 tolerance asked (loosen rtol/atol), or a drift correction's remainder met \
+                 again by every attempt (try PStab))",
                 first.1, first.0, last.1, last.0
             ),
         }

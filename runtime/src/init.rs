@@ -4,8 +4,9 @@
 //! 1. Positions: Gauss–Newton on Φ(t0, q) = 0 with minimum-norm corrections over the free
 //!    coordinates, δq = G_fᵀ(G_f G_fᵀ)⁻¹ Φ (solved through the augmented matrix with the
 //!    identity in the (1,1) block), where G_f is Φ_q with the fixed coordinates' columns
-//!    zeroed, so fixed coordinates never move. Stops at ‖Φ‖∞ ≤ `tol`. (Euclidean in q: the
-//!    guess is in the coordinates the user chose, and the fixed ones are what they asked for.)
+//!    zeroed, so fixed coordinates never move. Stops at ‖Φ‖∞ ≤ `tol`, floored at Φ's
+//!    round-off (`position_tolerance`). (Euclidean in q: the guess is in the coordinates
+//!    the user chose, and the fixed ones are what they asked for.)
 //! 2. Velocities: one projection onto G v + [Φ_t; b] = 0 (exact, the constraint is linear in
 //!    v) with the fixed velocities held, in the metric of [`VelocityMetric`]: by default the
 //!    smallest change of kinetic energy, min ½ (v − v0)ᵀ M (v − v0) subject to the
@@ -22,6 +23,7 @@
 //!    not positive definite on ker G (a massless coordinate the constraints leave free), the
 //!    minimiser is not unique and the accelerations are undefined: the factorization fails
 //!    with [`SimError::SingularKkt`], as the dynamics would.
+//!    Its residual is held to `tol` floored at its round-off (`velocity_tolerance`).
 //! 3. Accelerations and multipliers at t0 from the KKT solve.
 //!
 //! Fixed values come in two strengths: [`InitOptions::locked`] must hold (a failure is an
@@ -67,7 +69,10 @@ pub struct InitOptions {
     pub keep_v: Vec<usize>,
     /// The norm of the velocity correction, default [`VelocityMetric::Mass`].
     pub velocity_metric: VelocityMetric,
-    /// Target for ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞, default 1e-12.
+    /// Target for ‖Φ‖∞ and ‖G v + [Φ_t; b]‖∞, default 1e-12. A target below the round-off
+    /// of evaluating them is raised to it: 16 ε (1 + ‖q‖∞) for Φ, 64 ε ‖v‖∞ for the velocities,
+    /// so a tiny `tol` (a run's 0.1 · atol at atol 1e-30) stops at round-off instead of
+    /// failing.
     pub tol: f64,
     /// Gauss–Newton iteration limit, default 50.
     pub max_iterations: usize,
@@ -249,7 +254,8 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         loop {
             kernels::phi(sys, t0, &q, &mut pos.phi)?;
             let residual = inf_norm(&pos.phi);
-            if residual <= opts.tol {
+            let tol = position_tolerance(opts.tol, &q);
+            if residual <= tol {
                 return Ok((q, iterations, residual));
             }
             if iterations == opts.max_iterations || !residual.is_finite() {
@@ -257,13 +263,13 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
                     stage: InitStage::Positions,
                     residual,
                     iterations,
-                    violated: ViolatedRow::collect(&pos.phi, opts.tol, &sys.constraint_names()),
+                    violated: ViolatedRow::collect(&pos.phi, tol, &sys.constraint_names()),
                 });
             }
             eval_jacobian(sys, &mut pos, sparse, (t0, &q))?;
             hold(&mut pos, fixed, Metric::Identity);
             let names = sys.constraint_names();
-            stuck(pos.jacobian(), &pos.phi, opts.tol, &names).map_err(|violated| {
+            stuck(pos.jacobian(), &pos.phi, tol, &names).map_err(|violated| {
                 SimError::InitializationFailed {
                     stage: InitStage::Positions,
                     residual,
@@ -300,7 +306,8 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         let sparse = sparse_holds(sys, &mut vel, fixed, metric);
         eval_jacobian(sys, &mut vel, sparse, (t0, q))?;
         velocity_residual(sys, &mut vel, (t0, q, &v))?;
-        if inf_norm(&vel.vel_res) <= opts.tol {
+        let tol = velocity_tolerance(opts.tol, &v);
+        if inf_norm(&vel.vel_res) <= tol {
             return Ok((v, inf_norm(&vel.vel_res)));
         }
         match (metric, sparse) {
@@ -310,7 +317,7 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         }
         hold(&mut vel, fixed, metric);
         let names = sys.constraint_names();
-        stuck(vel.jacobian(), &vel.vel_res, opts.tol, &names).map_err(|violated| {
+        stuck(vel.jacobian(), &vel.vel_res, tol, &names).map_err(|violated| {
             SimError::InitializationFailed {
                 stage: InitStage::Velocities,
                 residual: inf_norm(&vel.vel_res),
@@ -327,7 +334,7 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         eval_jacobian(sys, &mut vel, sparse, (t0, q))?;
         velocity_residual(sys, &mut vel, (t0, q, &v))?;
         let residual = inf_norm(&vel.vel_res);
-        let bound = opts.tol.max(64.0 * f64::EPSILON * inf_norm(&v));
+        let bound = velocity_tolerance(opts.tol, &v);
         // NaN residuals fail too.
         if residual.is_nan() || residual > bound {
             return Err(SimError::InitializationFailed {
@@ -339,4 +346,41 @@ impl<S: ConstrainedSystem + ?Sized> Start<'_, S> {
         }
         Ok((v, residual))
     }
+}
+
+/// Round-off of Φ in units of ε (1 + ‖q‖∞): R = 16 (see `position_tolerance`).
+const POSITION_ROUND_OFF: f64 = 16.0;
+
+/// Round-off of G v + [Φ_t; b] in units of ε ‖v‖∞: 64, the bound the velocity stage has
+/// always checked its projection against.
+const VELOCITY_ROUND_OFF: f64 = 64.0;
+
+/// The ‖Φ‖∞ the positions stage stops at: `tol`, but not below Φ's round-off at q,
+/// R ε (1 + ‖q‖∞) with R = [`POSITION_ROUND_OFF`].
+///
+/// Derivation. A row Φ_i is a sum of terms (coordinates, lengths times functions of them);
+/// each floating-point operation errs by at most ε/2 relatively, so the computed Φ_i is off
+/// by up to about (k ε / 2) Σ |terms| for a sum k deep, and even an exact evaluation cannot
+/// get below what one unit in the last place of q changes, (ε / 2) Σ_j |∂Φ_i/∂q_j| |q_j|.
+/// The runtime does not see the terms; as the integrator's own check of the initial state
+/// does ([`crate::ConsistencyCheck::Auto`], 1e3 ε (1 + ‖q0‖∞)), it takes 1 + ‖q‖∞ as their
+/// magnitude, and a few ε of it (R = 16, room for sums of several terms) as the level Newton
+/// cannot go below. That is 62 times below the check's floor, so a state returned here always
+/// passes `Auto`. The floor binds only where `tol` < 16 ε (1 + ‖q‖∞) ≈ 3.6e-15 (1 + ‖q‖∞):
+/// with the default 1e-12, and with the CLI's 0.1 · atol wherever atol ≥ 3.6e-14 (1 + ‖q‖∞),
+/// the result is the one without a floor, bit for bit. Without it, Andrews' mechanism at
+/// atol 1e-30 (tol 1e-31) failed after 50 iterations with ‖Φ‖∞ = 3.5e-18 (`phi_4`, the only
+/// row above 1e-31): Newton had reached round-off. A model whose terms are far larger than its
+/// coordinates (lengths of 1e3 in angle coordinates) has a larger round-off than this
+/// estimate; it fails as before, naming the rows at round-off.
+pub(crate) fn position_tolerance(tol: f64, q: &[f64]) -> f64 {
+    tol.max(POSITION_ROUND_OFF * f64::EPSILON * (1.0 + inf_norm(q)))
+}
+
+/// The ‖G v + [Φ_t; b]‖∞ the velocity stage accepts: `tol`, but not below the round-off of
+/// the products G v, a few ε of their magnitude, estimated (as for Φ, without G's scale) by
+/// 64 ε ‖v‖∞ (`VELOCITY_ROUND_OFF`). It had bounded the check after the projection alone;
+/// it now also decides whether v0 needs a projection at all and which rows count as violated.
+pub(crate) fn velocity_tolerance(tol: f64, v: &[f64]) -> f64 {
+    tol.max(VELOCITY_ROUND_OFF * f64::EPSILON * inf_norm(v))
 }

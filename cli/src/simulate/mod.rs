@@ -197,7 +197,9 @@ pub fn prepare(
 }
 
 /// The consistent state nearest to `guess`: to a tenth of atol (the integrator's own check
-/// of the initial state uses the smallest atol), and at least to the default 1e-12.
+/// of the initial state uses the smallest atol), and at least to the default 1e-12; the
+/// runtime raises a tolerance below round-off to it (`InitOptions::tol`), so a tiny atol
+/// stops at round-off instead of failing.
 pub fn consistent(
     sys: &dyn ConstrainedSystem,
     guess: &super::state::Guess,

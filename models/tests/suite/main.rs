@@ -21,6 +21,7 @@ mod four_bar_chain;
 mod fresh;
 mod implicit_me451;
 mod include_generated;
+mod init_round_off;
 mod kinematics_paths;
 mod lagrange;
 mod macro_vs_interpreter;

@@ -12,8 +12,13 @@
   ``None`` when the failure has none), ``rows`` (the constraint rows at fault, by name),
   ``coordinates`` (the coordinates a motion without inertia moves, by name, when M is singular
   on the constraints' null space), ``at`` (for a non-finite kernel value: its entry by name,
-  e.g. ``"(`x1`, `phi2`)"``) and ``detail`` (the variant's other numbers: condition,
-  iterations, residual, ...).
+  e.g. ``"(`x1`, `phi2`)"``), ``cause`` (for a step-size underflow: what its rejected
+  attempts at t say, ``"unresolved"`` (the error estimate fell with h like a truncation
+  error), ``"stagnant"`` (it did not: noise) or ``"unknown"`` (fewer than two rejected
+  attempts at different step sizes); ``None`` for every other kind) and ``detail`` (the
+  variant's other numbers: condition, iterations, residual, ...; an underflow that is
+  unresolved or stagnant has its first and last rejected attempt there, ``first_h``,
+  ``first_error``, ``last_h``, ``last_error``).
 - ``ModelFileError``: a model file or string that does not build; the message is located
   (``file:line:col: what is wrong``), as the Rust compiler or ``mbsim generate`` shows it.
 - ``DistributedError``: a distributed sweep (``backend="ray"`` or ``"dask"``) could not
@@ -50,6 +55,7 @@ class SimulationError(MbsimError, RuntimeError):
     rows: list[str] = []
     coordinates: list[str] = []
     at: str | None = None
+    cause: str | None = None
     detail: dict[str, float] = {}
 
 

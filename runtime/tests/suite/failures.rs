@@ -127,11 +127,10 @@ fn a_pole_in_the_solution_is_a_step_size_underflow() {
     .unwrap_err();
     match err {
         SimError::StepSizeUnderflow { t, h, cause } => {
-            // The estimates fell with h: the solution is not resolved (a pole).
-            assert!(
-                matches!(cause, mbsim_runtime::UnderflowCause::Unresolved { .. }),
-                "{cause:?}"
-            );
+            // The steps shrink over accepted steps toward the pole, and at the last t a single
+            // attempt is rejected: one (h, estimate) shows no trend with h, so the cause is
+            // Unknown (it had read "Unresolved" from that one attempt compared with itself).
+            assert_eq!(cause, mbsim_runtime::UnderflowCause::Unknown);
             assert_within("underflow time", t, 0.99, 1.0);
             assert!(0.1 * h <= t * f64::EPSILON, "h = {h:e}");
         }
@@ -151,6 +150,9 @@ fn underflow_causes_follow_the_estimates() {
     assert_eq!(cause(first, last), C::Stagnant { first, last });
     let (first, last) = ((1e-3, 5.0), (1e-6, 2.0e-9)); // fell like h^3
     assert_eq!(cause(first, last), C::Unresolved { first, last });
+    // One rejected attempt (first = last), or two at one h: no trend with h to read.
+    assert_eq!(cause((6.02e-17, 35.4), (6.02e-17, 35.4)), C::Unknown);
+    assert_eq!(cause((6.02e-17, 35.4), (6.02e-17, 1e-9)), C::Unknown);
     let message = SimError::StepSizeUnderflow {
         t: 1.0,
         h: 1e-17,
@@ -161,6 +163,30 @@ fn underflow_causes_follow_the_estimates() {
         message.contains("measures noise, not truncation"),
         "{message}"
     );
+}
+
+/// Every cause's message is one line of single spaces (the format strings continue their
+/// lines with `\`, so no newline or indentation of the source leaks into the text).
+#[test]
+fn underflow_messages_have_no_runs_of_spaces() {
+    use mbsim_runtime::UnderflowCause as C;
+    let (first, last) = ((1e-3, 5.0), (1e-6, 2.0e-9));
+    for cause in [
+        C::Unknown,
+        C::Unresolved { first, last },
+        C::Stagnant { first, last },
+    ] {
+        let message = SimError::StepSizeUnderflow {
+            t: 1.0,
+            h: 1e-17,
+            cause,
+        }
+        .to_string();
+        assert!(
+            !message.contains("  ") && !message.contains('\n'),
+            "{message:?}"
+        );
+    }
 }
 
 #[test]
