@@ -187,9 +187,9 @@ fn diagnose(e: &SimError) -> Diagnosis {
     }
 }
 
-/// An underflow's cause by name (`unknown`, `unresolved`, `stagnant`) and its first and last
-/// rejected attempt at t as `first_h`, `first_error`, `last_h`, `last_error` (none for
-/// `unknown`).
+/// An underflow's cause by name (`unknown`, `unresolved`, `stagnant`, `crawl`) and its first
+/// and last rejected attempt at t as `first_h`, `first_error`, `last_h`, `last_error` (none
+/// for `unknown`; a crawl's window as `attempts` and `advanced`).
 fn underflow(cause: &UnderflowCause) -> (&'static str, Vec<(&'static str, f64)>) {
     let attempts = |first: &(f64, f64), last: &(f64, f64)| {
         vec![
@@ -203,6 +203,10 @@ fn underflow(cause: &UnderflowCause) -> (&'static str, Vec<(&'static str, f64)>)
         UnderflowCause::Unknown => ("unknown", vec![]),
         UnderflowCause::Unresolved { first, last } => ("unresolved", attempts(first, last)),
         UnderflowCause::Stagnant { first, last } => ("stagnant", attempts(first, last)),
+        UnderflowCause::Crawl { attempts, advanced } => (
+            "crawl",
+            vec![("attempts", *attempts as f64), ("advanced", *advanced)],
+        ),
     }
 }
 

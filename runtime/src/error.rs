@@ -171,6 +171,15 @@ pub enum UnderflowCause {
         /// The last one.
         last: (f64, f64),
     },
+    /// The steps were accepted but too short to finish: at the pace of its last `attempts`
+    /// attempts the run would need more than 10⁴ × `max_steps` attempts (`integrator/driver.rs`,
+    /// `CrawlWatch`).
+    Crawl {
+        /// The attempts of the window.
+        attempts: u64,
+        /// How far t advanced over them.
+        advanced: f64,
+    },
 }
 
 impl UnderflowCause {
@@ -212,6 +221,12 @@ impl UnderflowCause {
                  tolerance asked (loosen rtol/atol), or a drift correction's remainder met \
                  again by every attempt (try PStab))",
                 first.1, first.0, last.1, last.0
+            ),
+            UnderflowCause::Crawl { attempts, advanced } => format!(
+                " (the run advanced only {advanced:.2e} over its last {attempts} attempts: \
+                 its steps are accepted but crawl toward a point they cannot cross, where the \
+                 estimate measures noise proportional to h: a singular configuration \
+                 (`mbsim check --at` names rank loss) or a drift correction's remainder)"
             ),
         }
     }

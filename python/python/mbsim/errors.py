@@ -14,11 +14,13 @@
   on the constraints' null space), ``at`` (for a non-finite kernel value: its entry by name,
   e.g. ``"(`x1`, `phi2`)"``), ``cause`` (for a step-size underflow: what its rejected
   attempts at t say, ``"unresolved"`` (the error estimate fell with h like a truncation
-  error), ``"stagnant"`` (it did not: noise) or ``"unknown"`` (fewer than two rejected
-  attempts at different step sizes); ``None`` for every other kind) and ``detail`` (the
-  variant's other numbers: condition, iterations, residual, ...; an underflow that is
+  error), ``"stagnant"`` (it did not: noise), ``"crawl"`` (accepted steps too short to
+  finish: at the pace of its last 10⁵ attempts it would need more than 10⁴ × ``max_steps``) or ``"unknown"`` (fewer than two
+  rejected attempts at different step sizes); ``None`` for every other kind) and ``detail``
+  (the variant's other numbers: condition, iterations, residual, ...; an underflow that is
   unresolved or stagnant has its first and last rejected attempt there, ``first_h``,
-  ``first_error``, ``last_h``, ``last_error``).
+  ``first_error``, ``last_h``, ``last_error``; a crawl its window's ``attempts`` and how far
+  t ``advanced``).
 - ``ModelFileError``: a model file or string that does not build; the message is located
   (``file:line:col: what is wrong``), as the Rust compiler or ``mbsim generate`` shows it.
 - ``DistributedError``: a distributed sweep (``backend="ray"`` or ``"dask"``) could not

@@ -176,8 +176,10 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
         let (mut failure, mut failures): (Option<SimError>, usize) = (None, 0);
         // The first and the last attempt rejected at the current t: (h, error) each.
         let mut rejections: Option<((f64, f64), (f64, f64))> = None;
+        let mut crawl = CrawlWatch::new(self.t0, self.t_end, self.common.max_steps);
         loop {
             self.check_limit(t, stats)?;
+            crawl.check(t, h, stats.nstep + stats.failed)?;
             if 0.1 * h.abs() <= t.abs() * f64::EPSILON || h < f64::MIN_POSITIVE {
                 // If the step shrank because attempts kept failing, that failure is the cause.
                 let cause = crate::error::UnderflowCause::from_rejections(rejections);
@@ -413,5 +415,100 @@ impl<S: ConstrainedSystem + ?Sized, O: Observer + ?Sized> Run<'_, S, O> {
             }
         }
         solution
+    }
+}
+
+/// Attempts over which an adaptive run's pace is measured ([`CrawlWatch`]).
+pub(crate) const CRAWL_WINDOW: usize = 100_000;
+
+/// A run whose last window's pace would need more than this many times `max_steps` attempts
+/// to finish crawls ([`CrawlWatch`]).
+pub(crate) const CRAWL_PACE: f64 = 1e4;
+
+/// A run that crawls: steps accepted but so short that at the pace of the last
+/// [`CRAWL_WINDOW`] attempts it would need more than [`CRAWL_PACE`] × `max_steps` attempts to
+/// finish (default 10¹¹: less than 1e-6 of the span per window), while not short enough for
+/// the underflow test (0.1 h ≤ ε |t|). Such a run never finishes within `max_steps`: it would
+/// end as [`SimError::TooManySteps`] after up to 10⁷ attempts. Measured: RKSTAB with the hybrid
+/// on the IFToMM A02 crank form at rtol 1e-11 took 1.55 million attempts over its last
+/// 1.1e-5 s toward the singular position at t = 6.6183866 (steps of 2e-10 with estimates
+/// ~0.3 proportional to h, then of 1.6e-13 with 0.44, at which the controller's factor is 1),
+/// 2.5 minutes of CPU, before it stopped there. With the watch it stops as a step-size
+/// underflow with [`crate::UnderflowCause::Crawl`] after one window inside the crawl (which
+/// the run loop then names as a singular configuration when G is rank deficient there).
+struct CrawlWatch {
+    span: f64,
+    fraction: f64,
+    mark: (f64, usize),
+}
+
+impl CrawlWatch {
+    fn new(t0: f64, t_end: f64, max_steps: usize) -> Self {
+        Self {
+            span: (t_end - t0).abs(),
+            fraction: CRAWL_WINDOW as f64 / (CRAWL_PACE * max_steps as f64),
+            mark: (t0, 0),
+        }
+    }
+
+    /// At `attempts` attempts so far, at t with the next step h: an error if the last window
+    /// advanced less than its share of the span.
+    fn check(&mut self, t: f64, h: f64, attempts: usize) -> Result<(), SimError> {
+        if attempts < self.mark.1 + CRAWL_WINDOW {
+            return Ok(());
+        }
+        let advanced = (t - self.mark.0).abs();
+        if advanced < self.fraction * self.span {
+            let cause = crate::error::UnderflowCause::Crawl {
+                attempts: (attempts - self.mark.1) as u64,
+                advanced,
+            };
+            return Err(SimError::StepSizeUnderflow { t, h, cause });
+        }
+        self.mark = (t, attempts);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Attempts of `step` each from t0 = 6.6 over a 20 s span, at the default `max_steps`:
+    /// whether the watch stops the run within two windows.
+    fn stops(step: f64) -> bool {
+        let mut watch = CrawlWatch::new(6.6, 26.6, 10_000_000);
+        (0..2 * CRAWL_WINDOW + 1).any(|i| watch.check(6.6 + i as f64 * step, step, i).is_err())
+    }
+
+    #[test]
+    fn a_crawl_stops_and_a_slow_run_does_not() {
+        // The hybrid's crawl on the A02 crank form: ~2e-10 s per attempt, then 1.6e-13.
+        assert!(stops(1.9e-10));
+        assert!(stops(1.6e-13));
+        // 2e-10 s per attempt is 2e-5 s per window, 1e-6 of the span: the pace at which the
+        // run would need 10¹¹ attempts; a little faster passes.
+        assert!(!stops(2.1e-10));
+        // An ordinary run (1e-4 s per attempt).
+        assert!(!stops(1e-4));
+    }
+
+    #[test]
+    fn a_crawl_is_a_step_size_underflow_with_its_window() {
+        // A run (segment) from t0 = 6.6 over 20 s.
+        let mut watch = CrawlWatch::new(6.6, 26.6, 10_000_000);
+        let err = (0..=CRAWL_WINDOW)
+            .find_map(|i| watch.check(6.6 + i as f64 * 1e-13, 1e-13, i).err())
+            .expect("stops");
+        match err {
+            SimError::StepSizeUnderflow {
+                cause: crate::UnderflowCause::Crawl { attempts, advanced },
+                ..
+            } => {
+                assert_eq!(attempts, CRAWL_WINDOW as u64);
+                assert!((advanced - 1e-8).abs() < 1e-12, "{advanced}");
+            }
+            e => panic!("expected a crawl, got {e:?}"),
+        }
     }
 }

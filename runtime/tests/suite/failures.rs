@@ -175,6 +175,10 @@ fn underflow_messages_have_no_runs_of_spaces() {
         C::Unknown,
         C::Unresolved { first, last },
         C::Stagnant { first, last },
+        C::Crawl {
+            attempts: 100_000,
+            advanced: 1.6e-8,
+        },
     ] {
         let message = SimError::StepSizeUnderflow {
             t: 1.0,
