@@ -36,6 +36,23 @@
 //!   measures the independent crank, which its correction leaves alone (above). Under S-full
 //!   the same rule fired at passages only, but made the body form at 1e-10 less accurate
 //!   (2.7e-8 → 2.4e-6, with the estimate condition 1.1e-4), so S-full keeps the rules above.
+//! - a jump is taken as the signature too, under GCP and the hybrid: a rejection whose
+//!   estimate exceeds [`JUMP_ESTIMATE`] (100). Measured on the crank form with the hybrid at
+//!   rtol 1e-11: the step from 6.6075 of 1.06e-2 across the passage at t* = 6.6183866 was
+//!   rejected with 263 (the accepted steps before it had 0.3), where RKSTAB/PStab crosses with
+//!   one step of 1.1e-2 and estimate 0.14. The creep rule marked the signature only at the
+//!   fifth rejection, 1.8e-4 before t*, and from there every PStab attempt that crossed t* was
+//!   rejected, the steps shrank ∝ t* − t, and the estimates turned to noise proportional to
+//!   h (1.55 million attempts; the run stopped at t*). Taken at the first such rejection, the
+//!   PStab attempts begin 1.1e-2 before t* and cross it as a PStab run does. Over the 20 s
+//!   (`passages -- stabilizations gcp hybrid`, 1e-4 … 1e-12, both forms): the hybrid's crank
+//!   form at 1e-11 / 1e-12 passes with 6.2e-8 / 4.0e-9 (stopped at 6.618 / 0.7216), GCP's and
+//!   the hybrid's body form at 1e-12 with 1.8e-8 / 6.2e-8 (1.1e-4 / 5.4e-3), the body form at
+//!   1e-11 GCP 1.9e-7 → 4.9e-8, the hybrid 1.1e-6 → 7.6e-8; five more cells moved by ≤ 30 %
+//!   (crank GCP 1e-11 3.94e-8 → 4.00e-8, 1e-12 4.4e-9 → 3.5e-9, hybrid 1e-10 3.93e-7 →
+//!   3.97e-7; body hybrid 1e-7 8.02e-4 → 7.85e-4, 1e-10 6.52e-7 → 6.79e-7), the 25 others are
+//!   unchanged; so are the 32 reproduction tables and the conformance snapshot (no rejection
+//!   there reaches 100 under GCP or the hybrid).
 //!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
@@ -52,6 +69,16 @@ const SIGNATURE_ORDER: i32 = 2;
 /// Rejections in one approach that make a creep (module docs), with the step shrunk
 /// [`CREEP_SHRINK`]-fold and the estimate not falling like truncation.
 const CREEP_REJECTIONS: usize = 4;
+
+/// An estimate this large on a rejection under GCP or the hybrid marks the signature at once
+/// (module docs, "a jump"). The controller chooses each step for an estimate of about 0.6
+/// (its safety factor 0.9 to the fifth power), so an estimate above 100 means its error model
+/// was off more than 150-fold: a passage (the A02 chain's first crossings measured 263 …
+/// 1.6e8), a discontinuity in the forces or a poor first step. In every case the attempts from
+/// there projected by PStab are a valid stabilization, and the chosen control resumes after
+/// the zone; in the suite only the passages reach it (the conformance snapshot and the
+/// reproductions did not change).
+const JUMP_ESTIMATE: f64 = 100.0;
 
 /// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`], makes a creep.
 const CREEP_SHRINK: f64 = 10.0;
@@ -137,7 +164,7 @@ impl PassageProjection {
                     Some((t, t + h))
                 }
             };
-            if self.creeps(h, error) {
+            if self.creeps(h, error) || (self.creep && error > JUMP_ESTIMATE) {
                 self.signature.mark(t);
                 self.zone = self.approach.map(beyond);
                 return true;

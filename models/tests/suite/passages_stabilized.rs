@@ -87,7 +87,10 @@ fn without_the_guard_no_stabilization_stops_at_the_second_passage() {
 /// already). And the hybrid on the crank form at 1e-8, which folded onto another branch at
 /// t ≈ 13.29. At 1e-11, GCP on the crank form (stopped at 10.55 while its steps crept up on
 /// the passage) and the hybrid on the body form (stopped at 4.654), which a creep now hands to
-/// PStab too. Bounds 10× the measured values (in the comments). ~6 s of thread CPU.
+/// PStab too. At 1e-11 / 1e-12 the hybrid on the crank form (stopped at 6.618 / 0.7216) and at
+/// 1e-12 GCP and the hybrid on the body form (finished 1.1e-4 / 5.4e-3 off), which a rejection
+/// with an estimate above 100 now hands to PStab at once. Bounds 10× the measured values (in
+/// the comments). ~12 s of thread CPU.
 #[test]
 fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
     let t_end = 20.0;
@@ -97,13 +100,17 @@ fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
     let cells = [
         (s_full, 1e-10, Form::Angles, 4.2e-6), // 4.11e-7
         (gcp, 1e-10, Form::Angles, 3.7e-6),    // 3.61e-7
-        (hybrid, 1e-10, Form::Angles, 4.0e-6), // 3.93e-7
+        (hybrid, 1e-10, Form::Angles, 4.0e-6), // 3.97e-7
         (hybrid, 1e-8, Form::Angles, 4.5e-4),  // 4.47e-5
         (s_full, 1e-10, Form::Bodies, 2.8e-7), // 2.72e-8
         (gcp, 1e-10, Form::Bodies, 3.1e-6),    // 3.04e-7
-        (hybrid, 1e-10, Form::Bodies, 6.6e-6), // 6.52e-7
-        (gcp, 1e-11, Form::Angles, 4.0e-7),    // 3.94e-8
-        (hybrid, 1e-11, Form::Bodies, 1.2e-5), // 1.11e-6
+        (hybrid, 1e-10, Form::Bodies, 6.8e-6), // 6.79e-7
+        (gcp, 1e-11, Form::Angles, 4.1e-7),    // 4.00e-8
+        (hybrid, 1e-11, Form::Bodies, 7.6e-7), // 7.57e-8
+        (hybrid, 1e-11, Form::Angles, 6.3e-7), // 6.22e-8
+        (hybrid, 1e-12, Form::Angles, 4.0e-8), // 3.97e-9
+        (gcp, 1e-12, Form::Bodies, 1.8e-7),    // 1.75e-8
+        (hybrid, 1e-12, Form::Bodies, 6.3e-7), // 6.23e-8
     ];
     for (stabilization, rtol, form, bound) in cells {
         let cell = measure_stabilized((stabilization, false), rtol, form, t_end, &reference);

@@ -433,9 +433,11 @@ pub(crate) const CRAWL_PACE: f64 = 1e4;
 /// on the IFToMM A02 crank form at rtol 1e-11 took 1.55 million attempts over its last
 /// 1.1e-5 s toward the singular position at t = 6.6183866 (steps of 2e-10 with estimates
 /// ~0.3 proportional to h, then of 1.6e-13 with 0.44, at which the controller's factor is 1),
-/// 2.5 minutes of CPU, before it stopped there. With the watch it stops as a step-size
+/// 2.5 minutes of CPU, before it stopped there. With the watch it stopped as a step-size
 /// underflow with [`crate::UnderflowCause::Crawl`] after one window inside the crawl (which
-/// the run loop then names as a singular configuration when G is rank deficient there).
+/// the run loop then names as a singular configuration when G is rank deficient there),
+/// after 18 s; that run now passes (`rkstab_passage.rs`, "a jump"), the watch stays for the
+/// next run that crawls.
 struct CrawlWatch {
     span: f64,
     fraction: f64,
