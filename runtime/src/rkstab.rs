@@ -11,7 +11,7 @@
 //!    sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|);
 //! 6. the layer's adaptive controller (Hairer's, p = 4; `integrator/controller.rs`).
 //!
-//! Under S-full, GCP, the hybrid, S-both and GGᵀ, the attempts across a singular passage (G losing rank) are
+//! Under S-full, GCP and the hybrid, the attempts across a singular passage (G losing rank) are
 //! projected by PStab instead (`rkstab_passage.rs`), where those corrections' estimates
 //! measure noise or their matrices turn singular.
 //!
@@ -221,8 +221,7 @@ struct Dopri5 {
     dense: DenseOutput,
     /// Whether the singular-passage guard is on ([`Rkstab::passage_guard`]).
     passage_guard: bool,
-    /// PStab across singular passages under S-full, GCP, the hybrid, S-both and GGᵀ
-    /// (`rkstab_passage.rs`).
+    /// PStab across singular passages under S-full, GCP and the hybrid (`rkstab_passage.rs`).
     passage: Option<PassageProjection>,
 }
 

@@ -1,5 +1,5 @@
 //! RKSTAB's attempts across a singular passage under the projection-complete drift controls
-//! (S-full, GCP, the hybrid) and S-both and GGᵀ: PStab instead of the chosen correction once the rejections show
+//! (S-full, GCP, the hybrid): PStab instead of the chosen correction once the rejections show
 //! the passage's noise signature (`stabilize/signature.rs`).
 //!
 //! On the A02 chain at rtol 1e-10 these controls stopped at a passage where PStab crosses in
@@ -54,18 +54,6 @@
 //!   unchanged; so are the 32 reproduction tables and the conformance snapshot (no rejection
 //!   there reaches 100 under GCP or the hybrid).
 //!
-//! S-both and GGᵀ take the same rules as GCP and the hybrid (creep and jump). S-both on the
-//! crank form at 1e-11 / 1e-12 underflowed at the first passage (t = 1.2433 / 1.2419, its one
-//! pass's remainder met again by every attempt) and on the body form at 1e-8 at 5.196; GGᵀ on
-//! the crank form at 1e-12 ended 6.8e-4 off. Now every cell of both passes from 1e-4 to 1e-12
-//! on both forms: S-both crank 1e-11 / 1e-12 4.1e-8 / 5.2e-9, body 1e-8 2.2e-6, 1e-12 3.9e-9;
-//! GGᵀ crank 1e-12 4.3e-9, body 1e-10 / 1e-11 / 1e-12 1.25e-7 → 1.0e-8, 2.7e-7 → 4.4e-8,
-//! 2.2e-8 → 1.2e-7; their crank cells from 1e-6 to 1e-10 are unchanged. Not for the drift-only
-//! controls (none, Baumgarte, velocity-only, the continuous ones): there the rules fired in
-//! Chin's reproductions of the unstabilized drift (Table P5 stopped at t = 0.124 and failed
-//! its checks; P5-Baumgarte, 4.1, 4.7, P8, P10, P11 changed), though on the chain they carried
-//! velocity-only and Baumgarte at 1e-6 … 1e-10 (54 and 74 rad off before at 1e-6).
-//!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
 //! corrections never fail are bit-identical. The attempts and steps are reported in
@@ -119,15 +107,11 @@ pub(crate) struct PassageProjection {
 }
 
 impl PassageProjection {
-    /// For the controls that take it (S-full, GCP, the hybrid, S-both, GGᵀ), else `None`.
+    /// For the controls that need it (S-full, GCP, the hybrid), else `None`.
     pub(crate) fn for_control(kind: Stabilization, dims: Dims, pstab: Stabilizer) -> Option<Self> {
         let needed = matches!(
             kind,
-            Stabilization::SFull
-                | Stabilization::Partitioned(_)
-                | Stabilization::Hybrid(_)
-                | Stabilization::SBoth
-                | Stabilization::GGt
+            Stabilization::SFull | Stabilization::Partitioned(_) | Stabilization::Hybrid(_)
         );
         (needed && dims.constraint_rows() > 0).then(|| Self {
             pstab,
