@@ -76,8 +76,8 @@ const CREEP_REJECTIONS: usize = 4;
 /// was off more than 150-fold: a passage (the A02 chain's first crossings measured 263 …
 /// 1.6e8), a discontinuity in the forces or a poor first step. In every case the attempts from
 /// there projected by PStab are a valid stabilization, and the chosen control resumes after
-/// the zone; in the suite only the passages reach it (the conformance snapshot and the
-/// reproductions did not change).
+/// the zone. With the rule the conformance snapshot and the 32 reproduction tables did not
+/// change.
 const JUMP_ESTIMATE: f64 = 100.0;
 
 /// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`], makes a creep.

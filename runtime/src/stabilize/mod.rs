@@ -362,9 +362,9 @@ impl Stabilizer {
         datol: f64,
         factored: &mut KktWorkspace,
     ) -> Result<bool, SimError> {
-        let reuse = self.projects_with_dynamics_matrix();
-        self.factors_elsewhere = reuse;
-        let result = self.apply_with(sys, t, h, q, v, datol, reuse.then_some(factored));
+        // Only where the factors are lent (`apply_factored`): own factors are at the point.
+        self.factors_elsewhere = self.projects_with_dynamics_matrix();
+        let result = self.apply_factored(sys, t, h, q, v, datol, factored);
         self.factors_elsewhere = false;
         result
     }
