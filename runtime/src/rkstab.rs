@@ -11,7 +11,7 @@
 //!    sk_i = atol_i + rtol_i max(|z_n,i|, |z_{n+1},i|);
 //! 6. the layer's adaptive controller (Hairer's, p = 4; `integrator/controller.rs`).
 //!
-//! Under S-full, GCP and the hybrid, the attempts across a singular passage (G losing rank) are
+//! Under S-full, GCP, the hybrid, S-both and GGᵀ, the attempts across a singular passage (G losing rank) are
 //! projected by PStab instead (`rkstab_passage.rs`), where those corrections' estimates
 //! measure noise or their matrices turn singular.
 //!
@@ -221,7 +221,8 @@ struct Dopri5 {
     dense: DenseOutput,
     /// Whether the singular-passage guard is on ([`Rkstab::passage_guard`]).
     passage_guard: bool,
-    /// PStab across singular passages under S-full, GCP and the hybrid (`rkstab_passage.rs`).
+    /// PStab across singular passages under S-full, GCP, the hybrid, S-both and GGᵀ
+    /// (`rkstab_passage.rs`).
     passage: Option<PassageProjection>,
 }
 
@@ -259,9 +260,14 @@ impl Dopri5 {
         t: f64,
         h: f64,
     ) -> Result<(), SimError> {
-        let stab = &mut self.stab;
+        let (stab, passage) = (&mut self.stab, &mut self.passage);
         let scratch = (&mut self.stage[..], &mut self.znew[..]);
-        let spread = |spread: f64| stab.note_spread(spread);
+        let spread = |spread: f64| {
+            stab.note_spread(spread);
+            if let Some(p) = passage {
+                p.note_spread(spread);
+            }
+        };
         dopri5_stages(
             (sys, &mut self.rhs),
             (t, h),
@@ -453,6 +459,9 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
         };
         self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
         self.stab.note_spread(self.rhs.last_spread());
+        if let Some(p) = &mut self.passage {
+            p.note_spread(self.rhs.last_spread());
+        }
         let error = self.error_norm(h);
         if let Some(p) = &mut self.passage
             && p.shows_signature(t, h, error)

@@ -1,6 +1,6 @@
 //! RKSTAB's attempts across a singular passage under the projection-complete drift controls
-//! (S-full, GCP, the hybrid): PStab instead of the chosen correction once the rejections show
-//! the passage's noise signature (`stabilize/signature.rs`).
+//! (S-full, GCP, the hybrid) and S-both and GGᵀ: PStab instead of the chosen correction once
+//! the rejections show the passage's noise signature (`stabilize/signature.rs`).
 //!
 //! On the A02 chain at rtol 1e-10 these controls stopped at a passage where PStab crosses in
 //! one regular step (README, "Singular passages under RKSTAB's drift controls"): the steps
@@ -54,6 +54,38 @@
 //!   unchanged; so are the 32 reproduction tables and the conformance snapshot (no rejection
 //!   there reaches 100 under GCP or the hybrid).
 //!
+//! S-both and GGᵀ take these rules too, bounded by the rank loss they are for: the spanning
+//! signature, the creep and the jump count only while the largest KKT pivot spread since the
+//! last accepted step exceeds [`RANK_LOSS_GROWTH`] (10) times the run's first. Unbounded, the
+//! spanning signature fired on Andrews under GGᵀ at rtol 1e-5 (5 passage attempts, from
+//! rejections of steps not yet in the asymptotic regime) though the spread there never grew
+//! over the run's first (0.003 … 1.0 of it at every rejection). On the A02 chain the spread
+//! grows ~ 1/d² at distance d from a horizontal position (body form 4.4 at t0, 3.4e4 … 8.6e5
+//! at the passages its steps land near); a bound of 10² missed the body form's approach at
+//! rtol 1e-12, whose estimates had stalled at spread growth 16 already. There, and wherever
+//! the estimate does not fall at all, a stall counts as well, without the spread: the
+//! [`CREEP_REJECTIONS`]th rejection in one approach with a step [`STALL_SHRINK`] (100) times
+//! shorter than the first's and an estimate that fell by less than h / h_1 (truncation would
+//! have fallen by 10¹⁰) — a run stalled so underflows anyway (S-both, body form, 1e-12: 20 … 42
+//! rejections, estimates 1.0 … 2.3 at h / h_1 ≈ 0.009). Measured over the 20 s, 1e-4 … 1e-12,
+//! both forms (`passages -- stabilizations s-both ggt`), before → after:
+//! - S-both, crank form, 1e-11 / 1e-12: step-size underflows at the first passage (t =
+//!   1.2433 / 1.2419, its one pass's remainder met again by every attempt) → 4.05e-8 / 5.2e-9;
+//! - S-both, body form, 1e-8 … 1e-12: underflows at t = 5.175, 4.652, 0.7207, 0.7127, 0.6950
+//!   → 2.2e-6, 2.6e-7, 1.75e-8, 4.5e-8, 6.9e-9;
+//! - GGᵀ, crank form, 1e-12: 6.8e-4 → 4.3e-9 (1e-11: 3.69e-8 → 4.06e-8);
+//! - GGᵀ, body form, 1e-10 / 1e-11 / 1e-12: 1.25e-7 → 1.04e-8, 2.7e-7 → 4.4e-8, 2.2e-8 →
+//!   1.2e-7 (worse, still within 10⁵ rtol; with the rules off but the stall on it measured
+//!   1.2e-6: the phase at this tolerance moves with every change of the passage steps);
+//! - S-both crank 1e-10: the same error, NFCN 9 218 → 9 364; the 23 other cells are unchanged, and so are the 32 reproduction tables, the conformance
+//!   snapshot and Andrews' statistics snapshot.
+//!
+//! Not for the drift-only controls (none, Baumgarte, velocity-only, the continuous ones):
+//! there the unbounded rules fired in Chin's reproductions of the unstabilized drift (Table
+//! P5 stopped at t = 0.124 and failed its checks; P5-Baumgarte, 4.1, 4.7, P8, P10, P11
+//! changed), though on the chain they carried velocity-only and Baumgarte at 1e-6 … 1e-10 (54
+//! and 74 rad off before at 1e-6).
+//!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
 //! corrections never fail are bit-identical. The attempts and steps are reported in
@@ -80,6 +112,15 @@ const CREEP_REJECTIONS: usize = 4;
 /// change.
 const JUMP_ESTIMATE: f64 = 100.0;
 
+/// The growth of the KKT pivot spread over the run's first that the signature, creep and jump
+/// rules need under S-both and GGᵀ (module docs): one decade, where Andrews' rejections stayed
+/// at ≤ 1.0 and the A02 chain's stalled approach at rtol 1e-12 had reached 16.
+const RANK_LOSS_GROWTH: f64 = 1e1;
+
+/// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`] and an estimate
+/// that does not fall even like h, makes a stall (S-both and GGᵀ).
+const STALL_SHRINK: f64 = 1e2;
+
 /// The shrink of the step over an approach that, with [`CREEP_REJECTIONS`], makes a creep.
 const CREEP_SHRINK: f64 = 10.0;
 
@@ -104,14 +145,23 @@ pub(crate) struct PassageProjection {
     zone: Option<(f64, f64)>,
     /// The t whose accepted state PStab projected before the first passage attempt from it.
     pub(crate) start_projected: Option<f64>,
+    /// The KKT pivot spreads: the run's first, and the largest since the last accepted step.
+    spread: (f64, f64),
+    /// The spread growth over the run's first that the creep and jump rules need (S-both
+    /// and GGᵀ, module docs); `None` where they need none.
+    rank_loss_growth: Option<f64>,
 }
 
 impl PassageProjection {
-    /// For the controls that need it (S-full, GCP, the hybrid), else `None`.
+    /// For the controls that take it (S-full, GCP, the hybrid, S-both, GGᵀ), else `None`.
     pub(crate) fn for_control(kind: Stabilization, dims: Dims, pstab: Stabilizer) -> Option<Self> {
         let needed = matches!(
             kind,
-            Stabilization::SFull | Stabilization::Partitioned(_) | Stabilization::Hybrid(_)
+            Stabilization::SFull
+                | Stabilization::Partitioned(_)
+                | Stabilization::Hybrid(_)
+                | Stabilization::SBoth
+                | Stabilization::GGt
         );
         (needed && dims.constraint_rows() > 0).then(|| Self {
             pstab,
@@ -123,7 +173,30 @@ impl PassageProjection {
             creep: !matches!(kind, Stabilization::SFull),
             zone: None,
             start_projected: None,
+            spread: (f64::NAN, 0.0),
+            rank_loss_growth: matches!(kind, Stabilization::SBoth | Stabilization::GGt)
+                .then_some(RANK_LOSS_GROWTH),
         })
+    }
+
+    /// Note the KKT pivot spread of a right-hand side's factorization.
+    pub(crate) fn note_spread(&mut self, spread: f64) {
+        if !spread.is_finite() {
+            return;
+        }
+        if self.spread.0.is_nan() {
+            self.spread.0 = spread;
+        }
+        self.spread.1 = self.spread.1.max(spread);
+    }
+
+    /// Whether G is losing rank as far as the signature, creep and jump rules need: the largest
+    /// spread since the last accepted step grew [`RANK_LOSS_GROWTH`]-fold over the run's first
+    /// (S-both and GGᵀ); always under S-full, GCP and the hybrid.
+    fn rank_loss_shown(&self) -> bool {
+        let (first, peak) = self.spread;
+        self.rank_loss_growth
+            .is_none_or(|growth| peak > growth * first)
     }
 
     /// Whether the attempt (t, h), before its projection, goes to PStab: an attempt from t
@@ -141,7 +214,7 @@ impl PassageProjection {
     /// Whether the attempt (t, h) with estimate `error` of the chosen control shows the
     /// signature; if so its zone is the approach's span.
     pub(crate) fn shows_signature(&mut self, t: f64, h: f64, error: f64) -> bool {
-        let shows = self.signature.test(t, h, error);
+        let shows = self.rank_loss_shown() && self.signature.test(t, h, error);
         if shows {
             self.zone = self.approach.or(Some((t, t + h))).map(beyond);
         } else if error > 1.0 || error.is_nan() {
@@ -164,13 +237,26 @@ impl PassageProjection {
                     Some((t, t + h))
                 }
             };
-            if self.creeps(h, error) || (self.creep && error > JUMP_ESTIMATE) {
+            let rule = self.creeps(h, error) || (self.creep && error > JUMP_ESTIMATE);
+            if (rule && self.rank_loss_shown()) || self.stalls(h, error) {
                 self.signature.mark(t);
                 self.zone = self.approach.map(beyond);
                 return true;
             }
         }
         shows
+    }
+
+    /// A stall (S-both and GGᵀ, module docs, without the spread bound): [`CREEP_REJECTIONS`] rejections in one approach,
+    /// the latest with a step [`STALL_SHRINK`] times shorter than the first's and an estimate
+    /// that fell by less than h / h_1.
+    fn stalls(&self, h: f64, error: f64) -> bool {
+        let (count, first_h, first_error) = self.approach_rejections;
+        let ratio = h.abs() / first_h;
+        self.rank_loss_growth.is_some()
+            && count >= CREEP_REJECTIONS
+            && ratio * STALL_SHRINK <= 1.0
+            && error > first_error * ratio
     }
 
     /// The creep of a passage (module docs): [`CREEP_REJECTIONS`] rejections in one approach,
@@ -200,6 +286,7 @@ impl PassageProjection {
     /// The step was accepted.
     pub(crate) fn note_accepted(&mut self) {
         self.signature.note_accepted();
+        self.spread.1 = 0.0;
         if self.pending {
             self.pstab.note_accepted();
             self.counts.1 += 1;

@@ -37,7 +37,7 @@ fn every_drift_control_carries_the_body_chain_with_the_guard() {
     let bounds = [
         2.4e-5, // PStab 2.34e-6
         7.5e-5, // S-full 7.44e-6 (7.66e-6 before its passage attempts were projected by PStab)
-        2.1e-5, // S-both 2.04e-6 (stopped at t = 5.196 without the guard)
+        2.1e-5, // S-both 2.04e-6 (without the guard: stopped at t = 5.196 before its passage rules, 2.18e-6 with them)
         7.7e-6, // velocity-only 7.62e-7 (1.244)
         2.2e-5, // GGᵀ 2.17e-6
         2.6e-4, // Baumgarte 2.56e-5 (1.244)
@@ -89,14 +89,18 @@ fn without_the_guard_no_stabilization_stops_at_the_second_passage() {
 /// the passage) and the hybrid on the body form (stopped at 4.654), which a creep now hands to
 /// PStab too. At 1e-11 / 1e-12 the hybrid on the crank form (stopped at 6.618 / 0.7216) and at
 /// 1e-12 GCP and the hybrid on the body form (finished 1.1e-4 / 5.4e-3 off), which a rejection
-/// with an estimate above 100 now hands to PStab at once. Bounds 10× the measured values (in
-/// the comments). ~12 s of thread CPU.
+/// with an estimate above 100 now hands to PStab at once. S-both on the crank form at 1e-12
+/// (underflowed at 1.2419) and on the body form at 1e-8 / 1e-10 / 1e-12 (underflowed at 5.175
+/// / 0.7207 / 0.6950), GGᵀ on the crank form at 1e-12 (ended 6.8e-4 off), which take the same
+/// rules where the KKT pivot spread shows the rank loss, and the stall rule (the body form's
+/// S-both at 1e-12). Bounds 10× the measured values (in the comments). ~16 s of thread CPU.
 #[test]
 fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
     let t_end = 20.0;
     let reference = reduction(&output_times(t_end));
     let all = stabilizations();
     let (s_full, gcp, hybrid) = (all[1], all[7], all[8]);
+    let (s_both, ggt) = (all[2], all[4]);
     let cells = [
         (s_full, 1e-10, Form::Angles, 4.2e-6), // 4.11e-7
         (gcp, 1e-10, Form::Angles, 3.7e-6),    // 3.61e-7
@@ -111,6 +115,11 @@ fn projection_complete_controls_cross_every_passage_at_tight_tolerance() {
         (hybrid, 1e-12, Form::Angles, 4.0e-8), // 3.97e-9
         (gcp, 1e-12, Form::Bodies, 1.8e-7),    // 1.75e-8
         (hybrid, 1e-12, Form::Bodies, 6.3e-7), // 6.23e-8
+        (s_both, 1e-12, Form::Angles, 5.3e-8), // 5.20e-9
+        (s_both, 1e-8, Form::Bodies, 2.2e-5),  // 2.18e-6
+        (s_both, 1e-10, Form::Bodies, 1.8e-7), // 1.75e-8
+        (s_both, 1e-12, Form::Bodies, 6.9e-8), // 6.86e-9
+        (ggt, 1e-12, Form::Angles, 4.3e-8),    // 4.28e-9
     ];
     for (stabilization, rtol, form, bound) in cells {
         let cell = measure_stabilized((stabilization, false), rtol, form, t_end, &reference);
