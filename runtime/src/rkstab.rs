@@ -57,9 +57,11 @@ pub struct Rkstab {
     /// The singular-passage guard (`stabilize/passage.rs`): under the drift controls that
     /// leave a drift at the accepted state (none, Baumgarte, velocity-only, S-both, the
     /// continuous ones), project that state with PStab before an attempt when the KKT pivot
-    /// spread says G is losing rank. Default off (the pure drift control): it carries the
-    /// A02 chain's body form where those controls stop, but stopped its crank-angle form at
-    /// passages they cross without it (module docs of `stabilize/passage.rs`).
+    /// spread says G is losing rank; under the drift-only ones (all of those but S-both) it
+    /// also projects the attempts across a passage by PStab (`rkstab_passage.rs`). Default
+    /// off (the pure drift control, as Chin's reproductions need it). With it those controls
+    /// carry the A02 chain's body form at every tolerance 1e-4 … 1e-12 and its crank-angle
+    /// form at all but three cells (module docs of `rkstab_passage.rs`).
     pub passage_guard: bool,
 }
 
@@ -249,6 +251,7 @@ impl Dopri5 {
                 stabilization,
                 dims,
                 Stabilizer::new(Stabilization::PStab, dims).with_kkt_solver(m.common.kkt),
+                m.passage_guard,
             ),
         }
     }

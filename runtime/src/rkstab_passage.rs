@@ -80,11 +80,23 @@
 //! - S-both crank 1e-10: the same error, NFCN 9 218 → 9 364; the 23 other cells are unchanged, and so are the 32 reproduction tables, the conformance
 //!   snapshot and Andrews' statistics snapshot.
 //!
-//! Not for the drift-only controls (none, Baumgarte, velocity-only, the continuous ones):
-//! there the unbounded rules fired in Chin's reproductions of the unstabilized drift (Table
-//! P5 stopped at t = 0.124 and failed its checks; P5-Baumgarte, 4.1, 4.7, P8, P10, P11
-//! changed), though on the chain they carried velocity-only and Baumgarte at 1e-6 … 1e-10 (54
-//! and 74 rad off before at 1e-6).
+//! The drift-only controls (none, Baumgarte, velocity-only, the continuous ones) take the
+//! bounded rules only with the singular-passage guard, which is opt-in
+//! ([`crate::Rkstab::passage_guard`], `stabilize/passage.rs`). By default they do not: there
+//! the unbounded rules fired in Chin's reproductions of the unstabilized drift (Table P5
+//! stopped at t = 0.124 and failed its checks; P5-Baumgarte, 4.1, 4.7, P8, P10, P11 changed).
+//! With the guard, over the 20 s, 1e-4 … 1e-12 (`passages -- stabilizations guard`), before →
+//! after:
+//! - crank form: 27 of the 54 cells stopped (singular configurations and underflows at the
+//!   passages, 1e-8 and tighter for most; velocity-only at 1e-4 … 1e-7 too), now 3 do (1e-12:
+//!   velocity-only and none at 0.7215, two-step at 6.6184); from 1e-6 on every other cell is
+//!   within a factor 2 of PStab's error (6.05e-3 at 1e-6 … 4.1e-7 at 1e-10), except
+//!   Baumgarte at 1e-12 (2.7e-2);
+//! - body form: every cell passed and passes; at the tight end velocity-only 1e-11 / 1e-12
+//!   5.4e-4 / 1.7e-3 → 1.5e-7 / 1.9e-8, none 1e-10 / 1e-12 2.5e-5 / 3.8e-5 → 1.5e-7 / 1.9e-6,
+//!   two-step 1e-12 1.3e-5 → 2.7e-9, but continuous-identity 1e-7 … 1e-9 2.6e-6 / 2.0e-7 /
+//!   1.2e-8 → 1.7e-5 / 1.0e-6 / 7.2e-6 and two-step 1e-10 2.6e-7 → 1.6e-5 (worse; the other
+//!   cells within a factor 5 either way).
 //!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
@@ -147,23 +159,34 @@ pub(crate) struct PassageProjection {
     pub(crate) start_projected: Option<f64>,
     /// The KKT pivot spreads: the run's first, and the largest since the last accepted step.
     spread: (f64, f64),
-    /// The spread growth over the run's first that the creep and jump rules need (S-both
-    /// and GGᵀ, module docs); `None` where they need none.
+    /// The spread growth over the run's first that the signature, creep and jump rules need
+    /// (S-both, GGᵀ and the guarded drift-only controls, module docs); `None` where they need
+    /// none.
     rank_loss_growth: Option<f64>,
 }
 
 impl PassageProjection {
-    /// For the controls that take it (S-full, GCP, the hybrid, S-both, GGᵀ), else `None`.
-    pub(crate) fn for_control(kind: Stabilization, dims: Dims, pstab: Stabilizer) -> Option<Self> {
-        let needed = matches!(
-            kind,
-            Stabilization::SFull
-                | Stabilization::Partitioned(_)
-                | Stabilization::Hybrid(_)
-                | Stabilization::SBoth
-                | Stabilization::GGt
-        );
-        (needed && dims.constraint_rows() > 0).then(|| Self {
+    /// For the controls that take it (S-full, GCP, the hybrid, S-both, GGᵀ, and with the
+    /// `guard` the drift-only ones), else `None`.
+    pub(crate) fn for_control(
+        kind: Stabilization,
+        dims: Dims,
+        pstab: Stabilizer,
+        guard: bool,
+    ) -> Option<Self> {
+        let bounded = match kind {
+            Stabilization::SFull | Stabilization::Partitioned(_) | Stabilization::Hybrid(_) => {
+                Some(false)
+            }
+            Stabilization::SBoth | Stabilization::GGt => Some(true),
+            Stabilization::None
+            | Stabilization::Baumgarte(_)
+            | Stabilization::VelocityOnly
+            | Stabilization::Continuous(_) => guard.then_some(true),
+            Stabilization::PStab => None,
+        };
+        let bounded = bounded.filter(|_| dims.constraint_rows() > 0)?;
+        Some(Self {
             pstab,
             signature: NoiseSignature::new(SIGNATURE_ORDER),
             pending: false,
@@ -174,8 +197,7 @@ impl PassageProjection {
             zone: None,
             start_projected: None,
             spread: (f64::NAN, 0.0),
-            rank_loss_growth: matches!(kind, Stabilization::SBoth | Stabilization::GGt)
-                .then_some(RANK_LOSS_GROWTH),
+            rank_loss_growth: bounded.then_some(RANK_LOSS_GROWTH),
         })
     }
 
@@ -192,7 +214,7 @@ impl PassageProjection {
 
     /// Whether G is losing rank as far as the signature, creep and jump rules need: the largest
     /// spread since the last accepted step grew [`RANK_LOSS_GROWTH`]-fold over the run's first
-    /// (S-both and GGᵀ); always under S-full, GCP and the hybrid.
+    /// (S-both, GGᵀ, the guarded drift-only controls); always under S-full, GCP and the hybrid.
     fn rank_loss_shown(&self) -> bool {
         let (first, peak) = self.spread;
         self.rank_loss_growth
@@ -247,7 +269,7 @@ impl PassageProjection {
         shows
     }
 
-    /// A stall (S-both and GGᵀ, module docs, without the spread bound): [`CREEP_REJECTIONS`] rejections in one approach,
+    /// A stall (the bounded controls, module docs, without the spread bound): [`CREEP_REJECTIONS`] rejections in one approach,
     /// the latest with a step [`STALL_SHRINK`] times shorter than the first's and an estimate
     /// that fell by less than h / h_1.
     fn stalls(&self, h: f64, error: f64) -> bool {

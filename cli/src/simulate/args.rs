@@ -76,7 +76,8 @@ pub struct SimulateArgs {
     pub modified_newton: bool,
     /// rkstab: the singular-passage guard (under none, baumgarte, velocity, sboth and the
     /// continuous stabilizations, project the accepted state with PStab when the KKT matrix's
-    /// pivot spread says G is losing rank; README, "Singular passages").
+    /// pivot spread says G is losing rank; under the drift-only ones also project the attempts
+    /// across a passage with PStab; README, "Singular passages").
     #[arg(long)]
     pub passage_guard: bool,
     /// gcp/hybrid: Newton tolerance on the dependent positions, max |Phi| (default 1e-12).

@@ -51,6 +51,11 @@
 //! form's at 1e-8). The thesis' reproductions and the conformance snapshot run without it.
 //! The counter `passage_projections` in [`crate::Stats::extra`]
 //! appears only when the guard fired.
+//!
+//! Those figures are the guard alone. With the guard RKSTAB now also projects its attempts
+//! across a passage by PStab under these controls (`rkstab_passage.rs`, the rules bounded by
+//! the spread's growth): on the crank-angle form 3 of the 54 cells 1e-4 … 1e-12 stop (all at
+//! 1e-12), against 27 with the guard alone, the cells above included.
 
 use super::{Stabilization, Stabilizer, projection};
 use crate::error::SimError;
