@@ -97,6 +97,16 @@
 //!   two-step 1e-12 1.3e-5 → 2.7e-9, but continuous-identity 1e-7 … 1e-9 2.6e-6 / 2.0e-7 /
 //!   1.2e-8 → 1.7e-5 / 1.0e-6 / 7.2e-6 and two-step 1e-10 2.6e-7 → 1.6e-5 (worse; the other
 //!   cells within a factor 5 either way).
+//! - Measured, not adopted: skipping the guard's projection of the accepted state before an
+//!   attempt across a passage (PStab projects those). On the crank form it carried Baumgarte,
+//!   velocity-only, none and two-step at 1e-12 (4.0e-9 … 4.2e-9) but stopped none at 1e-11
+//!   and continuous-identity at 1e-12, and moved continuous-GGᵀ at 1e-12 to 1.9e-5; on the
+//!   body form continuous-identity at 1e-9 / 1e-10 ended 1.4e-3 / 1.7e-3 off, Baumgarte at
+//!   1e-12 6.5e-5. Where the crank form's guarded cells stop, the PStab attempts crawl up to
+//!   the passage: velocity-only at 1e-12 from 6e-5 before t* = 0.72158, with estimates
+//!   alternating between 1e-2 and 4e2 at every h from 2e-5 to 1e-8 (the guard's projection
+//!   before each attempt); without that projection none at 1e-11 from 1.4e-5 before t* =
+//!   6.61839, at estimates 0.3 … 1 (noise) at every h down to 1e-9.
 //!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
