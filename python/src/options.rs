@@ -14,7 +14,7 @@ use pyo3::types::PyDict;
 use crate::errors::input;
 
 /// Every key `simulate` accepts, in the order the stub lists them.
-pub const KEYS: [&str; 28] = [
+pub const KEYS: [&str; 29] = [
     "method",
     "stabilization",
     "rtol",
@@ -26,6 +26,7 @@ pub const KEYS: [&str; 28] = [
     "hht_alpha",
     "rho_inf",
     "modified_newton",
+    "passage_guard",
     "newton_tol",
     "max_newton",
     "hybrid_tol",
@@ -120,6 +121,7 @@ pub fn simulate_args(
             "max_newton" => a.max_newton = count()?,
             "max_steps" => a.max_steps = count()?,
             "modified_newton" => a.modified_newton = value.extract()?,
+            "passage_guard" => a.passage_guard = value.extract()?,
             "params" => a.params = pairs(&value)?,
             "q" => a.q = pairs(&value)?,
             "v" => a.v = pairs(&value)?,
