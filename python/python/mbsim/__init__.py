@@ -322,7 +322,8 @@ class Model:
         baumgarte, none, gcp, hybrid; ``rtol``, ``atol``, ``h``, ``order``, ``start``, ...;
         ``t_end``, ``dt_out``; ``params``/``q``/``v`` as ``{name: value}`` (given values, kept
         by the consistent initialization where the constraints allow); ``q0``/``v0`` whole
-        vectors (a guess); ``lock`` a list of coordinate names (must not move).
+        vectors (a guess); ``lock`` a list of coordinate names (must not move);
+        ``passage_guard=True`` (rkstab: ``--passage-guard``, the singular-passage guard).
         """
         r = self._module.simulate(self.name, _normalise(options))
         return Simulation(
