@@ -265,12 +265,7 @@ impl Dopri5 {
     ) -> Result<(), SimError> {
         let (stab, passage) = (&mut self.stab, &mut self.passage);
         let scratch = (&mut self.stage[..], &mut self.znew[..]);
-        let spread = |spread: f64| {
-            stab.note_spread(spread);
-            if let Some(p) = passage {
-                p.note_spread(spread);
-            }
-        };
+        let spread = |spread: f64| note_spread(stab, passage, spread);
         dopri5_stages(
             (sys, &mut self.rhs),
             (t, h),
@@ -334,6 +329,15 @@ impl Dopri5 {
             stabilized,
             verdict: None,
         })
+    }
+}
+
+/// A right-hand side's KKT pivot spread, to the guard (`stabilize/passage.rs`) and to the
+/// passage projection's bound (`rkstab_passage.rs`).
+fn note_spread(stab: &mut Stabilizer, passage: &mut Option<PassageProjection>, spread: f64) {
+    stab.note_spread(spread);
+    if let Some(p) = passage {
+        p.note_spread(spread);
     }
 }
 
@@ -461,10 +465,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Dopri5 {
             Err(e) => return Err(e),
         };
         self.rhs.eval(sys, t + h, &self.zstab, h, &mut self.k[6])?;
-        self.stab.note_spread(self.rhs.last_spread());
-        if let Some(p) = &mut self.passage {
-            p.note_spread(self.rhs.last_spread());
-        }
+        note_spread(&mut self.stab, &mut self.passage, self.rhs.last_spread());
         let error = self.error_norm(h);
         if let Some(p) = &mut self.passage
             && p.shows_signature(t, h, error)

@@ -1,6 +1,7 @@
 //! RKSTAB's attempts across a singular passage under the projection-complete drift controls
-//! (S-full, GCP, the hybrid) and S-both and GGᵀ: PStab instead of the chosen correction once
-//! the rejections show the passage's noise signature (`stabilize/signature.rs`).
+//! (S-full, GCP, the hybrid), S-both and GGᵀ, and with the guard the drift-only ones: PStab
+//! instead of the chosen correction once the rejections show the passage's noise signature
+//! (`stabilize/signature.rs`).
 //!
 //! On the A02 chain at rtol 1e-10 these controls stopped at a passage where PStab crosses in
 //! one regular step (README, "Singular passages under RKSTAB's drift controls"): the steps
@@ -123,7 +124,7 @@
 //! corrections never fail are bit-identical. The attempts and steps are reported in
 //! `Stats::extra` (`passage_attempts`, `passage_steps`).
 
-use crate::stabilize::{NoiseSignature, Stabilization, Stabilizer};
+use crate::stabilize::{NoiseSignature, SpreadGrowth, Stabilization, Stabilizer};
 use crate::system::Dims;
 
 /// The signature order of DOPRI5's estimate (order 5): an estimate that fell by less than
@@ -179,8 +180,8 @@ pub(crate) struct PassageProjection {
     zone: Option<(f64, f64)>,
     /// The t whose accepted state PStab projected before the first passage attempt from it.
     pub(crate) start_projected: Option<f64>,
-    /// The KKT pivot spreads: the run's first, and the largest since the last accepted step.
-    spread: (f64, f64),
+    /// The KKT pivot spread's growth, its peak since the last accepted step.
+    spread: SpreadGrowth,
     /// The spread growth over the run's first that the signature, creep and jump rules need
     /// (S-both, GGᵀ and the guarded drift-only controls, module docs); `None` where they need
     /// none.
@@ -218,29 +219,22 @@ impl PassageProjection {
             creep: !matches!(kind, Stabilization::SFull),
             zone: None,
             start_projected: None,
-            spread: (f64::NAN, 0.0),
+            spread: SpreadGrowth::default(),
             rank_loss_growth: bounded.then_some(RANK_LOSS_GROWTH),
         })
     }
 
     /// Note the KKT pivot spread of a right-hand side's factorization.
     pub(crate) fn note_spread(&mut self, spread: f64) {
-        if !spread.is_finite() {
-            return;
-        }
-        if self.spread.0.is_nan() {
-            self.spread.0 = spread;
-        }
-        self.spread.1 = self.spread.1.max(spread);
+        self.spread.note(spread);
     }
 
     /// Whether G is losing rank as far as the signature, creep and jump rules need: the largest
     /// spread since the last accepted step grew [`RANK_LOSS_GROWTH`]-fold over the run's first
     /// (S-both, GGᵀ, the guarded drift-only controls); always under S-full, GCP and the hybrid.
     fn rank_loss_shown(&self) -> bool {
-        let (first, peak) = self.spread;
         self.rank_loss_growth
-            .is_none_or(|growth| peak > growth * first)
+            .is_none_or(|growth| self.spread.grown(growth))
     }
 
     /// Whether the attempt (t, h), before its projection, goes to PStab: an attempt from t
@@ -331,7 +325,7 @@ impl PassageProjection {
     /// The step was accepted.
     pub(crate) fn note_accepted(&mut self) {
         self.signature.note_accepted();
-        self.spread.1 = 0.0;
+        self.spread.clear_peak();
         if self.pending {
             self.pstab.note_accepted();
             self.counts.1 += 1;

@@ -83,6 +83,7 @@ pub use partition::ROUND_OFF_STEP;
 pub use partition_options::{
     HybridOptions, PartitionLevel, PartitionOptions, Repartition, RepartitionReason,
 };
+pub(crate) use passage::SpreadGrowth;
 pub use passage::{PASSAGE_GROWTH, S_BOTH_GROWTH};
 
 use std::time::{Duration, Instant};

@@ -72,25 +72,57 @@ pub const PASSAGE_GROWTH: f64 = 1e4;
 /// the passage); 10² is two decades above the start, where one pass contracts as designed.
 pub const S_BOTH_GROWTH: f64 = 1e2;
 
-/// The guard's state (see the module docs).
+/// The growth of the KKT pivot spread over a run: its first finite value and the largest
+/// since the peak was last cleared. The guard clears it at every test; RKSTAB's passage
+/// projection (`rkstab_passage.rs`) at every accepted step.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct PassageGuard {
+pub(crate) struct SpreadGrowth {
     /// The first pivot spread of the run (NaN before it).
-    reference: f64,
-    /// The largest spread since the last test.
+    first: f64,
+    /// The largest spread since the peak was last cleared.
     peak: f64,
-    /// Projections made.
-    pub(super) projections: u64,
 }
 
-impl Default for PassageGuard {
+impl Default for SpreadGrowth {
     fn default() -> Self {
         Self {
-            reference: f64::NAN,
+            first: f64::NAN,
             peak: 0.0,
-            projections: 0,
         }
     }
+}
+
+impl SpreadGrowth {
+    /// Note the pivot spread of a right-hand side's KKT factorization (non-finite ones are
+    /// left out).
+    pub(crate) fn note(&mut self, spread: f64) {
+        if !spread.is_finite() {
+            return;
+        }
+        if self.first.is_nan() {
+            self.first = spread;
+        }
+        self.peak = self.peak.max(spread);
+    }
+
+    /// Whether the peak exceeds `growth` times the first spread.
+    pub(crate) fn grown(&self, growth: f64) -> bool {
+        self.peak > growth * self.first
+    }
+
+    /// Start a new peak.
+    pub(crate) fn clear_peak(&mut self) {
+        self.peak = 0.0;
+    }
+}
+
+/// The guard's state (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PassageGuard {
+    /// The spread's growth since the last test.
+    spread: SpreadGrowth,
+    /// Projections made.
+    pub(super) projections: u64,
 }
 
 impl Stabilization {
@@ -115,14 +147,7 @@ impl Stabilization {
 impl Stabilizer {
     /// Note the pivot spread of a right-hand side's KKT factorization (module docs).
     pub fn note_spread(&mut self, spread: f64) {
-        let guard = &mut self.passage;
-        if !spread.is_finite() {
-            return;
-        }
-        if guard.reference.is_nan() {
-            guard.reference = spread;
-        }
-        guard.peak = guard.peak.max(spread);
+        self.passage.spread.note(spread);
     }
 
     /// Before an attempt from the accepted state (t, q, v): project it onto the constraint
@@ -136,10 +161,9 @@ impl Stabilizer {
         q: &mut [f64],
         v: &mut [f64],
     ) -> Result<bool, SimError> {
-        let guard = &mut self.passage;
-        let near = |growth: f64| guard.peak > growth * guard.reference;
-        let due = self.kind.passage_growth().is_some_and(near);
-        guard.peak = 0.0;
+        let spread = &mut self.passage.spread;
+        let due = self.kind.passage_growth().is_some_and(|g| spread.grown(g));
+        spread.clear_peak();
         if !due || self.dims.constraint_rows() == 0 {
             return Ok(false);
         }
