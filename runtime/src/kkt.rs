@@ -88,6 +88,9 @@ pub struct KktWorkspace {
     pub(crate) solver: KktSolver,
     /// The pivot spread of the last dynamics factorization ([`Conditioning`]).
     pub(crate) last_spread: f64,
+    /// The spread of the factors the last [`KktWorkspace::factor`] left, when it took it
+    /// (the row selection's test does, on over-constrained models): not taken twice.
+    factored_spread: Option<f64>,
     pub(crate) rhs: Vec<f64>,
     /// The second right side of [`KktWorkspace::solve_projection_pair`].
     pub(crate) rhs_pair: Vec<f64>,
@@ -120,6 +123,7 @@ impl KktWorkspace {
             factors: None,
             solver,
             last_spread: 1.0,
+            factored_spread: None,
             rhs: vec![0.0; n + r],
             rhs_pair: vec![0.0; n + r],
             rows: RowSelection::default(),
@@ -224,6 +228,7 @@ impl KktWorkspace {
         let factors = self
             .factors
             .get_or_insert_with(|| Factors::for_system(sys, dims, solver, sparse));
+        self.factored_spread = None;
         // The sparse path assembles from the nonzeros, left-out rows included; the selection
         // itself (a cold path) works on dense copies.
         let mut regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
@@ -253,6 +258,8 @@ impl KktWorkspace {
             };
             if changed {
                 regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
+            } else {
+                self.factored_spread = Some(spread);
             }
         }
         if regular.is_err() {
@@ -394,7 +401,10 @@ pub fn accelerations_into<S: ConstrainedSystem + ?Sized>(
         ws.check_kernels(sys, t, q, v)?;
         return Err(singular);
     }
-    ws.last_spread = ws.factors.as_ref().map_or(1.0, Factors::pivot_spread);
+    ws.last_spread = match ws.factored_spread {
+        Some(spread) => spread,
+        None => ws.factors.as_ref().map_or(1.0, Factors::pivot_spread),
+    };
     ws.rhs[..d.n].copy_from_slice(&ws.force);
     ws.rhs[d.n..].copy_from_slice(&ws.gamma);
     ws.solve_rhs();

@@ -9,7 +9,7 @@
 //! as [`crate::kkt::KktSolver`] picks for its order), built when the selection changes (a
 //! cold path, like the selection itself) and reused for every factorization until the next
 //! change. The solves take and return right sides over all rows: the kept rows' entries are
-//! gathered into the compacted order and scattered back, the left-out rows' multipliers
+//! gathered into the compacted order in place and scattered back, the left-out rows' multipliers
 //! set to 0 (the ADAMS convention of the module docs of [`crate::redundancy`]).
 //!
 //! On the dense path the compacted matrix is the masked one with the stand-in's row and
@@ -79,7 +79,7 @@ pub(crate) fn held_entries(
     (held, kept.map_or(r, Kept::len))
 }
 
-/// The factors of the system over the kept rows, with the scratch of its gathers.
+/// The factors of the system over the kept rows.
 #[derive(Clone, Debug)]
 pub(crate) struct Compact {
     /// The left-out rows it was built for.
@@ -89,9 +89,6 @@ pub(crate) struct Compact {
     kept: Kept,
     n: usize,
     factors: Kkt,
-    /// Right sides in the compacted order (length n + kept).
-    scratch: Vec<f64>,
-    scratch_pair: Vec<f64>,
 }
 
 impl Compact {
@@ -120,8 +117,6 @@ impl Compact {
             kept,
             n,
             factors,
-            scratch: vec![0.0; order],
-            scratch_pair: vec![0.0; order],
         }
     }
 
@@ -156,33 +151,48 @@ impl Compact {
 
     /// Solve in place, `rhs` over all rows (module docs).
     pub(crate) fn solve_in_place(&mut self, rhs: &mut [f64]) {
-        gather(self.n, &self.kept, rhs, &mut self.scratch);
-        self.factors.solve_in_place(&mut self.scratch);
-        scatter(self.n, &self.kept, &self.scratch, rhs);
+        let order = gather_in_place(self.n, &self.kept, rhs);
+        self.factors.solve_in_place(&mut rhs[..order]);
+        scatter_in_place(self.n, &self.kept, rhs);
     }
 
     /// Solve for two right sides, each bit for bit as [`Compact::solve_in_place`] would.
     pub(crate) fn solve_pair_in_place(&mut self, first: &mut [f64], second: &mut [f64]) {
-        gather(self.n, &self.kept, first, &mut self.scratch);
-        gather(self.n, &self.kept, second, &mut self.scratch_pair);
-        (self.factors).solve_pair_in_place(&mut self.scratch, &mut self.scratch_pair);
-        scatter(self.n, &self.kept, &self.scratch, first);
-        scatter(self.n, &self.kept, &self.scratch_pair, second);
+        let order = gather_in_place(self.n, &self.kept, first);
+        gather_in_place(self.n, &self.kept, second);
+        (self.factors).solve_pair_in_place(&mut first[..order], &mut second[..order]);
+        scatter_in_place(self.n, &self.kept, first);
+        scatter_in_place(self.n, &self.kept, second);
     }
 }
 
-/// The kept entries of `full` (over all rows) into `compact` (the compacted order).
-pub(crate) fn gather(n: usize, kept: &Kept, full: &[f64], compact: &mut [f64]) {
-    gather_blocks(n, kept, 1, full, compact);
+/// Compact `v` (n entries, then one per row of G) in place to the kept rows' order: its first
+/// n + kept entries become the compacted vector, the rest is left stale. Each kept row moves to
+/// its rank, which is at most its index, so walking the rows upward never overwrites a row not
+/// yet moved. No copy of the n leading entries (for a 3-coordinate model the gather's and the
+/// scatter's copies cost as much as the solve between them).
+pub(crate) fn gather_in_place(n: usize, kept: &Kept, v: &mut [f64]) -> usize {
+    for (f, &i) in kept.rows().iter().enumerate() {
+        v[n + f] = v[n + i];
+    }
+    n + kept.len()
 }
 
-/// A compacted solution back over all rows, the left-out rows' multipliers 0.
-pub(crate) fn scatter(n: usize, kept: &Kept, compact: &[f64], full: &mut [f64]) {
-    scatter_blocks(n, kept, 1, compact, full);
+/// The inverse of [`gather_in_place`]: the compacted solution back over all rows, the left-out
+/// rows' multipliers 0. Walking the rows downward, row i reads its rank's entry (≤ i), which no
+/// earlier step wrote.
+pub(crate) fn scatter_in_place(n: usize, kept: &Kept, v: &mut [f64]) {
+    for i in (0..kept.rank.len()).rev() {
+        v[n + i] = match kept.rank[i] {
+            Kept::OUT => 0.0,
+            f => v[n + f],
+        };
+    }
 }
 
-/// [`gather`] of a vector with `blocks` blocks of G's rows after its first `n` entries (Radau's
-/// stage-major unknowns: the stages' accelerations, then each stage's multipliers).
+/// The kept rows' entries of `full` (`n` entries, then `blocks` blocks of G's rows: Radau's
+/// stage-major unknowns, the stages' accelerations, then each stage's multipliers) into
+/// `compact`.
 pub(crate) fn gather_blocks(
     n: usize,
     kept: &Kept,
@@ -200,7 +210,7 @@ pub(crate) fn gather_blocks(
     }
 }
 
-/// [`scatter`] of a vector with `blocks` blocks of G's rows (see [`gather_blocks`]).
+/// The inverse of [`gather_blocks`], the left-out rows' multipliers 0.
 pub(crate) fn scatter_blocks(
     n: usize,
     kept: &Kept,
@@ -223,6 +233,29 @@ pub(crate) fn scatter_blocks(
 mod tests {
     use super::*;
     use crate::redundancy::RowSelection;
+
+    /// The in-place compaction and its inverse give what the copying block forms give, for
+    /// left-out rows first, inside and last.
+    #[test]
+    fn in_place_compaction_matches_the_copying_one() {
+        let (n, r) = (3, 6);
+        for left_out in [vec![0], vec![1, 4], vec![5], vec![0, 2, 3]] {
+            let kept = Kept::new(r, &left_out);
+            let full: Vec<f64> = (0..n + r).map(|i| 1.0 + i as f64).collect();
+            let order = n + kept.len();
+            let mut copied = vec![0.0; order];
+            gather_blocks(n, &kept, 1, &full, &mut copied);
+            let mut in_place = full.clone();
+            assert_eq!(gather_in_place(n, &kept, &mut in_place), order);
+            assert_eq!(in_place[..order], copied[..], "{left_out:?}");
+            let solved: Vec<f64> = copied.iter().map(|x| -2.0 * x).collect();
+            let mut back = vec![7.0; n + r];
+            scatter_blocks(n, &kept, 1, &solved, &mut back);
+            in_place[..order].copy_from_slice(&solved);
+            scatter_in_place(n, &kept, &mut in_place);
+            assert_eq!(in_place, back, "{left_out:?}");
+        }
+    }
 
     /// A 3-coordinate system with G's third row twice its first: the compacted dense solve
     /// equals the solve of the hand-reduced system bit for bit, with λ = 0 on the copy.

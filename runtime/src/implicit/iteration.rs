@@ -20,11 +20,11 @@
 //! one built for a selection ([`BandedIteration::for_selection`], the Newton matrix of
 //! Newmark/HHT/generalized-α while rows are left out) is the matrix of the kept rows alone, with
 //! its own RCM ordering and band (those of the mechanism with the left-out rows deleted), as the
-//! KKT solve's compacted system (`kkt_compact.rs`): its solves gather the kept rows' entries and
+//! KKT solve's compacted system (`kkt_compact.rs`): its solves compact the kept rows' entries in place and
 //! scatter back with the left-out rows' multipliers 0. It is built when the selection changes
 //! (a cold path, like the selection itself).
 
-use crate::kkt_compact::{Kept, gather, scatter};
+use crate::kkt_compact::{Kept, gather_in_place, scatter_in_place};
 use crate::kkt_layout::{KktLayout, KktSolver, OrderedBand, rcm_position};
 use crate::redundancy::RowSelection;
 use crate::sparse::{SparseMatrix, jacobian_pattern, mass_entries};
@@ -126,7 +126,7 @@ pub(crate) struct BandedIteration {
 /// The slot of a nonzero of G in a row that a matrix built for a selection does not hold.
 const LEFT_OUT: usize = usize::MAX;
 
-/// The kept rows of a [`BandedIteration`] built for a selection, with its solves' scratch.
+/// The kept rows of a [`BandedIteration`] built for a selection.
 #[derive(Clone, Debug)]
 struct KeptRows {
     /// The left-out rows it was built without, increasing.
@@ -134,8 +134,6 @@ struct KeptRows {
     kept: Kept,
     /// Coordinates (the rows of W).
     n: usize,
-    /// Right sides in the kept order (length n + kept).
-    scratch: Vec<f64>,
 }
 
 impl BandedIteration {
@@ -179,7 +177,6 @@ impl BandedIteration {
             kept: kept.map(|kept| KeptRows {
                 left_out: left_out.to_vec(),
                 n,
-                scratch: vec![0.0; n + kept.len()],
                 kept,
             }),
             band,
@@ -268,9 +265,9 @@ impl BandedIteration {
         match &mut self.kept {
             None => self.band.solve_in_place(rhs),
             Some(k) => {
-                gather(k.n, &k.kept, rhs, &mut k.scratch);
-                self.band.solve_in_place(&mut k.scratch);
-                scatter(k.n, &k.kept, &k.scratch, rhs);
+                let order = gather_in_place(k.n, &k.kept, rhs);
+                self.band.solve_in_place(&mut rhs[..order]);
+                scatter_in_place(k.n, &k.kept, rhs);
             }
         }
     }
