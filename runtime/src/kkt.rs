@@ -233,11 +233,11 @@ impl KktWorkspace {
         // itself (a cold path) works on dense copies.
         let mut regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));
         if regular.is_ok() && !self.rows.is_empty() {
-            let omega = match (metric, sparse) {
+            let mass = &self.mass;
+            // Taken only when the left-out rows are probed (`RowSelection::revise_by_rows`).
+            let omega = || match (metric, sparse) {
                 (Metric::Identity, _) => 1.0,
-                (Metric::Mass, None) => {
-                    (0..dims.n).fold(0.0_f64, |s, i| s.max(self.mass[(i, i)].abs()))
-                }
+                (Metric::Mass, None) => (0..dims.n).fold(0.0_f64, |s, i| s.max(mass[(i, i)].abs())),
                 (Metric::Mass, Some(sp)) => sp.mass.largest_diagonal(),
             };
             let spread = factors.pivot_spread();
@@ -254,7 +254,7 @@ impl KktWorkspace {
                     let row = |i: usize, out: &mut [f64]| sp.jac.write_row(i, out);
                     (self.rows).revise_by_rows(shape, row, dense, (omega, spread, t), solve)
                 }
-                None => self.rows.revise(&self.jac, omega, spread, t, solve),
+                None => self.rows.revise(&self.jac, omega(), spread, t, solve),
             };
             if changed {
                 regular = assemble(factors, metric, sparse, &self.rows, (&self.mass, &self.jac));

@@ -470,10 +470,10 @@ impl Slots {
 impl BandedKkt {
     /// [`Kkt::factor_sparse`] on the band: clear, scatter through the slots, factor.
     ///
-    /// The pivot test's scale max|a_ij| is taken over the scattered values when every nonzero
-    /// of G has a slot (the whole system): the band then holds exactly those values (distinct
-    /// slots, each written once onto a zero) and zeros, so it is the scan of the band's number
-    /// (`largest_magnitude` ignores NaN either way) at a tenth of its reads.
+    /// The pivot test's scale max|a_ij| is taken over the scattered values (all of G's for the
+    /// whole system, the kept rows' for a compacted one): the band then holds exactly those
+    /// values (distinct slots, each written once onto a zero) and zeros, so it is the scan of
+    /// the band's number (NaN ignored either way) at a tenth of its reads.
     fn factor_sparse(&mut self, metric: Metric, sp: &SparseKkt) -> Result<(), ()> {
         let slots = self
             .slots
@@ -496,18 +496,19 @@ impl BandedKkt {
                 if slots.diagonal.is_empty() { 0.0 } else { 1.0 }
             }
         };
+        // The scattered values' largest magnitude on the way (exact; a NaN compares false).
+        let mut jac_scale = 0.0_f64;
         for &(p, k, k_mirror) in &slots.jac {
             let x = sp.jac.values[p];
             band[k] += x;
             band[k_mirror] += x;
+            if x.abs() > jac_scale {
+                jac_scale = x.abs();
+            }
         }
-        let nonzeros = sp.jac.entries().len();
-        if slots.jac.len() == nonzeros {
-            let scale = w_scale.max(largest_magnitude(&sp.jac.values[..nonzeros]));
-            self.band.factor_with_scale(scale).map_err(|_| ())
-        } else {
-            self.band.factor().map_err(|_| ())
-        }
+        self.band
+            .factor_with_scale(w_scale.max(jac_scale))
+            .map_err(|_| ())
     }
 
     fn factor(

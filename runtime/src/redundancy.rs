@@ -214,18 +214,19 @@ impl RowSelection {
         t: f64,
         solve: impl FnMut(&mut [f64]),
     ) -> bool {
-        self.revise_by_rows(g.shape(), rows_of(g), || g, (omega, spread, t), solve)
+        self.revise_by_rows(g.shape(), rows_of(g), || g, (|| omega, spread, t), solve)
     }
 
     /// [`Self::revise`] with G given by rows (`row(i, out)`, see [`Self::regained_by_rows`])
     /// and as a dense matrix only when the kept rows degraded (`dense()`, the cold
-    /// re-selection): the sparse path's G without a dense copy per factorization.
+    /// re-selection): the sparse path's G without a dense copy per factorization; ω is taken
+    /// (`omega()`) only when the left-out rows are probed.
     pub(crate) fn revise_by_rows<'g>(
         &mut self,
         shape: (usize, usize),
         row: impl Fn(usize, &mut [f64]),
         dense: impl FnOnce() -> &'g DMatrix<f64>,
-        (omega, spread, t): (f64, f64, f64),
+        (omega, spread, t): (impl FnOnce() -> f64, f64, f64),
         solve: impl FnMut(&mut [f64]),
     ) -> bool {
         if self.is_empty() {
@@ -233,7 +234,7 @@ impl RowSelection {
         }
         self.revisions = self.revisions.saturating_add(1);
         let regained = self.revisions >= self.next_probe && {
-            let (back, closest) = self.probe(shape, row, omega, solve);
+            let (back, closest) = self.probe(shape, row, omega(), solve);
             self.next_probe = self.revisions + probe_interval(self.revisions, closest);
             self.take_back(back, shape.0, t)
         };

@@ -174,7 +174,7 @@ impl PointMatrices {
                     write_dense(g, n, dense_jac)
                 };
                 let row = |i: usize, out: &mut [f64]| g.write_row(i, out);
-                rows.revise_by_rows((g.rows(), n), row, dense, (omega, spread, t), solve)
+                rows.revise_by_rows((g.rows(), n), row, dense, (|| omega, spread, t), solve)
             }
         }
     }
