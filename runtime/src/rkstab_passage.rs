@@ -118,6 +118,19 @@
 //!   64 ε max(‖v‖∞, 1)) left one crank cell stopped (Baumgarte 1e-12) but none at 1e-12
 //!   2.7e-5 off, and on the body form none at 1e-11 1.3e-3, velocity-only at 1e-12 1.7e-4:
 //!   at these tolerances the cells move with every change of the steps near a passage.
+//! - Measured, not adopted (2026-11-30): PStab for every attempt while the guard's spread test
+//!   is due (the accepted state projected once on entering, then each attempt's end projected
+//!   by PStab with PStab's estimate, as a PStab run does). Crank form at 1e-12 none 3.99e-9,
+//!   two-step 1.55e-4, Baumgarte 2.7e-2 → 6.8e-7, but velocity-only still stopped and
+//!   continuous-GGᵀ and continuous-identity (1e-12) and none (1e-10) now stopped; on the body
+//!   form continuous-identity at 1e-9 / 1e-11 / 1e-12 ended 2.6e-4 / 1.3e-3 / 1.9e-3 off.
+//!   Why velocity-only at 1e-12 stops where PStab crosses: from t = 0.715208, 6.4e-3 before
+//!   t* = 0.72158, PStab's step of 6.28e-3 crosses with estimate 0.39; from the same t and h
+//!   the velocity-only attempt measured 254 and its PStab re-projection 59, their estimate
+//!   h Σ E_j k_j made of the cranks' relative velocities, −2.0e-9 on one group of cranks and
+//!   +1.56e-9 on the other (weights 4.9e-12). PStab keeps the 41 cranks bit-identical, so the
+//!   relative modes, whose field grows like 1/(t − t*), stay at zero; the velocity-only
+//!   projections leave them at round-off, and near t* the stages amplify that.
 //!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose
