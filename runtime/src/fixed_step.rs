@@ -7,7 +7,9 @@
 //! not a whole number of steps (to 1e-9 relative) ends with one shorter step onto t_end.
 //! Samples between step points come from the cubic Hermite interpolant of the step (q, v and
 //! their derivatives at both ends; the end slope costs one KKT solve per step that holds a sample, counted as an output solve).
-//! The maximum drift over the step points is the layer's [`crate::Stats::max_drift`].
+//! The maximum drift over the step points is the layer's [`crate::Stats::max_drift`]. A step
+//! whose evaluation fails (a numerically singular KKT matrix at a stage next to a singular
+//! position) is redone in unequal pieces inside the same grid step (`ExplicitRk::in_pieces`).
 
 use crate::error::SimError;
 use crate::integrator::controller::Uniform;
@@ -66,6 +68,9 @@ impl Integrator for FixedStep {
         let (mut run, mut stats) = prepare(sys, &self.common, problem, None, observer)?;
         let mut stepper = ExplicitRk::new(sys, self, &problem.q0, &problem.v0);
         run.drive(&mut stepper, schedule, &mut stats)?;
+        if stepper.substeps > 0 {
+            stats.extra.set("substeps", stepper.substeps);
+        }
         let (q, v) = stepper.z.split_at(stepper.z.len() / 2);
         Ok(run.finish(Solution {
             t: problem.t_end,
@@ -96,6 +101,10 @@ struct ExplicitRk {
     h_prev: f64,
     /// Evaluations of the end slope for interpolation (output solves, not NFCN).
     rhs_out: Rhs,
+    /// Levels of unequal splits for a failed step ([`ExplicitRk::in_pieces`]).
+    max_split_depth: usize,
+    /// The extra pieces the splits made.
+    substeps: u64,
 }
 
 impl ExplicitRk {
@@ -127,16 +136,24 @@ impl ExplicitRk {
             t_prev: 0.0,
             h_prev: 0.0,
             rhs_out: Rhs::new(dims, field, m.common.kkt),
+            max_split_depth: m.common.max_failed_attempts,
+            substeps: 0,
         }
     }
 }
 
-impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
-    fn state(&self) -> &[f64] {
-        &self.z
-    }
+/// The first piece's share of a failed step ([`ExplicitRk::in_pieces`]).
+const PIECE: f64 = 0.4;
 
-    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+impl ExplicitRk {
+    /// One step of the tableau over [t, t + h] from `z` into `znew`, stabilized (whether the
+    /// stabilization corrected it); k[0] = f(t, z).
+    fn single<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<bool, SimError> {
         let (tab, len) = (&self.tableau, self.z.len());
         for i in 0..tab.stages() {
             for c in 0..len {
@@ -157,7 +174,72 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
                     .sum::<f64>();
         }
         let (q, v) = self.znew.split_at_mut(len / 2);
-        let stabilized = self.stab.apply(sys, t + h, h, q, v, self.datol)?;
+        self.stab.apply(sys, t + h, h, q, v, self.datol)
+    }
+
+    /// A step whose evaluation failed (a stage or its end where the KKT matrix is numerically
+    /// singular, next to a singular position of the mechanism) redone as two unequal pieces,
+    /// [`PIECE`] h then the rest, each split the same way again where it fails, down to
+    /// `max_split_depth` levels: the stage points move off the failing one (equal halves would
+    /// meet it again: RK4's middle stages lie at t + h/2, the halves' common end). The step
+    /// stays one step [t, t + h] of the grid: its start, its start slope k[0] (the
+    /// interpolant's) and its end are the whole step's; the extra pieces are counted
+    /// (`substeps` in `Stats::extra`). A failure at the step's start or end stays a failure.
+    fn in_pieces<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+    ) -> Result<bool, SimError> {
+        let (start, slope) = (self.z.clone(), self.k[0].clone());
+        let result = self.pieces(sys, t, h, 1);
+        self.z.copy_from_slice(&start);
+        self.k[0].copy_from_slice(&slope);
+        result
+    }
+
+    /// [t, t + h] from `z` as two pieces (`depth` the level of this split), the end in `znew`.
+    fn pieces<S: ConstrainedSystem + ?Sized>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        h: f64,
+        depth: usize,
+    ) -> Result<bool, SimError> {
+        let mut stabilized = false;
+        // The second piece ends on t + h itself: the difference of two nearby times is exact
+        // (Sterbenz), so `from + length` gives back the step's end.
+        let (middle, end) = (t + PIECE * h, t + h);
+        let halves = [(t, middle - t), (middle, end - middle)];
+        for (i, (from, length)) in halves.into_iter().enumerate() {
+            if i > 0 {
+                // The second piece starts where the first ended.
+                std::mem::swap(&mut self.z, &mut self.znew);
+                self.substeps += 1;
+            }
+            stabilized |= match self.single(sys, from, length) {
+                Ok(s) => s,
+                Err(e) if e.is_retryable() && depth < self.max_split_depth => {
+                    self.pieces(sys, from, length, depth + 1)?
+                }
+                Err(e) => return Err(e),
+            };
+        }
+        Ok(stabilized)
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized> Stepper<S> for ExplicitRk {
+    fn state(&self) -> &[f64] {
+        &self.z
+    }
+
+    fn attempt(&mut self, sys: &S, t: f64, h: f64) -> Result<Attempt, SimError> {
+        let stabilized = match self.single(sys, t, h) {
+            Ok(stabilized) => stabilized,
+            Err(e) if e.is_retryable() && self.max_split_depth > 0 => self.in_pieces(sys, t, h)?,
+            Err(e) => return Err(e),
+        };
         Ok(Attempt {
             error: 0.0,
             stabilized,

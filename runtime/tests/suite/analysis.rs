@@ -101,8 +101,9 @@ fn cubic_run<I: Integrator>(method: &I) -> Result<f64, SimError> {
 
 #[test]
 fn the_run_loop_names_the_singular_configuration_a_step_lands_on() {
-    // RK4 with h = 0.1 or 0.05 puts a stage exactly on t = 1, where [M Gᵀ; G 0] is singular:
-    // the singular KKT matrix after t0 becomes a SingularConfiguration naming `phi_1`, with
+    // RK4 with h = 0.1 or 0.05 puts a step point exactly on t = 1, where [M Gᵀ; G 0] is
+    // singular (the pieces a failed step is redone in end there too, `fixed_step.rs`): the
+    // singular KKT matrix after t0 becomes a SingularConfiguration naming `phi_1`, with
     // the condition at the last accepted state (t = 0.9 or 0.95: a few 1e3, growing like
     // 1/(1 − t)⁴ since Φ_q = 3 (t − 1)²).
     for (h, lo) in [(0.1, 1e3), (0.05, 1e4)] {

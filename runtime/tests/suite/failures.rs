@@ -6,7 +6,8 @@ use crate::common;
 use common::models::{Broken, Defect, Pendulum};
 use common::{Sys, assert_within, simulate};
 use mbsim_runtime::error::SingularBlock;
-use mbsim_runtime::tableau::HEUN;
+use mbsim_runtime::system::{Dims, MatOut};
+use mbsim_runtime::tableau::{HEUN, RK4};
 use mbsim_runtime::{
     Abm, Adams, AdamsKind, AdamsScheme, AdamsStart, FixedStep, InitOptions, Integrator, Kernel,
     Rkstab, SimError, Stabilization, initialize,
@@ -43,6 +44,66 @@ fn redundant_constraints_are_left_out_and_stay_satisfied() {
     let opts = FixedStep::new(HEUN, 0.1).with_stabilization(Stabilization::PStab);
     let (_, stats) = simulate(&sys, &opts, 0.0, &q, &v, 1.0, &[]).expect("runs");
     assert_eq!(stats.redundancy[0].left_out, vec![1]);
+}
+
+/// Two lines crossing at the origin, Φ = y² − x² = 0, a point moving along y = x: G = 2(−x, y)
+/// vanishes at the origin, where the mechanism could take either line (a singular position,
+/// not redundancy: every row is dependent there).
+struct CrossingLines;
+
+impl common::Model for CrossingLines {
+    fn name(&self) -> &'static str {
+        "crossing-lines"
+    }
+    fn dims(&self) -> Dims {
+        Dims { n: 2, m: 1, k: 0 }
+    }
+    fn phi(&self, _t: f64, q: &[f64], out: &mut [f64]) {
+        out[0] = q[1] * q[1] - q[0] * q[0];
+    }
+    fn phi_q(&self, _t: f64, q: &[f64], out: &mut MatOut<'_>) {
+        out[(0, 0)] = -2.0 * q[0];
+        out[(0, 1)] = 2.0 * q[1];
+    }
+    fn gamma(&self, _t: f64, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        // −(Φ_q v)_q v = 2 ẋ² − 2 ẏ².
+        out[0] = 2.0 * v[0] * v[0] - 2.0 * v[1] * v[1];
+    }
+    fn mass(&self, _t: f64, _q: &[f64], out: &mut MatOut<'_>) {
+        out[(0, 0)] = 1.0;
+        out[(1, 1)] = 1.0;
+    }
+    fn force(&self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+    }
+}
+
+/// A constant step one of whose stages lands on the singular position is redone in unequal
+/// pieces inside the same grid step. RK4 with h = 1 from (−1/2, −1/2) at unit speed: its
+/// second stage, z0 + (h/2) k1, is the origin exactly, where the KKT matrix is singular. The
+/// pieces 0.4 and 0.6 put no stage there and end on the exact motion (uniform, q̈ = 0).
+#[test]
+fn a_constant_step_whose_stage_meets_a_singular_position_is_redone_in_pieces() {
+    let sys = Sys(CrossingLines);
+    let (q0, v0) = ([-0.5, -0.5], [1.0, 1.0]);
+    let rk4 = FixedStep::new(RK4, 1.0).with_stabilization(Stabilization::PStab);
+    let (_, stats) = simulate(&sys, &rk4, 0.0, &q0, &v0, 2.0, &[]).expect("the pieces pass");
+    assert_eq!(stats.nstep, 2, "two grid steps");
+    assert_eq!(stats.extra.get("substeps"), Some(1), "one extra piece");
+    let problem = mbsim_runtime::Problem::new(0.0, 2.0, &q0, &v0);
+    let (_, end) = mbsim_runtime::integrate(&sys, &rk4, &problem).expect("runs");
+    for (got, want) in end.q.iter().zip([1.5, 1.5]) {
+        assert_within("q(2) on the line y = x", *got, want - 1e-14, want + 1e-14);
+    }
+    // Without the pieces: the singular configuration at the stage, t = 0.5, its row named.
+    let mut strict = rk4.clone();
+    strict.common.max_failed_attempts = 0;
+    match simulate(&sys, &strict, 0.0, &q0, &v0, 2.0, &[]) {
+        Err(SimError::SingularConfiguration { t, h, rows, .. }) => {
+            assert_eq!((t, h, rows[0].name.as_str()), (0.5, 1.0, "phi_1"));
+        }
+        other => panic!("expected a singular configuration at the middle stage, got {other:?}"),
+    }
 }
 
 #[test]
