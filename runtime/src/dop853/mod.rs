@@ -71,8 +71,10 @@
 //! ordinary rejection (estimate falling like h^8) never reaches the rule, so runs without
 //! repeated non-shrinking rejections are bit-identical (the conformance snapshot did not
 //! change; on Andrews, `runtime/tests/suite/dop853.rs`, rtol 1e-8, 1e-10 and 1e-12 are
-//! unchanged, 1209 / 2033 / 3297 NFCN; at 1e-6 the rule fires on ordinary rejections of
-//! steps that are not yet asymptotic: NFCN 682 → 809, error 9.7e-6 → 7.9e-6). Runs with
+//! unchanged, 1209 / 2033 / 3297 NFCN; at 1e-6 the rule fired on ordinary rejections of
+//! steps that were not yet asymptotic, NFCN 682 → 809, until it was bounded by the rank loss
+//! it is for: it counts only while the KKT pivot spread has grown [`SIGNATURE_GROWTH`]-fold
+//! over the run's first, which Andrews' never does, so 682 again). Runs with
 //! passage steps report them in `Stats::extra` (`passage_attempts`, `passage_steps`,
 //! `eighth_order_attempts`).
 //!
@@ -114,7 +116,14 @@
 //! steps that are not yet asymptotic (1e-4: 5 times, 3 away from any passage; 1e-5: at t =
 //! 2.17, h = 0.38, an estimate that fell 3.2-fold where h^4 predicts 3.5); with the signature's
 //! order 3 or 2 instead of 4 they measure 0.48 / 0.51 and 0.12 / 7.7e-3, but crank 1e-11
-//! 9.9e-7 and (order 2) crank 1e-12 1.2e-6, so the order stays 4. Tried, not adopted:
+//! 9.9e-7 and (order 2) crank 1e-12 1.2e-6, so the order stays 4. The spread bound
+//! ([`SIGNATURE_GROWTH`], 2026-11-30) removed those firings: crank form 1e-4 1.03 → 0.48,
+//! 1e-5 0.17 → 7.7e-3 (DOP853 itself on the 1-DOF reduction, SciPy: 0.49 and 7.9e-3), 1e-7
+//! 2.8e-4 → 2.2e-4, 1e-8 4.7e-6 → 4.5e-6, 1e-11 7.57e-9 → 7.65e-9; body form 1e-9 7.0e-8 →
+//! 3.8e-7 (worse: a firing at growth below 20 had helped it), 1e-10 1.4e-8 → 1.1e-8, 1e-11
+//! 6.6e-9 → 6.5e-9, 1e-12 2.1e-9 → 1.65e-9; the other eight cells unchanged. Bounds of 40
+//! and 60 gave the same table; 20 kept the crank 1e-5 cell at 0.17 (its firing at growth 36),
+//! 100 gave it 3.5e-2 and body 1e-4 1.1e-2, 300 crank 1e-12 1.2e-6. Tried, not adopted:
 //! [`ErrorEstimate::Stabilized`] on the chain (crank 1e-10 stops singular at t = 16.45,
 //! 1e-12 underflows at 10.55, body 1e-12 stops at 14.48; body 1e-10 2.8e-7).
 //!
@@ -153,6 +162,15 @@ use tableau::{A, BHH, C, D, ER};
 
 /// Stages of the step proper (without the FSAL stage 13).
 const STAGES: usize = 12;
+
+/// The growth of the KKT pivot spread over the run's first (its largest since the last
+/// accepted step) that the noise signature needs: 60. Measured on the A02 chain's crank form
+/// (`passages -- dop853`): the signature fired at rtol 1e-5 on an ordinary rejection of a
+/// step of 0.38 s at t = 2.17 whose stages reached toward a horizontal position (growth 36),
+/// and the passage attempts of rtol 1e-12 need it at growths above 100 (a bound of 300 let
+/// that cell end 1.2e-6 off, against 8.3e-10). Andrews' spread never grows over its first,
+/// so the rule no longer fires there on rejections of steps not yet asymptotic (rtol 1e-6).
+const SIGNATURE_GROWTH: f64 = 60.0;
 
 /// The order p of the noise signature (`Stepper853::noise_signature`): a rejected estimate
 /// that fell by less than (h / h_r)^p from the last one at the same point, half the order 8 of
@@ -377,6 +395,9 @@ struct Stepper853 {
     eighth_order_attempts: usize,
     /// The rejections the noise signature of a passage is read from.
     signature: NoiseSignature,
+    /// The KKT pivot spread's growth over the run's first, its peak since the last accepted
+    /// step: the noise signature counts only where it exceeds [`SIGNATURE_GROWTH`].
+    spread: crate::stabilize::SpreadGrowth,
 }
 
 impl Stepper853 {
@@ -406,6 +427,7 @@ impl Stepper853 {
             ),
             eighth_order_attempts: 0,
             signature: NoiseSignature::new(NOISE_ORDER),
+            spread: crate::stabilize::SpreadGrowth::default(),
         }
     }
 
@@ -420,6 +442,7 @@ impl Stepper853 {
             combine(&mut self.stage, &self.z, h, A[i], &self.k);
             self.rhs
                 .eval(sys, t + C[i] * h, &self.stage, h, &mut self.k[i])?;
+            self.spread.note(self.rhs.last_spread());
         }
         combine(&mut self.znew, &self.z, h, A[STAGES], &self.k);
         Ok(())
@@ -496,9 +519,12 @@ fn combined_norm(h: f64, err5: f64, err3: f64, len: usize) -> f64 {
 impl Stepper853 {
     /// Whether the unstabilized estimate `error` of the attempt (t, h) shows the noise
     /// signature (module docs, "Singular passages"; [`NoiseSignature`] with order
-    /// [`NOISE_ORDER`]). For PStab-like projections only.
+    /// [`NOISE_ORDER`]), while G is losing rank (the spread grown [`SIGNATURE_GROWTH`]-fold).
+    /// For PStab-like projections only.
     fn noise_signature(&mut self, t: f64, h: f64, error: f64) -> bool {
-        self.stab.projects_with_dynamics_matrix() && self.signature.test(t, h, error)
+        self.stab.projects_with_dynamics_matrix()
+            && self.spread.grown(SIGNATURE_GROWTH)
+            && self.signature.test(t, h, error)
     }
 
     /// Under S-both, the accepted state projected by PStab once (`passage.rs`).
@@ -630,6 +656,7 @@ impl<S: ConstrainedSystem + ?Sized> Stepper<S> for Stepper853 {
 
     fn accept(&mut self, t: f64, h: f64) {
         self.signature.note_accepted();
+        self.spread.clear_peak();
         self.stab.note_accepted();
         if self.passage.pending {
             let k7 = self.passage.accept((t, h), &self.z, &self.zstab);

@@ -100,8 +100,8 @@ fn assert_nfcn_count(stats: &Stats, what: &str) {
 
 /// Adaptive runs: NFCN = 11 NSTEP + NSTAB + 2 with NACCPT ≤ NSTAB ≤ NSTEP (`dop853.f` with
 /// `HINIT`; k_13 and one PStab per attempt the unstabilized estimate accepts, of which those
-/// whose correction then fails the tolerance are rejected; with passage steps, which rtol 1e-6
-/// takes, 11 per attempt that evaluated DOP853's stages and 6 per passage attempt), a tolerance-proportional
+/// whose correction then fails the tolerance are rejected; with passage steps, which Andrews
+/// no longer takes since the rule needs the KKT spread to grow, 11 per attempt that evaluated DOP853's stages and 6 per passage attempt), a tolerance-proportional
 /// error against RKSTAB at rtol 1e-13 (plain DOPRI5 estimate, as the benchmark's reference)
 /// and fewer right-hand sides than RKSTAB from rtol 1e-8 on.
 #[test]
