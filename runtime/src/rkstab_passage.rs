@@ -128,9 +128,11 @@
 //!   t* = 0.72158, PStab's step of 6.28e-3 crosses with estimate 0.39; from the same t and h
 //!   the velocity-only attempt measured 254 and its PStab re-projection 59, their estimate
 //!   h Σ E_j k_j made of the cranks' relative velocities, −2.0e-9 on one group of cranks and
-//!   +1.56e-9 on the other (weights 4.9e-12). PStab keeps the 41 cranks bit-identical, so the
-//!   relative modes, whose field grows like 1/(t − t*), stay at zero; the velocity-only
-//!   projections leave them at round-off, and near t* the stages amplify that.
+//!   +1.56e-9 on the other (weights 4.9e-12). PStab keeps the 41 crank angles bit-identical
+//!   up to the passage (`passage_probe`: angle spread 0, velocity spread ≤ 4.4e-16 at the
+//!   samples of [0, 0.72]), so the relative modes, whose field grows like 1/(t − t*), stay
+//!   at zero there; under velocity-only they do not (the estimate above), and near t* the
+//!   stages amplify them.
 //!
 //! The chosen control resumes after the zone, from a state that satisfies Φ = 0 and Φ_q v = 0
 //! to round-off. Runs whose rejections all shrink like truncation errors and whose

@@ -144,7 +144,7 @@ impl BandedLu {
 
     /// Row j and row j + offset exchanged in columns j..=last (in the band storage A(j, c) is
     /// every (ldab − 1)-th entry from A(j, j)).
-    pub(super) fn swap_rows(&mut self, j: usize, offset: usize, last: usize) {
+    fn swap_rows(&mut self, j: usize, offset: usize, last: usize) {
         let step = self.ldab() - 1;
         let first = self.at(j, j);
         let rows = self.ab[first..].chunks_mut(step).take(last - j + 1);

@@ -20,9 +20,9 @@
 //! one built for a selection ([`BandedIteration::for_selection`], the Newton matrix of
 //! Newmark/HHT/generalized-α while rows are left out) is the matrix of the kept rows alone, with
 //! its own RCM ordering and band (those of the mechanism with the left-out rows deleted), as the
-//! KKT solve's compacted system (`kkt_compact.rs`): its solves compact the kept rows' entries in place and
-//! scatter back with the left-out rows' multipliers 0. It is built when the selection changes
-//! (a cold path, like the selection itself).
+//! KKT solve's compacted system (`kkt_compact.rs`): its solves compact the kept rows' entries
+//! in place and scatter back with the left-out rows' multipliers 0. It is built when the
+//! selection changes (a cold path, like the selection itself).
 
 use crate::kkt_compact::{Kept, gather_in_place, scatter_in_place};
 use crate::kkt_layout::{KktLayout, KktSolver, OrderedBand, rcm_position};
